@@ -1,0 +1,41 @@
+"""syncattn: attention as synchronisation of coupled oscillators, verified.
+
+Submodules are imported lazily so that ``import syncattn`` stays fast and does
+not touch JAX's global configuration (float64 is *not* switched on here; tests
+and proofs switch it on themselves).
+
+- :mod:`syncattn.torus`    geometry of the torus :math:`\\mathbb{T}^k`
+- :mod:`syncattn.sphere`   geometry of the sphere :math:`S^{d-1}`
+- :mod:`syncattn.kuramoto` the Kuramoto flow and its theory
+- :mod:`syncattn.lohe`     the Lohe flow and fixed-query oscillator attention
+- :mod:`syncattn.entropic` softmax as the entropy-regularised argmax
+"""
+
+import importlib
+from typing import TYPE_CHECKING
+
+
+__version__ = "0.1.0"
+
+_SUBMODULES = ("torus", "sphere", "kuramoto", "lohe", "entropic", "studies", "verify")
+
+if TYPE_CHECKING:  # pragma: no cover
+    from . import (
+        entropic as entropic,
+        kuramoto as kuramoto,
+        lohe as lohe,
+        sphere as sphere,
+        torus as torus,
+    )
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        module = importlib.import_module(f".{name}", __name__)
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'syncattn' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *_SUBMODULES])

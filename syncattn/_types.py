@@ -1,0 +1,8 @@
+"""jaxtyping aliases shared by the maths modules."""
+
+from jaxtyping import Array, ArrayLike, Bool, Complex, Float, Int, PRNGKeyArray
+
+
+ScalarLike = float | int | ArrayLike
+
+__all__ = ["Array", "ArrayLike", "Bool", "Complex", "Float", "Int", "PRNGKeyArray", "ScalarLike"]

@@ -1,0 +1,46 @@
+"""The ``syncattn`` command line: ``verify`` (proofs and theorem checks), ``study`` (numerical studies), ``demo``.
+
+Each subcommand lives in its own module and exposes ``main(argv) -> int``; this
+file only dispatches, so that ``syncattn --help`` stays fast (no JAX import).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+
+_COMMANDS = {
+    "verify": ("syncattn.verify", "run every proof and numeric theorem check; write report.json/report.md"),
+    "study": ("syncattn.studies", "numerical studies (failure, convergence, kuramoto, lohe) with plots"),
+    "demo": ("syncattn._demo", "a short demo of the Kuramoto and Lohe flows"),
+}
+
+
+def _usage() -> str:
+    lines = ["usage: syncattn COMMAND [options]", "", "commands:"]
+    lines += [f"  {name:<8} {help_}" for name, (_, help_) in _COMMANDS.items()]
+    lines += ["", "Run `syncattn COMMAND --help` for the options of one command."]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(_usage())
+        return 0
+    if argv[0] in ("-V", "--version"):
+        from . import __version__
+
+        print(__version__)
+        return 0
+    cmd, rest = argv[0], argv[1:]
+    if cmd not in _COMMANDS:
+        print(f"syncattn: unknown command {cmd!r}.\n\n{_usage()}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(_COMMANDS[cmd][0])
+    return int(module.main(rest) or 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

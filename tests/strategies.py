@@ -1,0 +1,24 @@
+"""Hypothesis strategies shared by the tests (keyword knobs, strategies as defaults)."""
+
+import hypothesis.extra.numpy as npst
+import hypothesis.strategies as st
+import jax.numpy as jnp
+import numpy as np
+
+
+@st.composite
+def phases(draw, *, n=st.integers(1, 9), batch=st.lists(st.integers(1, 3), max_size=2), bound=20.0):
+    shape = (*draw(batch), draw(n))
+    return jnp.asarray(draw(npst.arrays(np.float64, shape, elements=st.floats(-bound, bound))))
+
+
+@st.composite
+def unit_vectors(draw, *, d=st.integers(2, 8), batch=st.lists(st.integers(1, 3), max_size=2)):
+    dd = draw(d)
+    shape = (*draw(batch), dd)
+    x = draw(npst.arrays(np.float64, shape, elements=st.floats(-1, 1)))
+    x = x + 1e-3 * (np.arange(dd) + 1)  # keep away from the origin
+    return jnp.asarray(x / np.linalg.norm(x, axis=-1, keepdims=True))
+
+
+seeds = st.integers(0, 2**31 - 1)
