@@ -1,0 +1,194 @@
+r"""Statement 7: the readout weights are a probability vector that sharpens with p.
+
+Statement:
+    For unit queries z_i, unit anchors r_j, a mask mu_ij in {0, 1} with at least
+    one unmasked j per row, and p >= 1,
+
+        a_ij = mu_ij max(0, 1 + z_i . r_j)^p / sum_k mu_ik max(0, 1 + z_i . r_k)^p
+
+    (i) a_ij >= 0 and sum_j a_ij = 1, with a_ij = 0 on masked keys;
+    (ii) on the sphere 1 + z . r = ||z + r||^2 / 2 >= 0, so the clipping is inactive
+         and p = 1 is the seed's affine readout (1 + z.r_j) / sum_l (1 + z.r_l);
+    (iii) as p grows the weights concentrate on the best-aligned anchors: the
+          ratio to the best anchor, (b_j / b_1)^p, decreases to 0; the weight of
+          a unique best anchor increases to 1; m tied best anchors share 1/m.
+
+Proof idea:
+    (i) Every unnormalised weight mu_j b_j^p is a non-negative number to a power
+        p >= 1; dividing by their positive sum S gives sum_j mu_j b_j^p / S = 1
+        (the generic term argument: the sum of the numerators is S).
+    (ii) ||z + r||^2 = ||z||^2 + 2 z.r + ||r||^2 = 2 (1 + z.r) on the sphere.
+    (iii) With b_j = b_1 / (1 + eps_j), eps_j > 0, the ratio is (1 + eps_j)^{-p}:
+          derivative -log(1 + eps_j) (1 + eps_j)^{-p} < 0 and limit 0; the best
+          weight is 1 / (1 + sum_j (1 + eps_j)^{-p}), increasing in p with limit 1.
+
+What is symbolic and what is numeric:
+    Symbolic (sympy, exact): (i) for n = 5 keys with free non-negative
+    weights and a mask pattern, and non-negativity of b^p for b >= 0, p >= 1;
+    (ii) in d = 3 with free components (the factor structure is dimension free:
+    the residual is (||z||^2 - 1)/2 + (||r||^2 - 1)/2); (iii) for the generic
+    ratio and for n = 3 keys (best weight monotone, limit 1; a tie gives 1/2).
+    Numeric (float64): ``lohe.readout`` against the lambdified weights for p in
+    {1, 2.5, 7} with random unit vectors and masks (rows sum to 1,
+    non-negative, zero where masked), p = 1 against the affine readout, and
+    concentration on the argmax at large p.
+    Mutation: the proof must reject the base z . r (the +1 shift dropped) and a
+    normalisation over all keys, masked ones included; the numeric comparison
+    must reject a readout normalised over all keys.
+
+Mirrors: syncattn.lohe.readout.
+Source: seed 001 (fixed-query oscillator attention, arXiv 2606.12059): the
+readout a_ij = (1 + z_i*^T r_j) / sum_l (1 + z_i*^T r_l), "an affine
+normalisation, no exponentiation", and "readout sharpening": an exponent p > 1,
+analogous to an inverse temperature, improves results.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from ._harness import assert_close, assert_fails, assert_true, assert_zero, check, rng, run_module
+
+
+NUMBER = 7
+TITLE = "Readout: weights max(0, 1 + z.r)^p are non-negative, sum to 1 over unmasked keys, sharpen as p grows"
+MIRRORS = ("syncattn.lohe.readout",)
+
+p = sp.Symbol("p", positive=True)
+bb, b1 = sp.symbols("b b_1", nonnegative=True)
+eps = sp.symbols("epsilon1:3", positive=True)
+
+
+def base(z, r):
+    return 1 + z.dot(r)
+
+
+def wrong_base(z, r):
+    """Mutation: the +1 shift dropped."""
+    return z.dot(r)
+
+
+def normalise(b, mask):
+    """mu_j b_j^p / sum_k mu_k b_k^p."""
+    den = sum(m * bk**p for m, bk in zip(mask, b))
+    return [m * bk**p / den for m, bk in zip(mask, b)]
+
+
+def wrong_normalise(b, mask):
+    """Mutation: masked keys still counted in the denominator."""
+    den = sum(bk**p for bk in b)
+    return [m * bk**p / den for m, bk in zip(mask, b)]
+
+
+def prove(base=base, normalise=normalise) -> None:
+    """Symbolic proof of (i)-(iii) for the given base and normalisation."""
+    # (ii) 1 + z.r = |z + r|^2 / 2 on the sphere (d = 3, free components)
+    z, r = sp.Matrix(sp.symbols("z0:3", real=True)), sp.Matrix(sp.symbols("r0:3", real=True))
+    residual = sp.expand(base(z, r) - (z + r).dot(z + r) / 2)
+    sphere_part = -(z.dot(z) - 1) / 2 - (r.dot(r) - 1) / 2
+    assert_zero(residual - sp.expand(sphere_part), "(ii) 1 + z.r = |z + r|^2/2 on the sphere")
+    # (i) non-negativity of b^p, normalisation over unmasked keys, zero on masked keys
+    assert_true((bb**p).is_nonnegative, "(i) b^p >= 0 for b >= 0")
+    b = sp.symbols("c0:5", positive=True)
+    mask = (1, 0, 1, 1, 0)
+    a = normalise(b, mask)
+    assert_zero(sum(a) - 1, "(i) weights sum to 1 over unmasked keys")
+    for aj, m in zip(a, mask):
+        if m == 0:
+            assert_zero(aj, "(i) masked keys get weight 0")
+        else:
+            assert_true(aj.is_nonnegative, "(i) unmasked weights are non-negative")
+    # (iii) generic ratio (b_j / b_1)^p with b_j = b_1 / (1 + eps)
+    ratio = (1 / (1 + eps[0])) ** p
+    assert_true((-sp.diff(ratio, p)).is_positive, "(iii) ratio decreasing in p")
+    if sp.limit(ratio, p, sp.oo) != 0:
+        raise AssertionError("(iii) ratio does not tend to 0")
+    # (iii) n = 3: the weights are scale invariant (b -> c b), so take b_1 = 1;
+    # the best weight increases to 1, a tie of two shares 1/2
+    cs = sp.Symbol("c", positive=True)
+    keys = (b1, b1 / (1 + eps[0]), b1 / (1 + eps[1]))
+    scaled = normalise([cs * k for k in keys], (1, 1, 1))
+    for w_s, w in zip(scaled, normalise(keys, (1, 1, 1))):
+        Bp, Cp = sp.symbols("B C", positive=True)  # b_1^p and c^p as atoms, then cancel
+        power_base = lambda e: sp.cancel(sp.expand_power_base(e, force=True).subs({b1**p: Bp, cs**p: Cp}))
+        assert_zero(w_s - w, "(iii) scale invariance", simplify=power_base)
+    best = normalise([k.subs(b1, 1) for k in keys], (1, 1, 1))[0]
+    assert_true(sp.factor(sp.diff(best, p)).is_positive, "(iii) best weight increasing in p")
+    if sp.limit(best, p, sp.oo) != 1:
+        raise AssertionError("(iii) best weight does not tend to 1")
+    tie = normalise((1, 1, 1 / (1 + eps[0])), (1, 1, 1))[0]
+    if sp.limit(tie, p, sp.oo) != sp.Rational(1, 2):
+        raise AssertionError("(iii) tied best anchors do not share the weight")
+
+
+@check("symbolic")
+def test_readout_symbolic():
+    prove()
+
+
+@check("mutation")
+def test_readout_rejects_dropped_shift():
+    assert_fails(prove, wrong_base, what="the base z . r")
+
+
+@check("mutation")
+def test_readout_rejects_masked_denominator():
+    assert_fails(prove, base, wrong_normalise, what="a denominator that counts masked keys")
+
+
+# ---------------------------------------------------------------- numeric
+M, D = 5, 4
+_z = sp.Matrix(sp.symbols(f"z0:{D}", real=True))
+_r = [sp.Matrix(sp.symbols(f"r{j}_0:{D}", real=True)) for j in range(M)]
+_mu = sp.symbols(f"mu0:{M}", real=True)
+_w = normalise([sp.Max(0, base(_z, rj)) for rj in _r], _mu)
+weights_numpy = sp.lambdify([list(_z), [list(rj) for rj in _r], _mu, p], _w, "numpy")
+
+
+def _unit(g, shape):
+    x = g.normal(size=shape)
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def compare(readout=None) -> None:
+    from syncattn import lohe
+
+    readout = readout or lohe.readout
+    g = rng("readout")
+    z, r = _unit(g, (3, D)), _unit(g, (M, D))
+    mask = g.random((3, M)) < 0.7
+    mask[:, 0] = True  # at least one unmasked key per row
+    for pp in (1.0, 2.5, 7.0):
+        got = np.asarray(readout(z, r, mask=mask, p=pp))
+        want = np.stack(weights_numpy(list(z.T), [list(rj[:, None]) for rj in r], [mask[:, j] for j in range(M)], pp), -1)
+        assert_close(got, want, f"lohe.readout, p={pp}")
+        assert_close(got.sum(-1), np.ones(3), f"rows sum to 1, p={pp}")
+        if np.any(got < 0) or np.any(got[~mask] != 0):
+            raise AssertionError(f"negative or masked-in weights, p={pp}")
+    affine = (1 + z @ r.T) / (1 + z @ r.T).sum(-1, keepdims=True)
+    assert_close(readout(z, r, p=1.0), affine, "p = 1 is the affine readout")
+    sharp = np.asarray(readout(z, r, p=400.0))
+    best = np.argmax(z @ r.T, -1)
+    if np.any(sharp[np.arange(3), best] < 0.99):
+        raise AssertionError("weights do not concentrate on the best anchor at p = 400")
+
+
+@check("numeric")
+def test_readout_matches_implementation():
+    compare()
+
+
+@check("mutation")
+def test_comparison_rejects_masked_denominator():
+    from syncattn import lohe
+
+    def wrong(z, r, *, mask=None, p=1.0):
+        u = np.asarray(lohe.readout(z, r, p=p)) * (1 + 0 * np.asarray(mask))  # normalised over all keys
+        return np.where(mask, u, 0.0)
+
+    assert_fails(compare, wrong, what="a readout normalised over all keys")
+
+
+if __name__ == "__main__":
+    raise SystemExit(run_module(globals()))

@@ -1,0 +1,271 @@
+"""Shared plumbing for the studies: configs, output folders, progress, plots, intervals.
+
+Nothing here is mathematics of the flows (that lives in the foundation modules);
+it is the bookkeeping every study needs:
+
+* :func:`make_outdir` creates the output folder (default
+  ``syncattn-study-NAME-YYYYmmdd-HHMMSS`` in the working directory);
+* :func:`write_config`, :func:`write_json`, :func:`write_csv` write the config
+  and the results (NumPy and JAX values are converted to plain JSON);
+* :func:`progress` wraps ``tqdm`` (to stderr; off when ``enabled=False``);
+* :func:`new_figure` / :func:`save_figure` draw with Matplotlib's object API on
+  the Agg canvas, so no global backend is touched and no display is needed;
+* :func:`clopper_pearson` and :func:`wilson` are binomial confidence intervals;
+* :func:`fit_exponential_rate` fits $\log p = a - \lambda d$.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import datetime
+import json
+import math
+import platform
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+__all__ = [
+    "SIZES",
+    "make_outdir",
+    "write_config",
+    "write_json",
+    "write_csv",
+    "progress",
+    "new_figure",
+    "save_figure",
+    "clopper_pearson",
+    "wilson",
+    "fit_exponential_rate",
+    "to_jsonable",
+]
+
+SIZES = ("small", "default", "full")
+
+
+# --------------------------------------------------------------------------- files
+
+
+def make_outdir(name: str, out: str | Path | None = None) -> Path:
+    """Create and return the output folder of study ``name``.
+
+    Args:
+        name: the study name (used in the default folder name).
+        out: a folder to use (created with its parents if missing); ``None`` makes a
+            fresh ``syncattn-study-NAME-YYYYmmdd-HHMMSS`` in the working directory
+            (suffixed ``-2``, ``-3``... if that already exists).
+
+    Returns:
+        The folder, as a :class:`pathlib.Path`.
+    """
+    if out is not None:
+        path = Path(out)
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    base = Path(f"syncattn-study-{name}-{stamp}")
+    path, k = base, 1
+    while path.exists():
+        k += 1
+        path = Path(f"{base}-{k}")
+    path.mkdir(parents=True)
+    return path
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Convert NumPy/JAX scalars and arrays, tuples and dataclasses to plain JSON types.
+
+    Non-finite floats become ``None`` (JSON has no NaN/inf).
+    """
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        obj = dataclasses.asdict(obj)
+    if isinstance(obj, Mapping):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (str, bool)) or obj is None:
+        return obj
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        x = float(obj)
+        return x if math.isfinite(x) else None
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if hasattr(obj, "__array__"):
+        arr = np.asarray(obj)
+        if arr.dtype == bool:
+            return arr.tolist()
+        if arr.ndim == 0:
+            return to_jsonable(arr.item())
+        return [to_jsonable(v) for v in arr]
+    raise TypeError(f"cannot write {type(obj).__name__} to JSON.")
+
+
+def write_json(path: str | Path, obj: Any) -> Path:
+    """Write ``obj`` (after :func:`to_jsonable`) as indented JSON; return the path."""
+    path = Path(path)
+    path.write_text(json.dumps(to_jsonable(obj), indent=2) + "\n")
+    return path
+
+
+def write_config(config: Any, outdir: str | Path, study: str) -> Path:
+    """Write ``config.json``: the study name, its frozen config, and the software versions."""
+    import jax
+
+    from .. import __version__
+
+    payload = {
+        "study": study,
+        "config": dataclasses.asdict(config),
+        "syncattn": __version__,
+        "jax": jax.__version__,
+        "x64": bool(jax.config.jax_enable_x64),
+        "python": platform.python_version(),
+        "written": datetime.datetime.now().isoformat(timespec="seconds"),
+    }
+    return write_json(Path(outdir) / "config.json", payload)
+
+
+def write_csv(path: str | Path, columns: Mapping[str, Iterable]) -> Path:
+    """Write equal-length columns as a CSV file with a header row; return the path.
+
+    Raises:
+        ValueError: if the columns have different lengths.
+    """
+    cols = {k: np.asarray(v).reshape(-1) for k, v in columns.items()}
+    lengths = {k: len(v) for k, v in cols.items()}
+    if len(set(lengths.values())) > 1:
+        raise ValueError(f"columns must have equal lengths; got {lengths}.")
+    path = Path(path)
+    with path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(list(cols))
+        for row in zip(*cols.values(), strict=True):
+            w.writerow([_fmt(v) for v in row])
+    return path
+
+
+def _fmt(v) -> str:
+    if isinstance(v, (float, np.floating)):
+        return repr(float(v))
+    if isinstance(v, (np.bool_, bool)):
+        return str(bool(v))
+    return str(v.item() if hasattr(v, "item") else v)
+
+
+# --------------------------------------------------------------------------- progress and plots
+
+
+def progress(iterable: Iterable, *, desc: str, total: int | None = None, enabled: bool = True):
+    """``tqdm`` progress bar on stderr (a plain iterator when ``enabled`` is false)."""
+    if not enabled:
+        return iterable
+    from tqdm.auto import tqdm
+
+    return tqdm(iterable, desc=desc, total=total, leave=False, dynamic_ncols=True)
+
+
+def new_figure(ncols: int = 1, nrows: int = 1, *, width: float = 4.6, height: float = 3.6):
+    """A Matplotlib figure on the Agg canvas (no pyplot, no global backend change).
+
+    Returns:
+        ``(fig, axes)`` with ``axes`` a flat list of ``nrows * ncols`` axes.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width * ncols, height * nrows), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(nrows, ncols, squeeze=False)
+    return fig, [ax for row in axes for ax in row]
+
+
+def save_figure(fig, path: str | Path, *, dpi: int = 100) -> Path:
+    """Save ``fig`` as a PNG at ``dpi`` (100 keeps committed images small)."""
+    path = Path(path)
+    fig.savefig(path, dpi=dpi)
+    return path
+
+
+# --------------------------------------------------------------------------- statistics
+
+
+def clopper_pearson(k, n, confidence: float = 0.95):
+    r"""Exact (Clopper-Pearson) binomial confidence interval for $p$ from $k$ of $n$.
+
+    $$p_{lo} = B^{-1}\!\left(\tfrac{1-c}{2};\, k, n-k+1\right),\qquad
+      p_{hi} = B^{-1}\!\left(\tfrac{1+c}{2};\, k+1, n-k\right)$$
+
+    with $B^{-1}$ the beta quantile; $p_{lo} = 0$ at $k = 0$ and $p_{hi} = 1$ at
+    $k = n$. At $k = 0$ the upper end is the upper bound $1 - ((1-c)/2)^{1/n}$.
+
+    Args:
+        k: successes (array allowed), $0 \le k \le n$.
+        n: trials, $n \ge 1$ (broadcasts with ``k``).
+        confidence: $c \in (0, 1)$.
+
+    Returns:
+        ``(lo, hi)`` float arrays.
+
+    Raises:
+        ValueError: if $k$ is outside $[0, n]$, $n < 1$ or $c \notin (0, 1)$.
+    """
+    from scipy.stats import beta
+
+    k, n = _check_counts(k, n, confidence)
+    a = 1.0 - confidence
+    with np.errstate(invalid="ignore"):
+        lo = np.where(k > 0, beta.ppf(a / 2, k, n - k + 1), 0.0)
+        hi = np.where(k < n, beta.ppf(1 - a / 2, k + 1, n - k), 1.0)
+    return lo, hi
+
+
+def wilson(k, n, confidence: float = 0.95):
+    r"""Wilson score interval for a binomial proportion.
+
+    $$\frac{\hat p + \frac{z^2}{2n} \pm z\sqrt{\frac{\hat p(1-\hat p)}{n} + \frac{z^2}{4n^2}}}{1 + z^2/n},
+      \qquad \hat p = k/n,\ z = \Phi^{-1}\!\left(\tfrac{1+c}{2}\right)$$
+
+    Args and Raises as :func:`clopper_pearson`.
+    """
+    from scipy.stats import norm
+
+    k, n = _check_counts(k, n, confidence)
+    z = norm.ppf(0.5 + confidence / 2)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+
+
+def _check_counts(k, n, confidence):
+    k = np.asarray(k, dtype=float)
+    n = np.asarray(n, dtype=float)
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must lie in (0, 1); got {confidence!r}.")
+    if np.any(n < 1) or np.any(k < 0) or np.any(k > n):
+        raise ValueError(f"need 0 <= k <= n and n >= 1; got k={k.tolist()}, n={n.tolist()}.")
+    return np.broadcast_arrays(k, n)
+
+
+def fit_exponential_rate(x, p) -> dict:
+    r"""Least-squares fit of $\log p = a - \lambda x$ over the points with $p > 0$.
+
+    Args:
+        x: abscissae (here the dimension $d$).
+        p: probabilities; zero or non-finite entries are skipped.
+
+    Returns:
+        ``{"rate": lambda, "intercept": a, "n_points": m}`` (rate and intercept are
+        NaN when fewer than two usable points remain).
+    """
+    x = np.asarray(x, dtype=float).reshape(-1)
+    p = np.asarray(p, dtype=float).reshape(-1)
+    ok = np.isfinite(p) & (p > 0) & np.isfinite(x)
+    if ok.sum() < 2:
+        return {"rate": float("nan"), "intercept": float("nan"), "n_points": int(ok.sum())}
+    slope, intercept = np.polyfit(x[ok], np.log(p[ok]), 1)
+    return {"rate": float(-slope), "intercept": float(intercept), "n_points": int(ok.sum())}
