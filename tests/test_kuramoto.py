@@ -164,16 +164,16 @@ def test_simulate_two_oscillators_closed_form():
 
 def test_simulate_lorentzian_matches_theory():
     """N = 20000 Lorentzian oscillators (gamma = 0.5): r(K) = sqrt(1 - 2 gamma / K)."""
-    N, gamma, t1 = 20000, 0.5, 60.0
+    N, gamma, t1 = 20000, 0.5, 50.0
     omega = kuramoto.sample_lorentzian(jax.random.key(0), (N,), gamma)
     theta0 = jax.random.uniform(jax.random.key(1), (N,), minval=-np.pi, maxval=np.pi)
     Ks = jnp.array([0.5, 1.5, 2.0, 3.0])
 
     def run(K):
-        return kuramoto.simulate(theta0, omega, K, t1, saveat=121, save_phases=False, rtol=1e-5, atol=1e-7).r
+        return kuramoto.simulate(theta0, omega, K, t1, saveat=101, save_phases=False, rtol=1e-4, atol=1e-6).r
 
     r = np.asarray(jax.vmap(run)(Ks))
-    r_avg = r[:, 60:].mean(axis=1)  # time average over the second half
+    r_avg = r[:, 50:].mean(axis=1)  # time average over the second half
     assert r_avg[0] < 0.05, r_avg
     theory = np.sqrt(1 - 2 * gamma / np.asarray(Ks[1:]))
     np.testing.assert_allclose(r_avg[1:], theory, atol=0.03)

@@ -281,10 +281,14 @@ def test_degenerate_drive_is_finite_with_finite_gradients():
     z, deg = lohe.equilibrium(h0)
     assert bool(deg) and np.array_equal(np.asarray(z), np.eye(4)[0])
     r = jnp.asarray(np.random.default_rng(0).normal(size=(5, 4)))
-    g1 = jax.grad(lambda h: jnp.sum(lohe.equilibrium(h)[0] * jnp.arange(4.0)))(h0)
-    g2 = jax.grad(
-        lambda h: jnp.sum(
-            lohe.readout(lohe.equilibrium(h)[0][None], r) * jnp.arange(5.0)
+    g1 = jax.jit(jax.grad(lambda h: jnp.sum(lohe.equilibrium(h)[0] * jnp.arange(4.0))))(
+        h0
+    )
+    g2 = jax.jit(
+        jax.grad(
+            lambda h: jnp.sum(
+                lohe.readout(lohe.equilibrium(h)[0][None], r) * jnp.arange(5.0)
+            )
         )
     )(h0)
     assert np.all(np.isfinite(g1)) and np.all(np.isfinite(g2))
@@ -384,7 +388,7 @@ def test_lyapunov_decreases_at_rate_projected_drive():
         assert_close(dV, -np.sum((h - (z @ h) * z) ** 2))
 
 
-@given(z=strategies.unit_vectors(d=st.integers(2, 7)))
+@given(z=strategies.unit_vectors(d=st.sampled_from([2, 3, 7]), batch=st.just([2])))
 def test_tangent_basis_orthonormal_and_tangent(z):
     B = np.asarray(lohe.tangent_basis(z))
     d = z.shape[-1]
@@ -441,8 +445,8 @@ def _np_readout(z, r, mask, p):
 @given(
     seed=strategies.seeds,
     p=st.sampled_from([1, 2, 3.5]),
-    n=st.integers(1, 5),
-    m=st.integers(1, 6),
+    n=st.sampled_from([1, 4]),  # few distinct shapes: each one compiles
+    m=st.sampled_from([1, 6]),
 )
 def test_readout_vs_numpy_loop(seed, p, n, m):
     rng = np.random.default_rng(seed)
@@ -494,7 +498,7 @@ def test_antipodal_and_finite_time_failure_vs_monte_carlo(d):
         assert abs(mc - p) <= 4 * math.sqrt(p * (1 - p) / n) + 1e-12
     # evolve every start with RK4 on d(phi)/dt = -|h| sin(phi) (no closed form used)
     a, delta = 1.3, 0.4
-    steps = 400
+    steps = 100  # RK4 error ~ (T/steps)^4, far below the 4-sigma Monte Carlo band
     for T in (0.3, 1.2):
         phi, dt = phi0.copy(), T / steps
         rhs = lambda p: -a * np.sin(p)
