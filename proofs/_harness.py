@@ -69,13 +69,8 @@ def check(kind: str, *, slow: bool = False) -> Callable:
 
     def label(fn: Callable) -> Callable:
         fn.check_kind, fn.slow = kind, slow
-        if slow:
-            try:  # pytest is a test dependency only
-                import pytest
-            except ImportError:  # pragma: no cover
-                return fn
-            return pytest.mark.slow(fn)
-        return fn
+        pytest = sys.modules.get("pytest")  # mark only under pytest (a test dependency)
+        return pytest.mark.slow(fn) if slow and pytest is not None else fn
 
     return label
 
@@ -99,7 +94,14 @@ def collect(module: ModuleType) -> list[Check]:
     for name, fn in vars(module).items():
         if name.startswith("test_") and callable(fn):
             kind = getattr(fn, "check_kind", "numeric")
-            out.append(Check(name.removeprefix("test_"), kind, fn, bool(getattr(fn, "slow", False))))
+            out.append(
+                Check(
+                    name.removeprefix("test_"),
+                    kind,
+                    fn,
+                    bool(getattr(fn, "slow", False)),
+                )
+            )
     return out
 
 
@@ -149,11 +151,15 @@ def assert_true(fact, what: str) -> None:
         raise AssertionError(f"{what}: sympy could not establish it (got {fact!r})")
 
 
-def assert_close(actual, desired, what: str, *, rtol: float = 1e-12, atol: float = 1e-12) -> None:
+def assert_close(
+    actual, desired, what: str, *, rtol: float = 1e-12, atol: float = 1e-12
+) -> None:
     """float64 comparison of the implementation with the lambdified statement."""
     actual, desired = np.asarray(actual), np.asarray(desired)
     if actual.shape != desired.shape:
-        raise AssertionError(f"{what}: shape {actual.shape} != expected {desired.shape}")
+        raise AssertionError(
+            f"{what}: shape {actual.shape} != expected {desired.shape}"
+        )
     if not np.all(np.isfinite(actual)):
         raise AssertionError(f"{what}: implementation returned non-finite values")
     np.testing.assert_allclose(actual, desired, rtol=rtol, atol=atol, err_msg=what)

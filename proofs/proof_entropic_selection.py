@@ -46,7 +46,15 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from ._harness import assert_close, assert_fails, assert_true, assert_zero, check, rng, run_module
+from ._harness import (
+    assert_close,
+    assert_fails,
+    assert_true,
+    assert_zero,
+    check,
+    rng,
+    run_module,
+)
 
 
 NUMBER = 3
@@ -89,7 +97,11 @@ def prove(candidate=softmax, value=log_sum_exp_value, n: int = 3) -> None:
     # KKT: the partial derivatives s_i - tau (log a_i + 1) are all equal (= lambda)
     grad = [s[i] - tau * (sp.log(a[i]) + 1) for i in range(n)]
     for i in range(1, n):
-        assert_zero(grad[i] - grad[0], f"KKT stationarity, coordinates 0 and {i}", simplify=_simp)
+        assert_zero(
+            grad[i] - grad[0],
+            f"KKT stationarity, coordinates 0 and {i}",
+            simplify=_simp,
+        )
     assert_zero(objective(a, s, tau) - value(s, tau), "optimum value", simplify=_simp)
     # strict concavity: Hessian diag(-tau / a_i)
     av = sp.symbols(f"b0:{n}", positive=True)
@@ -130,9 +142,12 @@ objective_numpy = sp.lambdify([_a, _s, tau], objective(_a, _s, tau), "numpy")
 
 
 def compare(gibbs=None) -> None:
+    import jax
+
     from syncattn import entropic
 
-    gibbs = gibbs or entropic.gibbs
+    # jitted: one compilation per function instead of one per eager op (same maths)
+    gibbs, objective = jax.jit(gibbs or entropic.gibbs), jax.jit(entropic.objective)
     g = rng("entropic_selection")
     for t in (0.3, 2.5):  # batched scores, scalar temperature
         s = g.normal(scale=3.0, size=(2, N))
@@ -142,7 +157,7 @@ def compare(gibbs=None) -> None:
         assert_close(a_star, want_a, "gibbs maximiser vs lambdified softmax")
         assert_close(v_star, want_v, "gibbs value vs lambdified tau logsumexp")
         a = g.dirichlet(np.ones(N), size=2)
-        f = np.asarray(entropic.objective(a, s, t))
+        f = np.asarray(objective(a, s, t))
         assert_close(f, objective_numpy(list(a.T), list(s.T), t), "entropic.objective")
         kl = np.sum(a * np.log(a / want_a), -1)
         assert_close(f, want_v - t * kl, "Gibbs identity f(a) = f(a*) - tau KL(a||a*)")

@@ -67,7 +67,10 @@ def prove(L=update, n: int = 4) -> None:
     """Symbolic proof of the identity for the update rule ``L``; raises if false."""
     G1, G2 = x1 + sp.I * y1, x2 + sp.I * y2
     # (i) R-linearity, generic complex G1, G2, real c.
-    assert_zero(sp.expand(L(theta_t, G1 + c * G2) - L(theta_t, G1) - c * L(theta_t, G2)), "linearity")
+    assert_zero(
+        sp.expand(L(theta_t, G1 + c * G2) - L(theta_t, G1) - c * L(theta_t, G2)),
+        "linearity",
+    )
     # (ii) generic term.
     term = L(theta_t, A * sp.exp(sp.I * theta_u)) - A * sp.sin(theta_u - theta_t)
     assert_zero(sp.expand_trig(sp.expand(term, complex=True)), "generic term")
@@ -76,7 +79,9 @@ def prove(L=update, n: int = 4) -> None:
     a = sp.symbols(f"a0:{n}", real=True)
     G = sum(ai * sp.exp(sp.I * ti) for ai, ti in zip(a, th))
     rhs = sum(ai * sp.sin(ti - theta_t) for ai, ti in zip(a, th))
-    assert_zero(sp.expand_trig(sp.expand(L(theta_t, G), complex=True) - rhs), f"n = {n}")
+    assert_zero(
+        sp.expand_trig(sp.expand(L(theta_t, G), complex=True) - rhs), f"n = {n}"
+    )
 
 
 @check("symbolic")
@@ -86,7 +91,9 @@ def test_identity_symbolic():
 
 @check("mutation")
 def test_identity_rejects_flipped_sign():
-    assert_fails(prove, wrong_update, what="the update with a flipped sin(theta_t) Re G sign")
+    assert_fails(
+        prove, wrong_update, what="the update with a flipped sin(theta_t) Re G sign"
+    )
 
 
 # ---------------------------------------------------------------- numeric
@@ -111,10 +118,13 @@ def _points():
 
 def compare(coupling_term=None, tangent_update=None) -> None:
     """float64: lambdified sides vs the implementation; raises on mismatch."""
+    import jax
+
     from syncattn import kuramoto
 
-    coupling_term = coupling_term or kuramoto.coupling_term
-    tangent_update = tangent_update or kuramoto.tangent_update
+    # jitted: one compilation per function instead of one per eager op (same maths)
+    coupling_term = jax.jit(coupling_term or kuramoto.coupling_term)
+    tangent_update = jax.jit(tangent_update or kuramoto.tangent_update)
     th_t, th_u, W = _points()
     G = np.einsum("btu,buk->btk", W, np.exp(1j * th_u))  # independent G
     # lambdified right-hand side, broadcast over (b, t, k): tokens as separate args

@@ -51,7 +51,16 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from ._harness import CONFIG, assert_close, assert_fails, assert_true, assert_zero, check, rng, run_module
+from ._harness import (
+    CONFIG,
+    assert_close,
+    assert_fails,
+    assert_true,
+    assert_zero,
+    check,
+    rng,
+    run_module,
+)
 
 
 NUMBER = 9
@@ -103,26 +112,46 @@ def prove(f=rhs, solution=closed_form) -> None:
     # (b) stability on both sides of K = 2 gamma
     df = sp.diff(fr, r)
     assert_zero(df.subs(r, 0) - (K / 2 - gamma), "(b) f'(0) = K/2 - gamma")
-    assert_zero(df.subs(r, r_star(K, gamma)) - (2 * gamma - K), "(b) f'(r*) = 2 gamma - K")
+    assert_zero(
+        df.subs(r, r_star(K, gamma)) - (2 * gamma - K), "(b) f'(r*) = 2 gamma - K"
+    )
     above, below = {K: 2 * gamma * (1 + eps)}, {K: 2 * gamma / (1 + eps)}
-    assert_true(sp.simplify(df.subs(r, 0).subs(above)).is_positive, "(b) 0 unstable above K_c")
-    assert_true(sp.simplify(df.subs(r, r_star(K, gamma)).subs(above)).is_negative, "(b) r* stable above K_c")
-    assert_true(sp.simplify(df.subs(r, 0).subs(below)).is_negative, "(b) 0 stable below K_c")
-    assert_true(sp.simplify((1 - 2 * gamma / K).subs(below)).is_negative, "(b) no r* below K_c")
+    assert_true(
+        sp.simplify(df.subs(r, 0).subs(above)).is_positive, "(b) 0 unstable above K_c"
+    )
+    assert_true(
+        sp.simplify(df.subs(r, r_star(K, gamma)).subs(above)).is_negative,
+        "(b) r* stable above K_c",
+    )
+    assert_true(
+        sp.simplify(df.subs(r, 0).subs(below)).is_negative, "(b) 0 stable below K_c"
+    )
+    assert_true(
+        sp.simplify((1 - 2 * gamma / K).subs(below)).is_negative, "(b) no r* below K_c"
+    )
     # (c) closed form: ODE, initial value, limits
     rt = solution(r0, K, gamma, t)
-    assert_zero(sp.diff(rt, t) - f(rt, K, gamma), "(c) closed form solves the ODE")
-    assert_zero(rt.subs(t, 0) - r0, "(c) initial value")
+    # Bernoulli: for r > 0, r' = f(r) iff u = r^{-2} solves u' = -2 a u + 2 b
+    rp = sp.Symbol("r_pos", positive=True)
+    assert_zero(-2 * rp**-3 * f(rp, K, gamma) - (-2 * a_ * rp**-2 + 2 * b_), "(c) Bernoulli substitution")
+    rational = lambda e: sp.cancel(sp.expand(sp.powsimp(e, force=True)))
+    u = rt**-2
+    assert_zero(sp.diff(u, t) + 2 * a_ * u - 2 * b_, "(c) closed form solves the ODE", simplify=rational)
+    assert_zero(rt.subs(t, 0) - r0, "(c) initial value", simplify=rational)
     lim_above = sp.limit(rt.subs(above), t, sp.oo)
     assert_zero(lim_above - r_star(K, gamma).subs(above), "(c) r(t) -> r* above K_c")
     if sp.limit(rt.subs(below), t, sp.oo) != 0:
         raise AssertionError("(c) r(t) does not tend to 0 below K_c")
     at_kc = sp.limit(rt.subs(K, 2 * gamma * (1 + eps)), eps, 0)
-    assert_zero(at_kc - r0 / sp.sqrt(1 + 2 * gamma * r0**2 * t), "(c) K = 2 gamma (b = gamma)")
+    assert_zero(
+        at_kc - r0 / sp.sqrt(1 + 2 * gamma * r0**2 * t), "(c) K = 2 gamma (b = gamma)"
+    )
     # (d) Lorentzian critical coupling
     g = gamma / (sp.pi * (w**2 + gamma**2))
     assert_zero(sp.integrate(g, (w, -sp.oo, sp.oo)) - 1, "(d) g is a density")
-    assert_zero(2 / (sp.pi * g.subs(w, 0)) - 2 * gamma, "(d) K_c = 2 / (pi g(0)) = 2 gamma")
+    assert_zero(
+        2 / (sp.pi * g.subs(w, 0)) - 2 * gamma, "(d) K_c = 2 / (pi g(0)) = 2 gamma"
+    )
 
 
 @check("symbolic")
@@ -143,25 +172,64 @@ def test_ott_antonsen_rejects_wrong_closed_form():
 # ---------------------------------------------------------------- numeric
 rhs_numpy = sp.lambdify([r, K, gamma], rhs(r, K, gamma), "numpy")
 closed_numpy = sp.lambdify([r0, K, gamma, t], closed_form(r0, K, gamma, t), "numpy")
-at_kc_numpy = sp.lambdify([r0, gamma, t], r0 / sp.sqrt(1 + 2 * gamma * r0**2 * t), "numpy")
-r_inf_numpy = sp.lambdify([K, gamma], sp.Piecewise((r_star(K, gamma), K > 2 * gamma), (0, True)), "numpy")
+at_kc_numpy = sp.lambdify(
+    [r0, gamma, t], r0 / sp.sqrt(1 + 2 * gamma * r0**2 * t), "numpy"
+)
+r_inf_numpy = sp.lambdify(
+    [K, gamma], sp.Piecewise((r_star(K, gamma), K > 2 * gamma), (0, True)), "numpy"
+)
 
 
 def compare(order_parameter=None) -> None:
+    import jax
+
     from syncattn import kuramoto
 
-    order_parameter = order_parameter or kuramoto.lorentzian_order_parameter
+    # jitted: one compilation per function instead of one per eager op (same maths)
+    order_parameter = jax.jit(order_parameter or kuramoto.lorentzian_order_parameter)
+    ott_antonsen_rhs, ott_antonsen, critical_coupling = (
+        jax.jit(f)
+        for f in (
+            kuramoto.ott_antonsen_rhs,
+            kuramoto.ott_antonsen,
+            kuramoto.critical_coupling,
+        )
+    )
     g = rng("ott_antonsen")
-    rr, KK, gg, tt, rr0 = g.uniform(0, 1, 9), g.uniform(0.1, 5, 9), g.uniform(0.05, 2, 9), g.uniform(0, 6, 9), g.uniform(0.01, 1, 9)
+    rr, KK, gg, tt, rr0 = (
+        g.uniform(0, 1, 9),
+        g.uniform(0.1, 5, 9),
+        g.uniform(0.05, 2, 9),
+        g.uniform(0, 6, 9),
+        g.uniform(0.01, 1, 9),
+    )
     KK[:3] = 2 * gg[:3] * g.uniform(1.05, 3, 3)  # make sure both sides of K_c appear
     KK[3:5] = 2 * gg[3:5] * g.uniform(0.2, 0.95, 2)
-    assert_close(kuramoto.ott_antonsen_rhs(rr, KK, gg), rhs_numpy(rr, KK, gg), "ott_antonsen_rhs")
-    assert_close(kuramoto.ott_antonsen(rr0, KK, gg, tt), closed_numpy(rr0, KK, gg, tt), "ott_antonsen", rtol=1e-10)
-    assert_close(kuramoto.ott_antonsen(rr0, 2 * gg, gg, tt), at_kc_numpy(rr0, gg, tt), "ott_antonsen at K = 2 gamma", rtol=1e-10)
-    with np.errstate(invalid="ignore"):  # numpy's select evaluates the sqrt branch everywhere
+    assert_close(
+        ott_antonsen_rhs(rr, KK, gg), rhs_numpy(rr, KK, gg), "ott_antonsen_rhs"
+    )
+    assert_close(
+        ott_antonsen(rr0, KK, gg, tt),
+        closed_numpy(rr0, KK, gg, tt),
+        "ott_antonsen",
+        rtol=1e-10,
+    )
+    assert_close(
+        ott_antonsen(rr0, 2 * gg, gg, tt),
+        at_kc_numpy(rr0, gg, tt),
+        "ott_antonsen at K = 2 gamma",
+        rtol=1e-10,
+    )
+    with np.errstate(
+        invalid="ignore"
+    ):  # numpy's select evaluates the sqrt branch everywhere
         want_r = r_inf_numpy(KK, gg)
     assert_close(order_parameter(KK, gg), want_r, "lorentzian_order_parameter")
-    assert_close(kuramoto.critical_coupling(1 / (np.pi * gg)), 2 * gg, "critical_coupling(g(0)) = 2 gamma")
+    assert_close(
+        critical_coupling(1 / (np.pi * gg)),
+        2 * gg,
+        "critical_coupling(g(0)) = 2 gamma",
+    )
 
 
 @check("numeric")
@@ -173,21 +241,44 @@ def test_ott_antonsen_matches_implementation():
 def test_comparison_rejects_wrong_order_parameter():
     import jax.numpy as jnp
 
-    wrong = lambda K, g: jnp.sqrt(jnp.clip(1 - g / jnp.asarray(K), 0.0, None)) * (jnp.asarray(K) > 2 * g)
+    wrong = lambda K, g: (
+        jnp.sqrt(jnp.clip(1 - g / jnp.asarray(K), 0.0, None)) * (jnp.asarray(K) > 2 * g)
+    )
     assert_fails(compare, wrong, what="r = sqrt(1 - gamma/K)")
 
 
 @check("numeric")
 def test_closed_form_matches_ode_solution():
     """Theorem check: ott_antonsen against scipy's DOP853 solution of the ODE."""
+    import jax
     from scipy.integrate import solve_ivp
 
     from syncattn import kuramoto
 
+    ott_antonsen = jax.jit(kuramoto.ott_antonsen)
     ts = np.linspace(0.0, 20.0, 41)
-    for r_0, K_, g_ in ((0.05, 3.0, 0.5), (0.9, 0.5, 0.5), (0.3, 1.0, 0.5), (0.6, 1.6, 0.5)):
-        sol = solve_ivp(lambda _, y: rhs_numpy(y, K_, g_), (0, ts[-1]), [r_0], method="DOP853", t_eval=ts, rtol=1e-12, atol=1e-14)
-        assert_close(kuramoto.ott_antonsen(r_0, K_, g_, ts), sol.y[0], f"ott_antonsen vs ODE, K={K_}", rtol=1e-8, atol=1e-10)
+    for r_0, K_, g_ in (
+        (0.05, 3.0, 0.5),
+        (0.9, 0.5, 0.5),
+        (0.3, 1.0, 0.5),
+        (0.6, 1.6, 0.5),
+    ):
+        sol = solve_ivp(
+            lambda _, y: rhs_numpy(y, K_, g_),
+            (0, ts[-1]),
+            [r_0],
+            method="DOP853",
+            t_eval=ts,
+            rtol=1e-12,
+            atol=1e-14,
+        )
+        assert_close(
+            ott_antonsen(r_0, K_, g_, ts),
+            sol.y[0],
+            f"ott_antonsen vs ODE, K={K_}",
+            rtol=1e-8,
+            atol=1e-10,
+        )
 
 
 @check("numeric", slow=True)
@@ -197,18 +288,26 @@ def test_lorentzian_order_parameter_from_simulation():
 
     from syncattn import kuramoto
 
-    n, t1 = (500, 40.0) if CONFIG.quick else (2000, 60.0)
+    n, t1 = (500, 40.0) if CONFIG.quick else (1000, 40.0)
     gamma_ = 0.5
     omega = kuramoto.lorentzian_frequencies(n, gamma_)
     theta0 = rng("lorentzian").uniform(-np.pi, np.pi, n)
     for K_, tol in ((0.5, None), (1.5, 0.05), (3.0, 0.05)):
-        sol = kuramoto.simulate(theta0, omega, jnp.asarray(K_), t1, saveat=81, save_phases=False)
-        r_bar = float(np.mean(np.asarray(sol.r)[40:]))  # time average over the second half
+        sol = kuramoto.simulate(
+            theta0, omega, jnp.asarray(K_), t1, saveat=81, save_phases=False
+        )
+        r_bar = float(
+            np.mean(np.asarray(sol.r)[40:])
+        )  # time average over the second half
         want = float(kuramoto.lorentzian_order_parameter(K_, gamma_))
         if tol is None and r_bar > 0.1:
-            raise AssertionError(f"K={K_} < K_c: time-averaged r = {r_bar:.3f}, expected near 0")
+            raise AssertionError(
+                f"K={K_} < K_c: time-averaged r = {r_bar:.3f}, expected near 0"
+            )
         if tol is not None and abs(r_bar - want) > tol:
-            raise AssertionError(f"K={K_}: time-averaged r = {r_bar:.3f}, theory {want:.3f} (tol {tol})")
+            raise AssertionError(
+                f"K={K_}: time-averaged r = {r_bar:.3f}, theory {want:.3f} (tol {tol})"
+            )
 
 
 if __name__ == "__main__":

@@ -48,7 +48,15 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from ._harness import assert_close, assert_fails, assert_true, assert_zero, check, rng, run_module
+from ._harness import (
+    assert_close,
+    assert_fails,
+    assert_true,
+    assert_zero,
+    check,
+    rng,
+    run_module,
+)
 
 
 NUMBER = 7
@@ -84,10 +92,15 @@ def wrong_normalise(b, mask):
 def prove(base=base, normalise=normalise) -> None:
     """Symbolic proof of (i)-(iii) for the given base and normalisation."""
     # (ii) 1 + z.r = |z + r|^2 / 2 on the sphere (d = 3, free components)
-    z, r = sp.Matrix(sp.symbols("z0:3", real=True)), sp.Matrix(sp.symbols("r0:3", real=True))
+    z, r = (
+        sp.Matrix(sp.symbols("z0:3", real=True)),
+        sp.Matrix(sp.symbols("r0:3", real=True)),
+    )
     residual = sp.expand(base(z, r) - (z + r).dot(z + r) / 2)
     sphere_part = -(z.dot(z) - 1) / 2 - (r.dot(r) - 1) / 2
-    assert_zero(residual - sp.expand(sphere_part), "(ii) 1 + z.r = |z + r|^2/2 on the sphere")
+    assert_zero(
+        residual - sp.expand(sphere_part), "(ii) 1 + z.r = |z + r|^2/2 on the sphere"
+    )
     # (i) non-negativity of b^p, normalisation over unmasked keys, zero on masked keys
     assert_true((bb**p).is_nonnegative, "(i) b^p >= 0 for b >= 0")
     b = sp.symbols("c0:5", positive=True)
@@ -111,10 +124,14 @@ def prove(base=base, normalise=normalise) -> None:
     scaled = normalise([cs * k for k in keys], (1, 1, 1))
     for w_s, w in zip(scaled, normalise(keys, (1, 1, 1))):
         Bp, Cp = sp.symbols("B C", positive=True)  # b_1^p and c^p as atoms, then cancel
-        power_base = lambda e: sp.cancel(sp.expand_power_base(e, force=True).subs({b1**p: Bp, cs**p: Cp}))
+        power_base = lambda e: sp.cancel(
+            sp.expand_power_base(e, force=True).subs({b1**p: Bp, cs**p: Cp})
+        )
         assert_zero(w_s - w, "(iii) scale invariance", simplify=power_base)
     best = normalise([k.subs(b1, 1) for k in keys], (1, 1, 1))[0]
-    assert_true(sp.factor(sp.diff(best, p)).is_positive, "(iii) best weight increasing in p")
+    assert_true(
+        sp.factor(sp.diff(best, p)).is_positive, "(iii) best weight increasing in p"
+    )
     if sp.limit(best, p, sp.oo) != 1:
         raise AssertionError("(iii) best weight does not tend to 1")
     tie = normalise((1, 1, 1 / (1 + eps[0])), (1, 1, 1))[0]
@@ -134,7 +151,9 @@ def test_readout_rejects_dropped_shift():
 
 @check("mutation")
 def test_readout_rejects_masked_denominator():
-    assert_fails(prove, base, wrong_normalise, what="a denominator that counts masked keys")
+    assert_fails(
+        prove, base, wrong_normalise, what="a denominator that counts masked keys"
+    )
 
 
 # ---------------------------------------------------------------- numeric
@@ -161,7 +180,15 @@ def compare(readout=None) -> None:
     mask[:, 0] = True  # at least one unmasked key per row
     for pp in (1.0, 2.5, 7.0):
         got = np.asarray(readout(z, r, mask=mask, p=pp))
-        want = np.stack(weights_numpy(list(z.T), [list(rj[:, None]) for rj in r], [mask[:, j] for j in range(M)], pp), -1)
+        want = np.stack(
+            weights_numpy(
+                list(z.T),
+                [list(rj[:, None]) for rj in r],
+                [mask[:, j] for j in range(M)],
+                pp,
+            ),
+            -1,
+        )
         assert_close(got, want, f"lohe.readout, p={pp}")
         assert_close(got.sum(-1), np.ones(3), f"rows sum to 1, p={pp}")
         if np.any(got < 0) or np.any(got[~mask] != 0):
@@ -184,7 +211,9 @@ def test_comparison_rejects_masked_denominator():
     from syncattn import lohe
 
     def wrong(z, r, *, mask=None, p=1.0):
-        u = np.asarray(lohe.readout(z, r, p=p)) * (1 + 0 * np.asarray(mask))  # normalised over all keys
+        u = np.asarray(lohe.readout(z, r, p=p)) * (
+            1 + 0 * np.asarray(mask)
+        )  # normalised over all keys
         return np.where(mask, u, 0.0)
 
     assert_fails(compare, wrong, what="a readout normalised over all keys")

@@ -54,7 +54,9 @@ TITLE = "Rotary position is a phase drift: the gated cosine score is a RoPE dot 
 MIRRORS = ("syncattn.torus.lift", "syncattn.torus.angle_diff")
 
 gq, gk = sp.symbols("g_q g_k", real=True)
-th_t, th_u, omega, t, u, c, a, b = sp.symbols("theta_t theta_u omega t u c a b", real=True)
+th_t, th_u, omega, t, u, c, a, b = sp.symbols(
+    "theta_t theta_u omega t u c a b", real=True
+)
 tau, k_dim = sp.symbols("tau k", positive=True)
 
 
@@ -97,7 +99,11 @@ def prove(term=score_term, k: int = 3) -> None:
     W = sp.symbols(f"w0:{k}", real=True)
     Q = sp.Matrix.vstack(*[R(W[j] * t) * (G[0][j] * lift(P[0][j])) for j in range(k)])
     K = sp.Matrix.vstack(*[R(W[j] * u) * (G[1][j] * lift(P[1][j])) for j in range(k)])
-    s_full = tau / sp.sqrt(k_dim) * sum(term(G[0][j], G[1][j], P[0][j], P[1][j], W[j], t, u) for j in range(k))
+    s_full = (
+        tau
+        / sp.sqrt(k_dim)
+        * sum(term(G[0][j], G[1][j], P[0][j], P[1][j], W[j], t, u) for j in range(k))
+    )
     assert_zero(s_full - tau / sp.sqrt(k_dim) * Q.dot(K), f"k = {k}", simplify=_simp)
 
 
@@ -112,16 +118,28 @@ def test_rope_rejects_sum_of_positions():
 
 
 # ---------------------------------------------------------------- numeric
-term_numpy = sp.lambdify([gq, gk, th_t, th_u, omega, t, u], score_term(gq, gk, th_t, th_u, omega, t, u), "numpy")
+term_numpy = sp.lambdify(
+    [gq, gk, th_t, th_u, omega, t, u],
+    score_term(gq, gk, th_t, th_u, omega, t, u),
+    "numpy",
+)
 
 
 def _rotate(phi, v):
     """Apply R(phi) (a 2x2 rotation) to the last axis of v, blockwise."""
-    rot = np.stack([np.stack([np.cos(phi), -np.sin(phi)], -1), np.stack([np.sin(phi), np.cos(phi)], -1)], -2)
+    rot = np.stack(
+        [
+            np.stack([np.cos(phi), -np.sin(phi)], -1),
+            np.stack([np.sin(phi), np.cos(phi)], -1),
+        ],
+        -2,
+    )
     return np.einsum("...ab,...b->...a", rot, v)
 
 
-def rope_scores(theta_q, theta_k, gate_q, gate_k, omega_, pos_q, pos_k, tau_, *, key_sign=1.0):
+def rope_scores(
+    theta_q, theta_k, gate_q, gate_k, omega_, pos_q, pos_k, tau_, *, key_sign=1.0
+):
     """Dot-product attention scores with RoPE on lifted, gated features."""
     from syncattn import torus
 
@@ -167,14 +185,28 @@ def compare(scores=rope_scores) -> None:
 
     p = _points()
     want = lambdified_scores(p)
-    assert_close(scores(**p), want, "RoPE dot product of torus.lift features", atol=1e-11)
+    assert_close(
+        scores(**p), want, "RoPE dot product of torus.lift features", atol=1e-11
+    )
     k = p["theta_q"].shape[-1]
-    diff = np.asarray(torus.angle_diff(p["theta_q"][:, None, :], p["theta_k"][None, :, :]))
+    diff = np.asarray(
+        torus.angle_diff(p["theta_q"][:, None, :], p["theta_k"][None, :, :])
+    )
     drift = p["omega_"] * (p["pos_q"][:, None, None] - p["pos_k"][None, :, None])
-    via_diff = p["tau_"] / np.sqrt(k) * np.sum(p["gate_q"][:, None] * p["gate_k"][None] * np.cos(diff + drift), -1)
+    via_diff = (
+        p["tau_"]
+        / np.sqrt(k)
+        * np.sum(p["gate_q"][:, None] * p["gate_k"][None] * np.cos(diff + drift), -1)
+    )
     assert_close(via_diff, want, "score written with torus.angle_diff", atol=1e-11)
     shifted = _points(shift=rng("rotary_shift").uniform(-50, 50))
-    assert_close(scores(**shifted), want, "shift invariance of the RoPE scores", rtol=1e-10, atol=1e-10)
+    assert_close(
+        scores(**shifted),
+        want,
+        "shift invariance of the RoPE scores",
+        rtol=1e-10,
+        atol=1e-10,
+    )
 
 
 @check("numeric")

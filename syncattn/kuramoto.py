@@ -383,67 +383,36 @@ def _order(theta):
     return jnp.sqrt(c * c + s * s), jnp.arctan2(s, c)
 
 
-def _phase_rhs(t, y, args):
-    om, K, a = args
-    c, s = jnp.cos(y), jnp.sin(y)
-    Kc, Ks = _listen(K, _kind(K), c, s)
-    return om + jnp.cos(y + a) * Ks - jnp.sin(y + a) * Kc
-
-
-def _phasor_rhs(t, y, args):
-    # z = x + i y = e^{i theta}:  z' = i omega z + (H - conj(H) z^2) / 2,  H = e^{-i alpha} K z.
-    # Same flow as theta' = omega + Im(e^{-i theta} H), but polynomial: no sin/cos per step.
-    om, K, (ca, sa) = args
-    x, v = y
-    Kx, Kv = _listen(K, _kind(K), x, v)
-    hx, hv = ca * Kx + sa * Kv, ca * Kv - sa * Kx
-    zz_x, zz_v = x * x - v * v, 2 * x * v
-    dx = -om * v + 0.5 * (hx - (hx * zz_x + hv * zz_v))
-    dv = om * x + 0.5 * (hv - (hx * zz_v - hv * zz_x))
-    return dx, dv
-
-
 @eqx.filter_jit
-def _solve(theta0, omega, coupling, frustration, t1, ts, solver, rtol, atol, max_steps, dt0, save_phases, method):
-    phasor = method == "phasor"
-
-    def phases(y):
-        return jnp.arctan2(y[1], y[0]) if phasor else y
+def _solve(theta0, omega, coupling, frustration, t1, ts, solver, rtol, atol, max_steps, dt0, save_phases):
+    def rhs(t, y, args):
+        om, K, a = args
+        c, s = jnp.cos(y), jnp.sin(y)
+        Kc, Ks = _listen(K, _kind(K), c, s)
+        return om + jnp.cos(y + a) * Ks - jnp.sin(y + a) * Kc
 
     def save(t, y, args):
-        if phasor:  # order parameter of the normalised phasors (|z| = 1 is invariant, drift ~ tolerance)
-            x, v = y
-            inv = jax.lax.rsqrt(x * x + v * v)
-            c, s = jnp.mean(x * inv, -1), jnp.mean(v * inv, -1)
-            r, psi = jnp.sqrt(c * c + s * s), jnp.arctan2(s, c)
-        else:
-            r, psi = _order(y)
-        return (phases(y) if save_phases else None, r, psi)
+        r, psi = _order(y)
+        return (y if save_phases else None, r, psi)
 
     if isinstance(solver, (diffrax.Euler, diffrax.Heun)) or dt0 is not None and rtol is None:
         controller = diffrax.ConstantStepSize()
     else:
         controller = diffrax.PIDController(rtol=rtol, atol=atol)
-    if phasor:
-        y0 = (jnp.cos(theta0), jnp.sin(theta0))
-        args = (omega, coupling, (jnp.cos(frustration), jnp.sin(frustration)))
-    else:
-        y0, args = theta0, (omega, coupling, frustration)
     sol = diffrax.diffeqsolve(
-        diffrax.ODETerm(_phasor_rhs if phasor else _phase_rhs),
+        diffrax.ODETerm(rhs),
         solver,
         t0=jnp.zeros((), theta0.dtype),
         t1=t1,
         dt0=dt0,
-        y0=y0,
-        args=args,
+        y0=theta0,
+        args=(omega, coupling, frustration),
         saveat=diffrax.SaveAt(subs=[diffrax.SubSaveAt(ts=ts, fn=save), diffrax.SubSaveAt(t1=True)]),
         stepsize_controller=controller,
         max_steps=max_steps,
     )
     (th, r, psi), final = sol.ys
-    final = jax.tree_util.tree_map(lambda a: a[0], final)
-    return Solution(sol.ts[0], th, r, psi, phases(final), sol.stats["num_accepted_steps"])
+    return Solution(sol.ts[0], th, r, psi, final[0], sol.stats["num_accepted_steps"])
 
 
 def simulate(
@@ -460,7 +429,6 @@ def simulate(
     dt0: float | None = None,
     frustration: float = 0.0,
     save_phases: bool = True,
-    method: str = "phasor",
 ) -> Solution:
     r"""Integrate the Kuramoto flow with diffrax (adaptive Dormand-Prince 5(4) by default).
 
@@ -494,15 +462,6 @@ def simulate(
         frustration: Sakaguchi phase lag $\alpha$.
         save_phases: store the phases at every save time (memory $S \cdot N$); set
             ``False`` for very large $N$ to keep only $R$, $\psi$ and the final phases.
-        method: ``"phasor"`` (default) integrates $z_i = e^{i\theta_i}$ as a real pair,
-
-            $$\dot z_i = i\omega_i z_i + \tfrac12\left(H_i - \bar H_i z_i^2\right),\qquad
-              H_i = e^{-i\alpha}\sum_j K_{ij} z_j,$$
-
-            the same flow (it is the $d = 2$ Lohe model; $|z_i| = 1$ is invariant) with no
-            sine or cosine per step, several times cheaper per step than ``"phase"``.
-            Returned phases are then wrapped to $(-\pi, \pi]$. ``"phase"`` integrates
-            $\theta$ itself and returns unwrapped phases (winding numbers kept).
 
     Returns:
         A :class:`Solution`.
@@ -539,8 +498,6 @@ def simulate(
     fixed = isinstance(solver, (diffrax.Euler, diffrax.Heun))
     if fixed and dt0 is None:
         raise ValueError(f"solver {type(solver).__name__} has no error estimate: pass dt0 (a fixed step).")
-    if method not in ("phasor", "phase"):
-        raise ValueError(f"method must be 'phasor' or 'phase'; got {method!r}.")
     if not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
         raise ValueError(f"max_steps must be a positive int; got {max_steps!r}.")
     dtype = theta0.dtype
@@ -574,7 +531,6 @@ def simulate(
         int(max_steps),
         dt0,
         bool(save_phases),
-        method,
     )
 
 

@@ -95,12 +95,15 @@ def _check_field_args(x, Omega, coupling, xname: str):
     return x, Omega, K.astype(x.dtype)
 
 
-@jax.jit
-def _field(x, Omega, K):
+@functools.partial(jax.jit, static_argnames="conserve")
+def _field(x, Omega, K, conserve=False):
     # sum_j K_ij (x_j - <x_i, x_j> x_i) = m_i - <x_i, m_i> x_i, m_i = sum_j K_ij x_j;
     # scalar K (K_ij = K/n): m_i = K mean_j x_j, an O(n d) mean field.
     m = K * jnp.mean(x, axis=-2, keepdims=True) if K.ndim == 0 else K @ x
-    f = m - jnp.sum(x * m, axis=-1, keepdims=True) * x
+    c = jnp.sum(x * m, axis=-1, keepdims=True)
+    # conserve: |x_i|^2 m_i - <x_i, m_i> x_i, equal on the sphere and orthogonal to
+    # x_i everywhere, so |x_i| is an exact invariant of the ambient ODE (see simulate)
+    f = (jnp.sum(x * x, axis=-1, keepdims=True) * m if conserve else m) - c * x
     return f if Omega is None else f + (Omega @ x[..., None])[..., 0]
 
 
@@ -180,7 +183,7 @@ def _save_times(saveat, t1, t1_np):
 
 
 def _ode_rhs(t, y, args):  # module level: diffrax's jit cache then hits across calls
-    return _field(y, *args)
+    return _field(y, *args, conserve=True)
 
 
 @functools.partial(jax.jit, static_argnames="m")
@@ -219,7 +222,11 @@ def simulate(
     Symbols as in [`vector_field`][]; $x_0$ = `x0`, $t_1$ = `t1`.
     `method="diffrax"` solves the ambient ODE adaptively (`solver`, default
     `diffrax.Dopri5()`, PID controller at `rtol`/`atol`; `dt` = first step, `None` =
-    automatic). The sphere is invariant, so norms stay 1 up to the solver's local
+    automatic) for the extension $\|x_i\|^2 m_i - \langle x_i, m_i\rangle x_i +
+    \Omega_i x_i$, $m_i = \sum_j K_{ij} x_j$: equal to the Lohe field on the sphere
+    and orthogonal to $x_i$ everywhere, so $\|x_i\|$ is an exact invariant (the
+    literal formula is radially unstable near anti-aligned states, where norm errors
+    grow like $e^{2Kt}$). Norms then stay 1 up to the solver's accumulated local
     error, about `rtol` (use `rtol=1e-11` for 1e-10). `method="geodesic"` is the
     first-order Lie-Euler scheme $x_{k+1} = \exp_{x_k}(\Delta t\, P_{x_k} f(x_k))$
     (`sphere.exp_map`, `sphere.project_tangent`): it stays on the sphere to rounding,
@@ -807,6 +814,22 @@ def finite_time_failure_probability(
     return antipodal_probability(alpha, d)
 
 
+@functools.partial(jax.jit, static_argnums=(3, 4, 5, 6))
+def _degenerate_hits(key, eps, scale, d, m, chunk, n_samples):
+    def hits(args):
+        k, i = args
+        k_r, k_g = jax.random.split(k)
+        r = sphere.sample_uniform(k_r, (chunk, m), d)
+        g = scale * jax.random.normal(k_g, (chunk, m), r.dtype)
+        h = jnp.einsum("sj,sjd->sd", jax.nn.softplus(g), r)
+        valid = i * chunk + jnp.arange(chunk) < n_samples  # the last chunk may overhang
+        return jnp.sum((safe_norm(h) < eps) & valid)
+
+    n_chunks = -(-n_samples // chunk)
+    keys = jax.random.split(key, n_chunks)
+    return jnp.sum(jax.lax.map(hits, (keys, jnp.arange(n_chunks))))
+
+
 def degenerate_probability(
     key: PRNGKeyArray,
     d: int,
@@ -858,17 +881,6 @@ def degenerate_probability(
     check_scalar_range(eps, "eps", low=0.0, low_inclusive=False)
     check_scalar_range(scale, "scale", low=0.0, low_inclusive=False)
     chunk = int(min(chunk_size, n_samples))
-    n_chunks = -(-int(n_samples) // chunk)
-
-    def hits(args):
-        k, i = args
-        k_r, k_g = jax.random.split(k)
-        r = sphere.sample_uniform(k_r, (chunk, n_anchors), d)
-        g = scale * jax.random.normal(k_g, (chunk, n_anchors), r.dtype)
-        h = jnp.einsum("sj,sjd->sd", jax.nn.softplus(g), r)
-        valid = i * chunk + jnp.arange(chunk) < n_samples
-        return jnp.sum((safe_norm(h) < eps) & valid)
-
-    keys = jax.random.split(key, n_chunks)
-    p_hat = jnp.sum(jax.lax.map(hits, (keys, jnp.arange(n_chunks)))) / n_samples
+    count = _degenerate_hits(key, eps, scale, d, int(n_anchors), chunk, int(n_samples))
+    p_hat = count / n_samples
     return p_hat, jnp.sqrt(p_hat * (1 - p_hat) / n_samples)

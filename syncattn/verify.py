@@ -79,7 +79,9 @@ def find_proofs(proofs_dir: str | os.PathLike | None = None) -> Path:
         candidate = Path(syncattn.__file__).resolve().parents[1] / "proofs"
     else:
         candidate = Path(proofs_dir).resolve()
-    if not (candidate / "__init__.py").is_file() or not any(candidate.glob("proof_*.py")):
+    if not (candidate / "__init__.py").is_file() or not any(
+        candidate.glob("proof_*.py")
+    ):
         raise FileNotFoundError(
             f"no proofs found in {candidate}. `syncattn verify` runs the proof modules of a "
             "syncattn source checkout: clone the repository and install it editable "
@@ -94,7 +96,9 @@ def _import_proofs_package(proofs_dir: Path) -> None:
     if loaded is not None:
         where = Path(getattr(loaded, "__file__", "") or "").resolve().parent
         if where != proofs_dir:
-            raise ImportError(f"a different `proofs` package is already imported (from {where}); expected {proofs_dir}.")
+            raise ImportError(
+                f"a different `proofs` package is already imported (from {where}); expected {proofs_dir}."
+            )
         return
     if root not in sys.path:
         sys.path.insert(0, root)
@@ -119,13 +123,30 @@ def load_statements(proofs_dir: Path) -> list[Statement]:
         try:
             module = importlib.import_module(f"proofs.{path.stem}")
         except Exception as e:  # report, do not crash
-            out.append(Statement(10**6, name, "(module failed to import)", path, (), "", None, _one_line(e)))
+            out.append(
+                Statement(
+                    10**6,
+                    name,
+                    "(module failed to import)",
+                    path,
+                    (),
+                    "",
+                    None,
+                    _one_line(e),
+                )
+            )
             continue
         out.append(
             Statement(
                 number=int(getattr(module, "NUMBER", 10**6)),
                 name=name,
-                title=str(getattr(module, "TITLE", (module.__doc__ or name).strip().splitlines()[0])),
+                title=str(
+                    getattr(
+                        module,
+                        "TITLE",
+                        (module.__doc__ or name).strip().splitlines()[0],
+                    )
+                ),
                 path=path,
                 mirrors=tuple(getattr(module, "MIRRORS", ())),
                 source=_source_paragraph(module.__doc__ or ""),
@@ -145,7 +166,9 @@ def _select(statements: list[Statement], only: list[str] | None) -> list[Stateme
     unknown = [o for o in only if o not in keys]
     if unknown:
         known = ", ".join(f"{s.number}:{s.name}" for s in statements)
-        raise KeyError(f"unknown statement {', '.join(map(repr, unknown))}; choose from {known}.")
+        raise KeyError(
+            f"unknown statement {', '.join(map(repr, unknown))}; choose from {known}."
+        )
     chosen = {keys[o].name for o in only}
     return [s for s in statements if s.name in chosen]
 
@@ -164,7 +187,9 @@ def _checks(statement: Statement):
     return _harness.collect(statement.module)
 
 
-def run(statements: list[Statement], *, quick: bool, seed: int, progress: bool = True) -> list[CheckResult]:
+def run(
+    statements: list[Statement], *, quick: bool, seed: int, progress: bool = True
+) -> list[CheckResult]:
     """Run the checks of ``statements`` (float64 on) and return one result per check."""
     import jax
 
@@ -172,23 +197,45 @@ def run(statements: list[Statement], *, quick: bool, seed: int, progress: bool =
     from proofs import _harness
 
     plan = [(s, c) for s in statements if s.module is not None for c in _checks(s)]
-    results = [CheckResult(s.name, "import", "symbolic", "FAIL", 0.0, s.import_error) for s in statements if s.module is None]
+    results = [
+        CheckResult(s.name, "import", "symbolic", "FAIL", 0.0, s.import_error)
+        for s in statements
+        if s.module is None
+    ]
     bar = _progress(len(plan), progress)
     with _harness.configured(quick=quick, seed=seed):
         for s, c in plan:
             bar.set_description(f"{s.name}: {c.name}"[:60])
             if quick and c.slow:
-                results.append(CheckResult(s.name, c.name, c.kind, "skipped", 0.0, "simulation check skipped by --quick"))
+                results.append(
+                    CheckResult(
+                        s.name,
+                        c.name,
+                        c.kind,
+                        "skipped",
+                        0.0,
+                        "simulation check skipped by --quick",
+                    )
+                )
                 bar.update()
                 continue
             t0 = time.perf_counter()
             try:
                 c.fn()
-                res = CheckResult(s.name, c.name, c.kind, "pass", time.perf_counter() - t0)
+                res = CheckResult(
+                    s.name, c.name, c.kind, "pass", time.perf_counter() - t0
+                )
             except Exception as e:  # a failing check is a result, not a crash
                 tb = traceback.extract_tb(e.__traceback__)
                 where = f" [{Path(tb[-1].filename).name}:{tb[-1].lineno}]" if tb else ""
-                res = CheckResult(s.name, c.name, c.kind, "FAIL", time.perf_counter() - t0, _one_line(e) + where)
+                res = CheckResult(
+                    s.name,
+                    c.name,
+                    c.kind,
+                    "FAIL",
+                    time.perf_counter() - t0,
+                    _one_line(e) + where,
+                )
             results.append(res)
             bar.update()
     bar.close()
@@ -198,11 +245,20 @@ def run(statements: list[Statement], *, quick: bool, seed: int, progress: bool =
 def _progress(total: int, enabled: bool):
     from tqdm import tqdm
 
-    return tqdm(total=total, file=sys.stderr, disable=not enabled, unit="check", leave=False, dynamic_ncols=True)
+    return tqdm(
+        total=total,
+        file=sys.stderr,
+        disable=not enabled,
+        unit="check",
+        leave=False,
+        dynamic_ncols=True,
+    )
 
 
 # --------------------------------------------------------------------------- reporting
-def _statement_rows(statements: list[Statement], results: list[CheckResult]) -> list[dict]:
+def _statement_rows(
+    statements: list[Statement], results: list[CheckResult]
+) -> list[dict]:
     rows = []
     for s in statements:
         mine = [r for r in results if r.statement == s.name]
@@ -223,9 +279,14 @@ def _statement_rows(statements: list[Statement], results: list[CheckResult]) -> 
                 passed=sum(r.result == "pass" for r in mine),
                 failed=len(failed),
                 skipped=sum(r.result == "skipped" for r in mine),
-                mutations=sum(r.kind == "mutation" and r.result == "pass" for r in mine),
+                mutations=sum(
+                    r.kind == "mutation" and r.result == "pass" for r in mine
+                ),
                 seconds=round(sum(r.seconds for r in mine), 3),
-                checks=[dataclasses.asdict(r) | {"seconds": round(r.seconds, 3)} for r in mine],
+                checks=[
+                    dataclasses.asdict(r) | {"seconds": round(r.seconds, 3)}
+                    for r in mine
+                ],
             )
         )
     return rows
@@ -238,14 +299,18 @@ def _table(rows: list[dict]) -> str:
             str(r["number"]),
             r["name"],
             r["kind"],
-            f"{r['passed']}/{r['passed'] + r['failed']}" + (f" (+{r['skipped']} skipped)" if r["skipped"] else ""),
+            f"{r['passed']}/{r['passed'] + r['failed']}"
+            + (f" (+{r['skipped']} skipped)" if r["skipped"] else ""),
             r["result"],
             f"{r['seconds']:.1f}",
         )
         for r in rows
     ]
     widths = [max(len(x) for x in col) for col in zip(head, *body)]
-    fmt = lambda cells: "  ".join(c.ljust(w) if i < 5 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+    fmt = lambda cells: "  ".join(
+        c.ljust(w) if i < 5 else c.rjust(w)
+        for i, (c, w) in enumerate(zip(cells, widths))
+    )
     return "\n".join([fmt(head), fmt(tuple("-" * w for w in widths)), *map(fmt, body)])
 
 
@@ -289,7 +354,9 @@ def _markdown(report: dict) -> str:
         f"over {summ['statements']} statements in {summ['seconds']:.1f} s.",
         "",
         f"Command: `{cfg['command']}` (seed {cfg['seed']}, quick={cfg['quick']}, float64={cfg['float64']}).",
-        "Versions: " + ", ".join(f"{k} {v}" for k, v in cfg["versions"].items()) + f"; {cfg['platform']}.",
+        "Versions: "
+        + ", ".join(f"{k} {v}" for k, v in cfg["versions"].items())
+        + f"; {cfg['platform']}.",
         "",
         "Kinds: *symbolic* = a sympy proof; *numeric* = the lambdified statement against the code in float64,",
         "or a numerical theorem check; each statement also has *mutation* checks (its proof must reject a",
@@ -301,22 +368,39 @@ def _markdown(report: dict) -> str:
         "|---|---|---|---|---|---|---|---|",
     ]
     for r in report["statements"]:
-        checks = f"{r['passed']}/{r['passed'] + r['failed']}" + (f" (+{r['skipped']} skipped)" if r["skipped"] else "")
+        checks = f"{r['passed']}/{r['passed'] + r['failed']}" + (
+            f" (+{r['skipped']} skipped)" if r["skipped"] else ""
+        )
         lines.append(
             f"| {r['number']} | {r['title']} | {r['kind']} | {checks} | {r['mutations']} | **{r['result']}** "
             f"| {r['seconds']:.1f} | `{r['file']}` |"
         )
-    lines += ["", "## Checks", "", "| statement | check | kind | result | seconds |", "|---|---|---|---|---|"]
+    lines += [
+        "",
+        "## Checks",
+        "",
+        "| statement | check | kind | result | seconds |",
+        "|---|---|---|---|---|",
+    ]
     for r in report["statements"]:
         for c in r["checks"]:
-            lines.append(f"| {r['name']} | {c['check']} | {c['kind']} | {c['result']} | {c['seconds']:.2f} |")
-    failures = [(r, c) for r in report["statements"] for c in r["checks"] if c["result"] == "FAIL"]
+            lines.append(
+                f"| {r['name']} | {c['check']} | {c['kind']} | {c['result']} | {c['seconds']:.2f} |"
+            )
+    failures = [
+        (r, c)
+        for r in report["statements"]
+        for c in r["checks"]
+        if c["result"] == "FAIL"
+    ]
     if failures:
         lines += ["", "## Failures", ""]
         lines += [f"- `{r['name']}::{c['check']}`: {c['error']}" for r, c in failures]
     lines += ["", "## What each statement ties to", ""]
     for r in report["statements"]:
-        lines.append(f"- **{r['number']}. {r['name']}**: mirrors {', '.join(f'`{m}`' for m in r['mirrors']) or '-'}.")
+        lines.append(
+            f"- **{r['number']}. {r['name']}**: mirrors {', '.join(f'`{m}`' for m in r['mirrors']) or '-'}."
+        )
         if r["source"]:
             lines.append(f"  Source: {r['source']}")
     return "\n".join(lines) + "\n"
@@ -337,17 +421,38 @@ def _parser() -> argparse.ArgumentParser:
         description="Run every proof (sympy) and numeric theorem check of syncattn; write report.json and report.md.",
         epilog="Exit status: 0 all passed, 1 a check failed, 2 usage error.",
     )
-    p.add_argument("--list", action="store_true", help="list the statements and their checks, then exit")
+    p.add_argument(
+        "--list",
+        action="store_true",
+        help="list the statements and their checks, then exit",
+    )
     p.add_argument(
         "--only",
         action="append",
         metavar="NAME",
         help="run only this statement (name, e.g. kuramoto_identity, or its number); repeatable",
     )
-    p.add_argument("--quick", action="store_true", help="skip the simulation checks and shrink Monte Carlo sizes")
-    p.add_argument("--out", type=Path, help="report folder (default: ./syncattn-verify-YYYYmmdd-HHMMSS)")
-    p.add_argument("--seed", type=int, default=0, help="seed of every random point and sample (default 0)")
-    p.add_argument("--proofs", type=Path, help="the proofs/ folder (default: next to the installed package)")
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="skip the simulation checks and shrink Monte Carlo sizes",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        help="report folder (default: ./syncattn-verify-YYYYmmdd-HHMMSS)",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of every random point and sample (default 0)",
+    )
+    p.add_argument(
+        "--proofs",
+        type=Path,
+        help="the proofs/ folder (default: next to the installed package)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 
@@ -376,15 +481,23 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{s.number:>2}  {s.name:<22} IMPORT ERROR: {s.import_error}")
                 continue
             checks = _checks(s)
-            kinds = ", ".join(f"{sum(c.kind == k for c in checks)} {k}" for k in ("symbolic", "numeric", "mutation"))
+            kinds = ", ".join(
+                f"{sum(c.kind == k for c in checks)} {k}"
+                for k in ("symbolic", "numeric", "mutation")
+            )
             print(f"{s.number:>2}  {s.name:<22} {s.title}")
             print(f"    {'':<22} checks: {kinds}; file: proofs/{s.path.name}")
         return EXIT_OK
 
     out = args.out if args.out is not None else _fresh_folder(Path.cwd())
     t0, started = time.perf_counter(), time.strftime("%Y-%m-%dT%H:%M:%S%z")
-    print(f"syncattn verify: {len(selected)} statement(s), seed {args.seed}{', quick' if args.quick else ''}", flush=True)
-    results = run(selected, quick=args.quick, seed=args.seed, progress=not args.no_progress)
+    print(
+        f"syncattn verify: {len(selected)} statement(s), seed {args.seed}{', quick' if args.quick else ''}",
+        flush=True,
+    )
+    results = run(
+        selected, quick=args.quick, seed=args.seed, progress=not args.no_progress
+    )
     seconds = time.perf_counter() - t0
     rows = _statement_rows(selected, results)
     n_fail = sum(r.result == "FAIL" for r in results)

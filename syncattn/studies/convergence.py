@@ -1,0 +1,343 @@
+r"""Study ``convergence``: the fixed-query flow integrated numerically against its closed form.
+
+For $d = d_\text{osc} \in \{2, 3, 4, 8, 16, 32, 64\}$, each random instance is one
+query of fixed-query oscillator attention: $m$ random tokens $e_j \sim \mathcal
+N(0, I)$, random query/key maps $F, G$ with $\mathcal N(0, 1/d_\text{model})$
+entries, weights $w_{1j}$ = :func:`syncattn.lohe.fixed_query_weights` (softplus of
+scaled dot products), uniform anchors $r_j$, drive $h$ = :func:`syncattn.lohe.drive`,
+and a uniform start $z_0$ (:func:`syncattn.sphere.sample_uniform`). The flow
+
+$$\dot z = (I - z z^\top) h \qquad (\text{:func:`syncattn.lohe.fixed_query_field`})$$
+
+is integrated with diffrax (Tsit5, ``rtol``/``atol`` below) up to the horizon
+$T$, with a diffrax ``Event`` whose root finder (optimistix Newton) locates the
+first time $\angle(z(t), h) = \delta$. All instances of all $d$ are solved in one
+``jax.vmap``-ed solve: each instance is zero-padded to $\max d$, which is exact
+because the flow keeps $z$ in the span of $z_0$ and $h$.
+
+Theory, per instance (angle $\varphi_0 = \angle(z_0, h)$):
+
+* :func:`syncattn.lohe.time_to_converge` $(\varphi_0, \|h\|, \delta)$ against the
+  measured time (scatter and relative error);
+* the distribution of the time: $P(\tau \le t) = 1 - \overline{p}(t)$ with
+  $\overline{p}(t)$ the mean over the instances of
+  :func:`syncattn.lohe.finite_time_failure_probability` $(\|h_i\|, t, \delta, d)$
+  (empirical CDF against it, Kolmogorov distance reported);
+* the fraction not converged by $T$ against $\overline{p}(T)$, with
+  Clopper-Pearson intervals and a Poisson-binomial $z$-score.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+
+from . import _common
+
+
+NAME = "convergence"
+
+__all__ = ["Config", "run", "summary"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    """Configuration of the ``convergence`` study."""
+
+    seed: int = 0  # PRNG seed
+    dims: tuple[int, ...] = (2, 3, 4, 8, 16, 32, 64)  # d_osc grid
+    n_instances: int = 2000  # random (instance, start) pairs per d
+    n_tokens: int = 16  # m tokens/anchors per instance
+    d_model: int = 16  # token embedding width
+    d_head: int = 8  # d_h of the query/key maps
+    delta: float = 0.1  # target angle to h/||h|| (radians)
+    horizon: float = 1.2  # T: integrate to T; "not converged" = angle > delta at T
+    rtol: float = 1e-10  # diffrax PID tolerances
+    atol: float = 1e-12
+    max_steps: int = 4096
+    n_grid: int = 200  # times at which the CDFs are compared
+    confidence: float = 0.95
+
+    @classmethod
+    def small(cls) -> Config:
+        """Test size: a few seconds after compilation."""
+        return cls(dims=(2, 5), n_instances=600)
+
+    @classmethod
+    def default(cls) -> Config:
+        """About a minute on 2 CPU cores."""
+        return cls()
+
+    @classmethod
+    def full(cls) -> Config:
+        """Publication size: 50 000 instances per d."""
+        return cls(n_instances=50_000)
+
+    def __post_init__(self):
+        if not self.dims or any(int(d) < 2 for d in self.dims):
+            raise ValueError(f"dims must be non-empty ints >= 2; got {self.dims}.")
+        if not 0 < self.delta < math.pi:
+            raise ValueError(f"delta must lie in (0, pi); got {self.delta}.")
+        if self.horizon <= 0 or min(self.n_instances, self.n_tokens, self.d_model, self.d_head) < 1:
+            raise ValueError("horizon must be > 0 and the sizes >= 1.")
+
+
+def _instances(key, d: int, config: Config):
+    """Random drives h, uniform starts z0 (both zero-padded to max d), angles phi0, norms ||h||."""
+    import jax
+    import jax.numpy as jnp
+
+    from .. import lohe, sphere
+    from .._misc import safe_norm
+
+    n, m, dm, dh = config.n_instances, config.n_tokens, config.d_model, config.d_head
+    k_e, k_f, k_g, k_r, k_z = jax.random.split(key, 5)
+    e = jax.random.normal(k_e, (n, m, dm))
+    F = jax.random.normal(k_f, (n, dh, dm)) / math.sqrt(dm)
+    G = jax.random.normal(k_g, (n, dh, dm)) / math.sqrt(dm)
+    w = jax.vmap(lohe.fixed_query_weights)(e, F, G)[:, :1, :]  # query = token 0: (n, 1, m)
+    r = sphere.sample_uniform(k_r, (n, m), d)
+    h = lohe.drive(w, r)[:, 0, :]
+    z0 = sphere.sample_uniform(k_z, (n,), d)
+    h_hat, _ = lohe.equilibrium(h)
+    pad = ((0, 0), (0, max(config.dims) - d))  # exact: the flow stays in span(z0, h)
+    return jnp.pad(h, pad), jnp.pad(z0, pad), _angle(z0, h_hat), safe_norm(h)
+
+
+def _solver(config: Config):
+    """jit(vmap(solve one instance)) -> (time of the delta event or T, event flag, steps)."""
+    import diffrax
+    import jax
+    import jax.numpy as jnp
+    import optimistix as optx
+
+    from .. import lohe
+
+    def rhs(t, z, h):
+        return lohe.fixed_query_field(z, h)
+
+    def one(z0, h):
+        h_hat, _ = lohe.equilibrium(h)
+        cos_delta = jnp.cos(jnp.asarray(config.delta, z0.dtype))
+
+        def cond(t, y, args, **kwargs):  # crosses zero when the angle to h reaches delta
+            return jnp.dot(y, h_hat) - cos_delta
+
+        sol = diffrax.diffeqsolve(
+            diffrax.ODETerm(rhs),
+            diffrax.Tsit5(),
+            0.0,
+            config.horizon,
+            None,
+            z0,
+            h,
+            stepsize_controller=diffrax.PIDController(rtol=config.rtol, atol=config.atol),
+            event=diffrax.Event(cond, optx.Newton(rtol=1e-12, atol=1e-12)),
+            saveat=diffrax.SaveAt(t1=True),
+            max_steps=config.max_steps,
+        )
+        return sol.ts[-1], sol.event_mask, sol.stats["num_accepted_steps"]
+
+    return jax.jit(jax.vmap(one))
+
+
+def _angle(z, h_hat):
+    """Angle between unit vectors, via atan2 (accurate near 0 and pi)."""
+    import jax.numpy as jnp
+
+    from .. import sphere
+    from .._misc import safe_norm
+
+    c = jnp.sum(z * h_hat, axis=-1)
+    s = safe_norm(sphere.project_tangent(h_hat, z))
+    return jnp.arctan2(s, c)
+
+
+def run(config: Config, out: str | Path | None = None, *, progress: bool = False) -> dict:
+    """Run the study; write ``convergence.png``, ``times.csv``, ``failure.csv``,
+    ``results.json`` and ``config.json`` to ``out`` (nothing is written when ``out`` is None).
+
+    Returns:
+        A dict with per-instance arrays (``d``, ``phi0``, ``norm_h``, ``t_measured``,
+        ``t_predicted``, ``converged``) and per-``d`` summaries (``per_d``).
+    """
+    import jax
+    import jax.numpy as jnp
+
+    from .. import lohe
+
+    t_start = time.perf_counter()
+    dims = [int(d) for d in config.dims]
+    keys = jax.random.split(jax.random.key(config.seed), len(dims))
+    hs, zs, dcol, phi0, norm_h = [], [], [], [], []
+    make = jax.jit(_instances, static_argnums=(1, 2))  # one compilation per d
+    for d, k in zip(_common.progress(dims, desc="instances", enabled=progress), keys, strict=False):
+        h, z0, phi, nh = make(k, d, config)
+        hs.append(h)
+        zs.append(z0)
+        phi0.append(np.asarray(phi))
+        norm_h.append(np.asarray(nh))
+        dcol.append(np.full(config.n_instances, d))
+    H, Z = jnp.concatenate(hs), jnp.concatenate(zs)
+    dcol, phi0, norm_h = np.concatenate(dcol), np.concatenate(phi0), np.concatenate(norm_h)
+
+    solve = _solver(config)
+    n_total = H.shape[0]
+    batch = min(n_total, 16384)  # one compiled shape: the last batch is padded, then dropped
+    n_pad = -n_total % batch
+    Z = jnp.concatenate([Z, Z[:n_pad]]) if n_pad else Z
+    H = jnp.concatenate([H, H[:n_pad]]) if n_pad else H
+    parts = []
+    starts = list(range(0, n_total + n_pad, batch))
+    for s in _common.progress(starts, desc=f"diffrax x{n_total}", enabled=progress):
+        parts.append([np.asarray(x) for x in solve(Z[s : s + batch], H[s : s + batch])])
+    t_end = np.concatenate([p[0] for p in parts])[:n_total]
+    event = np.concatenate([p[1] for p in parts]).astype(bool)[:n_total]
+    steps = np.concatenate([p[2] for p in parts])[:n_total]
+
+    already = phi0 <= config.delta
+    converged = event | already
+    t_meas = np.where(already, 0.0, np.where(event, t_end, np.inf))
+    t_pred = np.asarray(lohe.time_to_converge(jnp.asarray(phi0), jnp.asarray(norm_h), config.delta))
+    timed = event & ~already & (t_pred > 0)
+    rel_err = np.abs(t_meas[timed] - t_pred[timed]) / t_pred[timed]
+    mismatch = int(np.sum((t_pred > config.horizon) != ~converged))
+
+    grid = np.linspace(0.0, config.horizon, config.n_grid)
+    per_d = []
+    for d in dims:
+        sel = dcol == d
+        n = int(sel.sum())
+        p_fail_T = np.asarray(lohe.finite_time_failure_probability(jnp.asarray(norm_h[sel]), config.horizon, config.delta, d))
+        p_grid = np.asarray(
+            lohe.finite_time_failure_probability(jnp.asarray(norm_h[sel])[:, None], jnp.asarray(grid)[None, :], config.delta, d)
+        ).mean(axis=0)
+        cdf_theory = 1.0 - p_grid
+        cdf_emp = np.mean(t_meas[sel][:, None] <= grid[None, :], axis=0)
+        k = int(np.sum(~converged[sel]))
+        mean_p = float(p_fail_T.mean())
+        var = float(np.sum(p_fail_T * (1 - p_fail_T)))
+        lo, hi = _common.clopper_pearson(k, n, config.confidence)
+        per_d.append(
+            {
+                "d": d,
+                "n": n,
+                "not_converged": k,
+                "fraction": k / n,
+                "ci_lo": float(lo),
+                "ci_hi": float(hi),
+                "p_theory": mean_p,
+                "z_score": (k - n * mean_p) / math.sqrt(var) if var > 0 else (0.0 if k == 0 else math.inf),
+                "ks_distance": float(np.max(np.abs(cdf_emp - cdf_theory))),
+                "cdf_empirical": cdf_emp,
+                "cdf_theory": cdf_theory,
+                "median_rel_error": float(np.median(rel_err[dcol[timed] == d])) if np.any(dcol[timed] == d) else float("nan"),
+                "max_rel_error": float(np.max(rel_err[dcol[timed] == d])) if np.any(dcol[timed] == d) else float("nan"),
+                "max_steps_used": int(steps[sel].max()),
+            }
+        )
+    fail_theory = [p["p_theory"] for p in per_d]
+    results = {
+        "d": dcol,
+        "phi0": phi0,
+        "norm_h": norm_h,
+        "t_measured": t_meas,
+        "t_predicted": t_pred,
+        "converged": converged,
+        "grid": grid,
+        "per_d": per_d,
+        "max_rel_error": float(rel_err.max()) if rel_err.size else float("nan"),
+        "median_rel_error": float(np.median(rel_err)) if rel_err.size else float("nan"),
+        "classification_mismatches": mismatch,
+        "max_abs_z": float(max(abs(p["z_score"]) for p in per_d)),
+        "max_ks_distance": float(max(p["ks_distance"] for p in per_d)),
+        "rate_theory": _common.fit_exponential_rate(dims, fail_theory)["rate"],
+        "rate_mc": _common.fit_exponential_rate(dims, [p["fraction"] for p in per_d])["rate"],
+        "delta": config.delta,
+        "horizon": config.horizon,
+        "seconds": time.perf_counter() - t_start,
+    }
+    if out is not None:
+        _write(results, config, _common.make_outdir(NAME, out))
+    return results
+
+
+def _write(results: dict, config: Config, out: Path) -> None:
+    per_d = results["per_d"]
+    dims = np.array([p["d"] for p in per_d])
+    fig, (ax1, ax2, ax3) = _common.new_figure(3, 1, width=4.3, height=3.7)
+    d_all, tm, tp = results["d"], results["t_measured"], results["t_predicted"]
+    ok = np.isfinite(tm) & (tm > 0)
+    for j, d in enumerate(dims):
+        s = ok & (d_all == d)
+        ax1.loglog(tp[s], tm[s], ".", ms=2, color=f"C{j % 10}", label=f"d={d}")
+    lim = [max(tp[ok].min(), 1e-4), results["horizon"]] if ok.any() else [1e-3, 1]
+    ax1.plot(lim, lim, "k-", lw=0.8)
+    ax1.set(xlabel="closed form lohe.time_to_converge", ylabel="diffrax event time",
+            title=f"time to within $\\delta$={results['delta']:g} (max rel. err {results['max_rel_error']:.1e})")
+    ax1.legend(fontsize=6, markerscale=4, ncol=2, loc="upper left")
+
+    shown = [d for d in dims if d in (2, 4, 16, 64)] or list(dims[:4])
+    for j, d in enumerate(dims):
+        if d not in shown:
+            continue
+        p = per_d[j]
+        ax2.step(results["grid"], p["cdf_empirical"], where="post", color=f"C{j % 10}", lw=1.3,
+                 label=f"d={d} (KS {p['ks_distance']:.3f})")
+        ax2.plot(results["grid"], p["cdf_theory"], "k--", lw=0.8)
+    ax2.plot([], [], "k--", lw=0.8, label="theory")
+    ax2.set(xlabel="t", ylabel="P(time to $\\delta$ $\\leq$ t)", title="distribution of the time (empirical vs theory)")
+    ax2.legend(fontsize=7, loc="lower right")
+
+    frac = np.array([p["fraction"] for p in per_d])
+    lo = np.array([p["ci_lo"] for p in per_d])
+    hi = np.array([p["ci_hi"] for p in per_d])
+    theory = np.array([p["p_theory"] for p in per_d])
+    ax3.semilogy(dims, theory, "k-", marker=".", lw=1.2, label=f"theory, fitted rate {results['rate_theory']:.3f}")
+    hit = frac > 0
+    ax3.errorbar(dims[hit], frac[hit], yerr=[frac[hit] - lo[hit], hi[hit] - frac[hit]], fmt="o", ms=4, color="C0",
+                 capsize=2, label=f"diffrax, n={per_d[0]['n']} per d ({config.confidence:.0%} CI)")
+    if (~hit).any():
+        ax3.plot(dims[~hit], hi[~hit], "v", color="C0", mfc="none", ms=6, label="zero count: upper bound")
+    ax3.set(xlabel="$d_{osc}$", ylabel=f"P(angle > $\\delta$ at T={results['horizon']:g})",
+            title="not converged by the horizon")
+    ax3.set_xticks(dims, [str(d) if d >= 8 or d == 2 else "" for d in dims])
+    ax3.legend(fontsize=7, loc="lower left")
+    _common.save_figure(fig, out / "convergence.png")
+
+    _common.write_csv(out / "times.csv", {
+        "d": d_all, "phi0": results["phi0"], "norm_h": results["norm_h"],
+        "t_measured": results["t_measured"], "t_predicted": results["t_predicted"], "converged": results["converged"],
+    })
+    keys = ("d", "n", "not_converged", "fraction", "ci_lo", "ci_hi", "p_theory", "z_score", "ks_distance",
+            "median_rel_error", "max_rel_error", "max_steps_used")
+    _common.write_csv(out / "failure.csv", {k: [p[k] for p in per_d] for k in keys})
+    _common.write_json(out / "results.json", {
+        "study": NAME,
+        **{k: results[k] for k in ("delta", "horizon", "max_rel_error", "median_rel_error", "classification_mismatches",
+                                   "max_abs_z", "max_ks_distance", "rate_theory", "rate_mc", "seconds")},
+        "per_d": [{k: p[k] for k in keys} for p in per_d],
+    })
+    _common.write_config(config, out, NAME)
+
+
+def summary(results: dict) -> str:
+    """A few lines with the headline numbers."""
+    lines = [
+        f"convergence: fixed-query flow, delta={results['delta']:g}, horizon T={results['horizon']:g}",
+        f"  time to delta: median rel. error {results['median_rel_error']:.2e}, max {results['max_rel_error']:.2e};"
+        f" converged-by-T misclassified: {results['classification_mismatches']}",
+    ]
+    for p in results["per_d"]:
+        lines.append(
+            f"  d={p['d']:<3} not converged {p['not_converged']}/{p['n']} = {p['fraction']:.4f}"
+            f" [{p['ci_lo']:.4f}, {p['ci_hi']:.4f}]  theory {p['p_theory']:.4g}  z={p['z_score']:+.2f}"
+            f"  KS={p['ks_distance']:.3f}"
+        )
+    lines.append(f"  fitted rate: theory {results['rate_theory']:.4f}, simulation {results['rate_mc']:.4f}")
+    lines.append(f"  ({results['seconds']:.1f} s)")
+    return "\n".join(lines)
