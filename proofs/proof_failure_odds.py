@@ -316,6 +316,9 @@ antipodal_angle_numpy = sp.lambdify(
     [delta, a, T], sp.pi - 2 * sp.atan(critical_tan(delta, a, T)), "numpy"
 )
 DIMS = (2, 3, 8, 32)
+ALPHA = np.linspace(
+    0.0, np.pi, 25
+)  # one shape for every cap evaluation: one compilation per d
 
 
 def cap_reference(al, dd):
@@ -334,9 +337,9 @@ def compare(bound=None) -> None:
     from syncattn import lohe, sphere
 
     bound = bound or sphere.cap_probability_bound
-    al = np.linspace(0.0, np.pi, 25)
-    for dd in (2, 3, 4, 8, 16, 32, 64, 128):  # the bound dominates the cap ...
-        cap, b = np.asarray(sphere.cap_probability(al, dd)), np.asarray(bound(al, dd))
+    al = ALPHA
+    for dd in (2, 3, 4, 8, 16, 32, 64, 128):  # the bound dominates the (true) cap ...
+        cap, b = cap_reference(al, dd), np.asarray(bound(al, dd))
         if np.any(b < cap * (1 - 1e-12)):
             i = int(np.argmax(cap - b))
             raise AssertionError(
@@ -370,7 +373,8 @@ def compare(bound=None) -> None:
             lohe.antipodal_probability(al, dd), cap, f"antipodal_probability, d={dd}"
         )
     g = rng("failure_odds")
-    nh, TT, dl = g.uniform(0.1, 2.0, 6), g.uniform(0.0, 3.0, 6), g.uniform(0.05, 3.0, 6)
+    nh, TT = g.uniform(0.1, 2.0, ALPHA.shape), g.uniform(0.0, 3.0, ALPHA.shape)
+    dl = g.uniform(0.05, 3.0, ALPHA.shape)
     for dd in DIMS:
         want = cap_reference(antipodal_angle_numpy(dl, nh, TT), dd)
         got = lohe.finite_time_failure_probability(nh, TT, dl, dd)
@@ -404,18 +408,18 @@ def test_monte_carlo_failure_odds():
         key, sub = jax.random.split(key)
         z = np.asarray(sphere.sample_uniform(sub, (n,), dd))
         phi0 = np.arccos(np.clip(z[:, 0], -1.0, 1.0))  # angle to h/||h|| = e_1
+        cap = np.asarray(sphere.cap_probability(ALPHA, dd))
         events = [
-            (f"cap({x:.2f})", phi0 < x, sphere.cap_probability(x, dd))
-            for x in (np.pi / 6, np.pi / 2, 2.5)
+            (f"cap({ALPHA[i]:.2f})", phi0 < ALPHA[i], cap[i]) for i in (4, 12, 19)
         ]
         phiT = np.asarray(lohe.exact_angle(phi0, h_norm, T_))
-        events.append(
-            (
-                "P(phi(T) > delta)",
-                phiT > delta_,
-                lohe.finite_time_failure_probability(h_norm, T_, delta_, dd),
-            )
+        fail = lohe.finite_time_failure_probability(
+            np.full(ALPHA.shape, h_norm),
+            np.full(ALPHA.shape, T_),
+            np.full(ALPHA.shape, delta_),
+            dd,
         )
+        events.append(("P(phi(T) > delta)", phiT > delta_, np.asarray(fail)[0]))
         for name, hits, p in events:
             p = float(p)
             se = max(np.sqrt(p * (1 - p) / n), 1.0 / n)

@@ -133,10 +133,17 @@ def prove(f=rhs, solution=closed_form) -> None:
     rt = solution(r0, K, gamma, t)
     # Bernoulli: for r > 0, r' = f(r) iff u = r^{-2} solves u' = -2 a u + 2 b
     rp = sp.Symbol("r_pos", positive=True)
-    assert_zero(-2 * rp**-3 * f(rp, K, gamma) - (-2 * a_ * rp**-2 + 2 * b_), "(c) Bernoulli substitution")
+    assert_zero(
+        -2 * rp**-3 * f(rp, K, gamma) - (-2 * a_ * rp**-2 + 2 * b_),
+        "(c) Bernoulli substitution",
+    )
     rational = lambda e: sp.cancel(sp.expand(sp.powsimp(e, force=True)))
     u = rt**-2
-    assert_zero(sp.diff(u, t) + 2 * a_ * u - 2 * b_, "(c) closed form solves the ODE", simplify=rational)
+    assert_zero(
+        sp.diff(u, t) + 2 * a_ * u - 2 * b_,
+        "(c) closed form solves the ODE",
+        simplify=rational,
+    )
     assert_zero(rt.subs(t, 0) - r0, "(c) initial value", simplify=rational)
     lim_above = sp.limit(rt.subs(above), t, sp.oo)
     assert_zero(lim_above - r_star(K, gamma).subs(above), "(c) r(t) -> r* above K_c")

@@ -154,6 +154,11 @@ class Solution(eqx.Module):
     rho: Float[Array, "t *#batch"]
 
 
+def _check_count(v, name: str) -> None:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+        raise ValueError(f"{name} must be a positive int; got {v!r}.")
+
+
 def _save_times(saveat, t1, t1_np):
     """Save times (jnp) and, when concrete, a float64 numpy copy (else None)."""
     if saveat is None:
@@ -175,11 +180,17 @@ def _save_times(saveat, t1, t1_np):
     if not (concrete and t1_np is not None):
         return ts, None
     ts_np = np.asarray(saveat, np.float64)
-    if ts_np.min() < 0 or ts_np.max() > t1_np or np.any(np.diff(ts_np) < 0):
+    slack = 4 * float(jnp.finfo(ts.dtype).eps) * max(1.0, t1_np)  # rounding of ts
+    if (
+        ts_np.min() < -slack
+        or ts_np.max() > t1_np + slack
+        or np.any(np.diff(ts_np) < 0)
+    ):
         raise ValueError(
             f"saveat times must be non-decreasing in [0, t1={t1_np}]; got {ts_np}."
         )
-    return ts, ts_np
+    ts_np = np.clip(ts_np, 0.0, t1_np)
+    return jnp.asarray(ts_np, ts.dtype), ts_np
 
 
 def _ode_rhs(t, y, args):  # module level: diffrax's jit cache then hits across calls
@@ -224,13 +235,13 @@ def simulate(
     `diffrax.Dopri5()`, PID controller at `rtol`/`atol`; `dt` = first step, `None` =
     automatic) for the extension $\|x_i\|^2 m_i - \langle x_i, m_i\rangle x_i +
     \Omega_i x_i$, $m_i = \sum_j K_{ij} x_j$: equal to the Lohe field on the sphere
-    and orthogonal to $x_i$ everywhere, so $\|x_i\|$ is an exact invariant (the
-    literal formula is radially unstable near anti-aligned states, where norm errors
-    grow like $e^{2Kt}$). Norms then stay 1 up to the solver's accumulated local
-    error, about `rtol` (use `rtol=1e-11` for 1e-10). `method="geodesic"` is the
-    first-order Lie-Euler scheme $x_{k+1} = \exp_{x_k}(\Delta t\, P_{x_k} f(x_k))$
-    (`sphere.exp_map`, `sphere.project_tangent`): it stays on the sphere to rounding,
-    where Euler-then-normalise drifts. Each interval between save times takes the
+    and orthogonal to $x_i$ everywhere, so $\|x_i\|$ is an exact invariant (with the
+    literal formula a norm error grows like $e^{2\|m_i\| t}$ where $x_i$ opposes
+    $m_i$). Norms then stay 1 up to the solver's accumulated local error, about
+    `rtol` (use `rtol=1e-11` for 1e-10). `method="geodesic"` is the first-order
+    Lie-Euler scheme $x_{k+1} = \exp_{x_k}(\Delta t\, P_{x_k} f(x_k))$
+    (`sphere.exp_map`, `sphere.project_tangent`): it stays on the sphere to rounding
+    with no projection step, where project-after-Euler drifts. Each interval between save times takes the
     same number of equal steps of at most `dt` (default 1e-2), so `t1` and `saveat`
     must be concrete (close over them under `jit`). Both methods are jit-able,
     vmap-able over `x0` and differentiable (diffrax's checkpointed adjoint;
@@ -288,12 +299,7 @@ def simulate(
     else:
         check_scalar_range(rtol, "rtol", low=0.0, low_inclusive=False)
         check_scalar_range(atol, "atol", low=0.0, low_inclusive=False)
-        if (
-            isinstance(max_steps, bool)
-            or not isinstance(max_steps, int)
-            or max_steps < 1
-        ):
-            raise ValueError(f"max_steps must be a positive int; got {max_steps!r}.")
+        _check_count(max_steps, "max_steps")
         xs = diffrax.diffeqsolve(
             diffrax.ODETerm(_ode_rhs),
             diffrax.Dopri5() if solver is None else solver,
@@ -836,8 +842,8 @@ def degenerate_probability(
     n_anchors: int,
     eps: float,
     n_samples: int = 100_000,
-    *,
     scale: float = 1.0,
+    *,
     chunk_size: int = 8192,
 ) -> tuple[Float[Array, ""], Float[Array, ""]]:
     r"""Monte Carlo estimate of $P(\|h\| < \varepsilon)$ for a random drive.
@@ -871,13 +877,9 @@ def degenerate_probability(
         >>> p, se = degenerate_probability(jax.random.key(0), 3, 4, 0.5, 10_000)
     """
     d = check_dim(d)
-    for v, name in (
-        (n_anchors, "n_anchors"),
-        (n_samples, "n_samples"),
-        (chunk_size, "chunk_size"),
-    ):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise ValueError(f"{name} must be a positive int; got {v!r}.")
+    for v, name in ((n_anchors, "n_anchors"), (n_samples, "n_samples")):
+        _check_count(v, name)
+    _check_count(chunk_size, "chunk_size")
     check_scalar_range(eps, "eps", low=0.0, low_inclusive=False)
     check_scalar_range(scale, "scale", low=0.0, low_inclusive=False)
     chunk = int(min(chunk_size, n_samples))

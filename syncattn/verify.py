@@ -19,6 +19,14 @@ status 0 if everything passed, 1 if a check failed, 2 on a usage error.
 
 ``--quick`` skips the simulation-based theorem checks (diffrax solves, whose
 compilation dominates the run time) and shrinks the Monte Carlo sample sizes.
+By default the statements are spread over ``min(2, CPUs)`` spawned worker
+processes (``--jobs``; ``--jobs 1`` runs everything in this process). Every
+random point and sample is seeded (``--seed``), and ``report.json`` records the
+configuration and library versions.
+
+Example:
+    >>> main(["--only", "readout", "--out", "report"])  # doctest: +SKIP
+    0
 """
 
 from __future__ import annotations
@@ -187,69 +195,139 @@ def _checks(statement: Statement):
     return _harness.collect(statement.module)
 
 
+def _run_check(statement: str, c, quick: bool) -> CheckResult:
+    if quick and c.slow:
+        return CheckResult(
+            statement,
+            c.name,
+            c.kind,
+            "skipped",
+            0.0,
+            "simulation check skipped by --quick",
+        )
+    t0 = time.perf_counter()
+    try:
+        c.fn()
+        return CheckResult(statement, c.name, c.kind, "pass", time.perf_counter() - t0)
+    except Exception as e:  # a failing check is a result, not a crash
+        tb = traceback.extract_tb(e.__traceback__)
+        where = f" [{Path(tb[-1].filename).name}:{tb[-1].lineno}]" if tb else ""
+        return CheckResult(
+            statement,
+            c.name,
+            c.kind,
+            "FAIL",
+            time.perf_counter() - t0,
+            _one_line(e) + where,
+        )
+
+
+def _worker_init(proofs_dir: str, quick: bool, seed: int) -> None:
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    _import_proofs_package(Path(proofs_dir))
+    from proofs import _harness
+
+    _harness.CONFIG.quick, _harness.CONFIG.seed = quick, seed
+
+
+def _worker_statement(name: str, quick: bool) -> list[CheckResult]:
+    from proofs import _harness
+
+    module = importlib.import_module(f"proofs.proof_{name}")
+    return [_run_check(name, c, quick) for c in _harness.collect(module)]
+
+
 def run(
-    statements: list[Statement], *, quick: bool, seed: int, progress: bool = True
+    statements: list[Statement],
+    *,
+    quick: bool,
+    seed: int,
+    progress: bool = True,
+    jobs: int = 1,
 ) -> list[CheckResult]:
-    """Run the checks of ``statements`` (float64 on) and return one result per check."""
+    """Run the checks of ``statements`` (float64 on) and return one result per check.
+
+    With ``jobs > 1`` and several statements, the statements are spread over
+    ``jobs`` spawned worker processes (each with float64 and the same seed); the
+    checks of one statement always run together, in order, in one process.
+    """
     import jax
 
     jax.config.update("jax_enable_x64", True)
     from proofs import _harness
 
-    plan = [(s, c) for s in statements if s.module is not None for c in _checks(s)]
+    runnable = [s for s in statements if s.module is not None]
     results = [
         CheckResult(s.name, "import", "symbolic", "FAIL", 0.0, s.import_error)
         for s in statements
         if s.module is None
     ]
-    bar = _progress(len(plan), progress)
+    if jobs > 1 and len(runnable) > 1:
+        return results + _run_parallel(
+            runnable, quick=quick, seed=seed, progress=progress, jobs=jobs
+        )
+    plan = [(s, c) for s in runnable for c in _checks(s)]
+    bar = _progress(len(plan), progress, "check")
     with _harness.configured(quick=quick, seed=seed):
         for s, c in plan:
             bar.set_description(f"{s.name}: {c.name}"[:60])
-            if quick and c.slow:
-                results.append(
-                    CheckResult(
-                        s.name,
-                        c.name,
-                        c.kind,
-                        "skipped",
-                        0.0,
-                        "simulation check skipped by --quick",
-                    )
-                )
-                bar.update()
-                continue
-            t0 = time.perf_counter()
-            try:
-                c.fn()
-                res = CheckResult(
-                    s.name, c.name, c.kind, "pass", time.perf_counter() - t0
-                )
-            except Exception as e:  # a failing check is a result, not a crash
-                tb = traceback.extract_tb(e.__traceback__)
-                where = f" [{Path(tb[-1].filename).name}:{tb[-1].lineno}]" if tb else ""
-                res = CheckResult(
-                    s.name,
-                    c.name,
-                    c.kind,
-                    "FAIL",
-                    time.perf_counter() - t0,
-                    _one_line(e) + where,
-                )
-            results.append(res)
+            results.append(_run_check(s.name, c, quick))
             bar.update()
     bar.close()
     return results
 
 
-def _progress(total: int, enabled: bool):
+def _cost(s: Statement, quick: bool) -> tuple:
+    """A rough cost key (simulations first, then numeric checks): longest statements start first."""
+    checks = _checks(s)
+    return (
+        not quick and any(c.slow for c in checks),
+        sum(c.kind == "numeric" for c in checks),
+    )
+
+
+def _run_parallel(
+    statements: list[Statement], *, quick, seed, progress, jobs
+) -> list[CheckResult]:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    proofs_dir = statements[0].path.parent
+    order = sorted(statements, key=lambda s: _cost(s, quick), reverse=True)
+    done: dict[str, list[CheckResult]] = {}
+    bar = _progress(len(order), progress, "statement")
+    ctx = multiprocessing.get_context(
+        "spawn"
+    )  # fork is unsafe once JAX has started threads
+    init = (str(proofs_dir), quick, seed)
+    with ProcessPoolExecutor(
+        jobs, mp_context=ctx, initializer=_worker_init, initargs=init
+    ) as ex:
+        futures = {ex.submit(_worker_statement, s.name, quick): s for s in order}
+        for fut in as_completed(futures):
+            s = futures[fut]
+            try:
+                done[s.name] = fut.result()
+            except Exception as e:  # a crashed worker fails its statement, not the run
+                done[s.name] = [
+                    CheckResult(s.name, "worker", "numeric", "FAIL", 0.0, _one_line(e))
+                ]
+            bar.set_description(s.name)
+            bar.update()
+    bar.close()
+    return [r for s in statements for r in done[s.name]]
+
+
+def _progress(total: int, enabled: bool, unit: str):
     from tqdm import tqdm
 
     return tqdm(
         total=total,
         file=sys.stderr,
-        disable=not enabled,
-        unit="check",
+        disable=None if enabled else True,  # None: off when stderr is not a terminal
+        unit=unit,
         leave=False,
         dynamic_ncols=True,
     )
@@ -326,6 +404,7 @@ def _config(args, proofs_dir: Path, out: Path) -> dict:
         command="syncattn verify " + " ".join(args.argv),
         seed=args.seed,
         quick=args.quick,
+        jobs=args.jobs,
         only=args.only or [],
         proofs_dir=str(proofs_dir),
         out=str(out),
@@ -342,6 +421,11 @@ def _config(args, proofs_dir: Path, out: Path) -> dict:
         cpu_count=os.cpu_count(),
         jax_devices=[str(d) for d in jax.devices()],
     )
+
+
+def _cell(text: str) -> str:
+    """Escape a markdown table cell (titles contain norms like ||h||)."""
+    return text.replace("|", "\\|")
 
 
 def _markdown(report: dict) -> str:
@@ -372,7 +456,7 @@ def _markdown(report: dict) -> str:
             f" (+{r['skipped']} skipped)" if r["skipped"] else ""
         )
         lines.append(
-            f"| {r['number']} | {r['title']} | {r['kind']} | {checks} | {r['mutations']} | **{r['result']}** "
+            f"| {r['number']} | {_cell(r['title'])} | {r['kind']} | {checks} | {r['mutations']} | **{r['result']}** "
             f"| {r['seconds']:.1f} | `{r['file']}` |"
         )
     lines += [
@@ -453,6 +537,12 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         help="the proofs/ folder (default: next to the installed package)",
     )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=min(2, os.cpu_count() or 1),
+        help="worker processes, one statement at a time each (default: min(2, CPUs)); 1 = in-process",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 
@@ -495,8 +585,17 @@ def main(argv: list[str] | None = None) -> int:
         f"syncattn verify: {len(selected)} statement(s), seed {args.seed}{', quick' if args.quick else ''}",
         flush=True,
     )
+    if args.jobs < 1:
+        print(
+            f"syncattn verify: --jobs must be >= 1; got {args.jobs}.", file=sys.stderr
+        )
+        return EXIT_USAGE
     results = run(
-        selected, quick=args.quick, seed=args.seed, progress=not args.no_progress
+        selected,
+        quick=args.quick,
+        seed=args.seed,
+        progress=not args.no_progress,
+        jobs=args.jobs,
     )
     seconds = time.perf_counter() - t0
     rows = _statement_rows(selected, results)

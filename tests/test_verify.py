@@ -84,7 +84,8 @@ def test_a_failing_check_makes_the_exit_code_nonzero(tmp_path, monkeypatch, caps
 
     monkeypatch.setattr(mod, "test_rope_symbolic", broken)
     out = tmp_path / "r"
-    assert verify.main(["--only", CHEAP, "--out", str(out), "--no-progress"]) == 1
+    args = ["--only", CHEAP, "--out", str(out), "--no-progress", "--jobs", "1"]
+    assert verify.main(args) == 1
     report = json.loads((out / "report.json").read_text())
     assert report["summary"]["ok"] is False and report["summary"]["failed"] == 1
     failed = [c for c in report["statements"][0]["checks"] if c["result"] == "FAIL"]
@@ -111,6 +112,27 @@ def test_quick_skips_slow_checks(tmp_path, monkeypatch):
     skipped = [c for c in report["statements"][0]["checks"] if c["result"] == "skipped"]
     assert [c["check"] for c in skipped] == ["zz_slow_simulation"]
     assert report["config"]["quick"] is True
+
+
+def test_parallel_jobs_give_the_same_report(tmp_path):
+    """Two statements over two spawned workers: results come back complete and in order."""
+    only = ["--only", "entropic_selection", "--only", CHEAP]
+    out = tmp_path / "p"
+    assert verify.main([*only, "--jobs", "2", "--out", str(out), "--no-progress"]) == 0
+    report = json.loads((out / "report.json").read_text())
+    assert [s["name"] for s in report["statements"]] == [CHEAP, "entropic_selection"]
+    assert report["config"]["jobs"] == 2
+    assert all(c["result"] == "pass" for s in report["statements"] for c in s["checks"])
+    assert report["summary"]["checks"] == 8
+
+
+def test_jobs_must_be_positive(capsys):
+    assert verify.main(["--jobs", "0", "--only", CHEAP]) == 2
+    assert "--jobs" in capsys.readouterr().err
+
+
+def test_markdown_cells_escape_norm_bars():
+    assert verify._cell("equilibria +-h/||h||") == "equilibria +-h/\\|\\|h\\|\\|"
 
 
 def test_unknown_statement_is_a_usage_error(capsys):

@@ -59,8 +59,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("name", choices=list(STUDIES), help="which study")
     p.add_argument("--full", action="store_true", help="publication-size run (slow)")
     # hidden: the tests use --size small; --full is the public spelling of --size full
-    p.add_argument("--size", choices=("small", "default", "full"), help=argparse.SUPPRESS)
-    p.add_argument("--out", type=Path, help="output folder (default: a fresh syncattn-study-NAME-<time>)")
+    p.add_argument(
+        "--size", choices=("small", "default", "full"), help=argparse.SUPPRESS
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        help="output folder (default: a fresh syncattn-study-NAME-<time>)",
+    )
     p.add_argument("--seed", type=int, help="PRNG seed (default: the config's)")
     p.add_argument(
         "--set",
@@ -83,7 +89,9 @@ def _apply_overrides(config, overrides: list[str]):
         if not sep:
             raise ValueError(f"--set expects KEY=VALUE; got {item!r}.")
         if key not in fields:
-            raise ValueError(f"unknown config field {key!r}; fields are {sorted(fields)}.")
+            raise ValueError(
+                f"unknown config field {key!r}; fields are {sorted(fields)}."
+            )
         try:
             changes[key] = ast.literal_eval(value)
         except (ValueError, SyntaxError):
@@ -119,7 +127,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"syncattn study: {e}", file=sys.stderr)
         return 2
     out = make_outdir(args.name, args.out)
-    print(f"syncattn study {args.name} ({size}, seed {config.seed}) -> {out}", file=sys.stderr)
+    print(
+        f"syncattn study {args.name} ({size}, seed {config.seed}) -> {out}",
+        file=sys.stderr,
+    )
     t0 = time.perf_counter()
     results = module.run(config, out, progress=not args.quiet)
     elapsed = time.perf_counter() - t0

@@ -82,7 +82,10 @@ class Config:
             raise ValueError(f"dims must be non-empty ints >= 2; got {self.dims}.")
         if not 0 < self.delta < math.pi:
             raise ValueError(f"delta must lie in (0, pi); got {self.delta}.")
-        if self.horizon <= 0 or min(self.n_instances, self.n_tokens, self.d_model, self.d_head) < 1:
+        if (
+            self.horizon <= 0
+            or min(self.n_instances, self.n_tokens, self.d_model, self.d_head) < 1
+        ):
             raise ValueError("horizon must be > 0 and the sizes >= 1.")
 
 
@@ -95,17 +98,36 @@ def _instances(key, d: int, config: Config):
     from .._misc import safe_norm
 
     n, m, dm, dh = config.n_instances, config.n_tokens, config.d_model, config.d_head
-    k_e, k_f, k_g, k_r, k_z = jax.random.split(key, 5)
-    e = jax.random.normal(k_e, (n, m, dm))
-    F = jax.random.normal(k_f, (n, dh, dm)) / math.sqrt(dm)
-    G = jax.random.normal(k_g, (n, dh, dm)) / math.sqrt(dm)
-    w = jax.vmap(lohe.fixed_query_weights)(e, F, G)[:, :1, :]  # query = token 0: (n, 1, m)
-    r = sphere.sample_uniform(k_r, (n, m), d)
+    k_g, k_s = jax.random.split(key)
+    # two sampler calls per d (each costs a compilation): one Gaussian block for
+    # e, F, G and one uniform block for the m anchors plus the start
+    g = jax.random.normal(k_g, (n, m * dm + 2 * dh * dm))
+    e = g[:, : m * dm].reshape(n, m, dm)
+    F = g[:, m * dm : m * dm + dh * dm].reshape(n, dh, dm) / math.sqrt(dm)
+    G = g[:, m * dm + dh * dm :].reshape(n, dh, dm) / math.sqrt(dm)
+    w = jax.vmap(lohe.fixed_query_weights)(e, F, G)[
+        :, :1, :
+    ]  # query = token 0: (n, 1, m)
+    u = sphere.sample_uniform(k_s, (n, m + 1), d)
+    r, z0 = u[:, :m], u[:, m]
     h = lohe.drive(w, r)[:, 0, :]
-    z0 = sphere.sample_uniform(k_z, (n,), d)
     h_hat, _ = lohe.equilibrium(h)
     pad = ((0, 0), (0, max(config.dims) - d))  # exact: the flow stays in span(z0, h)
     return jnp.pad(h, pad), jnp.pad(z0, pad), _angle(z0, h_hat), safe_norm(h)
+
+
+def _all_instances(key, config: Config):
+    """:func:`_instances` for every d, concatenated: one jitted program (one compilation)."""
+    import jax
+    import jax.numpy as jnp
+
+    parts = [
+        _instances(k, d, config)
+        for k, d in zip(
+            jax.random.split(key, len(config.dims)), config.dims, strict=True
+        )
+    ]
+    return tuple(jnp.concatenate(x) for x in zip(*parts, strict=True))
 
 
 def _solver(config: Config):
@@ -124,7 +146,9 @@ def _solver(config: Config):
         h_hat, _ = lohe.equilibrium(h)
         cos_delta = jnp.cos(jnp.asarray(config.delta, z0.dtype))
 
-        def cond(t, y, args, **kwargs):  # crosses zero when the angle to h reaches delta
+        def cond(
+            t, y, args, **kwargs
+        ):  # crosses zero when the angle to h reaches delta
             return jnp.dot(y, h_hat) - cos_delta
 
         sol = diffrax.diffeqsolve(
@@ -135,7 +159,9 @@ def _solver(config: Config):
             None,
             z0,
             h,
-            stepsize_controller=diffrax.PIDController(rtol=config.rtol, atol=config.atol),
+            stepsize_controller=diffrax.PIDController(
+                rtol=config.rtol, atol=config.atol
+            ),
             event=diffrax.Event(cond, optx.Newton(rtol=1e-12, atol=1e-12)),
             saveat=diffrax.SaveAt(t1=True),
             max_steps=config.max_steps,
@@ -157,7 +183,9 @@ def _angle(z, h_hat):
     return jnp.arctan2(s, c)
 
 
-def run(config: Config, out: str | Path | None = None, *, progress: bool = False) -> dict:
+def run(
+    config: Config, out: str | Path | None = None, *, progress: bool = False
+) -> dict:
     """Run the study; write ``convergence.png``, ``times.csv``, ``failure.csv``,
     ``results.json`` and ``config.json`` to ``out`` (nothing is written when ``out`` is None).
 
@@ -172,22 +200,16 @@ def run(config: Config, out: str | Path | None = None, *, progress: bool = False
 
     t_start = time.perf_counter()
     dims = [int(d) for d in config.dims]
-    keys = jax.random.split(jax.random.key(config.seed), len(dims))
-    hs, zs, dcol, phi0, norm_h = [], [], [], [], []
-    make = jax.jit(_instances, static_argnums=(1, 2))  # one compilation per d
-    for d, k in zip(_common.progress(dims, desc="instances", enabled=progress), keys, strict=False):
-        h, z0, phi, nh = make(k, d, config)
-        hs.append(h)
-        zs.append(z0)
-        phi0.append(np.asarray(phi))
-        norm_h.append(np.asarray(nh))
-        dcol.append(np.full(config.n_instances, d))
-    H, Z = jnp.concatenate(hs), jnp.concatenate(zs)
-    dcol, phi0, norm_h = np.concatenate(dcol), np.concatenate(phi0), np.concatenate(norm_h)
+    make = jax.jit(_all_instances, static_argnums=1)
+    H, Z, phi0, norm_h = make(_common.prng_key(config.seed), config)
+    phi0, norm_h = np.asarray(phi0), np.asarray(norm_h)
+    dcol = np.repeat(np.asarray(dims), config.n_instances)
 
     solve = _solver(config)
     n_total = H.shape[0]
-    batch = min(n_total, 16384)  # one compiled shape: the last batch is padded, then dropped
+    batch = min(
+        n_total, 16384
+    )  # one compiled shape: the last batch is padded, then dropped
     n_pad = -n_total % batch
     Z = jnp.concatenate([Z, Z[:n_pad]]) if n_pad else Z
     H = jnp.concatenate([H, H[:n_pad]]) if n_pad else H
@@ -202,7 +224,9 @@ def run(config: Config, out: str | Path | None = None, *, progress: bool = False
     already = phi0 <= config.delta
     converged = event | already
     t_meas = np.where(already, 0.0, np.where(event, t_end, np.inf))
-    t_pred = np.asarray(lohe.time_to_converge(jnp.asarray(phi0), jnp.asarray(norm_h), config.delta))
+    t_pred = np.asarray(
+        lohe.time_to_converge(jnp.asarray(phi0), jnp.asarray(norm_h), config.delta)
+    )
     timed = event & ~already & (t_pred > 0)
     rel_err = np.abs(t_meas[timed] - t_pred[timed]) / t_pred[timed]
     mismatch = int(np.sum((t_pred > config.horizon) != ~converged))
@@ -212,9 +236,18 @@ def run(config: Config, out: str | Path | None = None, *, progress: bool = False
     for d in dims:
         sel = dcol == d
         n = int(sel.sum())
-        p_fail_T = np.asarray(lohe.finite_time_failure_probability(jnp.asarray(norm_h[sel]), config.horizon, config.delta, d))
+        p_fail_T = np.asarray(
+            lohe.finite_time_failure_probability(
+                jnp.asarray(norm_h[sel]), config.horizon, config.delta, d
+            )
+        )
         p_grid = np.asarray(
-            lohe.finite_time_failure_probability(jnp.asarray(norm_h[sel])[:, None], jnp.asarray(grid)[None, :], config.delta, d)
+            lohe.finite_time_failure_probability(
+                jnp.asarray(norm_h[sel])[:, None],
+                jnp.asarray(grid)[None, :],
+                config.delta,
+                d,
+            )
         ).mean(axis=0)
         cdf_theory = 1.0 - p_grid
         cdf_emp = np.mean(t_meas[sel][:, None] <= grid[None, :], axis=0)
@@ -231,12 +264,18 @@ def run(config: Config, out: str | Path | None = None, *, progress: bool = False
                 "ci_lo": float(lo),
                 "ci_hi": float(hi),
                 "p_theory": mean_p,
-                "z_score": (k - n * mean_p) / math.sqrt(var) if var > 0 else (0.0 if k == 0 else math.inf),
+                "z_score": (k - n * mean_p) / math.sqrt(var)
+                if var > 0
+                else (0.0 if k == 0 else math.inf),
                 "ks_distance": float(np.max(np.abs(cdf_emp - cdf_theory))),
                 "cdf_empirical": cdf_emp,
                 "cdf_theory": cdf_theory,
-                "median_rel_error": float(np.median(rel_err[dcol[timed] == d])) if np.any(dcol[timed] == d) else float("nan"),
-                "max_rel_error": float(np.max(rel_err[dcol[timed] == d])) if np.any(dcol[timed] == d) else float("nan"),
+                "median_rel_error": float(np.median(rel_err[dcol[timed] == d]))
+                if np.any(dcol[timed] == d)
+                else float("nan"),
+                "max_rel_error": float(np.max(rel_err[dcol[timed] == d]))
+                if np.any(dcol[timed] == d)
+                else float("nan"),
                 "max_steps_used": int(steps[sel].max()),
             }
         )
@@ -256,7 +295,9 @@ def run(config: Config, out: str | Path | None = None, *, progress: bool = False
         "max_abs_z": float(max(abs(p["z_score"]) for p in per_d)),
         "max_ks_distance": float(max(p["ks_distance"] for p in per_d)),
         "rate_theory": _common.fit_exponential_rate(dims, fail_theory)["rate"],
-        "rate_mc": _common.fit_exponential_rate(dims, [p["fraction"] for p in per_d])["rate"],
+        "rate_mc": _common.fit_exponential_rate(dims, [p["fraction"] for p in per_d])[
+            "rate"
+        ],
         "delta": config.delta,
         "horizon": config.horizon,
         "seconds": time.perf_counter() - t_start,
@@ -277,8 +318,11 @@ def _write(results: dict, config: Config, out: Path) -> None:
         ax1.loglog(tp[s], tm[s], ".", ms=2, color=f"C{j % 10}", label=f"d={d}")
     lim = [max(tp[ok].min(), 1e-4), results["horizon"]] if ok.any() else [1e-3, 1]
     ax1.plot(lim, lim, "k-", lw=0.8)
-    ax1.set(xlabel="closed form lohe.time_to_converge", ylabel="diffrax event time",
-            title=f"time to within $\\delta$={results['delta']:g} (max rel. err {results['max_rel_error']:.1e})")
+    ax1.set(
+        xlabel="closed form lohe.time_to_converge",
+        ylabel="diffrax event time",
+        title=f"time to within $\\delta$={results['delta']:g} (max rel. err {results['max_rel_error']:.1e})",
+    )
     ax1.legend(fontsize=6, markerscale=4, ncol=2, loc="upper left")
 
     shown = [d for d in dims if d in (2, 4, 16, 64)] or list(dims[:4])
@@ -286,42 +330,113 @@ def _write(results: dict, config: Config, out: Path) -> None:
         if d not in shown:
             continue
         p = per_d[j]
-        ax2.step(results["grid"], p["cdf_empirical"], where="post", color=f"C{j % 10}", lw=1.3,
-                 label=f"d={d} (KS {p['ks_distance']:.3f})")
+        ax2.step(
+            results["grid"],
+            p["cdf_empirical"],
+            where="post",
+            color=f"C{j % 10}",
+            lw=1.3,
+            label=f"d={d} (KS {p['ks_distance']:.3f})",
+        )
         ax2.plot(results["grid"], p["cdf_theory"], "k--", lw=0.8)
     ax2.plot([], [], "k--", lw=0.8, label="theory")
-    ax2.set(xlabel="t", ylabel="P(time to $\\delta$ $\\leq$ t)", title="distribution of the time (empirical vs theory)")
+    ax2.set(
+        xlabel="t",
+        ylabel="P(time to $\\delta$ $\\leq$ t)",
+        title="distribution of the time (empirical vs theory)",
+    )
     ax2.legend(fontsize=7, loc="lower right")
 
     frac = np.array([p["fraction"] for p in per_d])
     lo = np.array([p["ci_lo"] for p in per_d])
     hi = np.array([p["ci_hi"] for p in per_d])
     theory = np.array([p["p_theory"] for p in per_d])
-    ax3.semilogy(dims, theory, "k-", marker=".", lw=1.2, label=f"theory, fitted rate {results['rate_theory']:.3f}")
+    ax3.semilogy(
+        dims,
+        theory,
+        "k-",
+        marker=".",
+        lw=1.2,
+        label=f"theory, fitted rate {results['rate_theory']:.3f}",
+    )
     hit = frac > 0
-    ax3.errorbar(dims[hit], frac[hit], yerr=[frac[hit] - lo[hit], hi[hit] - frac[hit]], fmt="o", ms=4, color="C0",
-                 capsize=2, label=f"diffrax, n={per_d[0]['n']} per d ({config.confidence:.0%} CI)")
+    ax3.errorbar(
+        dims[hit],
+        frac[hit],
+        yerr=[frac[hit] - lo[hit], hi[hit] - frac[hit]],
+        fmt="o",
+        ms=4,
+        color="C0",
+        capsize=2,
+        label=f"diffrax, n={per_d[0]['n']} per d ({config.confidence:.0%} CI)",
+    )
     if (~hit).any():
-        ax3.plot(dims[~hit], hi[~hit], "v", color="C0", mfc="none", ms=6, label="zero count: upper bound")
-    ax3.set(xlabel="$d_{osc}$", ylabel=f"P(angle > $\\delta$ at T={results['horizon']:g})",
-            title="not converged by the horizon")
-    ax3.set_xticks(dims, [str(d) if d >= 8 or d == 2 else "" for d in dims])
+        ax3.plot(
+            dims[~hit],
+            hi[~hit],
+            "v",
+            color="C0",
+            mfc="none",
+            ms=6,
+            label="zero count: upper bound",
+        )
+    ax3.set(
+        xlabel="$d_{osc}$",
+        ylabel=f"P(angle > $\\delta$ at T={results['horizon']:g})",
+        title="not converged by the horizon",
+    )
+    _common.dim_ticks(ax3, dims)
     ax3.legend(fontsize=7, loc="lower left")
     _common.save_figure(fig, out / "convergence.png")
 
-    _common.write_csv(out / "times.csv", {
-        "d": d_all, "phi0": results["phi0"], "norm_h": results["norm_h"],
-        "t_measured": results["t_measured"], "t_predicted": results["t_predicted"], "converged": results["converged"],
-    })
-    keys = ("d", "n", "not_converged", "fraction", "ci_lo", "ci_hi", "p_theory", "z_score", "ks_distance",
-            "median_rel_error", "max_rel_error", "max_steps_used")
+    _common.write_csv(
+        out / "times.csv",
+        {
+            "d": d_all,
+            "phi0": results["phi0"],
+            "norm_h": results["norm_h"],
+            "t_measured": results["t_measured"],
+            "t_predicted": results["t_predicted"],
+            "converged": results["converged"],
+        },
+    )
+    keys = (
+        "d",
+        "n",
+        "not_converged",
+        "fraction",
+        "ci_lo",
+        "ci_hi",
+        "p_theory",
+        "z_score",
+        "ks_distance",
+        "median_rel_error",
+        "max_rel_error",
+        "max_steps_used",
+    )
     _common.write_csv(out / "failure.csv", {k: [p[k] for p in per_d] for k in keys})
-    _common.write_json(out / "results.json", {
-        "study": NAME,
-        **{k: results[k] for k in ("delta", "horizon", "max_rel_error", "median_rel_error", "classification_mismatches",
-                                   "max_abs_z", "max_ks_distance", "rate_theory", "rate_mc", "seconds")},
-        "per_d": [{k: p[k] for k in keys} for p in per_d],
-    })
+    _common.write_json(
+        out / "results.json",
+        {
+            "study": NAME,
+            **{
+                k: results[k]
+                for k in (
+                    "delta",
+                    "horizon",
+                    "max_rel_error",
+                    "median_rel_error",
+                    "classification_mismatches",
+                    "max_abs_z",
+                    "max_ks_distance",
+                    "rate_theory",
+                    "rate_mc",
+                    "seconds",
+                )
+            },
+            "per_d": [{k: p[k] for k in keys} for p in per_d],
+        },
+    )
     _common.write_config(config, out, NAME)
 
 
@@ -338,6 +453,8 @@ def summary(results: dict) -> str:
             f" [{p['ci_lo']:.4f}, {p['ci_hi']:.4f}]  theory {p['p_theory']:.4g}  z={p['z_score']:+.2f}"
             f"  KS={p['ks_distance']:.3f}"
         )
-    lines.append(f"  fitted rate: theory {results['rate_theory']:.4f}, simulation {results['rate_mc']:.4f}")
+    lines.append(
+        f"  fitted rate: theory {results['rate_theory']:.4f}, simulation {results['rate_mc']:.4f}"
+    )
     lines.append(f"  ({results['seconds']:.1f} s)")
     return "\n".join(lines)

@@ -55,20 +55,35 @@ class Config:
 
     seed: int = 0  # PRNG seed
     dims: tuple[int, ...] = (2, 3, 4, 8, 16, 32, 64)  # d_osc grid
-    alphas: tuple[float, ...] = (math.pi / 6, math.pi / 4, math.pi / 3)  # antipodal cap angles
+    alphas: tuple[float, ...] = (
+        math.pi / 6,
+        math.pi / 4,
+        math.pi / 3,
+    )  # antipodal cap angles
     n_antipodal: int = 1_000_000  # Monte Carlo starts per d
     n_anchors: int = 16  # m anchors in the drive
     eps: float = 1.0  # degeneracy threshold on ||h||
     scale: float = 1.0  # std s of the Gaussian scores g_j
     n_degenerate: int = 400_000  # Monte Carlo drives per d (each method)
-    min_expected: float = 1.0  # sample the degenerate drive only where n * p_exact >= this
-    chunk: int = 100_000  # samples per jitted chunk
+    min_expected: float = (
+        1.0  # sample the degenerate drive only where n * p_exact >= this
+    )
+    chunk: int = 100_000  # samples per jitted chunk (n is rounded up to whole chunks)
+    lohe_dims: tuple[int, ...] | None = (
+        None  # d at which lohe.degenerate_probability runs (None: all sampled)
+    )
     confidence: float = 0.95  # confidence level of the plotted intervals
 
     @classmethod
     def small(cls) -> Config:
         """Test size: a few seconds."""
-        return cls(dims=(2, 3, 4, 8), n_antipodal=200_000, n_degenerate=50_000, chunk=50_000)
+        return cls(
+            dims=(2, 5),
+            n_antipodal=200_000,
+            n_degenerate=50_000,
+            chunk=50_000,
+            lohe_dims=(5,),
+        )
 
     @classmethod
     def default(cls) -> Config:
@@ -86,15 +101,21 @@ class Config:
         if not self.alphas or any(not 0 < a <= math.pi / 2 for a in self.alphas):
             raise ValueError(f"alphas must lie in (0, pi/2]; got {self.alphas}.")
         if min(self.n_antipodal, self.n_degenerate, self.n_anchors, self.chunk) < 1:
-            raise ValueError("n_antipodal, n_degenerate, n_anchors and chunk must be >= 1.")
+            raise ValueError(
+                "n_antipodal, n_degenerate, n_anchors and chunk must be >= 1."
+            )
         if self.eps <= 0 or self.scale <= 0:
-            raise ValueError(f"eps and scale must be > 0; got eps={self.eps}, scale={self.scale}.")
+            raise ValueError(
+                f"eps and scale must be > 0; got eps={self.eps}, scale={self.scale}."
+            )
 
 
 # --------------------------------------------------------------------------- exact theory
 
 
-def degenerate_probability_exact(d: int, n_anchors: int, eps: float, scale: float = 1.0) -> float:
+def degenerate_probability_exact(
+    d: int, n_anchors: int, eps: float, scale: float = 1.0, *, nodes: int = 120
+) -> float:
     r"""Exact $P(\|h\| < \varepsilon)$ for the drive model of ``lohe.degenerate_probability``.
 
     With $\nu = d/2 - 1$, the characteristic function of a uniform point of
@@ -111,7 +132,7 @@ def degenerate_probability_exact(d: int, n_anchors: int, eps: float, scale: floa
       {2^{d-1}\,\Gamma(\tfrac d2)\,\Gamma(\tfrac d2 + 1)}\,\frac{dt}{t}.$$
 
     $\mathbb E_w$ over $w = \operatorname{softplus}(s g)$, $g \sim \mathcal N(0,1)$,
-    is a 120-node Gauss-Hermite sum; the $t$-integral is ``scipy.integrate.quad``
+    is a Gauss-Hermite sum (``nodes`` nodes, 120 by default); the $t$-integral is ``scipy.integrate.quad``
     (relative tolerance 1e-8; the ${}_0F_1$ form avoids the cancellation of
     $(2/x)^\nu J_\nu(x)$ at small $x$). Checked against Monte Carlo in the tests.
 
@@ -120,6 +141,7 @@ def degenerate_probability_exact(d: int, n_anchors: int, eps: float, scale: floa
         n_anchors: number of anchors $m \ge 1$.
         eps: threshold $\varepsilon > 0$.
         scale: score standard deviation $s > 0$.
+        nodes: Gauss-Hermite nodes for $\mathbb E_w$.
 
     Returns:
         The probability (a float in $[0, 1]$; the ball is closed, which has the
@@ -127,7 +149,7 @@ def degenerate_probability_exact(d: int, n_anchors: int, eps: float, scale: floa
     """
     from scipy import integrate, special
 
-    g, wts = np.polynomial.hermite_e.hermegauss(120)
+    g, wts = np.polynomial.hermite_e.hermegauss(nodes)
     wts = wts / wts.sum()
     w = np.logaddexp(0.0, scale * g)  # softplus
     nu = d / 2 - 1
@@ -136,18 +158,29 @@ def degenerate_probability_exact(d: int, n_anchors: int, eps: float, scale: floa
     def integrand(t):
         if t <= 0:
             return 0.0
-        phi = float(np.sum(wts * special.hyp0f1(nu + 1, -((t * w) ** 2) / 4))) ** n_anchors
+        phi = (
+            float(np.sum(wts * special.hyp0f1(nu + 1, -((t * w) ** 2) / 4)))
+            ** n_anchors
+        )
         x = eps * t
-        return phi * math.exp(log_c + d * math.log(x)) * float(special.hyp0f1(nu + 2, -x * x / 4)) / t
+        return (
+            phi
+            * math.exp(log_c + d * math.log(x))
+            * float(special.hyp0f1(nu + 2, -x * x / 4))
+            / t
+        )
 
-    val, _ = integrate.quad(integrand, 0.0, np.inf, limit=2000, epsabs=1e-300, epsrel=1e-8)
+    val, _ = integrate.quad(
+        integrand, 0.0, np.inf, limit=2000, epsabs=1e-300, epsrel=1e-8
+    )
     return float(min(max(val, 0.0), 1.0))
 
 
 # --------------------------------------------------------------------------- Monte Carlo
 
 
-def _antipodal_counter(d: int, chunk: int):
+def _antipodal_counter(dims: tuple[int, ...], chunk: int):
+    """One jitted program for every d (a compilation costs seconds; a chunk does not)."""
     import jax
     import jax.numpy as jnp
 
@@ -155,16 +188,28 @@ def _antipodal_counter(d: int, chunk: int):
 
     @jax.jit
     def count(key, cos_alphas):
-        k_z, k_h = jax.random.split(key)
-        z = sphere.sample_uniform(k_z, (chunk,), d)
-        h = sphere.sample_uniform(k_h, (), d)
-        cos_to_antipode = z @ (-h)
-        return jnp.sum(cos_to_antipode[:, None] > cos_alphas[None, :], axis=0)
+        out = []
+        for k, d in zip(jax.random.split(key, len(dims)), dims, strict=True):
+            k_z, k_h = jax.random.split(k)
+            # float32 samples: twice as fast, and exact enough for a count
+            z = sphere.sample_uniform(k_z, (chunk,), d, dtype=jnp.float32)
+            h = sphere.sample_uniform(k_h, (), d, dtype=jnp.float32)
+            cos_to_antipode = z @ (-h)
+            out.append(
+                jnp.sum(
+                    cos_to_antipode[:, None] > cos_alphas[None, :].astype(jnp.float32),
+                    axis=0,
+                )
+            )
+        return jnp.stack(out)
 
     return count
 
 
-def _degenerate_counter(d: int, chunk: int, m: int, eps: float, scale: float):
+def _degenerate_counter(
+    dims: tuple[int, ...], chunk: int, m: int, eps: float, scale: float
+):
+    """Counts of ||h|| < eps for every d in ``dims``, one jitted program."""
     import jax
     import jax.numpy as jnp
 
@@ -172,20 +217,18 @@ def _degenerate_counter(d: int, chunk: int, m: int, eps: float, scale: float):
 
     @jax.jit
     def count(key):
-        k_g, k_r = jax.random.split(key)
-        w = jax.nn.softplus(scale * jax.random.normal(k_g, (chunk, 1, m)))
-        r = sphere.sample_uniform(k_r, (chunk, m), d)
-        h = lohe.drive(w, r)[:, 0, :]
-        return jnp.sum(jnp.sum(h * h, axis=-1) < eps * eps)
+        out = []
+        for k, d in zip(jax.random.split(key, len(dims)), dims, strict=True):
+            k_g, k_r = jax.random.split(k)
+            w = jax.nn.softplus(
+                scale * jax.random.normal(k_g, (chunk, 1, m), jnp.float32)
+            )
+            r = sphere.sample_uniform(k_r, (chunk, m), d, dtype=jnp.float32)
+            h = lohe.drive(w, r)[:, 0, :]
+            out.append(jnp.sum(jnp.sum(h * h, axis=-1) < eps * eps))
+        return jnp.stack(out)
 
     return count
-
-
-def _chunks(n: int, chunk: int) -> list[int]:
-    sizes = [chunk] * (n // chunk)
-    if n % chunk:
-        sizes.append(n % chunk)
-    return sizes
 
 
 def _binom_pvalue(k, n, p) -> float:
@@ -196,7 +239,9 @@ def _binom_pvalue(k, n, p) -> float:
     return float(stats.binomtest(int(k), int(n), float(min(p, 1.0))).pvalue)
 
 
-def run(config: Config, out: str | Path | None = None, *, progress: bool = False) -> dict:
+def run(
+    config: Config, out: str | Path | None = None, *, progress: bool = False
+) -> dict:
     """Run the study; write ``failure.png``, ``antipodal.csv``, ``degenerate.csv``,
     ``results.json`` and ``config.json`` to ``out`` (nothing is written when ``out`` is None).
 
@@ -212,25 +257,39 @@ def run(config: Config, out: str | Path | None = None, *, progress: bool = False
     t_start = time.perf_counter()
     dims = [int(d) for d in config.dims]
     alphas = np.asarray(config.alphas, dtype=float)
-    key = jax.random.key(config.seed)
+    key = _common.prng_key(config.seed)
     k_anti, k_deg, k_lohe = jax.random.split(key, 3)
 
     # ---- antipodal: Monte Carlo on every d, theory = lohe.antipodal_probability
+    n_chunks = -(-config.n_antipodal // config.chunk)  # n is rounded up to whole chunks
+    n_a = n_chunks * config.chunk
     counts = np.zeros((len(dims), len(alphas)), dtype=np.int64)
-    jobs = [(i, d, size) for i, d in enumerate(dims) for size in _chunks(config.n_antipodal, config.chunk)]
-    keys = jax.random.split(k_anti, len(jobs))
-    counters: dict = {}
+    counter = _antipodal_counter(tuple(dims), config.chunk)
     cos_alphas = jnp.cos(jnp.asarray(alphas))
-    for (i, d, size), k in zip(_common.progress(jobs, desc="antipodal MC", enabled=progress), keys, strict=False):
-        if (d, size) not in counters:
-            counters[d, size] = _antipodal_counter(d, size)
-        counts[i] += np.asarray(counters[d, size](k, cos_alphas), dtype=np.int64)
-    n_a = config.n_antipodal
-    p_theory = np.array([[float(lohe.antipodal_probability(float(a), d)) for a in alphas] for d in dims])
+    for k in _common.progress(
+        list(jax.random.split(k_anti, n_chunks)), desc="antipodal MC", enabled=progress
+    ):
+        counts += np.asarray(counter(k, cos_alphas), dtype=np.int64)
+    p_theory = np.array(
+        [[float(lohe.antipodal_probability(float(a), d)) for a in alphas] for d in dims]
+    )
     lo, hi = _common.clopper_pearson(counts, n_a, config.confidence)
-    pvals = np.array([[_binom_pvalue(counts[i, j], n_a, p_theory[i, j]) for j in range(len(alphas))] for i in range(len(dims))])
+    pvals = np.array(
+        [
+            [
+                _binom_pvalue(counts[i, j], n_a, p_theory[i, j])
+                for j in range(len(alphas))
+            ]
+            for i in range(len(dims))
+        ]
+    )
     d_curve = np.arange(min(dims), max(dims) + 1)
-    curve = np.array([[float(lohe.antipodal_probability(float(a), int(d))) for a in alphas] for d in d_curve])
+    curve = np.array(
+        [
+            [float(lohe.antipodal_probability(float(a), int(d))) for a in alphas]
+            for d in d_curve
+        ]
+    )
     antipodal = {
         "dims": dims,
         "alphas": alphas.tolist(),
@@ -244,41 +303,69 @@ def run(config: Config, out: str | Path | None = None, *, progress: bool = False
         "min_p_value": float(pvals.min()),
         "d_curve": d_curve,
         "p_curve": curve,
-        "rate_theory": [_common.fit_exponential_rate(dims, p_theory[:, j])["rate"] for j in range(len(alphas))],
-        "rate_mc": [_common.fit_exponential_rate(dims, counts[:, j] / n_a)["rate"] for j in range(len(alphas))],
+        "rate_theory": [
+            _common.fit_exponential_rate(dims, p_theory[:, j])["rate"]
+            for j in range(len(alphas))
+        ],
+        "rate_mc": [
+            _common.fit_exponential_rate(dims, counts[:, j] / n_a)["rate"]
+            for j in range(len(alphas))
+        ],
         "rate_asymptotic": (-np.log(np.sin(alphas))).tolist(),
     }
 
     # ---- degenerate drive: exact theory everywhere, Monte Carlo where resolvable
     m, eps, s = config.n_anchors, config.eps, config.scale
     exact = np.array([degenerate_probability_exact(d, m, eps, s) for d in dims])
-    n_d = config.n_degenerate
+    chunk_d = max(
+        1, config.chunk // 4
+    )  # m anchors per sample: keep a chunk's memory bounded
+    n_chunks = -(-config.n_degenerate // chunk_d)
+    n_d = n_chunks * chunk_d
     sampled = exact * n_d >= config.min_expected
     cnt = np.full(len(dims), -1, dtype=np.int64)
     p_lohe = np.full(len(dims), np.nan)
     se_lohe = np.full(len(dims), np.nan)
-    deg_jobs = [(i, d, size) for i, d in enumerate(dims) if sampled[i] for size in _chunks(n_d, config.chunk)]
-    deg_keys = jax.random.split(k_deg, max(len(deg_jobs), 1))
-    counters = {}
-    for i in np.flatnonzero(sampled):
-        cnt[i] = 0
-    for (i, d, size), k in zip(_common.progress(deg_jobs, desc="degenerate MC", enabled=progress), deg_keys, strict=False):
-        if (d, size) not in counters:
-            counters[d, size] = _degenerate_counter(d, size, m, eps, s)
-        cnt[i] += int(counters[d, size](k))
+    idx = np.flatnonzero(sampled)
+    if idx.size:
+        cnt[idx] = 0
+        counter = _degenerate_counter(tuple(dims[i] for i in idx), chunk_d, m, eps, s)
+        for k in _common.progress(
+            list(jax.random.split(k_deg, n_chunks)),
+            desc="degenerate MC",
+            enabled=progress,
+        ):
+            cnt[idx] += np.asarray(counter(k), dtype=np.int64)
+    lohe_dims = dims if config.lohe_dims is None else [int(d) for d in config.lohe_dims]
     lohe_keys = jax.random.split(k_lohe, len(dims))
-    for i in _common.progress(list(np.flatnonzero(sampled)), desc="lohe.degenerate_probability", enabled=progress):
+    for i in _common.progress(
+        [i for i in idx if dims[i] in lohe_dims],
+        desc="lohe.degenerate_probability",
+        enabled=progress,
+    ):
         p, se = lohe.degenerate_probability(
-            lohe_keys[i], dims[i], m, eps, n_d, scale=s, chunk_size=min(config.chunk, 8192)
+            lohe_keys[i], dims[i], m, eps, n_d, scale=s, chunk_size=8192
         )
         p_lohe[i], se_lohe[i] = float(p), float(se)
     ok = cnt >= 0
     lo_d, hi_d = np.full(len(dims), np.nan), np.full(len(dims), np.nan)
     if ok.any():
         lo_d[ok], hi_d[ok] = _common.clopper_pearson(cnt[ok], n_d, config.confidence)
-    pv_d = np.array([_binom_pvalue(cnt[i], n_d, exact[i]) if ok[i] else np.nan for i in range(len(dims))])
+    pv_d = np.array(
+        [
+            _binom_pvalue(cnt[i], n_d, exact[i]) if ok[i] else np.nan
+            for i in range(len(dims))
+        ]
+    )
     k_lohe_counts = np.rint(p_lohe * n_d)
-    pv_lohe = np.array([_binom_pvalue(k_lohe_counts[i], n_d, exact[i]) if ok[i] else np.nan for i in range(len(dims))])
+    pv_lohe = np.array(
+        [
+            _binom_pvalue(k_lohe_counts[i], n_d, exact[i])
+            if np.isfinite(p_lohe[i])
+            else np.nan
+            for i in range(len(dims))
+        ]
+    )
     degenerate = {
         "dims": dims,
         "n_anchors": m,
@@ -295,9 +382,13 @@ def run(config: Config, out: str | Path | None = None, *, progress: bool = False
         "p_theory": exact,
         "p_value": pv_d,
         "p_value_lohe": pv_lohe,
-        "min_p_value": float(np.nanmin(np.r_[pv_d, pv_lohe])) if ok.any() else float("nan"),
+        "min_p_value": float(np.nanmin(np.r_[pv_d, pv_lohe]))
+        if ok.any()
+        else float("nan"),
         "rate_theory": _common.fit_exponential_rate(dims, exact)["rate"],
-        "rate_mc": _common.fit_exponential_rate(np.asarray(dims)[ok], np.where(ok, cnt / n_d, np.nan)[ok])["rate"],
+        "rate_mc": _common.fit_exponential_rate(
+            np.asarray(dims)[ok], np.where(ok, cnt / n_d, np.nan)[ok]
+        )["rate"],
     }
     results = {
         "antipodal": antipodal,
@@ -317,64 +408,180 @@ def _write(results: dict, config: Config, out: Path) -> None:
     for j, alpha in enumerate(a["alphas"]):
         c = f"C{j}"
         deg = alpha * 180 / math.pi
-        ax1.semilogy(a["d_curve"], a["p_curve"][:, j], "-", color=c, lw=1.2,
-                     label=f"$\\alpha={deg:.0f}°$ theory, $\\lambda$={a['rate_theory'][j]:.3f}")
+        ax1.semilogy(
+            a["d_curve"],
+            a["p_curve"][:, j],
+            "-",
+            color=c,
+            lw=1.2,
+            label=f"$\\alpha={deg:.0f}°$ theory, $\\lambda$={a['rate_theory'][j]:.3f}",
+        )
         k = a["count"][:, j]
         hit = k > 0
         p = a["p_mc"][:, j]
-        ax1.errorbar(dims[hit], p[hit], yerr=[p[hit] - a["ci_lo"][hit, j], a["ci_hi"][hit, j] - p[hit]],
-                     fmt="o", ms=4, color=c, capsize=2)
+        ax1.errorbar(
+            dims[hit],
+            p[hit],
+            yerr=[p[hit] - a["ci_lo"][hit, j], a["ci_hi"][hit, j] - p[hit]],
+            fmt="o",
+            ms=4,
+            color=c,
+            capsize=2,
+        )
         if (~hit).any():
             ax1.plot(dims[~hit], a["ci_hi"][~hit, j], "v", color=c, ms=6, mfc="none")
-    ax1.plot([], [], "ko", ms=4, label=f"Monte Carlo, n={a['n']:.0e} ({results['confidence']:.0%} CI)")
+    ax1.plot(
+        [],
+        [],
+        "ko",
+        ms=4,
+        label=f"Monte Carlo, n={a['n']:.0e} ({results['confidence']:.0%} CI)",
+    )
     ax1.plot([], [], "kv", mfc="none", label="zero count: upper bound")
-    ax1.set(xlabel="$d_{osc}$", ylabel="P(start within $\\alpha$ of antipode)",
-            title="antipodal start (line: theory; $\\lambda$: fitted rate of $\\log p$ in $d$)")
-    ax1.set_xticks(dims, [str(d) if d >= 8 or d == 2 else "" for d in dims])
+    ax1.set(
+        xlabel="$d_{osc}$",
+        ylabel="P(start within $\\alpha$ of antipode)",
+        title="antipodal start (line: theory; $\\lambda$: fitted rate of $\\log p$ in $d$)",
+    )
+    _common.dim_ticks(ax1, dims)
     ax1.legend(fontsize=7, loc="lower left")
 
-    ax2.semilogy(dims, g["p_theory"], "k-", lw=1.2, label=f"exact (Bessel integral), $\\lambda$={g['rate_theory']:.3f}")
+    ax2.semilogy(
+        dims,
+        g["p_theory"],
+        "k-",
+        lw=1.2,
+        label=f"exact (Bessel integral), $\\lambda$={g['rate_theory']:.3f}",
+    )
     ok = np.asarray(g["count"]) >= 0
     hit = ok & (np.asarray(g["count"]) > 0)
     zero = ok & (np.asarray(g["count"]) == 0)
     p = np.asarray(g["p_mc"])
     if hit.any():
-        ax2.errorbar(dims[hit], p[hit], yerr=[p[hit] - g["ci_lo"][hit], g["ci_hi"][hit] - p[hit]], fmt="o", ms=4,
-                     color="C0", capsize=2, label=f"Monte Carlo (lohe.drive), n={g['n']:.0e}")
+        ax2.errorbar(
+            dims[hit],
+            p[hit],
+            yerr=[p[hit] - g["ci_lo"][hit], g["ci_hi"][hit] - p[hit]],
+            fmt="o",
+            ms=4,
+            color="C0",
+            capsize=2,
+            label=f"Monte Carlo (lohe.drive), n={g['n']:.0e}",
+        )
     if zero.any():
-        ax2.plot(dims[zero], g["ci_hi"][zero], "v", color="C0", mfc="none", ms=6, label="zero count: upper bound")
+        ax2.plot(
+            dims[zero],
+            g["ci_hi"][zero],
+            "v",
+            color="C0",
+            mfc="none",
+            ms=6,
+            label="zero count: upper bound",
+        )
     pl = np.asarray(g["p_lohe"])
     okl = ok & (pl > 0)
     if okl.any():
-        ax2.errorbar(dims[okl] + 0.02 * dims.max(), pl[okl], yerr=2 * np.asarray(g["se_lohe"])[okl], fmt="s", ms=4, color="C1",
-                     mfc="none", capsize=2, label="lohe.degenerate_probability ($\\pm 2$ se)")
-    ax2.set(xlabel="$d_{osc}$", ylabel=f"P($\\|h\\| < {g['eps']:g}$)",
-            title=f"degenerate drive: m={g['n_anchors']} softplus-weighted uniform anchors")
-    ax2.set_xticks(dims, [str(d) if d >= 8 or d == 2 else "" for d in dims])
+        ax2.errorbar(
+            dims[okl] + 0.02 * dims.max(),
+            pl[okl],
+            yerr=2 * np.asarray(g["se_lohe"])[okl],
+            fmt="s",
+            ms=4,
+            color="C1",
+            mfc="none",
+            capsize=2,
+            label="lohe.degenerate_probability ($\\pm 2$ se)",
+        )
+    ax2.set(
+        xlabel="$d_{osc}$",
+        ylabel=f"P($\\|h\\| < {g['eps']:g}$)",
+        title=f"degenerate drive: m={g['n_anchors']} softplus-weighted uniform anchors",
+    )
+    _common.dim_ticks(ax2, dims)
     ax2.legend(fontsize=7, loc="lower left")
     _common.save_figure(fig, out / "failure.png")
 
-    rows: dict[str, list] = {k: [] for k in ("d", "alpha", "n", "count", "p_mc", "ci_lo", "ci_hi", "p_theory", "p_value")}
+    rows: dict[str, list] = {
+        k: []
+        for k in (
+            "d",
+            "alpha",
+            "n",
+            "count",
+            "p_mc",
+            "ci_lo",
+            "ci_hi",
+            "p_theory",
+            "p_value",
+        )
+    }
     for i, d in enumerate(a["dims"]):
         for j, alpha in enumerate(a["alphas"]):
-            for col, v in zip(rows, (d, alpha, a["n"], a["count"][i, j], a["p_mc"][i, j], a["ci_lo"][i, j],
-                                     a["ci_hi"][i, j], a["p_theory"][i, j], a["p_value"][i, j]), strict=True):
+            for col, v in zip(
+                rows,
+                (
+                    d,
+                    alpha,
+                    a["n"],
+                    a["count"][i, j],
+                    a["p_mc"][i, j],
+                    a["ci_lo"][i, j],
+                    a["ci_hi"][i, j],
+                    a["p_theory"][i, j],
+                    a["p_value"][i, j],
+                ),
+                strict=True,
+            ):
                 rows[col].append(v)
     _common.write_csv(out / "antipodal.csv", rows)
-    _common.write_csv(out / "degenerate.csv", {
-        "d": g["dims"], "n": [g["n"]] * len(g["dims"]), "count": g["count"], "p_mc": g["p_mc"],
-        "ci_lo": g["ci_lo"], "ci_hi": g["ci_hi"], "p_lohe": g["p_lohe"], "se_lohe": g["se_lohe"],
-        "p_theory": g["p_theory"], "p_value": g["p_value"],
-    })
-    _common.write_json(out / "results.json", {
-        "study": NAME,
-        "confidence": results["confidence"],
-        "antipodal": {k: a[k] for k in ("alphas", "n", "min_p_value", "rate_theory", "rate_mc", "rate_asymptotic")},
-        "degenerate": {k: g[k] for k in ("n_anchors", "eps", "scale", "n", "min_p_value", "rate_theory", "rate_mc",
-                                         "p_theory")},
-        "dims": a["dims"],
-        "seconds": results["seconds"],
-    })
+    _common.write_csv(
+        out / "degenerate.csv",
+        {
+            "d": g["dims"],
+            "n": [g["n"]] * len(g["dims"]),
+            "count": g["count"],
+            "p_mc": g["p_mc"],
+            "ci_lo": g["ci_lo"],
+            "ci_hi": g["ci_hi"],
+            "p_lohe": g["p_lohe"],
+            "se_lohe": g["se_lohe"],
+            "p_theory": g["p_theory"],
+            "p_value": g["p_value"],
+        },
+    )
+    _common.write_json(
+        out / "results.json",
+        {
+            "study": NAME,
+            "confidence": results["confidence"],
+            "antipodal": {
+                k: a[k]
+                for k in (
+                    "alphas",
+                    "n",
+                    "min_p_value",
+                    "rate_theory",
+                    "rate_mc",
+                    "rate_asymptotic",
+                )
+            },
+            "degenerate": {
+                k: g[k]
+                for k in (
+                    "n_anchors",
+                    "eps",
+                    "scale",
+                    "n",
+                    "min_p_value",
+                    "rate_theory",
+                    "rate_mc",
+                    "p_theory",
+                )
+            },
+            "dims": a["dims"],
+            "seconds": results["seconds"],
+        },
+    )
     _common.write_config(config, out, NAME)
 
 
@@ -387,7 +594,9 @@ def summary(results: dict) -> str:
             f"  antipodal alpha={alpha:.4f}: rate theory {a['rate_theory'][j]:.4f}, MC {a['rate_mc'][j]:.4f},"
             f" asymptotic -log sin(alpha) = {a['rate_asymptotic'][j]:.4f}"
         )
-    lines.append(f"  antipodal: smallest binomial p-value of the theory = {a['min_p_value']:.3g}")
+    lines.append(
+        f"  antipodal: smallest binomial p-value of the theory = {a['min_p_value']:.3g}"
+    )
     lines.append(
         f"  degenerate (m={g['n_anchors']}, eps={g['eps']:g}): rate exact {g['rate_theory']:.4f}, MC {g['rate_mc']:.4f};"
         f" smallest p-value {g['min_p_value']:.3g}"

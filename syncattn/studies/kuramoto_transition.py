@@ -61,16 +61,20 @@ class Config:
     # against 1e-6 (measured at N = 1e4) at a quarter of the steps
     rtol: float = 1e-5
     atol: float = 1e-7
-    frequencies: str = "quantile"  # "quantile" (omega_i = G^{-1}((i-1/2)/N)) or "random"
+    frequencies: str = (
+        "quantile"  # "quantile" (omega_i = G^{-1}((i-1/2)/N)) or "random"
+    )
     critical_window: float = 0.12  # |K/K_c - 1| below this is excluded from the error
     oa_coupling: float = 2.0  # Ott-Antonsen run: K (Lorentzian, gamma as above)
     oa_r0: float = 0.05  # initial order parameter on the OA manifold
-    oa_t1: float = 30.0  # Ott-Antonsen horizon (saved at n_save points: same shapes, one compile)
+    oa_t1: float = (
+        30.0  # Ott-Antonsen horizon (saved at n_save points: same shapes, one compile)
+    )
 
     @classmethod
     def small(cls) -> Config:
         """Test size: a few seconds."""
-        return cls(n=2000, k_over_kc=(0.6, 1.5, 2.5), t1=60.0, n_save=61, oa_t1=20.0)
+        return cls(n=2000, k_over_kc=(0.6, 2.0), t1=40.0, n_save=41, oa_t1=20.0)
 
     @classmethod
     def default(cls) -> Config:
@@ -80,18 +84,31 @@ class Config:
     @classmethod
     def full(cls) -> Config:
         """Publication size: N = 1e5, a finer coupling grid, longer averaging."""
-        grid = tuple(float(x) for x in np.round(np.r_[np.linspace(0.4, 0.96, 8), np.linspace(1.02, 3.0, 18)], 4))
-        return cls(n=100_000, k_over_kc=grid, t1=300.0, n_save=301, rtol=1e-6, atol=1e-8)
+        grid = tuple(
+            float(x)
+            for x in np.round(
+                np.r_[np.linspace(0.4, 0.96, 8), np.linspace(1.02, 3.0, 18)], 4
+            )
+        )
+        return cls(
+            n=100_000, k_over_kc=grid, t1=300.0, n_save=301, rtol=1e-6, atol=1e-8
+        )
 
     def __post_init__(self):
         if self.n < 2:
             raise ValueError(f"n must be >= 2; got {self.n}.")
         if self.frequencies not in ("quantile", "random"):
-            raise ValueError(f"frequencies must be 'quantile' or 'random'; got {self.frequencies!r}.")
+            raise ValueError(
+                f"frequencies must be 'quantile' or 'random'; got {self.frequencies!r}."
+            )
         if not (0.0 < self.oa_r0 < 1.0):
             raise ValueError(f"oa_r0 must lie in (0, 1); got {self.oa_r0}.")
-        if min(self.gamma, self.sigma, self.halfwidth, self.t1) <= 0 or any(k < 0 for k in self.k_over_kc):
-            raise ValueError("gamma, sigma, halfwidth and t1 must be > 0 and every k_over_kc >= 0.")
+        if min(self.gamma, self.sigma, self.halfwidth, self.t1) <= 0 or any(
+            k < 0 for k in self.k_over_kc
+        ):
+            raise ValueError(
+                "gamma, sigma, halfwidth and t1 must be > 0 and every k_over_kc >= 0."
+            )
 
 
 # --------------------------------------------------------------------------- densities
@@ -120,17 +137,28 @@ def densities(config: Config) -> dict[str, Density]:
     g, s, h = config.gamma, config.sigma, config.halfwidth
     pdfs = {
         "lorentzian": lambda w: g / (math.pi * (w * w + g * g)),
-        "gaussian": lambda w: math.exp(-0.5 * (w / s) ** 2) / (s * math.sqrt(2 * math.pi)),
+        "gaussian": lambda w: (
+            math.exp(-0.5 * (w / s) ** 2) / (s * math.sqrt(2 * math.pi))
+        ),
         "uniform": lambda w: 1.0 / (2 * h) if abs(w) <= h else 0.0,
     }
     laws = {
         "lorentzian": (stats.cauchy(scale=g), f"Lorentzian $\\gamma={g:g}$", ()),
         "gaussian": (stats.norm(scale=s), f"Gaussian $\\sigma={s:g}$", ()),
-        "uniform": (stats.uniform(loc=-h, scale=2 * h), f"uniform $[-{h:g}, {h:g}]$", (-h, h)),
+        "uniform": (
+            stats.uniform(loc=-h, scale=2 * h),
+            f"uniform $[-{h:g}, {h:g}]$",
+            (-h, h),
+        ),
     }
     return {
         k: Density(
-            k, label, pdfs[k], law.ppf, lambda rng, size, law=law: law.rvs(size=size, random_state=rng), br
+            k,
+            label,
+            pdfs[k],
+            law.ppf,
+            lambda rng, size, law=law: law.rvs(size=size, random_state=rng),
+            br,
         )
         for k, (law, label, br) in laws.items()
     }
@@ -178,7 +206,9 @@ def self_consistent_r(K: float, density: Density) -> float:
 # --------------------------------------------------------------------------- simulation
 
 
-def _frequencies(config: Config, density: Density, rng: np.random.Generator) -> np.ndarray:
+def _frequencies(
+    config: Config, density: Density, rng: np.random.Generator
+) -> np.ndarray:
     n = config.n
     if config.frequencies == "quantile":
         return density.ppf((np.arange(1, n + 1) - 0.5) / n)
@@ -198,7 +228,9 @@ def _oa_phases(config: Config, rng: np.random.Generator) -> np.ndarray:
     return rng.permutation(np.mod(theta + np.pi, 2 * np.pi) - np.pi)
 
 
-def run(config: Config, out: str | Path | None = None, *, progress: bool = False) -> dict:
+def run(
+    config: Config, out: str | Path | None = None, *, progress: bool = False
+) -> dict:
     """Run the study; write ``kuramoto.png``, ``transition.csv``, ``ott_antonsen.csv``,
     ``results.json`` and ``config.json`` to ``out`` (nothing is written when ``out`` is None).
 
@@ -223,13 +255,25 @@ def run(config: Config, out: str | Path | None = None, *, progress: bool = False
     bar = _common.progress(jobs, desc="kuramoto r(K)", enabled=progress)
 
     per: dict[str, dict] = {}
-    rows: dict[str, list] = {k: [] for k in ("distribution", "K", "K_over_Kc", "r_sim", "r_sim_std", "r_theory")}
-    omegas = {name: jnp.asarray(_frequencies(config, d, rng), dtype) for name, d in dens.items()}
+    rows: dict[str, list] = {
+        k: []
+        for k in ("distribution", "K", "K_over_Kc", "r_sim", "r_sim_std", "r_theory")
+    }
+    omegas = {
+        name: jnp.asarray(_frequencies(config, d, rng), dtype)
+        for name, d in dens.items()
+    }
     for name, kk in bar:
         d = dens[name]
         if name not in per:
             g0 = float(d.pdf(0.0))
-            per[name] = {"label": d.label, "g0": g0, "K_c": float(kuramoto.critical_coupling(g0)), "K": [], "r": []}
+            per[name] = {
+                "label": d.label,
+                "g0": g0,
+                "K_c": float(kuramoto.critical_coupling(g0)),
+                "K": [],
+                "r": [],
+            }
             per[name]["r_std"] = []
         Kc = per[name]["K_c"]
         K = kk * Kc
@@ -256,7 +300,9 @@ def run(config: Config, out: str | Path | None = None, *, progress: bool = False
         err = np.abs(np.asarray(p["r"]) - np.asarray(p["r_theory"]))
         p["max_abs_error"] = float(err[ok].max()) if ok.any() else float("nan")
         below = K < p["K_c"] * (1 - config.critical_window)
-        p["max_r_below"] = float(np.max(np.asarray(p["r"])[below])) if below.any() else float("nan")
+        p["max_r_below"] = (
+            float(np.max(np.asarray(p["r"])[below])) if below.any() else float("nan")
+        )
         for k, r, s, rt in zip(K, p["r"], p["r_std"], p["r_theory"], strict=True):
             for col, v in zip(rows, (name, k, k / p["K_c"], r, s, rt), strict=True):
                 rows[col].append(v)
@@ -277,7 +323,9 @@ def run(config: Config, out: str | Path | None = None, *, progress: bool = False
     )
     r_sim = np.asarray(sol.r)
     r0_sim = float(r_sim[0])
-    r_oa = np.asarray(kuramoto.ott_antonsen(r0_sim, config.oa_coupling, config.gamma, ts_oa))
+    r_oa = np.asarray(
+        kuramoto.ott_antonsen(r0_sim, config.oa_coupling, config.gamma, ts_oa)
+    )
     oa = {
         "K": config.oa_coupling,
         "gamma": config.gamma,
@@ -317,11 +365,31 @@ def _write(results: dict, config: Config, out: Path, rows: dict) -> None:
         grid = np.unique(np.r_[np.linspace(0.0, Kmax, 120), Kc, Kc * (1 + 1e-9)])
         curve = [_theory(name, k, dens[name], config) for k in grid]
         ax.plot(grid, curve, "k-", lw=1.2, label="theory")
-        ax.errorbar(p["K"], p["r"], yerr=p["r_std"], fmt="o", ms=4, color="C0", label=f"simulation N={config.n}")
+        ax.errorbar(
+            p["K"],
+            p["r"],
+            yerr=p["r_std"],
+            fmt="o",
+            ms=4,
+            color="C0",
+            label=f"simulation N={config.n}",
+        )
         ax.axvline(Kc, color="C3", ls=":", lw=1, label=f"$K_c={Kc:.3f}$")
         if name == "uniform":
-            ax.plot([Kc], [results["uniform_jump_theory"]], "s", mfc="none", color="C3", label="jump $\\pi/4$")
-        ax.set(xlabel="coupling $K$", ylabel="$\\bar r$ (2nd half)", title=p["label"], ylim=(-0.02, 1.02))
+            ax.plot(
+                [Kc],
+                [results["uniform_jump_theory"]],
+                "s",
+                mfc="none",
+                color="C3",
+                label="jump $\\pi/4$",
+            )
+        ax.set(
+            xlabel="coupling $K$",
+            ylabel="$\\bar r$ (2nd half)",
+            title=p["label"],
+            ylim=(-0.02, 1.02),
+        )
         ax.legend(fontsize=7, loc="lower right")
     ax = axes[3]
     ax.plot(oa["t"], oa["r_sim"], "C0-", lw=1.5, label=f"simulation N={config.n}")
@@ -335,9 +403,13 @@ def _write(results: dict, config: Config, out: Path, rows: dict) -> None:
     ax.legend(fontsize=7, loc="lower right")
     _common.save_figure(fig, out / "kuramoto.png")
     _common.write_csv(out / "transition.csv", rows)
-    _common.write_csv(out / "ott_antonsen.csv", {"t": oa["t"], "r_sim": oa["r_sim"], "r_theory": oa["r_theory"]})
+    _common.write_csv(
+        out / "ott_antonsen.csv",
+        {"t": oa["t"], "r_sim": oa["r_sim"], "r_theory": oa["r_theory"]},
+    )
     summary_json = {
-        name: {k: p[k] for k in ("K_c", "g0", "max_abs_error", "max_r_below")} for name, p in per.items()
+        name: {k: p[k] for k in ("K_c", "g0", "max_abs_error", "max_r_below")}
+        for name, p in per.items()
     }
     _common.write_json(
         out / "results.json",
@@ -356,13 +428,17 @@ def _write(results: dict, config: Config, out: Path, rows: dict) -> None:
 
 def summary(results: dict) -> str:
     """A few lines with the headline numbers."""
-    lines = [f"kuramoto: r(K) vs theory ({results['frequencies']} frequencies), Ott-Antonsen"]
+    lines = [
+        f"kuramoto: r(K) vs theory ({results['frequencies']} frequencies), Ott-Antonsen"
+    ]
     for name, p in results["distributions"].items():
         lines.append(
             f"  {name:<10} K_c={p['K_c']:.4f}  max|r_sim - r_theory| (outside window)={p['max_abs_error']:.4f}"
             f"  max r below K_c={p['max_r_below']:.4f}"
         )
     oa = results["oa"]
-    lines.append(f"  Ott-Antonsen K={oa['K']:g}: max|r_sim(t) - r_OA(t)| = {oa['max_abs_error']:.4f}")
+    lines.append(
+        f"  Ott-Antonsen K={oa['K']:g}: max|r_sim(t) - r_OA(t)| = {oa['max_abs_error']:.4f}"
+    )
     lines.append(f"  ({results['seconds']:.1f} s)")
     return "\n".join(lines)

@@ -1,0 +1,446 @@
+"""Studies at small size: theory against simulation, with stated tolerances.
+
+Every agreement test also feeds a deliberately wrong theory through the same
+criterion and asserts that it is rejected, so the criterion can fail.
+Each study runs once per module (fixtures); the failure study runs through the
+command line (``syncattn study failure --size small``).
+"""
+
+import csv
+import json
+import math
+import re
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from scipy import optimize, special, stats
+
+from syncattn import cli, kuramoto, lohe, studies
+from syncattn.studies import (
+    _common,
+    convergence,
+    failure,
+    kuramoto_transition as kt,
+    lohe_sync,
+)
+
+
+def _read_csv(path):
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    return {k: np.array([_num(r[k]) for r in rows]) for k in rows[0]}
+
+
+def _num(s):
+    try:
+        return float(s)
+    except ValueError:
+        return s
+
+
+def _assert_outputs(out, names, study):
+    for name in names:
+        path = out / name
+        assert path.is_file() and path.stat().st_size > 0, name
+        if name.endswith(".png"):
+            assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    cfg = json.loads((out / "config.json").read_text())
+    assert cfg["study"] == study and "seed" in cfg["config"]
+    return cfg
+
+
+# --------------------------------------------------------------------------- _common
+
+
+@pytest.mark.parametrize("k,n", [(0, 10), (3, 10), (10, 10), (17, 1000), (250, 600)])
+def test_intervals_match_scipy(k, n):
+    ref = stats.binomtest(k, n)
+    for method, fn in (("exact", _common.clopper_pearson), ("wilson", _common.wilson)):
+        lo, hi = fn(k, n, 0.95)
+        want = ref.proportion_ci(0.95, method=method)
+        np.testing.assert_allclose(
+            [lo, hi], [want.low, want.high], rtol=1e-9, atol=1e-12
+        )
+
+
+def test_clopper_pearson_coverage_monte_carlo():
+    # exact intervals are conservative: coverage >= nominal for every p
+    rng = np.random.default_rng(0)
+    for p in (0.02, 0.3):
+        k = rng.binomial(60, p, size=4000)
+        lo, hi = _common.clopper_pearson(k, 60, 0.9)
+        assert np.mean((lo <= p) & (p <= hi)) >= 0.9 - 3 * math.sqrt(0.09 / 4000)
+
+
+def test_intervals_reject_bad_input():
+    for args in ((5, 3), (-1, 3), (0, 0)):
+        with pytest.raises(ValueError, match="0 <= k <= n"):
+            _common.clopper_pearson(*args)
+    with pytest.raises(ValueError, match="confidence"):
+        _common.wilson(1, 3, 1.0)
+
+
+def test_fit_exponential_rate_recovers_rate_and_skips_zeros():
+    d = np.array([2, 3, 4, 8, 16, 32])
+    p = 3.0 * np.exp(-0.7 * d)
+    p[-1] = 0.0
+    fit = _common.fit_exponential_rate(d, p)
+    assert fit["n_points"] == 5
+    assert fit["rate"] == pytest.approx(0.7, rel=1e-12)
+    assert fit["intercept"] == pytest.approx(math.log(3.0), rel=1e-12)
+    assert math.isnan(_common.fit_exponential_rate([2, 3], [0.1, 0.0])["rate"])
+
+
+def test_outdir_writers(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    a, b = _common.make_outdir("demo"), _common.make_outdir("demo")
+    assert re.fullmatch(r"syncattn-study-demo-\d{8}-\d{6}(-\d+)?", a.name) and a != b
+    assert a.is_dir() and b.is_dir()
+    with pytest.raises(ValueError, match="equal lengths"):
+        _common.write_csv(tmp_path / "x.csv", {"a": [1, 2], "b": [1]})
+    _common.write_json(
+        tmp_path / "x.json", {"x": np.float64("nan"), "y": np.arange(2), "z": (1.5,)}
+    )
+    assert json.loads((tmp_path / "x.json").read_text()) == {
+        "x": None,
+        "y": [0, 1],
+        "z": [1.5],
+    }
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def test_cli_usage_errors(capsys):
+    assert studies.main(["--help"]) == 0
+    assert "--full" in capsys.readouterr().out
+    assert studies.main(["nonsense"]) == 2
+    assert studies.main(["lohe", "--full", "--size", "small"]) == 2
+    assert studies.main(["lohe", "--size", "small", "--set", "no_such_field=1"]) == 2
+    assert cli.main(["study", "--help"]) == 0
+
+
+def test_apply_overrides():
+    cfg = studies._apply_overrides(failure.Config.small(), ["eps=0.5", "dims=(2, 3)"])
+    assert cfg.eps == 0.5 and cfg.dims == (2, 3)
+    with pytest.raises(ValueError, match="KEY=VALUE"):
+        studies._apply_overrides(cfg, ["eps"])
+
+
+def test_configs_validate():
+    for cls, bad in (
+        (failure.Config, dict(dims=(1,))),
+        (convergence.Config, dict(delta=0.0)),
+        (kt.Config, dict(frequencies="sorted")),
+        (lohe_sync.Config, dict(dims=())),
+    ):
+        with pytest.raises(ValueError):
+            cls(**bad)
+        for size in ("small", "default", "full"):
+            getattr(cls, size)()
+
+
+# --------------------------------------------------------------------------- failure
+
+
+@pytest.fixture(scope="module")
+def failure_out(tmp_path_factory):
+    out = tmp_path_factory.mktemp("failure")
+    rc = studies.main(
+        ["failure", "--size", "small", "--out", str(out), "--seed", "1", "--quiet"]
+    )
+    assert rc == 0
+    return out
+
+
+def _binom_p(k, n, p):
+    return stats.binomtest(int(k), int(n), float(p)).pvalue
+
+
+def test_failure_outputs(failure_out):
+    cfg = _assert_outputs(
+        failure_out,
+        [
+            "failure.png",
+            "antipodal.csv",
+            "degenerate.csv",
+            "results.json",
+            "config.json",
+        ],
+        "failure",
+    )
+    assert cfg["config"]["seed"] == 1 and cfg["config"]["dims"] == [2, 5]
+
+
+def test_failure_antipodal_matches_theory(failure_out):
+    """Tolerance: each count inside the two-sided 99.9% binomial acceptance region of the theory."""
+    a = _read_csv(failure_out / "antipodal.csv")
+    # the theory column is the cap formula 1/2 I_{sin^2 alpha}((d-1)/2, 1/2) (scipy, independent)
+    want = 0.5 * special.betainc((a["d"] - 1) / 2, 0.5, np.sin(a["alpha"]) ** 2)
+    np.testing.assert_allclose(a["p_theory"], want, rtol=1e-10)
+    pv = [
+        _binom_p(k, n, p)
+        for k, n, p in zip(a["count"], a["n"], a["p_theory"], strict=True)
+    ]
+    assert min(pv) > 1e-3
+    # a wrong theory (the cap on S^d instead of S^{d-1}) is rejected
+    wrong = 0.5 * special.betainc(a["d"] / 2, 0.5, np.sin(a["alpha"]) ** 2)
+    assert (
+        min(
+            _binom_p(k, n, p) for k, n, p in zip(a["count"], a["n"], wrong, strict=True)
+        )
+        < 1e-6
+    )
+
+
+def test_failure_degenerate_matches_exact(failure_out):
+    """Both Monte Carlo estimates (this study's, lohe.degenerate_probability) within 99.9% of the exact value."""
+    g = _read_csv(failure_out / "degenerate.csv")
+    assert np.all(g["count"] > 0)
+    n = g["n"]
+    for k in (g["count"], np.rint(g["p_lohe"] * n)):
+        assert (
+            min(
+                _binom_p(ki, ni, p)
+                for ki, ni, p in zip(k, n, g["p_theory"], strict=True)
+            )
+            > 1e-3
+        )
+    cfg = failure.Config.small()
+    wrong = [
+        failure.degenerate_probability_exact(int(d), cfg.n_anchors, 1.15 * cfg.eps)
+        for d in g["d"]
+    ]
+    assert (
+        min(_binom_p(k, ni, p) for k, ni, p in zip(g["count"], n, wrong, strict=True))
+        < 1e-6
+    )
+
+
+def test_failure_rates(failure_out):
+    """Fitted exponential rates: Monte Carlo within 0.05 of the theory's (per unit of d)."""
+    res = json.loads((failure_out / "results.json").read_text())
+    a, g = res["antipodal"], res["degenerate"]
+    np.testing.assert_allclose(a["rate_mc"], a["rate_theory"], atol=0.05)
+    assert abs(g["rate_mc"] - g["rate_theory"]) < 0.05
+    # the rate decreases with the cap angle, and exceeds its d -> infinity limit -log sin(alpha)
+    assert np.all(np.diff(a["rate_theory"]) < 0)
+    assert np.all(np.array(a["rate_theory"]) > np.array(a["rate_asymptotic"]))
+
+
+def test_degenerate_exact_two_anchors_closed_form():
+    """m = 2 in d = 3: |h|^2 = a^2 + b^2 + 2ab cos(theta), cos(theta) uniform on [-1, 1]."""
+    rng = np.random.default_rng(0)
+    a, b = np.logaddexp(0, rng.standard_normal((2, 2_000_000)))
+    eps = 0.9
+    p_given_w = np.clip((eps**2 - (a - b) ** 2) / (4 * a * b), 0.0, 1.0)
+    want, se = p_given_w.mean(), p_given_w.std() / math.sqrt(a.size)
+    got = failure.degenerate_probability_exact(3, 2, eps)
+    assert abs(got - want) < 5 * se
+    assert abs(failure.degenerate_probability_exact(3, 2, 1.1 * eps) - want) > 20 * se
+
+
+# --------------------------------------------------------------------------- convergence
+
+
+@pytest.fixture(scope="module")
+def conv(tmp_path_factory):
+    out = tmp_path_factory.mktemp("convergence")
+    return convergence.run(convergence.Config.small(), out), out
+
+
+def test_convergence_outputs(conv):
+    _assert_outputs(
+        conv[1],
+        ["convergence.png", "times.csv", "failure.csv", "results.json", "config.json"],
+        "convergence",
+    )
+
+
+def test_convergence_times_match_closed_form(conv):
+    """Tolerance: relative error of the event time <= 1e-6 (diffrax rtol 1e-10, Newton 1e-12)."""
+    res = conv[0]
+    assert res["max_rel_error"] < 1e-6
+    assert res["classification_mismatches"] == 0
+    timed = np.isfinite(res["t_measured"]) & (res["t_measured"] > 0)
+    assert timed.sum() > 100
+    # a drive misread by 1% moves every closed-form time by ~1%: rejected
+    wrong = np.asarray(
+        lohe.time_to_converge(
+            jnp.asarray(res["phi0"]), 1.01 * jnp.asarray(res["norm_h"]), res["delta"]
+        )
+    )
+    rel = np.abs(res["t_measured"][timed] - wrong[timed]) / wrong[timed]
+    assert rel.max() > 1e-3
+
+
+def test_convergence_failure_fraction_and_distribution(conv):
+    """Tolerance: |z| < 4 (Poisson-binomial) for the fraction not converged by T, and
+    Kolmogorov distance < 0.08 (the 1% critical value is 1.63/sqrt(600) = 0.067)."""
+    res = conv[0]
+    cfg = convergence.Config.small()
+    for p in res["per_d"]:
+        assert abs(p["z_score"]) < 4
+        assert p["ks_distance"] < 0.08
+    # wrong theory: a drive 30% weaker than it is
+    zs, ks = [], []
+    for p in res["per_d"]:
+        sel = res["d"] == p["d"]
+        nh = 0.7 * jnp.asarray(res["norm_h"][sel])
+        q = np.asarray(
+            lohe.finite_time_failure_probability(nh, cfg.horizon, cfg.delta, p["d"])
+        )
+        zs.append((p["not_converged"] - q.sum()) / math.sqrt(np.sum(q * (1 - q))))
+        grid = res["grid"]
+        cdf = 1 - np.asarray(
+            lohe.finite_time_failure_probability(
+                nh[:, None], jnp.asarray(grid)[None, :], cfg.delta, p["d"]
+            )
+        ).mean(0)
+        ks.append(np.max(np.abs(p["cdf_empirical"] - cdf)))
+    assert max(abs(z) for z in zs) > 4 and max(ks) > 0.08
+
+
+# --------------------------------------------------------------------------- kuramoto
+
+
+@pytest.fixture(scope="module")
+def kur(tmp_path_factory):
+    out = tmp_path_factory.mktemp("kuramoto")
+    return kt.run(kt.Config.small(), out), out
+
+
+def test_kuramoto_outputs(kur):
+    _assert_outputs(
+        kur[1],
+        [
+            "kuramoto.png",
+            "transition.csv",
+            "ott_antonsen.csv",
+            "results.json",
+            "config.json",
+        ],
+        "kuramoto",
+    )
+
+
+def test_self_consistency_solver_against_closed_forms():
+    dens = kt.densities(kt.Config())
+    for K in (1.01, 1.5, 3.0):  # Lorentzian gamma = 0.5: sqrt(1 - 2 gamma / K)
+        assert kt.self_consistent_r(K, dens["lorentzian"]) == pytest.approx(
+            math.sqrt(1 - 1 / K), abs=1e-8
+        )
+    # uniform on [-1, 1]: with s = 1/(K r) <= 1, 1 = (K/2)(asin s + s sqrt(1 - s^2))
+    Kc = 4 / math.pi
+    for K in (1.3, 2.0, 4.0):
+        s = optimize.brentq(
+            lambda s: K / 2 * (math.asin(s) + s * math.sqrt(1 - s * s)) - 1, 1e-12, 1.0
+        )
+        assert kt.self_consistent_r(K, dens["uniform"]) == pytest.approx(
+            1 / (K * s), abs=1e-8
+        )
+    assert kt.self_consistent_r(Kc * (1 + 1e-9), dens["uniform"]) == pytest.approx(
+        math.pi / 4, abs=1e-6
+    )
+    assert kt.self_consistent_r(0.99 * Kc, dens["uniform"]) == 0.0
+    assert (
+        kt.self_consistent_r(1.5, dens["gaussian"]) == 0.0
+    )  # K_c = 2 sqrt(2 pi)/pi = 1.596
+
+
+def test_kuramoto_transition_matches_theory(kur):
+    """Tolerance (N = 2000): |r_sim - r_theory| <= 0.04 above K_c, r_sim <= 0.08 below."""
+    res = kur[0]
+    for name, p in res["distributions"].items():
+        K, r, rt = np.array(p["K"]), np.array(p["r"]), np.array(p["r_theory"])
+        above = K > 1.2 * p["K_c"]
+        assert above.any() and (~above).any()
+        assert np.max(np.abs(r - rt)[above]) <= 0.04, name
+        assert np.max(r[~above]) <= 0.08, name
+        # wrong theories: a 30% wider Lorentzian; the square-root law for the others
+        if name == "lorentzian":
+            wrong = np.asarray(kuramoto.lorentzian_order_parameter(K, 1.3 * 0.5))
+        else:
+            wrong = np.sqrt(np.clip(1 - p["K_c"] / K, 0, None))
+        assert np.max(np.abs(r - wrong)[above]) > 0.04, name
+
+
+def test_kuramoto_ott_antonsen(kur):
+    """Tolerance: max_t |r_sim(t) - r_OA(t)| <= 0.05 (N = 2000); OA with 0.8 K is rejected."""
+    oa = kur[0]["oa"]
+    assert oa["max_abs_error"] <= 0.05
+    wrong = np.asarray(
+        kuramoto.ott_antonsen(
+            oa["r0"], 0.8 * oa["K"], oa["gamma"], jnp.asarray(oa["t"])
+        )
+    )
+    assert np.max(np.abs(oa["r_sim"] - wrong)) > 0.05
+
+
+# --------------------------------------------------------------------------- lohe
+
+
+@pytest.fixture(scope="module")
+def loh(tmp_path_factory):
+    out = tmp_path_factory.mktemp("lohe")
+    cfg = lohe_sync.Config.small()
+    return lohe_sync.run(cfg, out), out, cfg
+
+
+def test_lohe_outputs(loh):
+    _assert_outputs(
+        loh[1],
+        [
+            "lohe.png",
+            "order_parameter.csv",
+            "d2_match.csv",
+            "results.json",
+            "config.json",
+        ],
+        "lohe",
+    )
+
+
+def test_lohe_d2_is_kuramoto(loh):
+    """Tolerance: order parameters within 1e-7 and phases within 1e-6 (both solvers at rtol 1e-10);
+    the mirrored map Omega_i = -omega_i J is rejected."""
+    res, _, cfg = loh
+    mt = res["match"]
+    assert mt["max_order_deviation"] < 1e-7 and mt["max_phase_deviation"] < 1e-6
+    J = np.array([[0.0, -1.0], [1.0, 0.0]])
+    x0 = np.stack([np.cos(mt["theta0"]), np.sin(mt["theta0"])], -1)
+    sol = lohe.simulate(
+        jnp.asarray(x0),
+        jnp.asarray(-mt["omega"][:, None, None] * J),
+        cfg.match_coupling,
+        cfg.match_t1,
+        saveat=jnp.asarray(mt["t"]),
+        rtol=cfg.match_rtol,
+        atol=cfg.match_rtol * 1e-2,
+    )
+    assert np.max(np.abs(np.asarray(sol.rho) - mt["r_kuramoto"])) > 1e-2
+
+
+def test_lohe_d2_sweep_matches_gaussian_theory(loh):
+    """Tolerance (n = 400, random frequencies): |rho - r_theory| <= 0.06 for K >= 1.25 K_c, rho <= 0.12 below K_c."""
+    res = loh[0]
+    th, sw = res["theory_d2"], res["sweep"][2]
+    K, rho, rt = np.array(sw["K"]), np.array(sw["rho"]), np.array(th["rho"])
+    above, below = K >= 1.25 * th["K_c"], K < th["K_c"]
+    assert above.any() and below.any()
+    assert np.max(np.abs(rho - rt)[above]) <= 0.06
+    assert np.max(rho[below]) <= 0.12
+    wrong = np.sqrt(
+        np.clip(1 - th["K_c"] / K, 0, None)
+    )  # square-root law with the right K_c
+    assert np.max(np.abs(rho - wrong)[above]) > 0.06
+
+
+def test_lohe_odd_dimension_synchronises_at_weak_coupling(loh):
+    """d = 3 (odd): the order parameter is already large at K = 0.5 < K_c(d=2)
+    (Chandra, Girvan & Ott, PRX 9, 011002 (2019): no continuous onset in odd d)."""
+    res = loh[0]
+    sw2, sw3 = res["sweep"][2], res["sweep"][3]
+    i = sw3["K"].index(0.5)
+    assert sw3["rho"][i] > 0.3 > sw2["rho"][sw2["K"].index(0.5)]
