@@ -11,8 +11,14 @@ import sys
 
 
 _COMMANDS = {
-    "verify": ("syncattn.verify", "run every proof and numeric theorem check; write report.json/report.md"),
-    "study": ("syncattn.studies", "numerical studies (failure, convergence, kuramoto, lohe) with plots"),
+    "verify": (
+        "syncattn.verify",
+        "run every proof and numeric theorem check; write report.json/report.md",
+    ),
+    "study": (
+        "syncattn.studies",
+        "numerical studies (failure, convergence, kuramoto, lohe) with plots",
+    ),
     "demo": ("syncattn._demo", "a short demo of the Kuramoto and Lohe flows"),
 }
 

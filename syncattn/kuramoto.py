@@ -31,7 +31,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.experimental import sparse as jsparse
 
-from ._misc import as_float, check_finite, check_nonempty, check_scalar_range
+from ._misc import as_float, check_finite, check_nonempty, check_scalar_range, sincos
 from ._types import Array, ArrayLike, Complex, Float, Int, PRNGKeyArray
 
 
@@ -73,7 +73,11 @@ class EdgeList(eqx.Module):
     n: int = eqx.field(static=True)
 
     def __check_init__(self):
-        shapes = {jnp.shape(self.senders), jnp.shape(self.receivers), jnp.shape(self.weights)}
+        shapes = {
+            jnp.shape(self.senders),
+            jnp.shape(self.receivers),
+            jnp.shape(self.weights),
+        }
         if len(shapes) != 1 or jnp.ndim(self.senders) != 1:
             raise ValueError(
                 "EdgeList senders, receivers and weights must be 1-D of equal length E; got shapes "
@@ -84,11 +88,15 @@ class EdgeList(eqx.Module):
         for name in ("senders", "receivers"):
             idx = getattr(self, name)
             if not jnp.issubdtype(jnp.asarray(idx).dtype, jnp.integer):
-                raise TypeError(f"EdgeList {name} must be integer indices; got dtype {jnp.asarray(idx).dtype}.")
+                raise TypeError(
+                    f"EdgeList {name} must be integer indices; got dtype {jnp.asarray(idx).dtype}."
+                )
             if not isinstance(idx, jax.core.Tracer) and np.size(idx):
                 arr = np.asarray(idx)
                 if arr.min() < 0 or arr.max() >= self.n:
-                    raise ValueError(f"EdgeList {name} must lie in [0, n={self.n}); got range [{arr.min()}, {arr.max()}].")
+                    raise ValueError(
+                        f"EdgeList {name} must lie in [0, n={self.n}); got range [{arr.min()}, {arr.max()}]."
+                    )
         check_finite(self.weights, "EdgeList weights")
 
     @classmethod
@@ -96,11 +104,20 @@ class EdgeList(eqx.Module):
         """The non-zero entries of a concrete dense ``(N, N)`` matrix as an edge list."""
         K = np.asarray(K)
         rec, sen = np.nonzero(K)
-        return cls(jnp.asarray(sen), jnp.asarray(rec), jnp.asarray(K[rec, sen]), int(K.shape[0]))
+        return cls(
+            jnp.asarray(sen),
+            jnp.asarray(rec),
+            jnp.asarray(K[rec, sen]),
+            int(K.shape[0]),
+        )
 
     def todense(self) -> Float[Array, "n n"]:
         """The dense matrix $K$ with $K_{ij}$ = sum of weights of edges $j \\to i$."""
-        return jnp.zeros((self.n, self.n), self.weights.dtype).at[self.receivers, self.senders].add(self.weights)
+        return (
+            jnp.zeros((self.n, self.n), self.weights.dtype)
+            .at[self.receivers, self.senders]
+            .add(self.weights)
+        )
 
 
 def _kind(coupling) -> str:
@@ -116,11 +133,15 @@ def _check_coupling(coupling, n: int, batch_shape: tuple[int, ...]):
     kind = _kind(coupling)
     if kind == "edges":
         if coupling.n != n:
-            raise ValueError(f"coupling EdgeList has n={coupling.n} but theta has N={n} oscillators (last axis).")
+            raise ValueError(
+                f"coupling EdgeList has n={coupling.n} but theta has N={n} oscillators (last axis)."
+            )
         return coupling
     if kind == "bcoo":
         if coupling.shape != (n, n):
-            raise ValueError(f"coupling BCOO matrix must have shape (N, N)=({n}, {n}); got {coupling.shape}.")
+            raise ValueError(
+                f"coupling BCOO matrix must have shape (N, N)=({n}, {n}); got {coupling.shape}."
+            )
         check_finite(coupling.data, "coupling")
         return coupling
     K = as_float(coupling, "coupling")
@@ -140,6 +161,12 @@ def _check_coupling(coupling, n: int, batch_shape: tuple[int, ...]):
     return K
 
 
+def _shift(c, s, alpha):
+    """(cos(theta + alpha), sin(theta + alpha)) from cos/sin theta by the addition formulas."""
+    cal, sal = jnp.cos(alpha), jnp.sin(alpha)
+    return c * cal - s * sal, s * cal + c * sal
+
+
 def _check_theta(theta, name="theta"):
     theta = as_float(theta, name)
     check_nonempty(theta, name)
@@ -151,10 +178,14 @@ def _listen(coupling, kind, c, s):
     """Return ($\\sum_j K_{ij} \\cos\\theta_j$, $\\sum_j K_{ij} \\sin\\theta_j$) for every i."""
     if kind == "scalar":
         # K_ij = K/N: both sums are K times the order parameter's components (O(N)).
-        return coupling * jnp.mean(c, -1, keepdims=True), coupling * jnp.mean(s, -1, keepdims=True)
+        return coupling * jnp.mean(c, -1, keepdims=True), coupling * jnp.mean(
+            s, -1, keepdims=True
+        )
     if kind == "dense":
         K = coupling.astype(c.dtype)
-        return jnp.einsum("...ij,...j->...i", K, c), jnp.einsum("...ij,...j->...i", K, s)
+        return jnp.einsum("...ij,...j->...i", K, c), jnp.einsum(
+            "...ij,...j->...i", K, s
+        )
     batch, n = c.shape[:-1], c.shape[-1]
     cs = jnp.stack([c.reshape(-1, n), s.reshape(-1, n)])  # (2, B, N)
     if kind == "bcoo":
@@ -163,7 +194,9 @@ def _listen(coupling, kind, c, s):
     else:  # edge list: gather senders, scatter-add into receivers
         w = coupling.weights.astype(c.dtype)
         msgs = jnp.take(cs, coupling.senders, axis=-1) * w
-        out = jax.ops.segment_sum(jnp.moveaxis(msgs, -1, 0), coupling.receivers, num_segments=n)
+        out = jax.ops.segment_sum(
+            jnp.moveaxis(msgs, -1, 0), coupling.receivers, num_segments=n
+        )
         out = jnp.moveaxis(out, 0, -1)
     return out[0].reshape(*batch, n), out[1].reshape(*batch, n)
 
@@ -211,17 +244,27 @@ def vector_field(
     try:
         jnp.broadcast_shapes(omega.shape, theta.shape)
     except ValueError:
-        raise ValueError(f"omega must broadcast to theta's shape {theta.shape}; got {omega.shape}.") from None
+        raise ValueError(
+            f"omega must broadcast to theta's shape {theta.shape}; got {omega.shape}."
+        ) from None
     if jnp.ndim(omega) > 0 and omega.shape[-1] not in (1, n):
-        raise ValueError(f"omega must have N={n} entries on its last axis; got shape {omega.shape}.")
+        raise ValueError(
+            f"omega must have N={n} entries on its last axis; got shape {omega.shape}."
+        )
     K = _check_coupling(coupling, n, batch)
-    kind = _kind(K)
-    alpha = jnp.asarray(frustration, theta.dtype)
-    c, s = jnp.cos(theta), jnp.sin(theta)
-    Kc, Ks = _listen(K, kind, c, s)
-    ca, sa = jnp.cos(theta + alpha), jnp.sin(theta + alpha)
-    out = omega.astype(theta.dtype) + (ca * Ks - sa * Kc).astype(theta.dtype)
-    return jnp.broadcast_to(out, theta.shape)
+    return _field(
+        theta, omega.astype(theta.dtype), K, jnp.asarray(frustration, theta.dtype)
+    )
+
+
+@eqx.filter_jit
+def _field(theta, omega, K, alpha):
+    s, c = sincos(theta)
+    Kc, Ks = _listen(K, _kind(K), c, s)
+    ca, sa = _shift(c, s, alpha)
+    return jnp.broadcast_to(
+        omega + (ca * Ks - sa * Kc).astype(theta.dtype), theta.shape
+    )
 
 
 # --------------------------------------------------------------------------- attention identity
@@ -252,7 +295,11 @@ def coupling_term(
         >>> coupling_term(jnp.zeros((1, 1)), jnp.full((1, 1), jnp.pi / 2), jnp.ones((1, 1)))
         Array([[1.]], dtype=float32)
     """
-    theta_t, theta_u, A = as_float(theta_t, "theta_t"), as_float(theta_u, "theta_u"), as_float(A, "A")
+    theta_t, theta_u, A = (
+        as_float(theta_t, "theta_t"),
+        as_float(theta_u, "theta_u"),
+        as_float(A, "A"),
+    )
     if theta_t.ndim < 2 or theta_u.ndim < 2:
         raise ValueError(
             f"theta_t and theta_u must have shape (*batch, T, k) and (*batch, U, k); got {theta_t.shape}, {theta_u.shape}."
@@ -260,22 +307,35 @@ def coupling_term(
     T, k = theta_t.shape[-2:]
     U = theta_u.shape[-2]
     if theta_u.shape[-1] != k:
-        raise ValueError(f"theta_u must have k={k} coordinates like theta_t; got shape {theta_u.shape}.")
+        raise ValueError(
+            f"theta_u must have k={k} coordinates like theta_t; got shape {theta_u.shape}."
+        )
     if A.ndim < 2 or A.shape[-2:] != (T, U):
-        raise ValueError(f"A must have shape (*batch, T, U)=(..., {T}, {U}); got {A.shape}.")
+        raise ValueError(
+            f"A must have shape (*batch, T, U)=(..., {T}, {U}); got {A.shape}."
+        )
     if T == 0 or U == 0:
-        raise ValueError(f"theta_t and theta_u must be non-empty sequences; got T={T}, U={U}.")
+        raise ValueError(
+            f"theta_t and theta_u must be non-empty sequences; got T={T}, U={U}."
+        )
     for x, name in ((theta_t, "theta_t"), (theta_u, "theta_u"), (A, "A")):
         check_finite(x, name)
-    A = A.astype(theta_u.dtype)
-    Ac = jnp.einsum("...tu,...uk->...tk", A, jnp.cos(theta_u))
-    As = jnp.einsum("...tu,...uk->...tk", A, jnp.sin(theta_u))
-    return (jnp.cos(theta_t) * As - jnp.sin(theta_t) * Ac).astype(theta_t.dtype)
+    return _coupling_term(theta_t, theta_u, A.astype(theta_u.dtype))
+
+
+@jax.jit
+def _coupling_term(theta_t, theta_u, A):
+    su, cu = sincos(theta_u)
+    st, ct = sincos(theta_t)
+    Ac = jnp.einsum("...tu,...uk->...tk", A, cu)
+    As = jnp.einsum("...tu,...uk->...tk", A, su)
+    return (ct * As - st * Ac).astype(theta_t.dtype)
 
 
 def tangent_update(
     theta_t: Float[Array, "*batch"],
-    G: Complex[Array, "*#batch"] | tuple[Float[Array, "*#batch"], Float[Array, "*#batch"]],
+    G: Complex[Array, "*#batch"]
+    | tuple[Float[Array, "*#batch"], Float[Array, "*#batch"]],
 ) -> Float[Array, "*batch"]:
     r"""Tangent projection of an aggregated phasor (the right side of the attention identity).
 
@@ -300,7 +360,9 @@ def tangent_update(
     theta_t = as_float(theta_t, "theta_t")
     if isinstance(G, tuple):
         if len(G) != 2:
-            raise ValueError(f"G given as a tuple must be (Re G, Im G); got {len(G)} entries.")
+            raise ValueError(
+                f"G given as a tuple must be (Re G, Im G); got {len(G)} entries."
+            )
         re, im = (as_float(g, "G") for g in G)
     else:
         G = jnp.asarray(G)
@@ -308,16 +370,24 @@ def tangent_update(
     try:
         jnp.broadcast_shapes(re.shape, im.shape, theta_t.shape)
     except ValueError:
-        raise ValueError(f"G must broadcast to theta_t's shape {theta_t.shape}; got {re.shape}.") from None
-    return (-jnp.sin(theta_t) * re.astype(theta_t.dtype) + jnp.cos(theta_t) * im.astype(theta_t.dtype)).astype(
-        theta_t.dtype
-    )
+        raise ValueError(
+            f"G must broadcast to theta_t's shape {theta_t.shape}; got {re.shape}."
+        ) from None
+    return _tangent_update(theta_t, re.astype(theta_t.dtype), im.astype(theta_t.dtype))
+
+
+@jax.jit
+def _tangent_update(theta_t, re, im):
+    st, ct = sincos(theta_t)
+    return (-st * re + ct * im).astype(theta_t.dtype)
 
 
 # --------------------------------------------------------------------------- energy
 
 
-def coherence_energy(theta: Float[Array, "*batch n"], coupling) -> Float[Array, "*batch"]:
+def coherence_energy(
+    theta: Float[Array, "*batch n"], coupling
+) -> Float[Array, "*batch"]:
     r"""Coherence (XY) energy whose gradient flow is the $\omega = 0$ Kuramoto flow for symmetric $K$.
 
     $$E(\theta) = -\tfrac12 \sum_{i,j} K_{ij} \cos(\theta_j - \theta_i),
@@ -339,7 +409,12 @@ def coherence_energy(theta: Float[Array, "*batch n"], coupling) -> Float[Array, 
     """
     theta = _check_theta(theta)
     K = _check_coupling(coupling, theta.shape[-1], theta.shape[:-1])
-    c, s = jnp.cos(theta), jnp.sin(theta)
+    return _energy(theta, K)
+
+
+@eqx.filter_jit
+def _energy(theta, K):
+    s, c = sincos(theta)
     Kc, Ks = _listen(K, _kind(K), c, s)
     # sum_ij K_ij cos(theta_j - theta_i) = sum_i c_i (K c)_i + s_i (K s)_i
     return -0.5 * jnp.sum(c * Kc + s * Ks, axis=-1).astype(theta.dtype)
@@ -379,23 +454,42 @@ _SOLVERS = {
 
 
 def _order(theta):
-    c, s = jnp.mean(jnp.cos(theta), -1), jnp.mean(jnp.sin(theta), -1)
+    s, c = sincos(theta)
+    c, s = jnp.mean(c, -1), jnp.mean(s, -1)
     return jnp.sqrt(c * c + s * s), jnp.arctan2(s, c)
 
 
 @eqx.filter_jit
-def _solve(theta0, omega, coupling, frustration, t1, ts, solver, rtol, atol, max_steps, dt0, save_phases):
+def _solve(
+    theta0,
+    omega,
+    coupling,
+    frustration,
+    t1,
+    ts,
+    solver,
+    rtol,
+    atol,
+    max_steps,
+    dt0,
+    save_phases,
+):
     def rhs(t, y, args):
         om, K, a = args
-        c, s = jnp.cos(y), jnp.sin(y)
+        s, c = sincos(y)
         Kc, Ks = _listen(K, _kind(K), c, s)
-        return om + jnp.cos(y + a) * Ks - jnp.sin(y + a) * Kc
+        ca, sa = _shift(c, s, a)
+        return om + ca * Ks - sa * Kc
 
     def save(t, y, args):
         r, psi = _order(y)
         return (y if save_phases else None, r, psi)
 
-    if isinstance(solver, (diffrax.Euler, diffrax.Heun)) or dt0 is not None and rtol is None:
+    if (
+        isinstance(solver, (diffrax.Euler, diffrax.Heun))
+        or dt0 is not None
+        and rtol is None
+    ):
         controller = diffrax.ConstantStepSize()
     else:
         controller = diffrax.PIDController(rtol=rtol, atol=atol)
@@ -407,7 +501,9 @@ def _solve(theta0, omega, coupling, frustration, t1, ts, solver, rtol, atol, max
         dt0=dt0,
         y0=theta0,
         args=(omega, coupling, frustration),
-        saveat=diffrax.SaveAt(subs=[diffrax.SubSaveAt(ts=ts, fn=save), diffrax.SubSaveAt(t1=True)]),
+        saveat=diffrax.SaveAt(
+            subs=[diffrax.SubSaveAt(ts=ts, fn=save), diffrax.SubSaveAt(t1=True)]
+        ),
         stepsize_controller=controller,
         max_steps=max_steps,
     )
@@ -481,9 +577,13 @@ def simulate(
     try:
         jnp.broadcast_shapes(omega.shape, theta0.shape)
     except ValueError:
-        raise ValueError(f"omega must broadcast to theta0's shape {theta0.shape}; got {omega.shape}.") from None
+        raise ValueError(
+            f"omega must broadcast to theta0's shape {theta0.shape}; got {omega.shape}."
+        ) from None
     if jnp.ndim(omega) > 0 and omega.shape[-1] not in (1, n):
-        raise ValueError(f"omega must have N={n} entries on its last axis; got shape {omega.shape}.")
+        raise ValueError(
+            f"omega must have N={n} entries on its last axis; got shape {omega.shape}."
+        )
     K = _check_coupling(coupling, n, theta0.shape[:-1])
     check_scalar_range(t1, "t1", low=0.0)
     if rtol is not None:
@@ -493,31 +593,45 @@ def simulate(
         check_scalar_range(dt0, "dt0", low=0.0, low_inclusive=False)
     if isinstance(solver, str):
         if solver.lower() not in _SOLVERS:
-            raise ValueError(f"solver must be one of {sorted(_SOLVERS)} or a diffrax solver; got {solver!r}.")
+            raise ValueError(
+                f"solver must be one of {sorted(_SOLVERS)} or a diffrax solver; got {solver!r}."
+            )
         solver = _SOLVERS[solver.lower()]()
     fixed = isinstance(solver, (diffrax.Euler, diffrax.Heun))
     if fixed and dt0 is None:
-        raise ValueError(f"solver {type(solver).__name__} has no error estimate: pass dt0 (a fixed step).")
+        raise ValueError(
+            f"solver {type(solver).__name__} has no error estimate: pass dt0 (a fixed step)."
+        )
     if not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
         raise ValueError(f"max_steps must be a positive int; got {max_steps!r}.")
     dtype = theta0.dtype
     t1 = jnp.asarray(t1, dtype)
     if isinstance(saveat, (int, np.integer)):
         if saveat < 1:
-            raise ValueError(f"saveat must be a positive number of save points or an array of times; got {saveat}.")
+            raise ValueError(
+                f"saveat must be a positive number of save points or an array of times; got {saveat}."
+            )
         ts = jnp.linspace(0.0, 1.0, int(saveat), dtype=dtype) * t1
     else:
         ts = as_float(saveat, "saveat").astype(dtype)
         if ts.ndim != 1 or ts.shape[0] == 0:
-            raise ValueError(f"saveat must be a 1-D non-empty array of times; got shape {ts.shape}.")
+            raise ValueError(
+                f"saveat must be a 1-D non-empty array of times; got shape {ts.shape}."
+            )
         check_finite(ts, "saveat")
         if not isinstance(ts, jax.core.Tracer) and not isinstance(t1, jax.core.Tracer):
             t = np.asarray(ts)
             if np.any(np.diff(t) < 0) or t[0] < 0 or t[-1] > float(t1):
-                raise ValueError(f"saveat times must be non-decreasing within [0, t1={float(t1)}].")
+                raise ValueError(
+                    f"saveat times must be non-decreasing within [0, t1={float(t1)}]."
+                )
     if not isinstance(K, (EdgeList, jsparse.BCOO)):
         K = K.astype(dtype)
-    omega = jnp.broadcast_to(omega.astype(dtype), theta0.shape) if jnp.ndim(omega) else omega.astype(dtype)
+    omega = (
+        jnp.broadcast_to(omega.astype(dtype), theta0.shape)
+        if jnp.ndim(omega)
+        else omega.astype(dtype)
+    )
     return _solve(
         theta0,
         omega,
@@ -614,20 +728,30 @@ def ott_antonsen(r0, K, gamma, t):
         t: times $t \ge 0$ (array allowed; broadcasts with the others).
 
     Example:
-        >>> ott_antonsen(1.0, 2.0, 0.5, 3.0)  # starts at the fixed point... not quite: r* = 0.707
-        Array(0.7089..., dtype=float32)
+        >>> r = ott_antonsen(0.01, 2.0, 0.5, jnp.array([0.0, 50.0]))  # -> sqrt(1 - 2 gamma / K)
+        >>> [round(float(x), 3) for x in r]
+        [0.01, 0.707]
     """
     check_scalar_range(r0, "r0", low=0.0, high=1.0)
     check_scalar_range(K, "K", low=0.0)
     check_scalar_range(gamma, "gamma", low=0.0)
     check_scalar_range(t, "t", low=0.0)
-    r0, K, gamma, t = (as_float(x, n) for x, n in ((r0, "r0"), (K, "K"), (gamma, "gamma"), (t, "t")))
+    r0, K, gamma, t = (
+        as_float(x, n) for x, n in ((r0, "r0"), (K, "K"), (gamma, "gamma"), (t, "t"))
+    )
+    return _ott_antonsen(r0, K, gamma, t)
+
+
+@jax.jit
+def _ott_antonsen(r0, K, gamma, t):
     a = 0.5 * K - gamma
     b = 0.5 * K
     small = jnp.abs(a * t) < 1e-8
     a_safe = jnp.where(small, 1.0, a)
     # (1 - e^{-2at}) / a, with its a -> 0 limit 2t (first-order correction -2 a t^2)
-    frac = jnp.where(small, 2.0 * t - 2.0 * a * t**2, -jnp.expm1(-2.0 * a_safe * t) / a_safe)
+    frac = jnp.where(
+        small, 2.0 * t - 2.0 * a * t**2, -jnp.expm1(-2.0 * a_safe * t) / a_safe
+    )
     denom = jnp.exp(-2.0 * a * t) + r0**2 * b * frac
     return r0 / jnp.sqrt(denom)
 
@@ -635,7 +759,9 @@ def ott_antonsen(r0, K, gamma, t):
 # --------------------------------------------------------------------------- frequency helpers
 
 
-def lorentzian_frequencies(n: int, gamma: float = 0.5, center: float = 0.0, *, dtype=None) -> Float[Array, " n"]:
+def lorentzian_frequencies(
+    n: int, gamma: float = 0.5, center: float = 0.0, *, dtype=None
+) -> Float[Array, " n"]:
     r"""Deterministic Lorentzian frequencies at the quantiles $(i - \tfrac12)/n$.
 
     $$\omega_i = c + \gamma \tan\!\left(\pi\left(\frac{i - 1/2}{n} - \frac12\right)\right),\quad i = 1..n$$
@@ -657,7 +783,9 @@ def lorentzian_frequencies(n: int, gamma: float = 0.5, center: float = 0.0, *, d
     return (center + gamma * jnp.tan(jnp.pi * (q - 0.5))).astype(dtype)
 
 
-def sample_lorentzian(key: PRNGKeyArray, shape, gamma: float = 0.5, center: float = 0.0, *, dtype=None):
+def sample_lorentzian(
+    key: PRNGKeyArray, shape, gamma: float = 0.5, center: float = 0.0, *, dtype=None
+):
     r"""i.i.d. Lorentzian (Cauchy) frequencies $\omega = c + \gamma\,\mathrm{Cauchy}(0, 1)$.
 
     Example:
@@ -668,4 +796,6 @@ def sample_lorentzian(key: PRNGKeyArray, shape, gamma: float = 0.5, center: floa
     from ._misc import default_floating_dtype
 
     dtype = dtype or default_floating_dtype()
-    return center + gamma * jax.random.cauchy(key, tuple(np.atleast_1d(shape)) if shape != () else (), dtype=dtype)
+    return center + gamma * jax.random.cauchy(
+        key, tuple(np.atleast_1d(shape)) if shape != () else (), dtype=dtype
+    )

@@ -1,4 +1,4 @@
-"""Shared plumbing for the studies: configs, output folders, progress, plots, intervals.
+r"""Shared plumbing for the studies: configs, output folders, progress, plots, intervals.
 
 Nothing here is mathematics of the flows (that lives in the foundation modules);
 it is the bookkeeping every study needs:

@@ -1,0 +1,46 @@
+"""Tests for the shared helpers in syncattn._misc."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from syncattn import _misc
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e2, 1e4, 1e6, 1e8])
+def test_sincos_matches_libm(scale):
+    x = np.random.default_rng(0).uniform(-scale, scale, 20001)
+    x[:5] = [0.0, np.pi / 4, -np.pi / 4, np.pi / 2, np.nextafter(np.pi / 4, 1)]
+    s, c = _misc.sincos(jnp.asarray(x))
+    # within a few ulp of 1, or of the argument's own representation error for huge |x|
+    tol = max(4e-16, 4 * scale * 2.0**-53)
+    np.testing.assert_allclose(s, np.sin(x), rtol=0, atol=tol)
+    np.testing.assert_allclose(c, np.cos(x), rtol=0, atol=tol)
+
+
+def test_sincos_grad_dtype_and_vmap():
+    g = jax.grad(lambda t: _misc.sincos(t)[0] + 2 * _misc.sincos(t)[1])(0.7)
+    assert float(g) == pytest.approx(np.cos(0.7) - 2 * np.sin(0.7), abs=1e-15)
+    s32, c32 = _misc.sincos(jnp.linspace(0, 3, 5, dtype=jnp.float32))
+    assert s32.dtype == jnp.float32
+    np.testing.assert_allclose(c32, np.cos(np.linspace(0, 3, 5)), atol=1e-6)
+    s, _ = jax.vmap(_misc.sincos)(jnp.arange(3.0))
+    np.testing.assert_allclose(s, np.sin(np.arange(3.0)), atol=1e-15)
+
+
+def test_safe_norm_grad_finite_at_zero():
+    g = jax.grad(lambda x: _misc.safe_norm(x))(jnp.zeros(3))
+    assert np.all(np.isfinite(g))
+    assert float(_misc.safe_norm(jnp.array([3.0, 4.0]))) == 5.0
+
+
+def test_check_dim_and_ranges():
+    with pytest.raises(ValueError, match="d must be >= 2"):
+        _misc.check_dim(1)
+    with pytest.raises(TypeError, match="d must be a Python int"):
+        _misc.check_dim(2.5)
+    with pytest.raises(ValueError, match=r"tol must lie in \[0.0, inf\)"):
+        _misc.check_scalar_range(-1.0, "tol", low=0.0)
+    with pytest.raises(ValueError, match="x must be finite"):
+        _misc.check_finite(jnp.array([1.0, jnp.nan]), "x")
