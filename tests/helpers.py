@@ -7,7 +7,9 @@ import numpy as np
 TOL = {
     np.dtype("float64"): dict(rtol=1e-10, atol=1e-12),
     np.dtype("float32"): dict(rtol=1e-5, atol=1e-5),
-    np.dtype("bfloat16") if hasattr(np, "bfloat16") else "bf16": dict(rtol=2e-2, atol=2e-2),
+    np.dtype("bfloat16") if hasattr(np, "bfloat16") else "bf16": dict(
+        rtol=2e-2, atol=2e-2
+    ),
 }
 
 

@@ -7,13 +7,23 @@ import numpy as np
 
 
 @st.composite
-def phases(draw, *, n=st.integers(1, 9), batch=st.lists(st.integers(1, 3), max_size=2), bound=20.0):
+def phases(
+    draw,
+    *,
+    n=st.integers(1, 9),
+    batch=st.lists(st.integers(1, 3), max_size=2),
+    bound=20.0,
+):
     shape = (*draw(batch), draw(n))
-    return jnp.asarray(draw(npst.arrays(np.float64, shape, elements=st.floats(-bound, bound))))
+    return jnp.asarray(
+        draw(npst.arrays(np.float64, shape, elements=st.floats(-bound, bound)))
+    )
 
 
 @st.composite
-def unit_vectors(draw, *, d=st.integers(2, 8), batch=st.lists(st.integers(1, 3), max_size=2)):
+def unit_vectors(
+    draw, *, d=st.integers(2, 8), batch=st.lists(st.integers(1, 3), max_size=2)
+):
     dd = draw(d)
     shape = (*draw(batch), dd)
     x = draw(npst.arrays(np.float64, shape, elements=st.floats(-1, 1)))
