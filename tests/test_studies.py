@@ -228,6 +228,7 @@ def test_failure_rates(failure_out):
     assert np.all(np.array(a["rate_theory"]) > np.array(a["rate_asymptotic"]))
 
 
+@pytest.mark.filterwarnings("ignore::scipy.integrate.IntegrationWarning")
 def test_degenerate_exact_two_anchors_closed_form():
     """m = 2 in d = 3: |h|^2 = a^2 + b^2 + 2ab cos(theta), cos(theta) uniform on [-1, 1]."""
     rng = np.random.default_rng(0)

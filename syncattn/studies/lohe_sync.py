@@ -45,7 +45,23 @@ class Config:
     n: int = 1000  # oscillators
     dims: tuple[int, ...] = (2, 3, 4)  # sphere S^{d-1} in R^d
     freq_scale: float = 1.0  # sigma: std of each independent entry of Omega_i
-    couplings: tuple[float, ...] = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0)
+    couplings: tuple[float, ...] = (
+        0.25,
+        0.5,
+        0.75,
+        1.0,
+        1.25,
+        1.5,
+        1.75,
+        2.0,
+        2.25,
+        2.5,
+        3.0,
+        3.5,
+        4.0,
+        5.0,
+        6.0,
+    )
     t1: float = 100.0  # rho averaged over [t1/2, t1]
     n_save: int = 101
     rtol: float = 1e-6  # lohe.simulate tolerances for the sweep
@@ -168,12 +184,15 @@ def run(
     }
     if 2 in sweep:
         K = np.asarray(theory_d2["K"])
-        off = (
-            np.abs(K / K_c2 - 1) >= 0.25
-        )  # away from the transition (finite-n rounding)
-        err = np.abs(np.asarray(sweep[2]["rho"]) - np.asarray(theory_d2["rho"]))
-        theory_d2["max_abs_error"] = (
-            float(err[off].max()) if off.any() else float("nan")
+        rho2 = np.asarray(sweep[2]["rho"])
+        above = K >= 1.25 * K_c2  # away from the transition, which finite n rounds off
+        below = K < K_c2
+        err = np.abs(rho2 - np.asarray(theory_d2["rho"]))
+        theory_d2["max_abs_error_above"] = (
+            float(err[above].max()) if above.any() else float("nan")
+        )
+        theory_d2["max_rho_below"] = (
+            float(rho2[below].max()) if below.any() else float("nan")
         )
 
     # ---- d = 2: Lohe vs Kuramoto on the same oscillators
@@ -341,9 +360,10 @@ def summary(results: dict) -> str:
         )
         lines.append(f"  d={d}: rho(K) = {pairs}")
     th = results["theory_d2"]
-    if "max_abs_error" in th:
+    if "max_abs_error_above" in th:
         lines.append(
-            f"  d=2 vs Gaussian self-consistency (|K/K_c - 1| >= 0.25): max error {th['max_abs_error']:.4f}"
+            f"  d=2 vs Gaussian self-consistency (K_c={th['K_c']:.4f}): max |rho - r| for K >= 1.25 K_c"
+            f" {th['max_abs_error_above']:.4f}; max rho below K_c {th['max_rho_below']:.4f} (finite-n floor)"
         )
     mt = results["match"]
     lines.append(
