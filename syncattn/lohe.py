@@ -237,8 +237,11 @@ def simulate(
     \Omega_i x_i$, $m_i = \sum_j K_{ij} x_j$: equal to the Lohe field on the sphere
     and orthogonal to $x_i$ everywhere, so $\|x_i\|$ is an exact invariant (with the
     literal formula a norm error grows like $e^{2\|m_i\| t}$ where $x_i$ opposes
-    $m_i$). Norms then stay 1 up to the solver's accumulated local error, about
-    `rtol` (use `rtol=1e-11` for 1e-10). `method="geodesic"` is the first-order
+    $m_i$). Norms then stay 1 up to the solver's accumulated local error, which
+    grows with the integration time and the rotation speed $\|\Omega_i\|$: measured
+    5.9e-5 at `rtol=1e-6` over $t = 20$ ($n = 60$, $d = 3$, $K = 0$), i.e. tens of
+    times `rtol`; the tests reach 1e-10 with `rtol=1e-11`. Use `method="geodesic"`
+    when norms must hold to rounding. `method="geodesic"` is the first-order
     Lie-Euler scheme $x_{k+1} = \exp_{x_k}(\Delta t\, P_{x_k} f(x_k))$
     (`sphere.exp_map`, `sphere.project_tangent`): it stays on the sphere to rounding
     with no projection step, where project-after-Euler drifts. Each interval between save times takes the
