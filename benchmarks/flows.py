@@ -343,6 +343,18 @@ def markdown(results, forms):
             f"| {r['n']:,} | {_cell(r['syncattn'])} | {_cell(r['syncattn_f32'])} | {_cell(r['syncattn_tsit5'])} | {_cell(r['scipy'])} | "
             f"{_cell(r['jaxkuramoto'])} | {sp} | {jk} | {comp:.2f} s |"
         )
+    if big:
+        lines += [
+            "",
+            "| N | syncattn Dopri5 f64 (no reference) | steps | r (t in [50, 100]) | infinite-N theory | compile |",
+            "|---|---|---|---|---|---|",
+        ]
+        for r in big:
+            f = r["feasibility"]
+            lines.append(
+                f"| {r['n']:,} | {f['warm_s']:.3g} s [rtol {f['rtol']:g}] | {f['steps']} | {f['r']:.4f} | "
+                f"{f['r_theory_infinite_n']:.4f} | {f['first_s'] - f['warm_s']:.2f} s |"
+            )
     lines += [
         "",
         "| N | coupling form | µs per vector-field evaluation |",
