@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import sys
 import time
 from pathlib import Path
 
@@ -292,7 +293,7 @@ def main(argv=None):
             key=lambda r: r["n"],
         )
     meta = dict(
-        command="python benchmarks/flows.py " + " ".join(argv or []),
+        command="python benchmarks/flows.py " + " ".join(sys.argv[1:] if argv is None else argv),
         seed=args.seed,
         target=args.target,
         problem=dict(K=K, gamma=GAMMA, t1=T1, nsave=NSAVE),
