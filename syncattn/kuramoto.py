@@ -167,6 +167,24 @@ def _shift(c, s, alpha):
     return c * cal - s * sal, s * cal + c * sal
 
 
+def _check_omega(omega, theta, theta_name):
+    """Natural frequencies: finite, broadcastable to theta, N entries (or 1) on the last axis."""
+    omega = as_float(omega, "omega")
+    check_finite(omega, "omega")
+    n = theta.shape[-1]
+    try:
+        jnp.broadcast_shapes(omega.shape, theta.shape)
+    except ValueError:
+        raise ValueError(
+            f"omega must broadcast to {theta_name}'s shape {theta.shape}; got {omega.shape}."
+        ) from None
+    if jnp.ndim(omega) > 0 and omega.shape[-1] not in (1, n):
+        raise ValueError(
+            f"omega must have N={n} entries on its last axis; got shape {omega.shape}."
+        )
+    return omega
+
+
 def _check_theta(theta, name="theta"):
     theta = as_float(theta, name)
     check_nonempty(theta, name)
@@ -239,18 +257,7 @@ def vector_field(
     """
     theta = _check_theta(theta)
     n, batch = theta.shape[-1], theta.shape[:-1]
-    omega = as_float(omega, "omega")
-    check_finite(omega, "omega")
-    try:
-        jnp.broadcast_shapes(omega.shape, theta.shape)
-    except ValueError:
-        raise ValueError(
-            f"omega must broadcast to theta's shape {theta.shape}; got {omega.shape}."
-        ) from None
-    if jnp.ndim(omega) > 0 and omega.shape[-1] not in (1, n):
-        raise ValueError(
-            f"omega must have N={n} entries on its last axis; got shape {omega.shape}."
-        )
+    omega = _check_omega(omega, theta, "theta")
     K = _check_coupling(coupling, n, batch)
     return _field(
         theta, omega.astype(theta.dtype), K, jnp.asarray(frustration, theta.dtype)
@@ -572,18 +579,7 @@ def simulate(
     """
     theta0 = _check_theta(theta0, "theta0")
     n = theta0.shape[-1]
-    omega = as_float(omega, "omega")
-    check_finite(omega, "omega")
-    try:
-        jnp.broadcast_shapes(omega.shape, theta0.shape)
-    except ValueError:
-        raise ValueError(
-            f"omega must broadcast to theta0's shape {theta0.shape}; got {omega.shape}."
-        ) from None
-    if jnp.ndim(omega) > 0 and omega.shape[-1] not in (1, n):
-        raise ValueError(
-            f"omega must have N={n} entries on its last axis; got shape {omega.shape}."
-        )
+    omega = _check_omega(omega, theta0, "theta0")
     K = _check_coupling(coupling, n, theta0.shape[:-1])
     check_scalar_range(t1, "t1", low=0.0)
     if rtol is not None:
