@@ -524,7 +524,7 @@ def simulate(
     coupling,
     t1: float,
     *,
-    saveat: int | Float[Array, " S"] = 101,
+    saveat: int | Float[Array, " S"] | None = 101,
     rtol: float = 1e-6,
     atol: float = 1e-8,
     solver: str | diffrax.AbstractSolver = "dopri5",
@@ -555,7 +555,8 @@ def simulate(
         omega: natural frequencies, broadcastable to ``theta0``.
         coupling: as in :func:`vector_field`.
         t1: final time $t_1 \ge 0$.
-        saveat: number of equally spaced save times in $[0, t_1]$, or an array of times.
+        saveat: an int $S \ge 2$ of equally spaced save times in $[0, t_1]$, an array of
+            times, or ``None`` for $t_1$ alone (the same convention as ``lohe.simulate``).
         rtol, atol: adaptive step tolerances (> 0). Pass ``rtol=None`` with ``dt0`` for
             fixed steps.
         solver: ``"dopri5"``, ``"tsit5"``, ``"dopri8"``, ``"bosh3"``, ``"heun"``,
@@ -602,10 +603,13 @@ def simulate(
         raise ValueError(f"max_steps must be a positive int; got {max_steps!r}.")
     dtype = theta0.dtype
     t1 = jnp.asarray(t1, dtype)
-    if isinstance(saveat, (int, np.integer)):
-        if saveat < 1:
+    if saveat is None:
+        ts = t1[None]
+    elif isinstance(saveat, (int, np.integer)):
+        if saveat < 2:
             raise ValueError(
-                f"saveat must be a positive number of save points or an array of times; got {saveat}."
+                f"saveat must be an int >= 2 (equally spaced times), an array of times, or None "
+                f"(t1 only); got {saveat}."
             )
         ts = jnp.linspace(0.0, 1.0, int(saveat), dtype=dtype) * t1
     else:

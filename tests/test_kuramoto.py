@@ -413,3 +413,16 @@ def test_lorentzian_frequencies_are_quantiles():
         scipy.stats.kstest(np.asarray(s), scipy.stats.cauchy(scale=0.5).cdf).pvalue
         > 1e-3
     )
+
+
+def test_simulate_saveat_conventions():
+    th = jnp.array([0.0, 1.0])
+    only_t1 = kuramoto.simulate(th, 0.0, 1.0, 2.0, saveat=None, rtol=1e-10, atol=1e-12)
+    grid = kuramoto.simulate(th, 0.0, 1.0, 2.0, saveat=5, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(only_t1.ts, [2.0])
+    np.testing.assert_allclose(grid.ts, [0.0, 0.5, 1.0, 1.5, 2.0])
+    np.testing.assert_allclose(only_t1.theta[-1], grid.theta[-1], atol=1e-9)
+    with pytest.raises(ValueError, match="saveat must be an int >= 2"):
+        kuramoto.simulate(th, 0.0, 1.0, 2.0, saveat=1)
+    with pytest.raises(ValueError, match="saveat times"):
+        kuramoto.simulate(th, 0.0, 1.0, 2.0, saveat=jnp.array([0.0, 3.0]))
