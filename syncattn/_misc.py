@@ -174,17 +174,24 @@ def sincos(x):
       (\sin x, \cos x) = \text{rotate}_k\big(\sin r, \cos r\big)$$
 
     with $\sin r$, $\cos r$ as degree-15/16 Taylor polynomials (truncation below
-    $10^{-17}$) and a three-part Cody-Waite split of $\pi/2$. For float64 input this
+    $10^{-17}$) and a three-part Cody-Waite split of $\pi/2$ (float32: a float32 split and
+    degree-9/8 polynomials, error below 2e-7 for $|x| < 10^4$; bfloat16/float16 are
+    computed in float32 and rounded). For float64 input this
     is one fused elementwise kernel, measured about 20x faster than ``jnp.sin`` plus
     ``jnp.cos`` on XLA:CPU (which call scalar libm); the error is within 1 ulp of 1 for
     $|x| < 1.6\cdot 10^6$ and, beyond that, within the representation error of $x$ itself
-    (about $|x|\,2^{-53}$). Other dtypes use ``jnp.sin``/``jnp.cos`` (already vectorised).
+    (about $|x|\,2^{-53}$).
     Differentiable: the derivative rules are those of sin and cos.
     """
     x = jnp.asarray(x)
-    if x.dtype != jnp.float64:
-        return jnp.sin(x), jnp.cos(x)
-    return _sincos64(x)
+    if x.dtype == jnp.float64:
+        return _sincos64(x)
+    if x.dtype == jnp.float32:
+        return _sincos32(x)
+    if jnp.issubdtype(x.dtype, jnp.floating):  # bfloat16 / float16: compute in float32
+        s, c = _sincos32(x.astype(jnp.float32))
+        return s.astype(x.dtype), c.astype(x.dtype)
+    return jnp.sin(x), jnp.cos(x)
 
 
 @jax.custom_jvp
@@ -204,4 +211,28 @@ def _sincos64(x):
 def _sincos64_jvp(primals, tangents):
     (x,), (dx,) = primals, tangents
     s, c = _sincos64(x)
+    return (s, c), (c * dx, -s * dx)
+
+
+# float32: pi/2 = 1.5703125 + 4.837512969970703125e-4 + 7.54978995489188216e-8 (exact heads)
+_PIO2_F32 = (1.5703125, 4.837512969970703125e-4, 7.54978995489188216e-8)
+
+
+@jax.custom_jvp
+def _sincos32(x):
+    k = jnp.round(x * np.float32(2.0 / np.pi))
+    r = ((x - k * _PIO2_F32[0]) - k * _PIO2_F32[1]) - k * _PIO2_F32[2]
+    r2 = r * r
+    s = r + r * r2 * _horner(r2, _SIN_C[:4])
+    c = 1.0 + r2 * _horner(r2, _COS_C[:5])
+    q = jnp.mod(k, 4.0)
+    sin = jnp.where(q == 0, s, jnp.where(q == 1, c, jnp.where(q == 2, -s, -c)))
+    cos = jnp.where(q == 0, c, jnp.where(q == 1, -s, jnp.where(q == 2, -c, s)))
+    return sin.astype(x.dtype), cos.astype(x.dtype)
+
+
+@_sincos32.defjvp
+def _sincos32_jvp(primals, tangents):
+    (x,), (dx,) = primals, tangents
+    s, c = _sincos32(x)
     return (s, c), (c * dx, -s * dx)

@@ -44,3 +44,21 @@ def test_check_dim_and_ranges():
         _misc.check_scalar_range(-1.0, "tol", low=0.0)
     with pytest.raises(ValueError, match="x must be finite"):
         _misc.check_finite(jnp.array([1.0, jnp.nan]), "x")
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e2, 1e4])
+def test_sincos_float32_and_bfloat16(scale):
+    x = np.random.default_rng(1).uniform(-scale, scale, 20001).astype(np.float32)
+    s, c = _misc.sincos(jnp.asarray(x))
+    assert s.dtype == c.dtype == jnp.float32
+    x64 = x.astype(np.float64)  # the exact sine of the float32 argument
+    np.testing.assert_allclose(
+        np.asarray(s, np.float64), np.sin(x64), rtol=0, atol=2e-7
+    )
+    np.testing.assert_allclose(
+        np.asarray(c, np.float64), np.cos(x64), rtol=0, atol=2e-7
+    )
+    sb, cb = _misc.sincos(jnp.asarray(x[:50], jnp.bfloat16))
+    assert sb.dtype == jnp.bfloat16
+    xb = np.asarray(jnp.asarray(x[:50], jnp.bfloat16), np.float64)
+    np.testing.assert_allclose(np.asarray(cb, np.float64), np.cos(xb), atol=1e-2)
