@@ -542,8 +542,8 @@ def simulate(
 
     Why Dopri5 by default: with heavy-tailed (Lorentzian) frequencies the fastest
     oscillators dominate the local error; measured here (``benchmarks/flows.py``),
-    Dopri5 reached the reference order parameter in several times fewer steps
-    than Tsit5 at equal tolerance. Any diffrax solver can be passed instead.
+    Dopri5 reached the reference order parameter with 1.5-2.4x fewer steps than
+    Tsit5 at equal accuracy (docs/benchmarks.md). Any diffrax solver can be passed.
 
     Jit-able (wrap in ``jax.jit`` with static ``saveat``/``solver``/``max_steps``),
     differentiable (``jax.grad`` through diffrax's checkpointed adjoint) and
