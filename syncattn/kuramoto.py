@@ -380,6 +380,9 @@ def tangent_update(
         raise ValueError(
             f"G must broadcast to theta_t's shape {theta_t.shape}; got {re.shape}."
         ) from None
+    check_finite(theta_t, "theta_t")
+    check_finite(re, "G")
+    check_finite(im, "G")
     return _tangent_update(theta_t, re.astype(theta_t.dtype), im.astype(theta_t.dtype))
 
 
@@ -586,6 +589,10 @@ def simulate(
     if rtol is not None:
         check_scalar_range(rtol, "rtol", low=0.0, low_inclusive=False)
         check_scalar_range(atol, "atol", low=0.0, low_inclusive=False)
+    elif dt0 is None:
+        raise ValueError(
+            "rtol=None asks for fixed steps: pass dt0 (the step size) too."
+        )
     if dt0 is not None:
         check_scalar_range(dt0, "dt0", low=0.0, low_inclusive=False)
     if isinstance(solver, str):
@@ -707,6 +714,8 @@ def ott_antonsen_rhs(r, K, gamma):
         Array(0.125, dtype=float32, weak_type=True)
     """
     r, K, gamma = as_float(r, "r"), as_float(K, "K"), as_float(gamma, "gamma")
+    for x, name in ((r, "r"), (K, "K"), (gamma, "gamma")):
+        check_finite(x, name)
     return (0.5 * K - gamma) * r - 0.5 * K * r**3
 
 
