@@ -10,6 +10,7 @@
 Nothing here imports JAX: batches are numpy ``int32`` arrays.
 """
 
+from . import sva as sva
 from ._corpus import (
     CORPUS_NAMES as CORPUS_NAMES,
     ENWIK8_SIZE as ENWIK8_SIZE,
@@ -34,5 +35,6 @@ __all__ = [
     "load_corpus",
     "num_eval_windows",
     "sample_batch",
+    "sva",
     "tokenize",
 ]

@@ -7,7 +7,8 @@ train words in decreasing count, ties in order of first appearance (the order of
 * WikiText-2: lower-case, put spaces around each of ``. , ! ? ; : ( ) [ ] { } " '``,
   split on whitespace. The non-empty lines of a split are concatenated into one id
   stream and cut into pieces of ``max_len - 2`` ids; each piece becomes a row
-  ``BOS piece EOS``; a last piece shorter than 2 ids is dropped.
+  ``BOS piece EOS``; a last piece shorter than 2 ids is dropped (so ``max_len >= 4``:
+  the seed's code drops every piece of fewer than 2 ids).
 * TinyStories: lower-case, every ASCII punctuation character becomes a space,
   split on whitespace. Each story becomes ``BOS ids EOS``, cut into consecutive
   pieces of ``max_len`` ids; pieces of at most 4 ids are dropped. Only a story's
@@ -274,9 +275,7 @@ def _build_wt2(
     _write_vocab(tmp, vocab, {"tokenizer": "wikitext2", "max_len": max_len})
 
 
-def _wt2_corpus(
-    name, folder: Path, vocab: tuple[str, ...], arrays, source: str
-) -> Corpus:
+def _wt2_corpus(name, vocab: tuple[str, ...], arrays, source: str) -> Corpus:
     return Corpus(
         name=name,
         kind="word",
@@ -319,7 +318,7 @@ def load_wikitext2(
     path, *, cache: Path, vocab_size: int = 10_000, max_len: int = 50
 ) -> Corpus:
     """WikiText-2 from local files, seed 001's recipe (see the module docstring)."""
-    vocab_size, max_len = _check_sizes(vocab_size, max_len, 3)
+    vocab_size, max_len = _check_sizes(vocab_size, max_len, 4)
     files = _find_wikitext_files(path)
     for split, p in files.items():
         if p.stat().st_size == 0:
@@ -343,7 +342,6 @@ def load_wikitext2(
     )
     return _wt2_corpus(
         "wikitext2",
-        files["train"].parent,
         vocab,
         arrays,
         f"WikiText-2 files in {files['train'].parent} ({files['train'].suffix[1:]})",
@@ -364,7 +362,7 @@ def load_embedded_words(
 
     if path is not None:
         raise ValueError("'embedded-words' ships inside the package and takes no path.")
-    vocab_size, max_len = _check_sizes(vocab_size, max_len, 3)
+    vocab_size, max_len = _check_sizes(vocab_size, max_len, 4)
     f_val, f_test = (
         _fraction(val_fraction, "val_fraction"),
         _fraction(test_fraction, "test_fraction"),
@@ -407,7 +405,6 @@ def load_embedded_words(
     )
     return _wt2_corpus(
         "embedded-words",
-        None,
         vocab,
         arrays,
         "King James Bible (public domain, shipped), lines split 90/5/5, WikiText-2 tokenisation",
