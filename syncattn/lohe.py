@@ -889,3 +889,22 @@ def degenerate_probability(
     count = _degenerate_hits(key, eps, scale, d, int(n_anchors), chunk, int(n_samples))
     p_hat = count / n_samples
     return p_hat, jnp.sqrt(p_hat * (1 - p_hat) / n_samples)
+
+
+# scale-free degenerate events and the finite-time threshold (moves into lohe/_failure.py)
+from ._scale_free import (  # noqa: E402
+    HullOdds,
+    finite_time_threshold,
+    hull_degenerate_probability,
+    relative_degenerate_bound,
+    relative_degenerate_probability,
+)
+
+
+__all__ += [
+    "HullOdds",
+    "hull_degenerate_probability",
+    "relative_degenerate_bound",
+    "relative_degenerate_probability",
+    "finite_time_threshold",
+]

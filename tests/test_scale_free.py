@@ -14,14 +14,14 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from syncattn import _scale_free as lohe_sf, lohe
+from syncattn import lohe
 
 
 # ------------------------------------------------------------------ hull law
 @pytest.mark.parametrize("m", [1, 2, 3, 5, 16, 33, 200])
 @pytest.mark.parametrize("d", [2, 3, 7, 16, 32, 150, 300])
 def test_hull_law_matches_scipy_binomial(m, d):
-    exact, bound = lohe_sf.hull_degenerate_probability(m, d)
+    exact, bound = lohe.hull_degenerate_probability(m, d)
     want = scipy.stats.binom.sf(d - 1, m - 1, 0.5)
     np.testing.assert_allclose(exact, want, rtol=1e-12, atol=1e-300)
     assert exact <= bound <= 1.0
@@ -33,16 +33,16 @@ def test_hull_law_matches_scipy_binomial(m, d):
 def test_hull_law_on_the_circle(m):
     # d = 2: 0 is outside the hull iff the m points lie in a half-circle, which has
     # probability m / 2^(m-1) (a classical closed form, independent of Wendel's sum)
-    exact, _ = lohe_sf.hull_degenerate_probability(m, 2)
+    exact, _ = lohe.hull_degenerate_probability(m, 2)
     assert exact == pytest.approx(1 - m / 2 ** (m - 1), rel=1e-14, abs=1e-15)
 
 
 def test_hull_bound_is_hoeffding():
     m, d = 41, 30  # n = 40, t = 10
-    assert lohe_sf.hull_degenerate_probability(m, d).bound == pytest.approx(
+    assert lohe.hull_degenerate_probability(m, d).bound == pytest.approx(
         math.exp(-2 * 10**2 / 40), rel=1e-14
     )
-    assert lohe_sf.hull_degenerate_probability(41, 20).bound == 1.0  # t <= 0: trivial
+    assert lohe.hull_degenerate_probability(41, 20).bound == 1.0  # t <= 0: trivial
 
 
 def test_hull_law_small_monte_carlo():
@@ -59,7 +59,7 @@ def test_hull_law_small_monte_carlo():
             np.zeros(m), A_eq=A, b_eq=np.r_[np.zeros(d), 1.0], bounds=(0, None)
         )
         hits += res.status == 0
-    p = lohe_sf.hull_degenerate_probability(m, d).exact  # P(Bin(6, 1/2) >= 3) = 42/64
+    p = lohe.hull_degenerate_probability(m, d).exact  # P(Bin(6, 1/2) >= 3) = 42/64
     assert p == pytest.approx(42 / 64)
     assert abs(hits / n - p) < 4 * math.sqrt(p * (1 - p) / n)
 
@@ -76,7 +76,7 @@ def test_hull_law_small_monte_carlo():
 )
 def test_hull_law_rejects_bad_input(args, err):
     with pytest.raises(err):
-        lohe_sf.hull_degenerate_probability(*args)
+        lohe.hull_degenerate_probability(*args)
 
 
 # ------------------------------------------------------------ relative event
@@ -104,11 +104,11 @@ def test_relative_bound_matches_loop(d):
     w[1, :] = 0.0
     w[2, 1:] = 0.0  # a single non-zero weight: ||h|| = ||w||_2
     for eps in (0.0, 0.2, 0.5, 0.9, 1.0, 2.0):
-        got = np.asarray(lohe_sf.relative_degenerate_bound(w, eps, d))
+        got = np.asarray(lohe.relative_degenerate_bound(w, eps, d))
         want = [_bound_loop(wi, eps, d) for wi in w]
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
-    assert float(lohe_sf.relative_degenerate_bound(w[1], 0.5, d)) == 0.0
-    assert float(lohe_sf.relative_degenerate_bound(w[2], 0.5, d)) == 0.0
+    assert float(lohe.relative_degenerate_bound(w[1], 0.5, d)) == 0.0
+    assert float(lohe.relative_degenerate_bound(w[2], 0.5, d)) == 0.0
 
 
 def test_relative_bound_dominates_monte_carlo_and_decays():
@@ -121,20 +121,20 @@ def test_relative_bound_dominates_monte_carlo_and_decays():
         r /= np.linalg.norm(r, axis=-1, keepdims=True)
         h = np.einsum("j,sjd->sd", w, r)
         p = np.mean(np.sum(h * h, -1) < eps**2 * np.sum(w * w))
-        b = float(lohe_sf.relative_degenerate_bound(w, eps, d))
+        b = float(lohe.relative_degenerate_bound(w, eps, d))
         assert p <= b + 4 * math.sqrt(max(p * (1 - p), 1 / n) / n)
         assert p < prev
         prev = p
     # exponential in d: the bound at d and 2d squares (the Chernoff term), once it is the minimum
-    b1 = float(lohe_sf.relative_degenerate_bound(w, eps, 4000))
-    b2 = float(lohe_sf.relative_degenerate_bound(w, eps, 8000))
+    b1 = float(lohe.relative_degenerate_bound(w, eps, 4000))
+    b2 = float(lohe.relative_degenerate_bound(w, eps, 8000))
     assert b2 == pytest.approx(b1**2, rel=1e-10)
 
 
 def test_relative_bound_under_jit_and_batch():
     w = jnp.abs(jax.random.normal(jax.random.key(0), (3, 4, 6))) + 0.1
-    eager = lohe_sf.relative_degenerate_bound(w, 0.5, 16)
-    jitted = jax.jit(lambda w: lohe_sf.relative_degenerate_bound(w, 0.5, 16))(w)
+    eager = lohe.relative_degenerate_bound(w, 0.5, 16)
+    jitted = jax.jit(lambda w: lohe.relative_degenerate_bound(w, 0.5, 16))(w)
     assert eager.shape == (3, 4)
     np.testing.assert_allclose(jitted, eager, rtol=1e-14)
 
@@ -152,12 +152,12 @@ def test_relative_bound_under_jit_and_batch():
 )
 def test_relative_bound_rejects_bad_input(w, eps, d, err):
     with pytest.raises(err):
-        lohe_sf.relative_degenerate_bound(w, eps, d)
+        lohe.relative_degenerate_bound(w, eps, d)
 
 
 def test_relative_probability_against_numpy():
     n, m, d, eps = 20_000, 8, 5, 0.6
-    p, se = lohe_sf.relative_degenerate_probability(
+    p, se = lohe.relative_degenerate_probability(
         jax.random.key(3), d, m, eps, n, chunk_size=3000
     )
     g = np.random.default_rng(3)
@@ -177,14 +177,14 @@ def test_relative_probability_against_numpy():
 def test_relative_probability_rejects_bad_input(kw):
     args = dict(d=3, n_anchors=4, eps=0.5, n_samples=100, scale=1.0) | kw
     with pytest.raises(ValueError):
-        lohe_sf.relative_degenerate_probability(jax.random.key(0), **args)
+        lohe.relative_degenerate_probability(jax.random.key(0), **args)
 
 
 # ------------------------------------------------------ finite-time threshold
 def test_threshold_closed_form_and_half():
     nh = np.array([0.3, 1.0, 2.0])
     dl = np.array([0.1, 0.5, 1.2])
-    Tc = np.asarray(lohe_sf.finite_time_threshold(nh, dl))
+    Tc = np.asarray(lohe.finite_time_threshold(nh, dl))
     np.testing.assert_allclose(Tc, np.log(1 / np.tan(dl / 2)) / nh, rtol=1e-14)
     for d in (
         2,
@@ -197,7 +197,7 @@ def test_threshold_closed_form_and_half():
 
 def test_threshold_separates_the_regimes():
     nh, dl = 1.0, 0.1
-    Tc = float(lohe_sf.finite_time_threshold(nh, dl))
+    Tc = float(lohe.finite_time_threshold(nh, dl))
     dims = [2, 4, 8, 16, 32, 64]
     below = [
         float(lohe.finite_time_failure_probability(nh, 0.7 * Tc, dl, d)) for d in dims
@@ -210,7 +210,7 @@ def test_threshold_separates_the_regimes():
 
 
 def test_threshold_edges_and_jit():
-    Tc = lohe_sf.finite_time_threshold(
+    Tc = lohe.finite_time_threshold(
         jnp.array([0.0, 0.0, 2.0]), jnp.array([0.1, 2.0, jnp.pi / 2])
     )
     assert (
@@ -218,9 +218,9 @@ def test_threshold_edges_and_jit():
         and Tc[1] == 0.0
         and float(Tc[2]) == pytest.approx(0.0, abs=1e-15)
     )
-    f = jax.jit(lohe_sf.finite_time_threshold)
+    f = jax.jit(lohe.finite_time_threshold)
     np.testing.assert_allclose(
-        f(1.5, 0.3), lohe_sf.finite_time_threshold(1.5, 0.3), rtol=1e-14
+        f(1.5, 0.3), lohe.finite_time_threshold(1.5, 0.3), rtol=1e-14
     )
 
 
@@ -229,4 +229,4 @@ def test_threshold_edges_and_jit():
 )
 def test_threshold_rejects_bad_input(nh, dl):
     with pytest.raises(ValueError):
-        lohe_sf.finite_time_threshold(nh, dl)
+        lohe.finite_time_threshold(nh, dl)
