@@ -292,7 +292,7 @@ def monte_carlo(law=None) -> None:
     from syncattn import lohe
 
     law = law or (lambda mm, dd: lohe.hull_degenerate_probability(mm, dd).exact)
-    nsamp, cases = (300, QUICK_CASES) if CONFIG.quick else (2000, CASES)
+    nsamp, cases = (300, QUICK_CASES) if CONFIG.quick else (800, CASES)
     g = rng("hull_monte_carlo")
     for mm, dd in cases:
         r = _uniform(g, (nsamp, mm), dd)
