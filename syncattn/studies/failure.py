@@ -24,6 +24,27 @@ For $d = d_\text{osc} \in \{2, 3, 4, 8, 16, 32, 64\}$:
    :func:`degenerate_probability_exact` (a Kluyver-type Bessel integral, see
    there), which is the "theory" of this panel.
 
+   This absolute event does **not** keep decaying: $\|h\|^2 = \|w\|_2^2 +
+   2\sum_{j<k} w_jw_k\langle r_j, r_k\rangle$ with cross terms $O(d^{-1/2})$, so it
+   tends to $P(\|w\|_2 < \varepsilon)$ (:func:`weight_norm_probability`, drawn as
+   the plateau): it measures the scale of the weights, not the anchors.
+
+3. **Scale-free degenerate events**, which do vanish: the relative event
+   $\|h\| < \varepsilon_{rel}\|w\|_2$ (Monte Carlo on the same model,
+   ``lohe.relative_degenerate_probability`` at ``lohe_dims``, and the proved bound
+   ``lohe.relative_degenerate_bound`` averaged over the weights), and the
+   convex-hull event $0 \in \operatorname{conv}\{r_j\}$, the only way positive
+   weights can cancel: Wendel's law ``lohe.hull_degenerate_probability`` (exactly 0
+   for $d \ge m$) with its Hoeffding bound, against a Monte Carlo that decides
+   hull membership by linear programming (``scipy.optimize.linprog``).
+
+4. **Finite-time failure on both sides of the threshold**
+   $\|h\|T = \log\cot(\delta/2)$ (``lohe.finite_time_threshold``): the exact
+   ``lohe.finite_time_failure_probability`` for $\|h\| = 1$ and horizons at
+   ``threshold_ratios`` times the threshold, against uniform starts pushed through
+   ``lohe.exact_angle``. It rises to 1 with $d$ below the threshold, is $1/2$ on it,
+   and decays above it.
+
 Probabilities too small for the sample size are not sampled ("theory
 elsewhere"): the antipodal Monte Carlo runs on every $d$ (it is cheap) and shows
 zero counts as one-sided Clopper-Pearson upper bounds; the degenerate Monte
