@@ -1,4 +1,4 @@
-r"""Scale-free degenerate events and the finite-time threshold (draft home; moves to lohe).
+r"""Scale-free degenerate events of the fixed-query drive: the convex-hull law and the relative threshold.
 
 The fixed-query drive is $h = \sum_{j=1}^m w_j r_j$. Its *absolute* degeneracy
 $P(\|h\| < \varepsilon)$ tends to $P(\|w\|_2 < \varepsilon)$ as $d \to \infty$ (the
@@ -11,8 +11,8 @@ scale-free, and those are the ones that vanish as $d$ grows:
 * the relative event $\|h\| < \varepsilon\|w\|_2$, [`relative_degenerate_bound`][],
   [`relative_degenerate_probability`][].
 
-[`finite_time_threshold`][] is the horizon at which the finite-time failure odds
-switch from rising to 1 to decaying exponentially in $d$.
+The absolute event itself is `degenerate_probability` (in `_failure.py`, with the
+other failure odds).
 """
 
 from __future__ import annotations
@@ -24,11 +24,10 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
-from . import sphere
-from ._misc import as_float, check_dim, check_finite, check_scalar_range
-from ._types import Array, Float, PRNGKeyArray, ScalarLike
+from .._checks import as_float, check_count, check_dim, check_finite, check_scalar_range
+from .._types import Array, Float, PRNGKeyArray, ScalarLike
+from ..sphere import _sample_uniform
 
 
 __all__ = [
@@ -36,13 +35,7 @@ __all__ = [
     "hull_degenerate_probability",
     "relative_degenerate_bound",
     "relative_degenerate_probability",
-    "finite_time_threshold",
 ]
-
-
-def _check_count(v, name: str) -> None:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-        raise ValueError(f"{name} must be a positive int; got {v!r}.")
 
 
 # ------------------------------------------------------------------ convex-hull law
@@ -105,7 +98,7 @@ def hull_degenerate_probability(n_anchors: int, d: int) -> HullOdds:
         HullOdds(exact=0.5, bound=0.8464...)
     """
     d = check_dim(d)
-    _check_count(n_anchors, "n_anchors")
+    check_count(n_anchors, "n_anchors")
     m = int(n_anchors)
     return HullOdds(_hull_exact(m, d), _hull_bound(m, d))
 
@@ -187,7 +180,7 @@ def _relative_hits(key, eps, scale, d, m, chunk, n_samples):
     def hits(args):
         k, i = args
         k_r, k_g = jax.random.split(k)
-        r = sphere._sample_uniform(k_r, (chunk, m), d, None)
+        r = _sample_uniform(k_r, (chunk, m), d, None)
         w = jax.nn.softplus(scale * jax.random.normal(k_g, (chunk, m), r.dtype))
         h = jnp.einsum("sj,sjd->sd", w, r)
         hit = jnp.sum(h * h, axis=-1) < eps * eps * jnp.sum(w * w, axis=-1)
@@ -246,63 +239,10 @@ def relative_degenerate_probability(
         (n_samples, "n_samples"),
         (chunk_size, "chunk_size"),
     ):
-        _check_count(v, name)
+        check_count(v, name)
     check_scalar_range(eps, "eps", low=0.0, low_inclusive=False)
     check_scalar_range(scale, "scale", low=0.0, low_inclusive=False)
     chunk = int(min(chunk_size, n_samples))
     count = _relative_hits(key, eps, scale, d, int(n_anchors), chunk, int(n_samples))
     p_hat = count / n_samples
     return p_hat, jnp.sqrt(p_hat * (1 - p_hat) / n_samples)
-
-
-# ------------------------------------------------------------ finite-time threshold
-def _threshold(a, delta):
-    L = -jnp.log(jnp.tan(delta / 2))  # log cot(delta/2)
-    pos = a > 0
-    a_safe = jnp.where(pos, a, 1.0)
-    return jnp.where(L <= 0, 0.0, jnp.where(pos, L / a_safe, jnp.inf))
-
-
-def finite_time_threshold(
-    norm_h: ScalarLike, delta: ScalarLike
-) -> Float[Array, "*batch"]:
-    r"""Critical horizon of the finite-time failure odds: $\|h\|\,T_c = \log\cot(\delta/2)$.
-
-    $$T_c = \frac{\log\cot(\delta/2)}{\|h\|}: \quad
-      \begin{cases}
-      T > T_c:& P(\varphi(T) > \delta) \le e^{-d\tanh^2(\|h\|T - \log\cot(\delta/2))/2} \to 0,\\
-      T = T_c:& P(\varphi(T) > \delta) = \tfrac12 \text{ for every } d,\\
-      T < T_c:& P(\varphi(T) \le \delta) \le e^{-d\tanh^2(\|h\|T - \log\cot(\delta/2))/2} \to 0,
-      \end{cases}$$
-
-    for a uniform start on $S^{d-1}$ under $\dot z = (I - zz^\top)h$. From the exact
-    angle law ([`finite_time_failure_probability`][]: $\varphi(T) > \delta$ iff
-    $\varphi_0 > \varphi_c$, $\tan\frac{\varphi_c}2 = \tan\frac\delta2 e^{\|h\|T}$)
-    and the concentration of $\varphi_0$ at $\pi/2$: $\varphi_c$ crosses $\pi/2$
-    exactly at $T_c$, and $\cos\varphi_c = -\tanh(\|h\|T - \log\cot\frac\delta2)$.
-    So more oscillator dimensions help only when the horizon exceeds $T_c$; below
-    it they make failure *certain*. Proof: `proofs/proof_finite_time_threshold.py`.
-
-    $\|h\|$ = `norm_h`, $\delta$ = `delta`. For $\delta \ge \pi/2$ the threshold is
-    $\le 0$ and $T_c = 0$ is returned (every horizon is above it); for $\|h\| = 0$ and
-    $\delta < \pi/2$ no horizon is, and $T_c = +\infty$ is returned.
-
-    Args:
-        norm_h: $\|h\| \ge 0$.
-        delta: tolerance angle in $(0, \pi)$.
-
-    Returns:
-        $T_c \in [0, \infty]$, broadcast shape of the arguments.
-
-    Raises:
-        ValueError: negative or NaN `norm_h`, `delta` outside $(0, \pi)$.
-
-    Example:
-        >>> finite_time_threshold(1.0, 0.1)  # log cot(0.05) = 2.9945
-    """
-    a, delta = as_float(norm_h, "norm_h"), as_float(delta, "delta")
-    check_scalar_range(a, "norm_h", low=0.0)
-    check_scalar_range(
-        delta, "delta", low=0.0, high=math.pi, low_inclusive=False, high_inclusive=False
-    )
-    return _threshold(a, delta)
