@@ -17,7 +17,18 @@ from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 
-_SUBMODULES = ("torus", "sphere", "kuramoto", "lohe", "entropic", "nn", "studies", "verify")
+_SUBMODULES = (
+    "torus",
+    "sphere",
+    "kuramoto",
+    "lohe",
+    "entropic",
+    "nn",
+    "studies",
+    "verify",
+    "data",
+    "models",
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import (
