@@ -139,7 +139,7 @@ def make_train_step(optimizer: optax.GradientTransformation, *, pad_id, compute_
         key, sub = jax.random.split(key)
         loss, grads = eqx.filter_value_and_grad(loss_fn)(model, tokens, sub)
         grads = cast_floating(grads, jnp.float32) if cdtype == jnp.bfloat16 else grads
-        gnorm = optax.global_norm(grads)
+        gnorm = _global_norm(grads)
         finite = jnp.isfinite(loss) & jnp.isfinite(gnorm)
         params = eqx.filter(model, eqx.is_inexact_array)
         updates, new_opt = optimizer.update(grads, opt_state, params)
@@ -152,6 +152,11 @@ def make_train_step(optimizer: optax.GradientTransformation, *, pad_id, compute_
         return new_model, new_opt, key, metrics
 
     return step
+
+
+def _global_norm(tree):
+    leaves = jax.tree.leaves(eqx.filter(tree, eqx.is_inexact_array))
+    return jnp.sqrt(sum(jnp.sum(jnp.square(x.astype(jnp.float32))) for x in leaves))
 
 
 def _select(pred, new, old):
