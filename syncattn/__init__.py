@@ -25,6 +25,8 @@ _SUBMODULES = (
     "entropic",
     "studies",
     "verify",
+    "data",
+    "models",
     "training",
 )
 

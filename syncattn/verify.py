@@ -1,8 +1,11 @@
 """``syncattn verify``: run every proof and numeric theorem check, and write a report.
 
-The statements live in the ``proofs/`` folder of a syncattn source checkout
+The statements live in the ``proofs/`` folder at the top of the source tree
 (``proofs/proof_<name>.py``, one per statement; ``proofs/README.md`` indexes
-them). Each module's ``test_*`` functions are its checks, labelled
+them). The wheel ships that folder inside the package as ``syncattn/_proofs``
+(no top-level ``proofs`` package is installed), so an installed syncattn
+verifies itself; from a source checkout the ``proofs/`` folder is used (see
+[`find_proofs`][syncattn.verify.find_proofs]). Each module's ``test_*`` functions are its checks, labelled
 
 * ``symbolic``: a sympy proof (exact, no sampling);
 * ``numeric``: the lambdified statement against the syncattn functions it
@@ -75,42 +78,85 @@ class CheckResult:
 
 
 # --------------------------------------------------------------------------- discovery
+WHEEL_PACKAGE = (
+    "syncattn._proofs"  # where the wheel ships the proofs (see pyproject.toml)
+)
+
+
+def _is_proofs_dir(path: Path) -> bool:
+    return (path / "__init__.py").is_file() and any(path.glob("proof_*.py"))
+
+
 def find_proofs(proofs_dir: str | os.PathLike | None = None) -> Path:
-    """The ``proofs/`` folder: ``proofs_dir`` if given, else next to the syncattn package.
+    """The folder of proof modules that ``syncattn verify`` runs.
+
+    ``proofs_dir`` if given; otherwise the copy shipped inside the installed
+    package (``syncattn/_proofs``, which the wheel build maps from the
+    repository's ``proofs/``), and failing that the ``proofs/`` folder of a
+    source checkout next to the package (an editable install, or ``PYTHONPATH``
+    pointing at a clone).
 
     Raises:
-        FileNotFoundError: with a message saying how to get a checkout.
+        FileNotFoundError: naming the folders searched and how to get a checkout.
     """
-    if proofs_dir is None:
+    if proofs_dir is not None:
+        candidates = [Path(proofs_dir).resolve()]
+    else:
         import syncattn
 
-        candidate = Path(syncattn.__file__).resolve().parents[1] / "proofs"
-    else:
-        candidate = Path(proofs_dir).resolve()
-    if not (candidate / "__init__.py").is_file() or not any(
-        candidate.glob("proof_*.py")
-    ):
-        raise FileNotFoundError(
-            f"no proofs found in {candidate}. `syncattn verify` runs the proof modules of a "
-            "syncattn source checkout: clone the repository and install it editable "
-            "(`pip install -e .`), or pass --proofs PATH/TO/proofs."
+        package = Path(syncattn.__file__).resolve().parent
+        candidates = [package / "_proofs", package.parent / "proofs"]
+    for candidate in candidates:
+        if _is_proofs_dir(candidate):
+            return candidate
+    searched = " or ".join(str(c) for c in candidates)
+    raise FileNotFoundError(
+        f"no proofs found in {searched}. The syncattn wheel ships them as "
+        "syncattn/_proofs; reinstall it (`pip install --force-reinstall syncattn`), or "
+        "run from a source checkout (`pip install -e .`), or pass --proofs PATH/TO/proofs."
+    )
+
+
+def _package_name(proofs_dir: Path) -> str:
+    """The import name of ``proofs_dir``: ``syncattn._proofs`` for the shipped copy,
+    otherwise the folder's own name, imported with its parent on ``sys.path``."""
+    import syncattn
+
+    if proofs_dir == Path(syncattn.__file__).resolve().parent / "_proofs":
+        return WHEEL_PACKAGE
+    if not proofs_dir.name.isidentifier():
+        raise ImportError(
+            f"the proofs folder {proofs_dir} cannot be imported as a package: its name "
+            f"{proofs_dir.name!r} is not a Python identifier."
         )
-    return candidate
+    return proofs_dir.name
 
 
-def _import_proofs_package(proofs_dir: Path) -> None:
-    root = str(proofs_dir.parent)
-    loaded = sys.modules.get("proofs")
+def _import_proofs_package(proofs_dir: Path) -> str:
+    """Import the proofs package of ``proofs_dir``; return its import name.
+
+    The proof modules import their shared machinery relatively
+    (``from ._harness import ...``), so they work under either name.
+    """
+    name = _package_name(proofs_dir)
+    loaded = sys.modules.get(name)
     if loaded is not None:
         where = Path(getattr(loaded, "__file__", "") or "").resolve().parent
         if where != proofs_dir:
             raise ImportError(
-                f"a different `proofs` package is already imported (from {where}); expected {proofs_dir}."
+                f"a different `{name}` package is already imported (from {where}); expected {proofs_dir}."
             )
-        return
-    if root not in sys.path:
-        sys.path.insert(0, root)
-    importlib.import_module("proofs")
+        return name
+    if name != WHEEL_PACKAGE:
+        root = str(proofs_dir.parent)
+        if root not in sys.path:
+            sys.path.insert(0, root)
+    importlib.import_module(name)
+    return name
+
+
+def _harness_of(package: str) -> ModuleType:
+    return importlib.import_module(f"{package}._harness")
 
 
 def _source_paragraph(doc: str) -> str:
@@ -124,12 +170,12 @@ def load_statements(proofs_dir: Path) -> list[Statement]:
     A module that fails to import becomes a statement with ``import_error`` set
     (reported as a failure), so one broken file does not hide the others.
     """
-    _import_proofs_package(proofs_dir)
+    package = _import_proofs_package(proofs_dir)
     out = []
     for path in sorted(proofs_dir.glob("proof_*.py")):
         name = path.stem.removeprefix("proof_")
         try:
-            module = importlib.import_module(f"proofs.{path.stem}")
+            module = importlib.import_module(f"{package}.{path.stem}")
         except Exception as e:  # report, do not crash
             out.append(
                 Statement(
@@ -190,9 +236,7 @@ def _one_line(e: BaseException) -> str:
 
 
 def _checks(statement: Statement):
-    from proofs import _harness
-
-    return _harness.collect(statement.module)
+    return _harness_of(statement.module.__package__).collect(statement.module)
 
 
 def _run_check(statement: str, c, quick: bool) -> CheckResult:
@@ -222,21 +266,24 @@ def _run_check(statement: str, c, quick: bool) -> CheckResult:
         )
 
 
+_WORKER_PACKAGE = ""  # the proofs package of a worker process (set by _worker_init)
+
+
 def _worker_init(proofs_dir: str, quick: bool, seed: int) -> None:
+    global _WORKER_PACKAGE
     import jax
 
     jax.config.update("jax_enable_x64", True)
-    _import_proofs_package(Path(proofs_dir))
-    from proofs import _harness
-
-    _harness.CONFIG.quick, _harness.CONFIG.seed = quick, seed
+    _WORKER_PACKAGE = _import_proofs_package(Path(proofs_dir))
+    harness = _harness_of(_WORKER_PACKAGE)
+    harness.CONFIG.quick, harness.CONFIG.seed = quick, seed
 
 
 def _worker_statement(name: str, quick: bool) -> list[CheckResult]:
-    from proofs import _harness
-
-    module = importlib.import_module(f"proofs.proof_{name}")
-    return [_run_check(name, c, quick) for c in _harness.collect(module)]
+    module = importlib.import_module(f"{_WORKER_PACKAGE}.proof_{name}")
+    return [
+        _run_check(name, c, quick) for c in _harness_of(_WORKER_PACKAGE).collect(module)
+    ]
 
 
 def run(
@@ -256,8 +303,6 @@ def run(
     import jax
 
     jax.config.update("jax_enable_x64", True)
-    from proofs import _harness
-
     runnable = [s for s in statements if s.module is not None]
     results = [
         CheckResult(s.name, "import", "symbolic", "FAIL", 0.0, s.import_error)
@@ -269,8 +314,11 @@ def run(
             runnable, quick=quick, seed=seed, progress=progress, jobs=jobs
         )
     plan = [(s, c) for s in runnable for c in _checks(s)]
+    if not plan:
+        return results
+    harness = _harness_of(runnable[0].module.__package__)
     bar = _progress(len(plan), progress, "check")
-    with _harness.configured(quick=quick, seed=seed):
+    with harness.configured(quick=quick, seed=seed):
         for s, c in plan:
             bar.set_description(f"{s.name}: {c.name}"[:60])
             results.append(_run_check(s.name, c, quick))
@@ -535,7 +583,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--proofs",
         type=Path,
-        help="the proofs/ folder (default: next to the installed package)",
+        help="the proofs folder (default: the copy shipped in the package, else the checkout's proofs/)",
     )
     p.add_argument(
         "--jobs",

@@ -170,3 +170,27 @@ def test_every_statement_has_symbolic_numeric_and_mutation_checks(name):
     for mirrored in mod.MIRRORS:
         module_name, _, attr = mirrored.rpartition(".")
         assert hasattr(importlib.import_module(module_name), attr), mirrored
+
+
+def test_find_proofs_prefers_the_copy_shipped_in_the_package(tmp_path, monkeypatch):
+    """An installed wheel has syncattn/_proofs; a checkout has only proofs/ next to the package."""
+    import syncattn
+
+    package = tmp_path / "site" / "syncattn"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    monkeypatch.setattr(syncattn, "__file__", str(package / "__init__.py"))
+    with pytest.raises(FileNotFoundError, match="no proofs found"):
+        verify.find_proofs()
+    checkout = tmp_path / "site" / "proofs"
+    checkout.mkdir()
+    (checkout / "__init__.py").write_text("")
+    (checkout / "proof_x.py").write_text("")
+    assert verify.find_proofs() == checkout.resolve()
+    shipped = package / "_proofs"
+    shipped.mkdir()
+    (shipped / "__init__.py").write_text("")
+    (shipped / "proof_x.py").write_text("")
+    assert verify.find_proofs() == shipped.resolve()
+    assert verify._package_name(shipped.resolve()) == verify.WHEEL_PACKAGE
+    assert verify._package_name(checkout.resolve()) == "proofs"

@@ -1,0 +1,511 @@
+"""Word-level corpora tokenised as seed 001 (WikiText-2 and TinyStories recipes).
+
+Both recipes give ids ``PAD=0, BOS=1, EOS=2, UNK=3`` followed by the most frequent
+train words in decreasing count, ties in order of first appearance (the order of
+``collections.Counter.most_common``). Words outside the vocabulary become UNK.
+
+* WikiText-2: lower-case, put spaces around each of ``. , ! ? ; : ( ) [ ] { } " '``,
+  split on whitespace. The non-empty lines of a split are concatenated into one id
+  stream and cut into pieces of ``max_len - 2`` ids; each piece becomes a row
+  ``BOS piece EOS``; a last piece shorter than 2 ids is dropped (so ``max_len >= 4``:
+  the seed's code drops every piece of fewer than 2 ids).
+* TinyStories: lower-case, every ASCII punctuation character becomes a space,
+  split on whitespace. Each story becomes ``BOS ids EOS``, cut into consecutive
+  pieces of ``max_len`` ids; pieces of at most 4 ids are dropped. Only a story's
+  first piece starts with BOS and only its last ends with EOS.
+
+Rows are padded with PAD to ``max_len``. Files are streamed twice (counting, then
+encoding into a ``.npy`` on disk), so a corpus larger than memory is fine; the
+result is cached under ``<cache>/words/`` and memory-mapped on later loads.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import json
+import os
+import re
+import shutil
+import string
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+
+import numpy as np
+
+from ._corpus import Corpus, _load_npy, embedded_text_bytes
+
+
+PAD_ID, BOS_ID, EOS_ID, UNK_ID = 0, 1, 2, 3
+WT2_SPECIALS = ("<PAD>", "<BOS>", "<EOS>", "<UNK>")
+TS_SPECIALS = ("<pad>", "<bos>", "<eos>", "<unk>")
+TS_SEPARATOR = "<|endoftext|>"
+_FORMAT_VERSION = 1
+_BLOCK = 1 << 23
+_PROGRESS_MIN_BYTES = 64 << 20
+
+_WT2_PUNCT = re.compile(r"""([.,!?;:()\[\]{}"'])""")
+_TS_TABLE = str.maketrans(string.punctuation, " " * len(string.punctuation))
+
+WIKITEXT2_HELP = (
+    "WikiText-2 is the folder `wikitext-2-raw` of wikitext-2-raw-v1.zip (files "
+    "wiki.train.raw, wiki.valid.raw, wiki.test.raw) or `wikitext-2` of "
+    "wikitext-2-v1.zip (wiki.*.tokens); download and unzip it, then pass the folder "
+    "as path= / --data-path."
+)
+TINYSTORIES_HELP = (
+    "TinyStories is the pair TinyStories-train.txt / TinyStories-valid.txt (or "
+    "TinyStoriesV2-GPT4-train.txt / -valid.txt) of the roneneldan/TinyStories "
+    "dataset, stories separated by <|endoftext|>; put them in one folder and pass "
+    "it as path= / --data-path."
+)
+
+
+def tokenize(text: str, tokenizer: str | None) -> list[str]:
+    """Split `text` into words by seed 001's rule ``"wikitext2"`` or ``"tinystories"``."""
+    if tokenizer == "wikitext2":
+        return _WT2_PUNCT.sub(r" \1 ", text.lower()).split()
+    if tokenizer == "tinystories":
+        return text.lower().translate(_TS_TABLE).split()
+    raise ValueError(
+        f"tokenizer must be 'wikitext2' or 'tinystories'; got {tokenizer!r}."
+    )
+
+
+def build_vocab(
+    counts: Counter, vocab_size: int, specials: tuple[str, ...]
+) -> tuple[str, ...]:
+    """``specials`` then the ``vocab_size - len(specials)`` most common words (ties: first seen)."""
+    words = [
+        w
+        for w, _ in counts.most_common(vocab_size - len(specials))
+        if w not in specials
+    ]
+    return (*specials, *words)
+
+
+def chunk_stream(ids: np.ndarray, max_len: int) -> np.ndarray:
+    """WikiText-2 rows: pieces of ``max_len - 2`` ids wrapped as ``BOS piece EOS``, PAD-padded."""
+    step = max_len - 2
+    n = ids.shape[0]
+    n_full, rest = divmod(n, step)
+    n_rows = n_full + (1 if rest >= 2 else 0)
+    out = np.full((n_rows, max_len), PAD_ID, dtype=np.int32)
+    out[:, 0] = BOS_ID
+    out[:n_full, 1 : step + 1] = ids[: n_full * step].reshape(n_full, step)
+    out[:n_full, step + 1] = EOS_ID
+    if rest >= 2:
+        out[n_full, 1 : rest + 1] = ids[n_full * step :]
+        out[n_full, rest + 1] = EOS_ID
+    return out
+
+
+def story_pieces(n_words: int, max_len: int) -> list[tuple[int, int]]:
+    """TinyStories pieces of ``BOS w_1..w_n EOS`` as ``(start, stop)`` offsets, short pieces dropped."""
+    m = n_words + 2
+    return [
+        (i, min(i + max_len, m))
+        for i in range(0, m, max_len)
+        if min(i + max_len, m) - i > 4
+    ]
+
+
+# ---------------------------------------------------------------- streaming readers
+
+
+def _read_text_blocks(path: Path, desc: str) -> Iterator[str]:
+    """Decoded UTF-8 blocks of `path`; ValueError naming the file on invalid UTF-8."""
+    size = path.stat().st_size
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    from tqdm.auto import tqdm
+
+    with (
+        open(path, "rb") as f,
+        tqdm(
+            total=size,
+            unit="B",
+            unit_scale=True,
+            desc=desc,
+            disable=size < _PROGRESS_MIN_BYTES,
+        ) as bar,
+    ):
+        offset = 0
+        while True:
+            block = f.read(_BLOCK)
+            try:
+                text = decoder.decode(block, final=not block)
+            except UnicodeDecodeError as e:
+                raise ValueError(
+                    f"{path} is not valid UTF-8 (bad byte near offset {offset + e.start}); "
+                    "is it the right file, uncompressed?"
+                ) from e
+            if text:
+                yield text
+            if not block:
+                return
+            offset += len(block)
+            bar.update(len(block))
+
+
+def _iter_lines(path: Path, desc: str) -> Iterator[str]:
+    carry = ""
+    for text in _read_text_blocks(path, desc):
+        lines = (carry + text).split("\n")
+        carry = lines.pop()
+        yield from lines
+    if carry:
+        yield carry
+
+
+def _iter_stories(path: Path, desc: str) -> Iterator[str]:
+    carry = ""
+    for text in _read_text_blocks(path, desc):
+        parts = (carry + text).split(TS_SEPARATOR)
+        carry = parts.pop()
+        for story in parts:
+            if story.strip():
+                yield story.strip()
+    if carry.strip():
+        yield carry.strip()
+
+
+# ---------------------------------------------------------------- cache
+
+
+def _file_key(path: Path) -> list:
+    st = path.stat()
+    return [str(path.resolve()), st.st_size, st.st_mtime_ns]
+
+
+def _cache_key(payload: dict) -> str:
+    text = json.dumps({"format": _FORMAT_VERSION, **payload}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _cached_word_arrays(
+    folder: Path, build: Callable[[Path], None]
+) -> tuple[dict[str, np.ndarray | None], tuple[str, ...]]:
+    """Build ``train/val/test.npy`` + ``vocab.json`` into `folder` once (atomically), then memory-map them."""
+    if not (folder / "vocab.json").exists():
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=folder.name + ".tmp"))
+        try:
+            build(tmp)
+            if folder.exists():  # a concurrent build finished first, or a torn old one
+                shutil.rmtree(folder)
+            os.replace(tmp, folder)
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp)
+    try:
+        vocab = tuple(json.loads((folder / "vocab.json").read_text())["vocab"])
+    except (ValueError, KeyError) as e:
+        raise ValueError(
+            f"cache {folder} is corrupt ({e}); delete it and load again."
+        ) from e
+    arrays = {
+        split: (
+            _load_npy(folder / f"{split}.npy")
+            if (folder / f"{split}.npy").exists()
+            else None
+        )
+        for split in ("train", "val", "test")
+    }
+    return arrays, vocab
+
+
+def _write_vocab(tmp: Path, vocab: tuple[str, ...], meta: dict) -> None:
+    (tmp / "vocab.json").write_text(json.dumps({"vocab": list(vocab), **meta}))
+
+
+def _check_sizes(vocab_size, max_len, min_len: int) -> tuple[int, int]:
+    for value, name, lo in (
+        (vocab_size, "vocab_size", 5),
+        (max_len, "max_len", min_len),
+    ):
+        if (
+            not isinstance(value, int | np.integer)
+            or isinstance(value, bool)
+            or value < lo
+        ):
+            raise ValueError(f"{name} must be an int >= {lo}; got {value!r}.")
+    return int(vocab_size), int(max_len)
+
+
+# ---------------------------------------------------------------- WikiText-2 recipe
+
+
+def _build_wt2(
+    tmp: Path,
+    splits: dict[str, Callable[[], Iterable[str]]],
+    vocab_size: int,
+    max_len: int,
+    what: str,
+) -> None:
+    """Two passes per split: count words (train) and tokens, then encode into one stream and chunk."""
+    counts: Counter = Counter()
+    n_tokens = {}
+    for split, lines in splits.items():
+        n = 0
+        for line in lines():
+            if line.strip():
+                words = tokenize(line, "wikitext2")
+                n += len(words)
+                if split == "train":
+                    counts.update(words)
+        n_tokens[split] = n
+    if n_tokens["train"] == 0:
+        raise ValueError(f"{what}: the train split holds no words; is the file empty?")
+    vocab = build_vocab(counts, vocab_size, WT2_SPECIALS)
+    table = {w: i for i, w in enumerate(vocab)}
+    for split, lines in splits.items():
+        ids = np.empty(n_tokens[split], dtype=np.int32)
+        pos = 0
+        for line in lines():
+            if line.strip():
+                enc = [table.get(w, UNK_ID) for w in tokenize(line, "wikitext2")]
+                ids[pos : pos + len(enc)] = enc
+                pos += len(enc)
+        rows = chunk_stream(ids, max_len)
+        if rows.shape[0] == 0:
+            raise ValueError(f"{what}: the {split} split has fewer than 2 words.")
+        np.save(tmp / f"{split}.npy", rows)
+    _write_vocab(tmp, vocab, {"tokenizer": "wikitext2", "max_len": max_len})
+
+
+def _wt2_corpus(name, vocab: tuple[str, ...], arrays, source: str) -> Corpus:
+    return Corpus(
+        name=name,
+        kind="word",
+        vocab_size=len(vocab),
+        train=arrays["train"],
+        val=arrays["val"],
+        test=arrays["test"],
+        pad_id=PAD_ID,
+        vocab=vocab,
+        source=source,
+        tokenizer="wikitext2",
+        bos_id=BOS_ID,
+        eos_id=EOS_ID,
+        unk_id=UNK_ID,
+    )
+
+
+def _find_wikitext_files(path) -> dict[str, Path]:
+    if path is None:
+        raise FileNotFoundError(f"no path given for wikitext2. {WIKITEXT2_HELP}")
+    root = Path(path).expanduser()
+    if not root.is_dir():
+        raise FileNotFoundError(f"{root} is not a folder. {WIKITEXT2_HELP}")
+    for sub in (root, root / "wikitext-2-raw", root / "wikitext-2"):
+        for ext in ("raw", "tokens"):
+            files = {
+                s: sub / f"wiki.{f}.{ext}"
+                for s, f in (("train", "train"), ("val", "valid"), ("test", "test"))
+            }
+            if all(p.is_file() for p in files.values()):
+                return files
+    found = sorted(p.name for p in root.iterdir())[:10]
+    raise FileNotFoundError(
+        f"{root} holds no wiki.train/valid/test.raw (or .tokens) triple (found: {found}). "
+        f"{WIKITEXT2_HELP}"
+    )
+
+
+def load_wikitext2(
+    path, *, cache: Path, vocab_size: int = 10_000, max_len: int = 50
+) -> Corpus:
+    """WikiText-2 from local files, seed 001's recipe (see the module docstring)."""
+    vocab_size, max_len = _check_sizes(vocab_size, max_len, 4)
+    files = _find_wikitext_files(path)
+    for split, p in files.items():
+        if p.stat().st_size == 0:
+            raise ValueError(f"{p} is empty. {WIKITEXT2_HELP}")
+    key = _cache_key(
+        {
+            "recipe": "wikitext2",
+            "files": {s: _file_key(p) for s, p in files.items()},
+            "vocab_size": vocab_size,
+            "max_len": max_len,
+        }
+    )
+    splits = {
+        s: (lambda p=p, s=s: _iter_lines(p, f"wikitext2 {s}")) for s, p in files.items()
+    }
+    arrays, vocab = _cached_word_arrays(
+        cache / "words" / f"wikitext2-{key}",
+        lambda tmp: _build_wt2(
+            tmp, splits, vocab_size, max_len, str(files["train"].parent)
+        ),
+    )
+    return _wt2_corpus(
+        "wikitext2",
+        vocab,
+        arrays,
+        f"WikiText-2 files in {files['train'].parent} ({files['train'].suffix[1:]})",
+    )
+
+
+def load_embedded_words(
+    path,
+    *,
+    cache: Path,
+    vocab_size: int = 10_000,
+    max_len: int = 50,
+    val_fraction: float = 0.05,
+    test_fraction: float = 0.05,
+) -> Corpus:
+    """The embedded corpus's non-empty lines, split 90/5/5 by line, WikiText-2 recipe."""
+    from ._corpus import _fraction
+
+    if path is not None:
+        raise ValueError("'embedded-words' ships inside the package and takes no path.")
+    vocab_size, max_len = _check_sizes(vocab_size, max_len, 4)
+    f_val, f_test = (
+        _fraction(val_fraction, "val_fraction"),
+        _fraction(test_fraction, "test_fraction"),
+    )
+    stream = embedded_text_bytes(cache)
+    digest = hashlib.sha256(np.asarray(stream[: 1 << 20]).tobytes()).hexdigest()[:8]
+    key = _cache_key(
+        {
+            "recipe": "embedded-words",
+            "size": int(stream.shape[0]),
+            "head": digest,
+            "vocab_size": vocab_size,
+            "max_len": max_len,
+            "val": f_val,
+            "test": f_test,
+        }
+    )
+
+    def lines_of() -> dict[str, list[str]]:
+        lines = [ln for ln in bytes(stream).decode("utf-8").split("\n") if ln.strip()]
+        n_val, n_test = round(len(lines) * f_val), round(len(lines) * f_test)
+        n_train = len(lines) - n_val - n_test
+        out = {"train": lines[:n_train], "val": lines[n_train : n_train + n_val]}
+        if n_test:
+            out["test"] = lines[n_train + n_val :]
+        return out
+
+    def build(tmp: Path) -> None:
+        parts = lines_of()
+        _build_wt2(
+            tmp,
+            {s: (lambda v=v: v) for s, v in parts.items()},
+            vocab_size,
+            max_len,
+            "embedded-words",
+        )
+
+    arrays, vocab = _cached_word_arrays(
+        cache / "words" / f"embedded-words-{key}", build
+    )
+    return _wt2_corpus(
+        "embedded-words",
+        vocab,
+        arrays,
+        "King James Bible (public domain, shipped), lines split 90/5/5, WikiText-2 tokenisation",
+    )
+
+
+# ---------------------------------------------------------------- TinyStories recipe
+
+
+def _find_tinystories_files(path) -> dict[str, Path]:
+    if path is None:
+        raise FileNotFoundError(f"no path given for tinystories. {TINYSTORIES_HELP}")
+    root = Path(path).expanduser()
+    if not root.is_dir():
+        raise FileNotFoundError(f"{root} is not a folder. {TINYSTORIES_HELP}")
+    for stem in ("TinyStories", "TinyStoriesV2-GPT4"):
+        files = {"train": root / f"{stem}-train.txt", "val": root / f"{stem}-valid.txt"}
+        if all(p.is_file() for p in files.values()):
+            return files
+    found = sorted(p.name for p in root.iterdir())[:10]
+    raise FileNotFoundError(
+        f"{root} holds no TinyStories-train.txt / TinyStories-valid.txt pair (found: {found}). "
+        f"{TINYSTORIES_HELP}"
+    )
+
+
+def _build_tinystories(
+    tmp: Path, files: dict[str, Path], vocab_size: int, max_len: int
+) -> None:
+    counts: Counter = Counter()
+    n_rows = {}
+    for split, p in files.items():
+        rows = 0
+        for story in _iter_stories(p, f"tinystories {split} (count)"):
+            words = tokenize(story, "tinystories")
+            rows += len(story_pieces(len(words), max_len))
+            if split == "train":
+                counts.update(words)
+        if rows == 0:
+            raise ValueError(
+                f"{p} holds no story of at least 3 words; is it a TinyStories file?"
+            )
+        n_rows[split] = rows
+    vocab = build_vocab(counts, vocab_size, TS_SPECIALS)
+    table = {w: i for i, w in enumerate(vocab)}
+    for split, p in files.items():
+        out = np.lib.format.open_memmap(
+            tmp / f"{split}.npy",
+            mode="w+",
+            dtype=np.int32,
+            shape=(n_rows[split], max_len),
+        )
+        out[:] = PAD_ID
+        r = 0
+        for story in _iter_stories(p, f"tinystories {split} (encode)"):
+            ids = [
+                BOS_ID,
+                *(table.get(w, UNK_ID) for w in tokenize(story, "tinystories")),
+                EOS_ID,
+            ]
+            for start, stop in story_pieces(len(ids) - 2, max_len):
+                out[r, : stop - start] = ids[start:stop]
+                r += 1
+        out.flush()
+        del out
+    _write_vocab(tmp, vocab, {"tokenizer": "tinystories", "max_len": max_len})
+
+
+def load_tinystories(
+    path, *, cache: Path, vocab_size: int = 8_004, max_len: int = 128
+) -> Corpus:
+    """TinyStories from local ``*-train.txt`` / ``*-valid.txt`` files, seed 001's recipe (no test split)."""
+    vocab_size, max_len = _check_sizes(vocab_size, max_len, 5)
+    files = _find_tinystories_files(path)
+    for p in files.values():
+        if p.stat().st_size == 0:
+            raise ValueError(f"{p} is empty. {TINYSTORIES_HELP}")
+    key = _cache_key(
+        {
+            "recipe": "tinystories",
+            "files": {s: _file_key(p) for s, p in files.items()},
+            "vocab_size": vocab_size,
+            "max_len": max_len,
+        }
+    )
+    arrays, vocab = _cached_word_arrays(
+        cache / "words" / f"tinystories-{key}",
+        lambda tmp: _build_tinystories(tmp, files, vocab_size, max_len),
+    )
+    return Corpus(
+        name="tinystories",
+        kind="word",
+        vocab_size=len(vocab),
+        train=arrays["train"],
+        val=arrays["val"],
+        test=None,
+        pad_id=PAD_ID,
+        vocab=vocab,
+        source=f"TinyStories files {files['train'].name} / {files['val'].name} in {files['train'].parent}",
+        tokenizer="tinystories",
+        bos_id=BOS_ID,
+        eos_id=EOS_ID,
+        unk_id=UNK_ID,
+    )

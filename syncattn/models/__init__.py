@@ -1,0 +1,50 @@
+r"""Language models and the agreement classifier, built from [`syncattn.nn`][].
+
+* [`get_config`][syncattn.models.get_config] / [`build`][syncattn.models.build]:
+  a frozen [`ModelConfig`][syncattn.models.ModelConfig] from a named preset
+  (``list_configs()``) with ``key=value`` overrides, then the model;
+* the causal LMs ([`TransformerLM`][syncattn.models.TransformerLM],
+  [`KuramotoLM`][syncattn.models.KuramotoLM]) map token ids ``(T,)`` to
+  logits ``(T, vocab)``; the [`Classifier`][syncattn.models.Classifier] maps
+  them to one logit per position;
+* [`count_params`][syncattn.models.count_params] and
+  [`describe`][syncattn.models.describe] for logs.
+
+Models take one unbatched sequence; ``jax.vmap`` over a batch.
+
+Example:
+    >>> import jax
+    >>> from syncattn import models
+    >>> cfg = models.get_config("tiny", attention="softmax")
+    >>> model = models.build(cfg, key=jax.random.key(0))
+    >>> model(jax.numpy.arange(8)).shape
+    (8, 256)
+"""
+
+from ._build import (
+    build as build,
+    cast as cast,
+    config_params as config_params,
+    count_params as count_params,
+    describe as describe,
+)
+from ._config import (
+    ModelConfig as ModelConfig,
+    get_config as get_config,
+    list_configs as list_configs,
+    parse_overrides as parse_overrides,
+    replace as replace,
+)
+from ._kuramoto import KuramotoLM as KuramotoLM
+from ._positions import (
+    LearnedPositions as LearnedPositions,
+    sinusoidal_positions as sinusoidal_positions,
+)
+from ._transformer import (
+    Block as Block,
+    Classifier as Classifier,
+    Encoder as Encoder,
+    GeluFFN as GeluFFN,
+    TransformerLM as TransformerLM,
+    dropout as dropout,
+)

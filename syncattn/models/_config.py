@@ -1,0 +1,406 @@
+r"""Model configurations: one frozen dataclass, named presets, ``key=value`` overrides.
+
+A [`ModelConfig`][syncattn.models.ModelConfig] fully determines a model's
+architecture (not its training). The named presets are
+
+* ``"tiny"``: a few thousand parameters, for CPU smoke runs and CI;
+* ``"1m"`` and ``"5m"``: byte-level (vocabulary 256) language models whose
+  parameter counts lie within 5% of $10^6$ and $5\cdot10^6$, one size per
+  attention (seed 000 compares the Kuramoto model with a RoPE + SwiGLU
+  transformer at these two sizes);
+* ``"paper-b-lm"``: seed 001's causal word-level LM (../shared/EXPERIMENTS.md,
+  B3): 2 layers, $d=128$, 4 heads, $d_{ff}=512$, dropout 0.1, sinusoidal
+  positions, LayerNorm, GELU feed-forward, final LayerNorm, untied head;
+* ``"paper-b-sva"``: seed 001's bidirectional agreement classifier (B2,
+  "config G"): 1 layer, $d=32$, 1 head, $d_{ff}=64$, $d_{osc}=2$, max_len 50,
+  sinusoidal positions.
+
+The size of a preset depends on the attention, so a preset is looked up by
+``(name, attention)``: ``get_config("1m", attention="kuramoto")``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from typing import Any
+
+
+__all__ = ["ModelConfig", "get_config", "list_configs", "parse_overrides"]
+
+ATTENTIONS = ("kuramoto", "oscillator", "softmax")
+TASKS = ("lm", "classifier")
+NORMS = ("layernorm", "rmsnorm")
+FFNS = ("swiglu", "gelu", "none")
+POSITIONS = ("rope", "sinusoidal", "learned", "none")
+COUPLINGS = ("softplus", "relu", "elu1")
+EQUILIBRIA = ("closed", "ode")
+IMPLS = ("quadratic", "linear", "chunked")
+VALUES = ("phase", "learned")
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelConfig:
+    r"""Architecture of a language model or agreement classifier.
+
+    Transformer models (``attention`` = ``"oscillator"`` or ``"softmax"``) are
+    pre-norm residual stacks,
+
+    $$x \leftarrow x + \mathrm{Attn}(\mathrm{N}(x)), \qquad
+      x \leftarrow x + \mathrm{FFN}(\mathrm{N}(x)),$$
+
+    after a token embedding plus the additive positions, and before an
+    optional final norm and the head. The Kuramoto model (seed 000) keeps a
+    phase state $\theta\in\mathbb{T}^k$ with $k$ = ``d_model`` and has no norms.
+
+    Attributes:
+        name: the preset this config came from (informational).
+        task: ``"lm"`` (causal, logits over the vocabulary at every position)
+            or ``"classifier"`` (bidirectional, one logit per position).
+        attention: ``"kuramoto"``, ``"oscillator"`` or ``"softmax"``.
+        vocab_size: number of token ids.
+        d_model: width $d$ (for the Kuramoto model, the number of phases $k$).
+        n_layers: number of blocks $L$.
+        n_heads: attention heads; must divide ``d_model``.
+        d_ff: hidden width of the feed-forward block.
+        max_len: longest sequence the model accepts.
+        dropout: dropout rate on the embedded input and inside the
+            feed-forward block (after its activation and after its output),
+            where seed 001's model puts it; 0 disables it.
+        norm: ``"layernorm"`` or ``"rmsnorm"``.
+        ffn: ``"swiglu"``, ``"gelu"`` (Linear, GELU, Linear, with biases) or
+            ``"none"`` (the no-feed-forward ablation).
+        positions: ``"rope"`` (applied inside the attention layers),
+            ``"sinusoidal"`` or ``"learned"`` (added to the embedding) or
+            ``"none"``. The Kuramoto model's positions are its learned phase
+            drift $\omega_j(t-u)$, so it takes ``"rope"``.
+        final_norm: apply a norm before the head.
+        tie_embeddings: use the embedding matrix as the head (LM only).
+        pad_id: a padding token id, or ``None``. Its embedding is zero (as
+            PyTorch's ``padding_idx``), and the classifier masks it as a key.
+        norm_eps: $\epsilon$ of the norms.
+        d_osc: oscillator dimension (oscillator attention).
+        coupling: oscillator coupling map: ``"softplus"``, ``"relu"``, ``"elu1"``.
+        p: oscillator readout sharpening exponent.
+        equilibrium: oscillator fixed point: ``"closed"`` or ``"ode"``.
+        impl: oscillator evaluation: ``"quadratic"``, ``"linear"``, ``"chunked"``.
+        value: Kuramoto value path: ``"phase"`` (the Kuramoto identity) or
+            ``"learned"`` (the ablation).
+        gates: Kuramoto metric gates on (``False`` is the ablation).
+    """
+
+    name: str = "custom"
+    task: str = "lm"
+    attention: str = "softmax"
+    vocab_size: int = 256
+    d_model: int = 64
+    n_layers: int = 2
+    n_heads: int = 2
+    d_ff: int = 128
+    max_len: int = 256
+    dropout: float = 0.0
+    norm: str = "rmsnorm"
+    ffn: str = "swiglu"
+    positions: str = "rope"
+    final_norm: bool = True
+    tie_embeddings: bool = False
+    pad_id: int | None = None
+    norm_eps: float = 1e-5
+    d_osc: int = 8
+    coupling: str = "softplus"
+    p: int = 1
+    equilibrium: str = "closed"
+    impl: str = "quadratic"
+    value: str = "phase"
+    gates: bool = True
+
+    def __post_init__(self):
+        _check_types(self)
+        for field, allowed in (
+            ("task", TASKS),
+            ("attention", ATTENTIONS),
+            ("norm", NORMS),
+            ("ffn", FFNS),
+            ("positions", POSITIONS),
+            ("coupling", COUPLINGS),
+            ("equilibrium", EQUILIBRIA),
+            ("impl", IMPLS),
+            ("value", VALUES),
+        ):
+            v = getattr(self, field)
+            if v not in allowed:
+                raise ValueError(f"{field} must be one of {allowed}; got {v!r}.")
+        for field in (
+            "vocab_size",
+            "d_model",
+            "n_layers",
+            "n_heads",
+            "d_ff",
+            "max_len",
+        ):
+            if getattr(self, field) < 1:
+                raise ValueError(f"{field} must be >= 1; got {getattr(self, field)}.")
+        if self.d_model % self.n_heads:
+            raise ValueError(
+                f"n_heads={self.n_heads} must divide d_model={self.d_model}."
+            )
+        if not 0.0 <= self.dropout < 1.0:
+            raise ValueError(f"dropout must lie in [0, 1); got {self.dropout}.")
+        if not self.norm_eps > 0:
+            raise ValueError(f"norm_eps must be > 0; got {self.norm_eps}.")
+        if self.d_osc < 2:
+            raise ValueError(f"d_osc must be >= 2; got {self.d_osc}.")
+        if self.p < 1:
+            raise ValueError(f"p must be >= 1; got {self.p}.")
+        if self.pad_id is not None and not 0 <= self.pad_id < self.vocab_size:
+            raise ValueError(
+                f"pad_id must lie in [0, vocab_size={self.vocab_size}); got {self.pad_id}."
+            )
+        if self.attention == "kuramoto":
+            if self.task != "lm":
+                raise ValueError(
+                    "the Kuramoto model is a causal LM; task='classifier' needs "
+                    "attention='oscillator' or 'softmax'."
+                )
+            if self.positions != "rope":
+                raise ValueError(
+                    "the Kuramoto model's positions are its learned phase drift "
+                    f"omega_j (t - u); set positions='rope' (got {self.positions!r})."
+                )
+            if self.ffn == "gelu":
+                raise ValueError(
+                    "the Kuramoto model's feed-forward is the angle SwiGLU; "
+                    "ffn must be 'swiglu' or 'none' (got 'gelu')."
+                )
+            if self.tie_embeddings:
+                raise ValueError(
+                    "the Kuramoto model reads out through prototype phases; "
+                    "tie_embeddings must be False."
+                )
+        if self.task == "classifier" and self.tie_embeddings:
+            raise ValueError("tie_embeddings applies to task='lm' only.")
+
+    @property
+    def d_head(self) -> int:
+        """Width of one head, ``d_model // n_heads``."""
+        return self.d_model // self.n_heads
+
+
+# --------------------------------------------------------------------------- presets
+
+_DEFAULT_ATTENTION = {
+    "tiny": "softmax",
+    "1m": "softmax",
+    "5m": "softmax",
+    "paper-b-lm": "oscillator",
+    "paper-b-sva": "oscillator",
+}
+
+
+def _lm(name, attention, **kw) -> ModelConfig:
+    if attention == "kuramoto":
+        kw.setdefault("positions", "rope")
+    elif attention == "oscillator":
+        # The oscillator layer's own positional signal is its per-position
+        # anchors r_j; it has no rotary embedding, so give it sinusoids.
+        kw.setdefault("positions", "sinusoidal")
+    return ModelConfig(name=name, attention=attention, **kw)
+
+
+def _presets(name: str, attention: str) -> ModelConfig:
+    """The preset ``name`` for ``attention`` (sizes tuned with count_params)."""
+    if name == "tiny":
+        return _lm(
+            name, attention, d_model=16, n_layers=2, n_heads=2, d_ff=32,
+            max_len=64, d_osc=2,
+        )  # fmt: skip
+    if name == "1m":
+        sizes = {
+            "softmax": dict(d_model=128, n_layers=4, n_heads=4, d_ff=352),
+            "oscillator": dict(d_model=128, n_layers=4, n_heads=4, d_ff=344, d_osc=8),
+            "kuramoto": dict(d_model=128, n_layers=4, n_heads=4, d_ff=448),
+        }[attention]
+        return _lm(name, attention, max_len=256, **sizes)
+    if name == "5m":
+        sizes = {
+            "softmax": dict(d_model=256, n_layers=6, n_heads=8, d_ff=624),
+            "oscillator": dict(d_model=256, n_layers=6, n_heads=8, d_ff=616, d_osc=8),
+            "kuramoto": dict(d_model=256, n_layers=6, n_heads=8, d_ff=800),
+        }[attention]
+        return _lm(name, attention, max_len=256, **sizes)
+    if name == "paper-b-lm":
+        return ModelConfig(
+            name=name, task="lm", attention=attention, vocab_size=10_000,
+            d_model=128, n_layers=2, n_heads=4, d_ff=512, max_len=50,
+            dropout=0.1, norm="layernorm", ffn="gelu", positions="sinusoidal",
+            final_norm=True, tie_embeddings=False, pad_id=0, d_osc=8, p=1,
+        )  # fmt: skip
+    if name == "paper-b-sva":
+        return ModelConfig(
+            name=name, task="classifier", attention=attention, vocab_size=169,
+            d_model=32, n_layers=1, n_heads=1, d_ff=64, max_len=50,
+            dropout=0.1, norm="layernorm", ffn="gelu", positions="sinusoidal",
+            final_norm=True, pad_id=0, d_osc=2, p=1,
+        )  # fmt: skip
+    raise KeyError(name)
+
+
+_PRESET_ATTENTIONS = {
+    "tiny": ATTENTIONS,
+    "1m": ATTENTIONS,
+    "5m": ATTENTIONS,
+    "paper-b-lm": ("oscillator", "softmax"),
+    "paper-b-sva": ("oscillator", "softmax"),
+}
+
+
+def list_configs() -> list[str]:
+    """Names of the presets accepted by [`syncattn.models.get_config`][]."""
+    return list(_PRESET_ATTENTIONS)
+
+
+def get_config(name: str, **overrides: Any) -> ModelConfig:
+    """The preset ``name`` with ``overrides`` applied.
+
+    ``attention`` is chosen first (the preset's sizes depend on it); the other
+    overrides then replace fields. Values may be strings, as they come from a
+    command line (``"d_model=64"``): they are parsed to the field's type.
+
+    Args:
+        name: one of [`syncattn.models.list_configs`][].
+        **overrides: field values, e.g. ``attention="kuramoto", dropout="0.1"``.
+
+    Returns:
+        A frozen [`ModelConfig`][syncattn.models.ModelConfig].
+
+    Raises:
+        ValueError: an unknown preset name or field (the message lists the valid
+            ones), a value that does not parse to the field's type, or an
+            invalid combination.
+
+    Example:
+        >>> get_config("paper-b-lm", attention="softmax", d_osc="16").d_osc
+        16
+    """
+    if name not in _PRESET_ATTENTIONS:
+        raise ValueError(f"unknown model config {name!r}; valid: {list_configs()}.")
+    overrides = dict(overrides)
+    _check_keys(overrides)
+    attention = overrides.pop("attention", None)
+    if attention is None:
+        attention = _DEFAULT_ATTENTION[name]
+    attention = _parse_value("attention", attention)
+    if attention not in _PRESET_ATTENTIONS[name]:
+        raise ValueError(
+            f"config {name!r} exists for attention in {_PRESET_ATTENTIONS[name]}; "
+            f"got attention={attention!r}."
+        )
+    base = _presets(name, attention)
+    return replace(base, **overrides)
+
+
+def replace(config: ModelConfig, **overrides: Any) -> ModelConfig:
+    """``dataclasses.replace`` with the same key check and string parsing as
+    [`syncattn.models.get_config`][]."""
+    _check_keys(overrides)
+    parsed = {k: _parse_value(k, v) for k, v in overrides.items()}
+    return dataclasses.replace(config, **parsed)
+
+
+def parse_overrides(items: list[str] | tuple[str, ...]) -> dict[str, Any]:
+    """Turn ``["d_model=64", "norm=layernorm"]`` into a dict of typed values.
+
+    Raises:
+        ValueError: an item without ``=``, an unknown key (listing the valid
+            ones) or a value that does not parse to the field's type.
+    """
+    out = {}
+    for item in items:
+        key, sep, value = str(item).partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ValueError(f"overrides must be KEY=VALUE; got {item!r}.")
+        _check_keys({key: None})
+        out[key] = _parse_value(key, value.strip())
+    return out
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+def _field_types() -> dict[str, Any]:
+    return typing.get_type_hints(ModelConfig)
+
+
+def _check_keys(overrides: dict) -> None:
+    valid = [f.name for f in dataclasses.fields(ModelConfig)]
+    unknown = [k for k in overrides if k not in valid]
+    if unknown:
+        raise ValueError(
+            f"unknown model config key{'s' if len(unknown) > 1 else ''} "
+            f"{', '.join(map(repr, unknown))}; valid keys: {', '.join(valid)}."
+        )
+
+
+_TRUE = ("true", "1", "yes", "on")
+_FALSE = ("false", "0", "no", "off")
+
+
+def _parse_value(key: str, value: Any) -> Any:
+    """Parse ``value`` (a string from a command line, or a Python value) to the
+    type of field ``key``."""
+    tp = _field_types()[key]
+    optional = False
+    if isinstance(tp, types.UnionType) or typing.get_origin(tp) is typing.Union:
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        optional = len(args) < len(typing.get_args(tp))
+        (tp,) = args
+    if value is None or (
+        optional and isinstance(value, str) and value.lower() in ("none", "null")
+    ):
+        if optional:
+            return None
+        raise ValueError(f"{key} must be {_a(tp)}; got None.")
+    if isinstance(value, str):
+        s = value.strip()
+        try:
+            if tp is bool:
+                if s.lower() in _TRUE:
+                    return True
+                if s.lower() in _FALSE:
+                    return False
+                raise ValueError
+            if tp is int:
+                return int(s)
+            if tp is float:
+                return float(s)
+        except ValueError:
+            raise ValueError(
+                f"{key} must be {_a(tp)}; could not parse {value!r}."
+            ) from None
+        return s
+    if tp is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if tp is int and isinstance(value, float) and value.is_integer():
+        return int(value)
+    if not isinstance(value, tp) or (tp is int and isinstance(value, bool)):
+        raise ValueError(
+            f"{key} must be {_a(tp)}; got {type(value).__name__} {value!r}."
+        )
+    return value
+
+
+def _a(tp) -> str:
+    return {"int": "an int", "float": "a float", "bool": "a bool", "str": "a str"}.get(
+        tp.__name__, tp.__name__
+    )
+
+
+def _check_types(config: ModelConfig) -> None:
+    for f in dataclasses.fields(config):
+        v = getattr(config, f.name)
+        parsed = _parse_value(f.name, v)
+        if type(parsed) is not type(v):
+            # int given for a float field: store the float.
+            object.__setattr__(config, f.name, parsed)

@@ -1,0 +1,99 @@
+"""The seam between the model configs and the layers of [`syncattn.nn`][].
+
+Every constructor call of an ``nn`` layer made by the models goes through
+here, so the models follow the layers' signatures in one place.
+"""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax
+
+from .._misc import default_floating_dtype
+from ._config import ModelConfig
+
+
+def dtype():
+    """Parameter dtype at construction (float64 under x64, else float32)."""
+    return default_floating_dtype()
+
+
+def _nn():
+    from .. import nn
+
+    return nn
+
+
+def make_norm(config: ModelConfig) -> eqx.Module:
+    if config.norm == "layernorm":
+        return eqx.nn.LayerNorm(config.d_model, eps=config.norm_eps, dtype=dtype())
+    return _nn().RMSNorm(config.d_model, eps=config.norm_eps)
+
+
+def apply_norm(norm: eqx.Module, x):
+    return jax.vmap(norm)(x)
+
+
+def make_attention(config: ModelConfig, *, causal: bool, key) -> eqx.Module:
+    nn = _nn()
+    if config.attention == "softmax":
+        return nn.SoftmaxAttention(
+            config.d_model, config.n_heads, key=key, causal=causal
+        )
+    if config.attention == "oscillator":
+        return nn.OscillatorAttention(
+            config.d_model,
+            config.n_heads,
+            config.d_osc,
+            config.max_len,
+            key=key,
+            coupling=config.coupling,
+            p=config.p,
+            equilibrium=config.equilibrium,
+            impl=config.impl,
+            causal=causal,
+        )
+    raise ValueError(f"no transformer attention {config.attention!r}.")
+
+
+def call_attention(attention: eqx.Module, x, mask):
+    if mask is None:
+        return attention(x)
+    return attention(x, mask=mask)
+
+
+def make_swiglu(config: ModelConfig, *, key) -> eqx.Module:
+    return _nn().SwiGLU(config.d_model, config.d_ff, key=key)
+
+
+def call_swiglu(ffn: eqx.Module, x):
+    return ffn(x)
+
+
+# --------------------------------------------------------------------------- Kuramoto model
+
+
+def make_phase_embedding(config: ModelConfig, *, key) -> eqx.Module:
+    return _nn().PhaseEmbedding(config.vocab_size, config.d_model, key=key)
+
+
+def make_kuramoto_attention(config: ModelConfig, *, key) -> eqx.Module:
+    return _nn().KuramotoAttention(
+        config.d_model, config.n_heads, key=key, value=config.value, gates=config.gates
+    )
+
+
+def call_kuramoto_attention(attention: eqx.Module, theta):
+    return attention(theta)
+
+
+def make_angle_swiglu(config: ModelConfig, *, key) -> eqx.Module:
+    return _nn().AngleSwiGLU(config.d_model, config.d_ff, key=key)
+
+
+def call_angle_swiglu(ffn: eqx.Module, theta):
+    return ffn(theta)
+
+
+def make_prototype_readout(config: ModelConfig, *, key) -> eqx.Module:
+    return _nn().PrototypeReadout(config.vocab_size, config.d_model, key=key)
