@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from syncattn import training as T
-from tests.training._standin import DATA, TinyLM, eval_batches, sample_batch, toy_corpus
+from syncattn.data import eval_batches, sample_batch
+from tests.training._standin import DATA, TinyLM, toy_corpus
 
 
 def _cfg(**kw):
