@@ -9,7 +9,7 @@ from __future__ import annotations
 import equinox as eqx
 import jax
 
-from .._misc import default_floating_dtype
+from .._numerics import default_floating_dtype
 from ._config import ModelConfig
 
 
