@@ -36,7 +36,12 @@ import jax.numpy as jnp
 import numpy as np
 
 from syncattn import models
-from syncattn.training import TrainConfig, make_optimizer, make_train_step, next_token_loss
+from syncattn.training import (
+    TrainConfig,
+    make_optimizer,
+    make_train_step,
+    next_token_loss,
+)
 
 
 ATTENTIONS = ("softmax", "oscillator", "kuramoto")
