@@ -28,6 +28,7 @@ _SUBMODULES = (
     "verify",
     "data",
     "models",
+    "training",
 )
 
 if TYPE_CHECKING:  # pragma: no cover
