@@ -17,13 +17,16 @@ edge list, BCOO) per vector-field evaluation.
 Usage:
     python benchmarks/flows.py                 # N = 100, 1000, 5000, 1e5, 1e6 (about 15 min on 2 cores)
     python benchmarks/flows.py --ns 100 1000   # a subset
+    python benchmarks/flows.py --forms-only    # only the coupling-form table (about 2 min)
 Writes benchmarks/results/flows.json and prints a markdown table.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
+import os
 import platform
 import sys
 import time
@@ -146,42 +149,89 @@ def ladder(run, settings, ref, target):
     return out
 
 
-def coupling_forms(ns, seed):
-    """Time one vector-field evaluation per coupling form (jit, warm)."""
+FORM_NS = (300, 1000, 3000, 30000)
+
+
+def _forms(n, rng):
+    """The coupling forms of one N: name -> coupling (all with mean coupling K)."""
     from jax.experimental import sparse
 
+    forms = {"mean field": jnp.asarray(K)}
+    if n <= 4000:
+        dense = jnp.full((n, n), K / n)
+        forms["dense"] = dense
+        forms["edge list (all-to-all)"] = kuramoto.EdgeList.from_dense(
+            np.asarray(dense)
+        )
+    for density in (0.01, 0.1):
+        if n * n * density <= 4e6:
+            mask = rng.uniform(size=(n, n)) < density
+            Kd = jnp.asarray(np.where(mask, K / (n * density), 0.0))
+            forms[f"edge list ({density:.0%} edges)"] = kuramoto.EdgeList.from_dense(
+                np.asarray(Kd)
+            )
+            forms[f"BCOO ({density:.0%} edges)"] = sparse.BCOO.fromdense(Kd)
+            if n <= 4000:
+                forms[f"dense ({density:.0%} edges)"] = Kd
+    return forms
+
+
+def coupling_forms(ns, seed, rounds=7):
+    """Time one vector-field evaluation per coupling form (jit, warm).
+
+    The coupling is an *argument* of the jitted function, as it is inside a
+    simulation (a traced argument of the ODE right-hand side), never a
+    compile-time constant: closing over an N x N matrix makes XLA embed and
+    constant-fold it, which timed the compiler's handling of a 72 MB literal
+    rather than the product (24-41 ms for the all-to-all matrix at N = 3000 against
+    2-8 ms for a same-sized matrix with 1% non-zeros, in earlier runs).
+
+    As a diagnostic, "dense, closed over" times that old way for the all-to-all
+    matrix. The forms of one N are timed round-robin, ``rounds`` rounds of
+    about 20 ms of calls each (at least 3), so load on a shared machine hits them alike; each row
+    records the median and the minimum over rounds and the ratio of medians to the
+    mean field of the same N, measured side by side.
+    """
     rows = []
-    for n in ns:
+    for n in tqdm(ns, desc="coupling forms"):
         rng = np.random.default_rng(seed)
         th = jnp.asarray(rng.uniform(-np.pi, np.pi, n))
-        forms = {"mean field": K}
-        if n <= 4000:
-            dense = jnp.full((n, n), K / n)
-            forms["dense"] = dense
-            forms["edge list (all-to-all)"] = kuramoto.EdgeList.from_dense(
-                np.asarray(dense)
-            )
-        for density in (0.01, 0.1):
-            if n * n * density <= 4e6:
-                mask = rng.uniform(size=(n, n)) < density
-                Kd = jnp.asarray(np.where(mask, K / (n * density), 0.0))
-                forms[f"edge list ({density:.0%} edges)"] = (
-                    kuramoto.EdgeList.from_dense(np.asarray(Kd))
-                )
-                forms[f"BCOO ({density:.0%} edges)"] = sparse.BCOO.fromdense(Kd)
-                if n <= 4000:
-                    forms[f"dense ({density:.0%} edges)"] = Kd
+        forms = _forms(n, rng)
+        calls = {}
         for name, c in forms.items():
-            f = jax.jit(lambda t, c=c: kuramoto.vector_field(t, 0.0, c))
-            jax.block_until_ready(f(th))
-            reps = 20
+            f = jax.jit(lambda t, c: kuramoto.vector_field(t, 0.0, c))
+            calls[name] = functools.partial(f, th, c)
+        if "dense" in forms:
+            dense = forms["dense"]
+            g = jax.jit(lambda t: kuramoto.vector_field(t, 0.0, dense))
+            calls["dense, closed over (jit constant; diagnostic)"] = functools.partial(
+                g, th
+            )
+        times = {name: [] for name in calls}
+        reps = {}
+        for name, call in calls.items():
+            jax.block_until_ready(call())  # compile
             t0 = time.perf_counter()
-            for _ in range(reps):
-                y = f(th)
-            jax.block_until_ready(y)
+            jax.block_until_ready(call())
+            # enough calls for about 20 ms per round (at least 3)
+            reps[name] = int(np.clip(0.02 / (time.perf_counter() - t0), 3, 1000))
+        for _ in range(rounds):
+            for name, call in calls.items():
+                t0 = time.perf_counter()
+                for _ in range(reps[name]):
+                    y = call()
+                jax.block_until_ready(y)
+                times[name].append((time.perf_counter() - t0) / reps[name] * 1e6)
+        base = float(np.median(times["mean field"]))
+        for name, ts in times.items():
+            med = float(np.median(ts))
             rows.append(
                 dict(
-                    n=n, form=name, us_per_eval=(time.perf_counter() - t0) / reps * 1e6
+                    n=n,
+                    form=name,
+                    us_per_eval=med,
+                    us_per_eval_min=float(np.min(ts)),
+                    vs_mean_field=med / base,
                 )
             )
     return rows
@@ -211,6 +261,13 @@ def main(argv=None):
         "--merge", action="store_true", help="keep rows of other N already in --out"
     )
     p.add_argument(
+        "--forms-only",
+        action="store_true",
+        help="only the coupling-form table (keeps the solver rows already in --out)",
+    )
+    p.add_argument("--form-ns", type=int, nargs="+", default=list(FORM_NS))
+    p.add_argument("--form-rounds", type=int, default=7)
+    p.add_argument(
         "--out", type=Path, default=Path(__file__).parent / "results" / "flows.json"
     )
     args = p.parse_args(argv)
@@ -227,7 +284,7 @@ def main(argv=None):
     rtols = [1e-3, 3e-4, 1e-4, 3e-5, 1e-5, 1e-6]
     dts = [0.1, 0.05, 0.02, 0.01, 0.005]
     results = []
-    for n in tqdm(args.ns, desc="N"):
+    for n in tqdm([] if args.forms_only else args.ns, desc="N"):
         omega, theta0 = problem(n, args.seed)
         if n > args.ref_max_n:
             r, first, warm, work = run_syncattn(omega, theta0, args.big_rtol)
@@ -284,29 +341,54 @@ def main(argv=None):
         results.append(row)
         tqdm.write(json.dumps(row))
 
-    forms = coupling_forms([300, 1000, 3000, 30000], args.seed)
-    if args.merge and args.out.exists():
-        old = json.loads(args.out.read_text())
+    load_before = os.getloadavg()
+    t_forms = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    forms = coupling_forms(args.form_ns, args.seed, rounds=args.form_rounds)
+    command = "python benchmarks/flows.py " + " ".join(
+        sys.argv[1:] if argv is None else argv
+    )
+    machine = dict(
+        platform=platform.platform(),
+        cpus=jax.device_count(),
+        cpu_count=os.cpu_count(),
+        backend=jax.default_backend(),
+    )
+    forms_meta = dict(
+        command=command,
+        started=t_forms,
+        rounds=args.form_rounds,
+        machine=machine,
+        # 1-minute load averages before and after: > cpu_count means other jobs ran
+        loadavg_1min=[round(load_before[0], 2), round(os.getloadavg()[0], 2)],
+    )
+    old = json.loads(args.out.read_text()) if args.out.exists() else None
+    if (args.merge or args.forms_only) and old is not None:
         done = {r["n"] for r in results}
         results = sorted(
             [r for r in old["results"] if r["n"] not in done] + results,
             key=lambda r: r["n"],
         )
     meta = dict(
-        command="python benchmarks/flows.py " + " ".join(sys.argv[1:] if argv is None else argv),
+        command=command,
         seed=args.seed,
         target=args.target,
         problem=dict(K=K, gamma=GAMMA, t1=T1, nsave=NSAVE),
-        machine=dict(
-            platform=platform.platform(),
-            cpus=jax.device_count(),
-            backend=jax.default_backend(),
-        ),
+        machine=machine,
         jax=jax.__version__,
     )
+    if args.forms_only and old is not None:
+        meta = old["meta"]  # the solver rows are the earlier run's
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(
-        json.dumps(dict(meta=meta, results=results, coupling_forms=forms), indent=2)
+        json.dumps(
+            dict(
+                meta=meta,
+                results=results,
+                coupling_forms_meta=forms_meta,
+                coupling_forms=forms,
+            ),
+            indent=2,
+        )
     )
     print(markdown(results, forms))
     return 0
@@ -358,10 +440,16 @@ def markdown(results, forms):
             )
     lines += [
         "",
-        "| N | coupling form | µs per vector-field evaluation |",
-        "|---|---|---|",
+        "| N | coupling form | µs per vector-field evaluation (median) | min | / mean field |",
+        "|---|---|---|---|---|",
     ]
-    lines += [f"| {f['n']:,} | {f['form']} | {f['us_per_eval']:.1f} |" for f in forms]
+    lines += [
+        f"| {f['n']:,} | {f['form']} | {f['us_per_eval']:.1f} | {f.get('us_per_eval_min', f['us_per_eval']):.1f} "
+        f"| {f['vs_mean_field']:.1f}x |"
+        if "vs_mean_field" in f
+        else f"| {f['n']:,} | {f['form']} | {f['us_per_eval']:.1f} | - | - |"
+        for f in forms
+    ]
     return "\n".join(lines)
 
 

@@ -12,7 +12,7 @@ Conventions:
 * the floating dtype of the input is preserved; integer input is promoted to
   the default float (float64 when x64 is enabled, else float32);
 * bad input raises ``ValueError``/``TypeError`` naming the argument; value
-  checks run on concrete (non-traced) input only, see :mod:`syncattn._misc`.
+  checks run on concrete (non-traced) input only, see `syncattn._checks`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ._misc import as_float, check_finite, check_nonempty, is_concrete
+from ._checks import as_float, check_finite, check_nonempty, is_concrete
 from ._types import Array, ArrayLike, Complex, Float, ScalarLike
 
 

@@ -13,7 +13,7 @@ Conventions:
 * the floating dtype of the input is preserved; integer input is promoted to
   the default float (float64 when x64 is enabled, else float32);
 * bad input raises ``ValueError``/``TypeError`` naming the argument; value
-  checks run on concrete (non-traced) input only, see :mod:`syncattn._misc`.
+  checks run on concrete (non-traced) input only, see `syncattn._checks`.
 """
 
 from __future__ import annotations
@@ -25,15 +25,8 @@ import jax.numpy as jnp
 import jax.scipy.special as jsp
 import numpy as np
 
-from ._misc import (
-    as_float,
-    check_dim,
-    check_finite,
-    check_nonempty,
-    default_floating_dtype,
-    is_concrete,
-    safe_norm,
-)
+from ._checks import as_float, check_dim, check_finite, check_nonempty, is_concrete
+from ._numerics import default_floating_dtype, safe_norm
 from ._types import Array, ArrayLike, Float, PRNGKeyArray
 
 
@@ -44,6 +37,7 @@ __all__ = [
     "sample_uniform",
     "cap_probability",
     "cap_probability_bound",
+    "tangent_basis",
 ]
 
 
@@ -374,3 +368,44 @@ def _cap_bound(alpha, d):
         jnp.log(jnp.sin(jnp.where(low, quarter, a))),
     )
     return jnp.exp(d * log_rho)
+
+
+@jax.jit
+def _tangent_basis(z):
+    d = z.shape[-1]
+    u = _normalize(z, -1)
+    s = jnp.where(u[..., :1] >= 0, 1, -1).astype(u.dtype)
+    v = u + s * jnp.eye(d, dtype=u.dtype)[0]
+    vv = jnp.sum(v * v, axis=-1)[..., None, None]  # = 2 (1 + |u_1|) >= 2, or 1 at z = 0
+    return (jnp.eye(d, dtype=u.dtype) - 2 * v[..., :, None] * v[..., None, :] / vv)[
+        ..., :, 1:
+    ]
+
+
+def tangent_basis(z: Float[Array, "*batch d"]) -> Float[Array, "*batch d d-1"]:
+    r"""Orthonormal basis of the tangent space $T_z S^{d-1} = z^\perp$ (Householder).
+
+    $$H = I - 2\frac{v v^\top}{v^\top v},\quad v = u + \operatorname{sign}(u_1) e_1,
+      \quad u = \frac{z}{\|z\|},\qquad B = (H e_2, \dots, H e_d)$$
+
+    $z$ = `z`. $H$ is an orthogonal reflection with $H e_1 = -\operatorname{sign}(u_1)
+    u$, so $B$ spans $u^\perp$; $v^\top v = 2(1 + |u_1|) \ge 2$ keeps it jit-friendly
+    and well conditioned. At $z = 0$ it returns $e_2, \dots, e_d$.
+
+    Args:
+        z: points, shape `(*batch, d)`, $d \ge 2$.
+
+    Returns:
+        $B$, shape `(*batch, d, d-1)`: $B^\top B = I$, $B^\top z = 0$.
+
+    Raises:
+        ValueError: $d < 2$ or NaN/inf.
+
+    Example:
+        >>> tangent_basis(jnp.array([0.0, 0.0, 1.0]))  # spans the xy-plane
+    """
+    z = as_float(z, "z")
+    if z.ndim < 1 or z.shape[-1] < 2:
+        raise ValueError(f"z must have shape (*batch, d) with d >= 2; got {z.shape}.")
+    check_finite(z, "z")
+    return _tangent_basis(z)

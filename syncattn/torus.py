@@ -14,7 +14,7 @@ Conventions:
   the default float (float64 when x64 is enabled, else float32);
 * bad input (NaN/inf, empty oscillator axis, negative or all-zero weights)
   raises ``ValueError`` naming the argument; value checks run on concrete
-  (non-traced) input only, see :mod:`syncattn._misc`.
+  (non-traced) input only, see `syncattn._checks`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ._misc import as_float, check_finite, check_nonempty, is_concrete
+from ._checks import as_float, check_finite, check_nonempty, is_concrete
 from ._types import Array, ArrayLike, Complex, Float
 
 

@@ -117,6 +117,19 @@ class Corpus:
                 f"len(vocab)={len(self.vocab)} differs from vocab_size={self.vocab_size}."
             )
 
+    @property
+    def max_len(self) -> int | None:
+        """Row length of a word corpus (a model sees ``max_len - 1`` positions); ``None`` for bytes."""
+        return int(self.train.shape[1]) if self.kind == "word" else None
+
+    def __repr__(self) -> str:
+        sizes = ", ".join(
+            f"{s}={getattr(self, s).shape}"
+            for s in ("train", "val", "test")
+            if getattr(self, s) is not None
+        )
+        return f"Corpus(name={self.name!r}, kind={self.kind!r}, vocab_size={self.vocab_size}, {sizes}, source={self.source!r})"
+
     @functools.cached_property
     def _word_to_id(self) -> dict[str, int]:
         return {w: i for i, w in enumerate(self.vocab or ())}

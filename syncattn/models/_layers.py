@@ -11,7 +11,7 @@ import inspect
 import equinox as eqx
 import jax
 
-from .._misc import default_floating_dtype
+from .._numerics import default_floating_dtype
 from ._config import ModelConfig
 
 

@@ -12,7 +12,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from .._misc import default_floating_dtype
+from .._numerics import default_floating_dtype
 from .._types import Array, Float, PRNGKeyArray
 
 

@@ -24,7 +24,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from .._misc import is_concrete
+from .._checks import is_concrete
 from .._types import Array, Bool, Float, Int, PRNGKeyArray
 from . import _layers
 from ._config import ModelConfig

@@ -95,7 +95,6 @@ def _instances(key, d: int, config: Config):
     import jax.numpy as jnp
 
     from .. import lohe, sphere
-    from .._misc import safe_norm
 
     n, m, dm, dh = config.n_instances, config.n_tokens, config.d_model, config.d_head
     k_g, k_s = jax.random.split(key)
@@ -113,7 +112,7 @@ def _instances(key, d: int, config: Config):
     h = lohe.drive(w, r)[:, 0, :]
     h_hat, _ = lohe.equilibrium(h)
     pad = ((0, 0), (0, max(config.dims) - d))  # exact: the flow stays in span(z0, h)
-    return jnp.pad(h, pad), jnp.pad(z0, pad), _angle(z0, h_hat), safe_norm(h)
+    return jnp.pad(h, pad), jnp.pad(z0, pad), _angle(z0, h_hat), jnp.linalg.norm(h, axis=-1)
 
 
 def _all_instances(key, config: Config):
@@ -176,10 +175,9 @@ def _angle(z, h_hat):
     import jax.numpy as jnp
 
     from .. import sphere
-    from .._misc import safe_norm
 
     c = jnp.sum(z * h_hat, axis=-1)
-    s = safe_norm(sphere.project_tangent(h_hat, z))
+    s = jnp.linalg.norm(sphere.project_tangent(h_hat, z), axis=-1)
     return jnp.arctan2(s, c)
 
 

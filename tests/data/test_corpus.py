@@ -47,6 +47,9 @@ def test_embedded_is_memmapped_cached_and_split(cache):
         and c.vocab_size == 256
         and c.pad_id is None
     )
+    assert c.max_len is None and repr(c).startswith(
+        "Corpus(name='embedded', kind='byte'"
+    )
     raw = lzma.decompress((EMBEDDED / "kjv.txt.xz").read_bytes())
     for split in (c.train, c.val, c.test):
         assert isinstance(split, np.memmap) and split.dtype == np.uint8

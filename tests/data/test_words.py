@@ -164,6 +164,7 @@ def test_wikitext2_matches_reference(tmp_path, vocab_size, max_len):
     )
     assert c.vocab == tuple(vocab) and c.vocab_size == len(vocab)
     assert c.kind == "word" and c.pad_id == 0 and c.tokenizer == "wikitext2"
+    assert c.max_len == max_len and "vocab_size=" in repr(c) and "<BOS>" not in repr(c)
     for split, text in (("train", WT2_TRAIN), ("val", WT2_VALID), ("test", WT2_TEST)):
         got = getattr(c, split)
         assert isinstance(got, np.memmap) and got.dtype == np.int32

@@ -1,0 +1,93 @@
+"""mkdocs hooks for the syncattn site.
+
+* Include: a line ``<!-- include: PATH -->`` (PATH from the repository root)
+  is replaced by that file, or by the part of it from the first line starting
+  with ``start="TEXT"`` up to (not including) the first later line starting
+  with ``end="TEXT"``. The home page is README.md this way (one text for GitHub
+  and the site), and the theory index reuses the statement table of
+  proofs/README.md.
+* Relative links are resolved against the file they were written in (README.md
+  for the home page). Links that stay inside ``docs/`` are rewritten relative
+  to the page (a folder link goes to its ``index.md``); links into the rest of
+  the source tree (``proofs/proof_x.py``, ``examples/``) have no page in the site,
+  so they become their plain text there, and keep working on GitHub.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+
+ROOT = Path(__file__).resolve().parents[1]
+_INCLUDE = re.compile(
+    r'^<!-- include: (?P<path>\S+)(?: start="(?P<start>[^"]*)")?(?: end="(?P<end>[^"]*)")? -->$',
+    re.M,
+)
+_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\(([^)\s]+)\)")
+_EXTERNAL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|#|/)")
+_FENCE = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)
+
+
+def _rewrite_links(markdown: str, source: Path, page_dir: Path, docs_dir: Path) -> str:
+    def link(m: re.Match) -> str:
+        bang, text, target = m.groups()
+        if _EXTERNAL.match(target):
+            return m.group(0)
+        path, sep, anchor = target.partition("#")
+        resolved = (source.parent / path).resolve()
+        if not resolved.is_relative_to(docs_dir):
+            return text
+        if resolved.is_dir():
+            resolved = resolved / "index.md"
+        new = Path(os.path.relpath(resolved, page_dir)).as_posix()
+        return f"{bang}[{text}]({new}{sep}{anchor})"
+
+    # leave fenced code alone: rewrite only the text between fences
+    out, last = [], 0
+    for fence in _FENCE.finditer(markdown):
+        out += [_LINK.sub(link, markdown[last : fence.start()]), fence.group(0)]
+        last = fence.end()
+    out.append(_LINK.sub(link, markdown[last:]))
+    return "".join(out)
+
+
+def _excerpt(text: str, start: str | None, end: str | None, where: str) -> str:
+    lines = text.splitlines(keepends=True)
+    i = 0
+    if start is not None:
+        i = next((k for k, line in enumerate(lines) if line.startswith(start)), None)
+        if i is None:
+            raise ValueError(f"{where}: no line starting with {start!r}")
+    j = len(lines)
+    if end is not None:
+        j = next(
+            (k for k in range(i + 1, len(lines)) if lines[k].startswith(end)), None
+        )
+        if j is None:
+            raise ValueError(f"{where}: no line starting with {end!r} after {start!r}")
+    return "".join(lines[i:j])
+
+
+def on_page_markdown(markdown, page, config, files):
+    docs_dir = Path(config["docs_dir"]).resolve()
+    page_path = docs_dir / page.file.src_uri
+    out, last = [], 0
+    for m in _INCLUDE.finditer(markdown):
+        out.append(
+            _rewrite_links(
+                markdown[last : m.start()], page_path, page_path.parent, docs_dir
+            )
+        )
+        source = ROOT / m["path"]
+        text = _excerpt(
+            source.read_text(encoding="utf-8"),
+            m["start"],
+            m["end"],
+            f"{page.file.src_uri}: {m['path']}",
+        )
+        out.append(_rewrite_links(text, source, page_path.parent, docs_dir))
+        last = m.end()
+    out.append(_rewrite_links(markdown[last:], page_path, page_path.parent, docs_dir))
+    return "".join(out)

@@ -1,0 +1,55 @@
+r"""The Kuramoto flow on the torus $\mathbb{T}^N$, its attention identity, and its theory.
+
+Conventions:
+
+* the last axis of `theta` indexes oscillators; leading axes are batch axes;
+* `coupling` is one of
+
+    - a scalar $K$: all-to-all coupling $K_{ij} = K/N$, evaluated in $O(N)$ through
+      the order parameter (mean field);
+    - a dense `(N, N)` matrix $K$ (or `(*batch, N, N)`). **Row $i$ lists the
+      oscillators that oscillator $i$ listens to**: $\dot\theta_i$ gets
+      $K_{ij}\sin(\theta_j - \theta_i - \alpha)$;
+    - a sparse graph: an [`syncattn.kuramoto.EdgeList`][] (edge $j \to i$ =
+      `senders[e] = j`, `receivers[e] = i`, weight $K_{ij}$) or a
+      `jax.experimental.sparse.BCOO` matrix with the dense convention above;
+      memory is $O(N + E)$, for $N$ far beyond dense memory;
+
+* phases are not wrapped by the flow ([`syncattn.torus.wrap`][] them if needed);
+* every function is pure and works under `jax.jit`, `jax.vmap` and `jax.grad`; the
+  floating dtype of `theta` is preserved.
+
+Files: `_coupling.py` (coupling forms and the sums they define), `_field.py` (vector
+field, energy), `_attention.py` (the attention identity), `_simulate.py` (diffrax
+integration), `_theory.py` (mean-field theory).
+"""
+
+from ._attention import coupling_term as coupling_term, tangent_update as tangent_update
+from ._coupling import EdgeList as EdgeList
+from ._field import coherence_energy as coherence_energy, vector_field as vector_field
+from ._simulate import Solution as Solution, simulate as simulate
+from ._theory import (
+    critical_coupling as critical_coupling,
+    lorentzian_frequencies as lorentzian_frequencies,
+    lorentzian_order_parameter as lorentzian_order_parameter,
+    ott_antonsen as ott_antonsen,
+    ott_antonsen_rhs as ott_antonsen_rhs,
+    sample_lorentzian as sample_lorentzian,
+)
+
+
+__all__ = [
+    "EdgeList",
+    "Solution",
+    "vector_field",
+    "coupling_term",
+    "tangent_update",
+    "coherence_energy",
+    "simulate",
+    "critical_coupling",
+    "lorentzian_order_parameter",
+    "ott_antonsen_rhs",
+    "ott_antonsen",
+    "lorentzian_frequencies",
+    "sample_lorentzian",
+]

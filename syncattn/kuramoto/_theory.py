@@ -1,0 +1,166 @@
+r"""Mean-field theory of the Kuramoto model: critical coupling, Lorentzian order parameter, Ott-Antonsen."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .._checks import (
+    as_float,
+    check_finite,
+    check_scalar_range,
+)
+from .._numerics import default_floating_dtype
+from .._types import (
+    Array,
+    Float,
+    PRNGKeyArray,
+)
+
+
+def critical_coupling(g0: float | Float[Array, "*shape"]) -> Float[Array, "*shape"]:
+    r"""Kuramoto's critical coupling for a symmetric unimodal frequency density $g$.
+
+    $$K_c = \frac{2}{\pi g(0)}$$
+
+    Lorentzian $g(\omega) = \gamma / (\pi(\omega^2 + \gamma^2))$ gives $K_c = 2\gamma$;
+    uniform on $[-\gamma, \gamma]$ gives $4\gamma/\pi$; Gaussian $\mathcal N(0, \sigma^2)$
+    gives $2\sqrt{2\pi}\,\sigma/\pi$.
+
+    Args:
+        g0: the density at the centre, $g(0) > 0$.
+
+    Example:
+        >>> critical_coupling(1 / (jnp.pi * 0.5))  # Lorentzian, gamma = 0.5
+        Array(1., dtype=float32, weak_type=True)
+    """
+    check_scalar_range(g0, "g0", low=0.0, low_inclusive=False)
+    g0 = as_float(g0, "g0")
+    return 2.0 / (jnp.pi * g0)
+
+
+def lorentzian_order_parameter(K, gamma):
+    r"""Stationary order parameter of the infinite-$N$ Kuramoto model with Lorentzian frequencies.
+
+    $$r_\infty(K) = \begin{cases}\sqrt{1 - 2\gamma/K} & K > K_c = 2\gamma\\ 0 & K \le 2\gamma\end{cases}$$
+
+    ($\gamma$ = half width at half maximum of $g$). Gradients are finite everywhere
+    (zero below threshold; the square root is guarded at $K = K_c$).
+
+    Args:
+        K: coupling $K \ge 0$ (array allowed).
+        gamma: Lorentzian half width $\gamma \ge 0$.
+
+    Example:
+        >>> lorentzian_order_parameter(2.0, 0.5)
+        Array(0.70710677, dtype=float32, weak_type=True)
+    """
+    check_scalar_range(K, "K", low=0.0)
+    check_scalar_range(gamma, "gamma", low=0.0)
+    K, gamma = as_float(K, "K"), as_float(gamma, "gamma")
+    arg = 1.0 - 2.0 * gamma / jnp.where(K > 0, K, 1.0)
+    pos = (K > 2.0 * gamma) & (arg > 0)
+    # double-where: sqrt only sees positive arguments, so grad is finite at K = K_c
+    return jnp.where(pos, jnp.sqrt(jnp.where(pos, arg, 1.0)), 0.0)
+
+
+def ott_antonsen_rhs(r, K, gamma):
+    r"""Ott-Antonsen reduced dynamics of the order parameter (Lorentzian frequencies).
+
+    $$\dot r = \left(\frac K2 - \gamma\right) r - \frac K2 r^3$$
+
+    Example:
+        >>> ott_antonsen_rhs(0.5, 2.0, 0.5)  # 0.5*0.5 - 1*0.125
+        Array(0.125, dtype=float32, weak_type=True)
+    """
+    r, K, gamma = as_float(r, "r"), as_float(K, "K"), as_float(gamma, "gamma")
+    for x, name in ((r, "r"), (K, "K"), (gamma, "gamma")):
+        check_finite(x, name)
+    return (0.5 * K - gamma) * r - 0.5 * K * r**3
+
+
+def ott_antonsen(r0, K, gamma, t):
+    r"""Closed-form solution of the Ott-Antonsen equation :func:`ott_antonsen_rhs`.
+
+    With $a = K/2 - \gamma$ and $b = K/2$, $u = r^{-2}$ solves the linear equation
+    $\dot u = -2 a u + 2 b$, hence
+
+    $$r(t) = \frac{r_0}{\sqrt{e^{-2at} + r_0^2\, b\, \frac{1 - e^{-2at}}{a}}}$$
+
+    with $\frac{1 - e^{-2at}}{a} \to 2t$ at $a = 0$ (evaluated with ``expm1``, so the
+    formula is smooth through $K = 2\gamma$). $r_0 = 0$ stays 0.
+
+    Args:
+        r0: initial order parameter, $0 \le r_0 \le 1$.
+        K: coupling $K \ge 0$.
+        gamma: Lorentzian half width $\gamma \ge 0$.
+        t: times $t \ge 0$ (array allowed; broadcasts with the others).
+
+    Example:
+        >>> r = ott_antonsen(0.01, 2.0, 0.5, jnp.array([0.0, 50.0]))  # -> sqrt(1 - 2 gamma / K)
+        >>> [round(float(x), 3) for x in r]
+        [0.01, 0.707]
+    """
+    check_scalar_range(r0, "r0", low=0.0, high=1.0)
+    check_scalar_range(K, "K", low=0.0)
+    check_scalar_range(gamma, "gamma", low=0.0)
+    check_scalar_range(t, "t", low=0.0)
+    r0, K, gamma, t = (
+        as_float(x, n) for x, n in ((r0, "r0"), (K, "K"), (gamma, "gamma"), (t, "t"))
+    )
+    return _ott_antonsen(r0, K, gamma, t)
+
+
+@jax.jit
+def _ott_antonsen(r0, K, gamma, t):
+    a = 0.5 * K - gamma
+    b = 0.5 * K
+    small = jnp.abs(a * t) < 1e-8
+    a_safe = jnp.where(small, 1.0, a)
+    # (1 - e^{-2at}) / a, with its a -> 0 limit 2t (first-order correction -2 a t^2)
+    frac = jnp.where(
+        small, 2.0 * t - 2.0 * a * t**2, -jnp.expm1(-2.0 * a_safe * t) / a_safe
+    )
+    denom = jnp.exp(-2.0 * a * t) + r0**2 * b * frac
+    return r0 / jnp.sqrt(denom)
+
+
+def lorentzian_frequencies(
+    n: int, gamma: float = 0.5, center: float = 0.0, *, dtype=None
+) -> Float[Array, " n"]:
+    r"""Deterministic Lorentzian frequencies at the quantiles $(i - \tfrac12)/n$.
+
+    $$\omega_i = c + \gamma \tan\!\left(\pi\left(\frac{i - 1/2}{n} - \frac12\right)\right),\quad i = 1..n$$
+
+    A low-noise sample of $g(\omega) = \gamma/(\pi((\omega-c)^2+\gamma^2))$ (no sampling error
+    in the empirical distribution function beyond $1/(2n)$).
+
+    Example:
+        >>> lorentzian_frequencies(2, 1.0)
+        Array([-1.,  1.], dtype=float32)
+    """
+    if not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive int; got {n!r}.")
+    check_scalar_range(gamma, "gamma", low=0.0)
+
+    dtype = dtype or default_floating_dtype()
+    q = (jnp.arange(1, n + 1, dtype=dtype) - 0.5) / n
+    return (center + gamma * jnp.tan(jnp.pi * (q - 0.5))).astype(dtype)
+
+
+def sample_lorentzian(
+    key: PRNGKeyArray, shape, gamma: float = 0.5, center: float = 0.0, *, dtype=None
+):
+    r"""i.i.d. Lorentzian (Cauchy) frequencies $\omega = c + \gamma\,\mathrm{Cauchy}(0, 1)$.
+
+    Example:
+        >>> sample_lorentzian(jax.random.key(0), (3,)).shape
+        (3,)
+    """
+    check_scalar_range(gamma, "gamma", low=0.0)
+
+    dtype = dtype or default_floating_dtype()
+    return center + gamma * jax.random.cauchy(
+        key, tuple(np.atleast_1d(shape)) if shape != () else (), dtype=dtype
+    )

@@ -1,0 +1,63 @@
+r"""The Lohe flow on $S^{d-1}$ and fixed-query oscillator attention.
+
+Conventions: a configuration `x` has shape `(*batch, n, d)`; axis `-2` indexes the
+`n` oscillators, the last axis the coordinates of $S^{d-1} \subset \mathbb{R}^d$.
+A dense coupling's row $i$ lists whom oscillator $i$ listens to ($K_{ij}$ weighs the
+pull of $x_j$ on $x_i$). Saved trajectories put time first, `(t, *batch, n, d)`, as
+diffrax does. Angles are radians in $[0, \pi]$. Value checks (NaN, ranges, skew
+symmetry, unit norms) run on concrete inputs only; shape checks always run.
+
+The fixed-query flow $\dot z = (I - z z^\top) h$ is the Lohe flow of one oscillator
+pulled by a frozen drive $h = \sum_j w_j r_j$. It is the gradient flow of
+$V(z) = -\langle z, h\rangle$ on the sphere and is solved in closed form by
+$\tan(\varphi/2) = \tan(\varphi_0/2)\, e^{-\|h\| t}$, $\varphi = \angle(z, h)$.
+
+Files: `_flow.py` (general Lohe flow and its simulation), `_fixed_query.py` (fixed-query
+flow, equilibrium, exact solution, Jacobian), `_attention.py` (weights, drive,
+readout), `_failure.py` (failure odds).
+"""
+
+from ..sphere import tangent_basis as tangent_basis
+from ._attention import (
+    drive as drive,
+    fixed_query_weights as fixed_query_weights,
+    readout as readout,
+)
+from ._failure import (
+    antipodal_probability as antipodal_probability,
+    degenerate_probability as degenerate_probability,
+    finite_time_failure_probability as finite_time_failure_probability,
+)
+from ._fixed_query import (
+    equilibrium as equilibrium,
+    exact_angle as exact_angle,
+    fixed_query_field as fixed_query_field,
+    jacobian_spectrum as jacobian_spectrum,
+    lyapunov as lyapunov,
+    time_to_converge as time_to_converge,
+)
+from ._flow import (
+    Solution as Solution,
+    simulate as simulate,
+    vector_field as vector_field,
+)
+
+
+__all__ = [
+    "Solution",
+    "vector_field",
+    "simulate",
+    "fixed_query_field",
+    "drive",
+    "fixed_query_weights",
+    "equilibrium",
+    "exact_angle",
+    "time_to_converge",
+    "lyapunov",
+    "tangent_basis",
+    "jacobian_spectrum",
+    "readout",
+    "antipodal_probability",
+    "finite_time_failure_probability",
+    "degenerate_probability",
+]

@@ -1,0 +1,157 @@
+r"""Failure odds of fixed-query attention: antipodal starts, finite-time failure, degenerate drives."""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import jax
+import jax.numpy as jnp
+
+from .._checks import (
+    as_float,
+    check_count,
+    check_dim,
+    check_scalar_range,
+)
+from .._numerics import default_floating_dtype, safe_norm
+from .._types import (
+    Array,
+    Float,
+    PRNGKeyArray,
+    ScalarLike,
+)
+from ..sphere import _sample_uniform, cap_probability
+
+
+def antipodal_probability(alpha: ScalarLike, d: int) -> Float[Array, "*batch"]:
+    r"""Probability that a uniform start lies within angle $\alpha$ of the antipode.
+
+    $$P\bigl(\angle(z, -h) < \alpha\bigr) = \tfrac12 I_{\sin^2\alpha}\bigl(\tfrac{d-1}2,
+      \tfrac12\bigr)\ (\alpha \le \tfrac\pi2), \qquad z \sim \mathrm{Unif}(S^{d-1})$$
+
+    $\alpha$ = `alpha`, $d$ = `d`; equals `sphere.cap_probability(alpha, d)` (all
+    $\alpha \in [0, \pi]$). These starts are the slowest to converge to $h/\|h\|$.
+
+    Args:
+        alpha: angle(s) in $[0, \pi]$.
+        d: ambient dimension, an int $\ge 2$.
+
+    Returns:
+        probabilities, shape of `alpha`.
+
+    Raises:
+        ValueError: $d < 2$, `alpha` out of range. TypeError: non-int `d`.
+
+    Example:
+        >>> antipodal_probability(jnp.pi / 2, 3)  # 0.5
+    """
+    return cap_probability(alpha, check_dim(d))
+
+
+def finite_time_failure_probability(
+    norm_h: ScalarLike, T: ScalarLike, delta: ScalarLike, d: int
+) -> Float[Array, "*batch"]:
+    r"""Probability that a uniform start is still farther than $\delta$ from $h$ at $T$.
+
+    $$P(\varphi(T) > \delta) = P(\varphi_0 > \varphi_c) = P\bigl(\angle(z_0, -h) <
+      \pi - \varphi_c\bigr), \qquad \tan\frac{\varphi_c}2 = \tan\frac\delta2\,
+      e^{\|h\|T}$$
+
+    $\|h\|$ = `norm_h`, $T$ = `T`, $\delta$ = `delta`, $d$ = `d`; this is
+    [`antipodal_probability`][] at $\pi - \varphi_c = 2\,\mathrm{atan2}(\cos\frac
+    \delta2 e^{-\|h\|T}, \sin\frac\delta2)$, a form that never overflows
+    ($\varphi_c$ saturates at $\pi$).
+
+    Args:
+        norm_h: $\|h\| \ge 0$.
+        T: horizon $\ge 0$.
+        delta: tolerance angle in $(0, \pi]$.
+        d: ambient dimension, an int $\ge 2$.
+
+    Returns:
+        probabilities, broadcast shape.
+
+    Raises:
+        ValueError: out-of-range or NaN arguments, $d < 2$.
+
+    Example:
+        >>> finite_time_failure_probability(0.0, 1.0, jnp.pi / 2, 3)  # 0.5
+    """
+    d = check_dim(d)
+    a, T, delta = (
+        as_float(v, k) for v, k in ((norm_h, "norm_h"), (T, "T"), (delta, "delta"))
+    )
+    check_scalar_range(a, "norm_h", low=0.0)
+    check_scalar_range(T, "T", low=0.0)
+    check_scalar_range(delta, "delta", low=0.0, high=math.pi, low_inclusive=False)
+    alpha = 2 * jnp.arctan2(jnp.cos(delta / 2) * jnp.exp(-a * T), jnp.sin(delta / 2))
+    return antipodal_probability(alpha, d)
+
+
+@functools.partial(jax.jit, static_argnums=(3, 4, 5, 6))
+def _degenerate_hits(key, eps, scale, d, m, chunk, n_samples):
+    def hits(args):
+        k, i = args
+        k_r, k_g = jax.random.split(k)
+        r = _sample_uniform(k_r, (chunk, m), d, default_floating_dtype())
+        g = scale * jax.random.normal(k_g, (chunk, m), r.dtype)
+        h = jnp.einsum("sj,sjd->sd", jax.nn.softplus(g), r)
+        valid = i * chunk + jnp.arange(chunk) < n_samples  # the last chunk may overhang
+        return jnp.sum((safe_norm(h) < eps) & valid)
+
+    n_chunks = -(-n_samples // chunk)
+    keys = jax.random.split(key, n_chunks)
+    return jnp.sum(jax.lax.map(hits, (keys, jnp.arange(n_chunks))))
+
+
+def degenerate_probability(
+    key: PRNGKeyArray,
+    d: int,
+    n_anchors: int,
+    eps: float,
+    n_samples: int = 100_000,
+    scale: float = 1.0,
+    *,
+    chunk_size: int = 8192,
+) -> tuple[Float[Array, ""], Float[Array, ""]]:
+    r"""Monte Carlo estimate of $P(\|h\| < \varepsilon)$ for a random drive.
+
+    $$h = \sum_{j=1}^{m} \operatorname{softplus}(g_j)\, r_j, \qquad
+      r_j \overset{iid}\sim \mathrm{Unif}(S^{d-1}),\quad g_j \overset{iid}\sim
+      \mathcal N(0, s^2),\quad r \perp g$$
+
+    $m$ = `n_anchors`, $d$ = `d`, $\varepsilon$ = `eps`, $s$ = `scale`, $N$ =
+    `n_samples`: one row of [`fixed_query_weights`][] with iid Gaussian scores,
+    driving [`drive`][] over random unit anchors. Returns $\hat p = \#\{\|h\| <
+    \varepsilon\}/N$ and its binomial standard error $\sqrt{\hat p(1-\hat p)/N}$ (0
+    when there are no hits: raise $N$). Samples are drawn `chunk_size` at a time.
+
+    Args:
+        key: PRNG key.
+        d: ambient dimension, an int $\ge 2$.
+        n_anchors: $m \ge 1$.
+        eps: threshold $> 0$.
+        n_samples: $N \ge 1$.
+        scale: score standard deviation $s > 0$.
+        chunk_size: samples per chunk (memory about `chunk_size * m * d`).
+
+    Returns:
+        `(estimate, standard_error)`, scalars in the default float dtype.
+
+    Raises:
+        ValueError: $d < 2$, non-positive counts, `eps` or `scale` $\le 0$.
+
+    Example:
+        >>> p, se = degenerate_probability(jax.random.key(0), 3, 4, 0.5, 10_000)
+    """
+    d = check_dim(d)
+    for v, name in ((n_anchors, "n_anchors"), (n_samples, "n_samples")):
+        check_count(v, name)
+    check_count(chunk_size, "chunk_size")
+    check_scalar_range(eps, "eps", low=0.0, low_inclusive=False)
+    check_scalar_range(scale, "scale", low=0.0, low_inclusive=False)
+    chunk = int(min(chunk_size, n_samples))
+    count = _degenerate_hits(key, eps, scale, d, int(n_anchors), chunk, int(n_samples))
+    p_hat = count / n_samples
+    return p_hat, jnp.sqrt(p_hat * (1 - p_hat) / n_samples)
