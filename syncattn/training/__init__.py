@@ -34,6 +34,17 @@ from ._loop import (
     read_log as read_log,
 )
 from ._optim import lr_schedule as lr_schedule, make_optimizer as make_optimizer
+from ._report import report as report, summarise_run as summarise_run
+from ._run import (
+    RunConfigMismatch as RunConfigMismatch,
+    RunSpec as RunSpec,
+    eval_run as eval_run,
+    load_run as load_run,
+    make_spec as make_spec,
+    sample_run as sample_run,
+    train_run as train_run,
+)
+from ._sample import generate as generate, sampling_logits as sampling_logits
 from ._sharding import (
     data_mesh as data_mesh,
     initialize_distributed as initialize_distributed,
@@ -48,3 +59,41 @@ from ._step import (
     next_token_loss as next_token_loss,
     token_nll as token_nll,
 )
+
+
+__all__ = [
+    "CheckpointError",
+    "list_checkpoints",
+    "restore_checkpoint",
+    "save_checkpoint",
+    "TrainConfig",
+    "parse_overrides",
+    "TrainingDiverged",
+    "count_parameters",
+    "evaluate",
+    "fit",
+    "read_log",
+    "lr_schedule",
+    "make_optimizer",
+    "report",
+    "summarise_run",
+    "RunConfigMismatch",
+    "RunSpec",
+    "eval_run",
+    "load_run",
+    "make_spec",
+    "sample_run",
+    "train_run",
+    "generate",
+    "sampling_logits",
+    "data_mesh",
+    "initialize_distributed",
+    "replicate",
+    "shard_batch",
+    "cast_floating",
+    "make_eval_step",
+    "make_train_step",
+    "metric_from_loss",
+    "next_token_loss",
+    "token_nll",
+]

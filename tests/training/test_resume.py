@@ -29,8 +29,10 @@ def _losses(run):
 
 def test_sigkill_mid_run_then_resume_is_bit_identical(tmp_path):
     ref, run = tmp_path / "ref", tmp_path / "run"
-    subprocess.run(_cmd(ref), check=True, cwd=ROOT, env=_env(), timeout=300)
-
+    # the uninterrupted reference, run alongside
+    ref_proc = subprocess.Popen(
+        _cmd(ref), cwd=ROOT, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     # the same command, slowed down so that the kill lands mid-run, then SIGKILL
     proc = subprocess.Popen(
         _cmd(run), cwd=ROOT, env=_env(SYNCATTN_DEBUG_STEP_DELAY="0.1"),
@@ -56,6 +58,7 @@ def test_sigkill_mid_run_then_resume_is_bit_identical(tmp_path):
     assert killed_at - start <= 10, "lost more than one checkpoint interval"
     assert start >= 20
 
+    assert ref_proc.wait(timeout=300) == 0, ref_proc.stderr.read()
     ref_losses, run_losses = _losses(ref), _losses(run)
     assert sorted(run_losses) == list(range(1, 41))
     assert run_losses == ref_losses  # bit for bit: JSON floats round-trip exactly
