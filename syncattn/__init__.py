@@ -17,7 +17,19 @@ from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 
-_SUBMODULES = ("torus", "sphere", "kuramoto", "lohe", "entropic", "studies", "verify", "data", "models")
+_SUBMODULES = (
+    "torus",
+    "sphere",
+    "kuramoto",
+    "lohe",
+    "entropic",
+    "nn",
+    "studies",
+    "verify",
+    "data",
+    "models",
+    "training",
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import (

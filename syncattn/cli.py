@@ -1,6 +1,7 @@
-"""The ``syncattn`` command line: ``verify`` (proofs and theorem checks), ``study`` (numerical studies), ``demo``.
+"""The ``syncattn`` command line: ``verify``, ``study``, ``demo``, ``train``, ``eval``, ``sample``, ``report``.
 
-Each subcommand lives in its own module and exposes ``main(argv) -> int``; this
+Each subcommand is a function ``f(argv) -> int`` (``module:function``, default
+``main``) in its own module; this
 file only dispatches, so that ``syncattn --help`` stays fast (no JAX import).
 """
 
@@ -20,6 +21,13 @@ _COMMANDS = {
         "numerical studies (failure, convergence, kuramoto, lohe) with plots",
     ),
     "demo": ("syncattn._demo", "a short demo of the Kuramoto and Lohe flows"),
+    "train": (
+        "syncattn.training._cli:train",
+        "train a language model into a run folder (resumes it)",
+    ),
+    "eval": ("syncattn.training._cli:evaluate", "BPC / perplexity of a run folder"),
+    "sample": ("syncattn.training._cli:sample", "generate text from a run folder"),
+    "report": ("syncattn.training._cli:report", "loss curves and a table of runs"),
 }
 
 
@@ -44,8 +52,9 @@ def main(argv: list[str] | None = None) -> int:
     if cmd not in _COMMANDS:
         print(f"syncattn: unknown command {cmd!r}.\n\n{_usage()}", file=sys.stderr)
         return 2
-    module = importlib.import_module(_COMMANDS[cmd][0])
-    return int(module.main(rest) or 0)
+    module_name, _, func = _COMMANDS[cmd][0].partition(":")
+    module = importlib.import_module(module_name)
+    return int(getattr(module, func or "main")(rest) or 0)
 
 
 if __name__ == "__main__":  # pragma: no cover

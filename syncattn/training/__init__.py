@@ -1,0 +1,99 @@
+r"""Training: optimiser and schedule, the compiled step, data parallelism, checkpoints, logs.
+
+* [`syncattn.training.TrainConfig`][]: the frozen training configuration (presets
+  "tiny", "1m", "5m"; key=value overrides).
+* [`syncattn.training.make_optimizer`][], [`syncattn.training.lr_schedule`][]: AdamW,
+  warm-up + cosine, global-norm clipping (optax).
+* [`syncattn.training.next_token_loss`][], [`syncattn.training.make_train_step`][],
+  [`syncattn.training.make_eval_step`][]: the loss and the jit-compiled steps.
+* [`syncattn.training.data_mesh`][], [`syncattn.training.shard_batch`][],
+  [`syncattn.training.initialize_distributed`][]: `jax.sharding` data parallelism
+  over the local devices; `jax.distributed` for several hosts.
+* [`syncattn.training.save_checkpoint`][], [`syncattn.training.restore_checkpoint`][]:
+  atomic checkpoints, last k kept, fallback past a corrupt one.
+* [`syncattn.training.fit`][], [`syncattn.training.evaluate`][]: the loop and the
+  BPC / perplexity evaluation.
+* [`syncattn.training.generate`][]: autoregressive sampling.
+* [`syncattn.training.train_run`][] and friends: run folders (config.json,
+  log.jsonl, checkpoints/, samples.txt, revision) behind ``syncattn train``,
+  ``eval``, ``sample`` and ``report``.
+"""
+
+from ._checkpoint import (
+    CheckpointError as CheckpointError,
+    list_checkpoints as list_checkpoints,
+    restore_checkpoint as restore_checkpoint,
+    save_checkpoint as save_checkpoint,
+)
+from ._config import TrainConfig as TrainConfig, parse_overrides as parse_overrides
+from ._loop import (
+    TrainingDiverged as TrainingDiverged,
+    count_parameters as count_parameters,
+    evaluate as evaluate,
+    fit as fit,
+    read_log as read_log,
+)
+from ._optim import lr_schedule as lr_schedule, make_optimizer as make_optimizer
+from ._report import report as report, summarise_run as summarise_run
+from ._run import (
+    RunConfigMismatch as RunConfigMismatch,
+    RunSpec as RunSpec,
+    eval_run as eval_run,
+    load_run as load_run,
+    make_spec as make_spec,
+    sample_run as sample_run,
+    train_run as train_run,
+)
+from ._sample import generate as generate, sampling_logits as sampling_logits
+from ._sharding import (
+    data_mesh as data_mesh,
+    initialize_distributed as initialize_distributed,
+    replicate as replicate,
+    shard_batch as shard_batch,
+)
+from ._step import (
+    cast_floating as cast_floating,
+    make_eval_step as make_eval_step,
+    make_train_step as make_train_step,
+    metric_from_loss as metric_from_loss,
+    next_token_loss as next_token_loss,
+    token_nll as token_nll,
+)
+
+
+__all__ = [
+    "CheckpointError",
+    "list_checkpoints",
+    "restore_checkpoint",
+    "save_checkpoint",
+    "TrainConfig",
+    "parse_overrides",
+    "TrainingDiverged",
+    "count_parameters",
+    "evaluate",
+    "fit",
+    "read_log",
+    "lr_schedule",
+    "make_optimizer",
+    "report",
+    "summarise_run",
+    "RunConfigMismatch",
+    "RunSpec",
+    "eval_run",
+    "load_run",
+    "make_spec",
+    "sample_run",
+    "train_run",
+    "generate",
+    "sampling_logits",
+    "data_mesh",
+    "initialize_distributed",
+    "replicate",
+    "shard_batch",
+    "cast_floating",
+    "make_eval_step",
+    "make_train_step",
+    "metric_from_loss",
+    "next_token_loss",
+    "token_nll",
+]

@@ -1,0 +1,176 @@
+"""``syncattn train | eval | sample | report``: the command-line front of the run folders.
+
+Exit status: 0 success, 2 usage or configuration error (unknown key, missing data
+file, a run folder holding another run), 3 training stopped on a NaN/inf loss.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+_EPILOG_TRAIN = """\
+overrides: KEY=VALUE, a training field (lr, batch_size, seq_len, warmup_steps,
+  weight_decay, clip_norm, compute_dtype, eval_every, ckpt_every, keep, ...), a model
+  field (d_model, n_layers, dropout, d_osc, positions, ...) or data.OPTION (a corpus
+  option, e.g. data.val_fraction=0.1). Prefix train./model. if a name is ambiguous.
+
+Training into a folder that holds the same run resumes it from its latest checkpoint.
+
+Several hosts: run the same command on every host with --coordinator-address
+HOST:PORT --num-processes N --process-id I (or SYNCATTN_COORDINATOR_ADDRESS,
+SYNCATTN_NUM_PROCESSES, SYNCATTN_PROCESS_ID); jax.distributed joins them and the
+batch is sharded over every device of every host.
+"""
+
+
+def _fail(cmd: str, err: BaseException, code: int = 2) -> int:
+    print(f"syncattn {cmd}: {err}", file=sys.stderr)
+    return code
+
+
+def _parse(parser: argparse.ArgumentParser, argv) -> argparse.Namespace | int:
+    try:
+        return parser.parse_args(argv)
+    except SystemExit as e:
+        return int(e.code or 0)
+
+
+def train(argv: list[str] | None = None) -> int:
+    """``syncattn train --model M [--config C] [--data D] ... [KEY=VALUE ...]``."""
+    p = argparse.ArgumentParser(
+        prog="syncattn train", description="Train a language model into a run folder.",
+        epilog=_EPILOG_TRAIN, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--model", required=True, choices=("kuramoto", "oscillator", "softmax"))
+    p.add_argument("--config", default="tiny", help="model preset: tiny, 1m, 5m, paper-b-lm (default tiny)")
+    p.add_argument("--data", default="embedded", help="corpus name (default: the embedded text)")
+    p.add_argument("--data-path", help="file or folder of the corpus (enwik8, text, wikitext2, tinystories)")
+    p.add_argument("--steps", type=int, help="optimiser steps (default: the preset's)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", type=Path, help="run folder (default runs/MODEL-CONFIG-DATA-seedN)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--coordinator-address", help="multi-host: HOST:PORT of process 0")
+    p.add_argument("--num-processes", type=int, help="multi-host: number of processes")
+    p.add_argument("--process-id", type=int, help="multi-host: this process's id")
+    p.add_argument("overrides", nargs="*", metavar="KEY=VALUE")
+    args = _parse(p, argv)
+    if isinstance(args, int):
+        return args
+
+    from ._sharding import initialize_distributed
+
+    try:
+        initialize_distributed(args.coordinator_address, args.num_processes, args.process_id)
+    except ValueError as e:
+        return _fail("train", e)
+
+    from ._checkpoint import CheckpointError
+    from ._loop import TrainingDiverged
+    from ._run import RunConfigMismatch, default_out, make_spec, train_run
+
+    try:
+        spec, corpus = make_spec(
+            args.model, args.config, data=args.data, data_path=args.data_path,
+            steps=args.steps, seed=args.seed, overrides=args.overrides,
+        )
+    except (ValueError, TypeError, FileNotFoundError) as e:
+        return _fail("train", e)
+    out = args.out or default_out(args.model, args.config, args.seed, args.data)
+    try:
+        res = train_run(spec, corpus, out, progress=not args.quiet)
+    except RunConfigMismatch as e:
+        return _fail("train", e)
+    except CheckpointError as e:
+        return _fail("train", e)
+    except TrainingDiverged as e:
+        return _fail("train", e, code=3)
+    ev = res.get("eval") or {}
+    metric = "bpc" if corpus.kind == "byte" else "ppl"
+    val = f", val {metric} {ev[metric]:.4f}" if metric in ev else ""
+    print(f"step {res['step']}: train loss {res['loss']:.4f}{val} -> {out}")
+    return 0
+
+
+def evaluate(argv: list[str] | None = None) -> int:
+    """``syncattn eval RUN [--split val|test|train] [--batches N]``."""
+    p = argparse.ArgumentParser(
+        prog="syncattn eval",
+        description="Score a run's latest checkpoint: BPC (byte corpora) or perplexity (word corpora).",
+    )
+    p.add_argument("run", type=Path, help="run folder")
+    p.add_argument("--split", default="val", choices=("val", "test", "train"))
+    p.add_argument("--batches", type=int, help="at most this many batches (default: the whole split)")
+    p.add_argument("--batch-size", type=int, help="default: the run's batch_size")
+    p.add_argument("--data-path", help="where the corpus lives now, if it moved")
+    args = _parse(p, argv)
+    if isinstance(args, int):
+        return args
+    from ._checkpoint import CheckpointError
+    from ._run import eval_run
+
+    try:
+        res = eval_run(args.run, split=args.split, max_batches=args.batches,
+                       data_path=args.data_path, batch_size=args.batch_size)
+    except (ValueError, FileNotFoundError, CheckpointError) as e:
+        return _fail("eval", e)
+    metric = "bpc" if "bpc" in res else "ppl"
+    print(f"{args.run} step {res['step']} {res['split']}: loss {res['loss']:.4f} nats/token, "
+          f"{metric} {res[metric]:.4f} over {res['tokens']:,} tokens")
+    return 0
+
+
+def sample(argv: list[str] | None = None) -> int:
+    """``syncattn sample RUN [--prompt TEXT] [--length N] [--temperature T] [--top-k K]``."""
+    p = argparse.ArgumentParser(
+        prog="syncattn sample", description="Generate text from a run's latest checkpoint; append to samples.txt.",
+    )
+    p.add_argument("run", type=Path, help="run folder")
+    p.add_argument("--prompt", default="", help="text to continue (default: a newline / BOS)")
+    p.add_argument("--length", type=int, default=200, help="tokens to generate")
+    p.add_argument("--temperature", type=float, default=0.8, help="0 = greedy")
+    p.add_argument("--top-k", type=int, default=None)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--num", type=int, default=1, help="number of samples")
+    p.add_argument("--data-path", help="where the corpus lives now, if it moved")
+    args = _parse(p, argv)
+    if isinstance(args, int):
+        return args
+    from ._checkpoint import CheckpointError
+    from ._run import sample_run
+
+    try:
+        texts = sample_run(
+            args.run, prompt=args.prompt, length=args.length, temperature=args.temperature,
+            top_k=args.top_k, seed=args.seed, num_samples=args.num, data_path=args.data_path,
+        )
+    except (ValueError, TypeError, FileNotFoundError, CheckpointError) as e:
+        return _fail("sample", e)
+    for text in texts:
+        print(text)
+        print()
+    return 0
+
+
+def report(argv: list[str] | None = None) -> int:
+    """``syncattn report RUN [RUN ...] [--out DIR]``."""
+    p = argparse.ArgumentParser(
+        prog="syncattn report",
+        description="Loss curves of run folders in one PNG, and a markdown table of final metrics.",
+    )
+    p.add_argument("runs", nargs="+", type=Path, help="run folders")
+    p.add_argument("--out", type=Path, default=Path("syncattn-report"), help="output folder")
+    args = _parse(p, argv)
+    if isinstance(args, int):
+        return args
+    from ._report import report as make_report
+
+    try:
+        files = make_report(args.runs, args.out)
+    except (ValueError, FileNotFoundError) as e:
+        return _fail("report", e)
+    print(files["markdown"].read_text())
+    print(f"wrote {files['png']} and {files['markdown']}")
+    return 0

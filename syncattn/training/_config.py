@@ -1,0 +1,190 @@
+"""The training configuration: a frozen dataclass with named presets and key=value overrides."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+
+__all__ = ["TrainConfig", "parse_overrides", "BOOKKEEPING_FIELDS"]
+
+_COMPUTE_DTYPES = ("float32", "bfloat16", "float64")
+
+# Fields that change how a run is observed, not what it computes: a resumed run may
+# change them freely (every other field must match the run folder's config.json).
+BOOKKEEPING_FIELDS = frozenset(
+    {"eval_every", "eval_batches", "ckpt_every", "keep", "log_every"}
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainConfig:
+    r"""How to train: optimiser, schedule, batch shape, and how often to evaluate and save.
+
+    The learning rate follows a linear warm-up then a cosine decay,
+
+    $$\eta(s) = \begin{cases} \eta_{\max}\, s / s_w & s < s_w \\
+      \eta_{\min} + \tfrac12(\eta_{\max}-\eta_{\min})
+      \left(1 + \cos\frac{\pi (s - s_w)}{S - s_w}\right) & s_w \le s \le S \end{cases}$$
+
+    with $\eta_{\max}$ = `lr`, $\eta_{\min}$ = `lr * min_lr_ratio`, $s_w$ =
+    `warmup_steps` and $S$ = `steps` (see [`syncattn.training.lr_schedule`][]).
+
+    Attributes:
+        steps: number of optimiser updates $S$.
+        batch_size: global batch (sequences per step, split over the devices).
+        seq_len: tokens per training sequence (the model sees `seq_len` inputs and
+            predicts `seq_len` targets). Word corpora fix it to their row length - 1.
+        lr: peak learning rate $\eta_{\max} > 0$.
+        min_lr_ratio: $\eta_{\min}/\eta_{\max} \in [0, 1]$.
+        warmup_steps: $s_w \ge 0$ (clipped to `steps`).
+        weight_decay: decoupled AdamW weight decay $\lambda \ge 0$.
+        b1, b2, eps: AdamW moments and denominator offset.
+        clip_norm: global gradient-norm clip $c > 0$ (``None``: no clipping).
+        compute_dtype: "float32" (default), "bfloat16" (parameters are stored in
+            float32 and cast for the forward/backward pass; the loss is in float32)
+            or "float64".
+        seed: the run's seed (parameter init, data order, dropout).
+        eval_every, eval_batches: evaluate every `eval_every` steps on at most
+            `eval_batches` validation batches.
+        ckpt_every, keep: save a checkpoint every `ckpt_every` steps; keep the last
+            `keep`.
+        log_every: write the training loss to log.jsonl every `log_every` steps.
+    """
+
+    steps: int = 1000
+    batch_size: int = 32
+    seq_len: int = 128
+    lr: float = 1e-3
+    min_lr_ratio: float = 0.1
+    warmup_steps: int = 100
+    weight_decay: float = 0.01
+    b1: float = 0.9
+    b2: float = 0.99
+    eps: float = 1e-8
+    clip_norm: float | None = 1.0
+    compute_dtype: str = "float32"
+    seed: int = 0
+    eval_every: int = 200
+    eval_batches: int = 20
+    ckpt_every: int = 200
+    keep: int = 3
+    log_every: int = 10
+
+    def __post_init__(self):
+        _positive_int(self, "steps", "batch_size", "seq_len", "eval_every")
+        _positive_int(self, "eval_batches", "ckpt_every", "keep", "log_every")
+        if not isinstance(self.warmup_steps, int) or self.warmup_steps < 0:
+            raise ValueError(f"warmup_steps must be an int >= 0; got {self.warmup_steps!r}.")
+        if not isinstance(self.seed, int):
+            raise TypeError(f"seed must be an int; got {self.seed!r}.")
+        for name in ("lr", "eps"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, float)) or not v > 0 or v != v or v == float("inf"):
+                raise ValueError(f"{name} must be a finite number > 0; got {v!r}.")
+        for name in ("b1", "b2", "min_lr_ratio"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, float)) or not 0.0 <= v <= 1.0:
+                raise ValueError(f"{name} must lie in [0, 1]; got {v!r}.")
+        if not isinstance(self.weight_decay, (int, float)) or not self.weight_decay >= 0:
+            raise ValueError(f"weight_decay must be >= 0; got {self.weight_decay!r}.")
+        if self.clip_norm is not None and not (
+            isinstance(self.clip_norm, (int, float)) and self.clip_norm > 0
+        ):
+            raise ValueError(f"clip_norm must be > 0 or None; got {self.clip_norm!r}.")
+        if self.compute_dtype not in _COMPUTE_DTYPES:
+            raise ValueError(
+                f"compute_dtype must be one of {_COMPUTE_DTYPES}; got {self.compute_dtype!r}."
+            )
+
+    @classmethod
+    def preset(cls, name: str, **overrides) -> TrainConfig:
+        """The training preset that goes with model config `name` ("tiny", "1m", "5m",
+        anything else: the defaults), with `overrides` applied."""
+        base = _PRESETS.get(name, {})
+        return cls(**{**base, **overrides})
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+_PRESETS: dict[str, dict[str, Any]] = {
+    # CPU smoke runs and CI: a few seconds per 50 steps
+    "tiny": dict(
+        steps=200, batch_size=8, seq_len=64, lr=3e-3, warmup_steps=10,
+        eval_every=50, eval_batches=4, ckpt_every=50, log_every=10,
+    ),
+    "1m": dict(
+        steps=5000, batch_size=32, seq_len=256, lr=2e-3, warmup_steps=200,
+        eval_every=500, eval_batches=20, ckpt_every=500, log_every=50,
+    ),
+    "5m": dict(
+        steps=20000, batch_size=64, seq_len=256, lr=1e-3, warmup_steps=500,
+        eval_every=1000, eval_batches=40, ckpt_every=1000, log_every=100,
+    ),
+}
+
+
+def _positive_int(obj, *names):
+    for name in names:
+        v = getattr(obj, name)
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise ValueError(f"{name} must be an int >= 1; got {v!r}.")
+
+
+def parse_value(text: str) -> Any:
+    """A Python literal (``3``, ``1e-3``, ``None``, ``(1, 2)``, ``'x'``), else the bare string."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def parse_overrides(
+    items: Iterable[str], groups: Mapping[str, Iterable[str]]
+) -> dict[str, dict[str, Any]]:
+    """Split ``key=value`` strings into per-group override dicts.
+
+    A key may carry its group as a prefix (``train.lr=1e-3``, ``model.d_model=64``);
+    a bare key goes to the one group that has such a field.
+
+    Args:
+        items: the ``key=value`` strings.
+        groups: group name -> the field names it accepts.
+
+    Returns:
+        group name -> {field: value} (every group present, possibly empty).
+
+    Raises:
+        ValueError: for an item without ``=``, a key no group knows, or a bare key
+            that two groups share (the message says which prefix to add).
+    """
+    fields = {g: set(f) for g, f in groups.items()}
+    out: dict[str, dict[str, Any]] = {g: {} for g in groups}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ValueError(f"overrides are KEY=VALUE; got {item!r}.")
+        group, dot, field = key.partition(".")
+        if dot and group in fields:
+            if field not in fields[group]:
+                raise ValueError(
+                    f"unknown {group} field {field!r}; {group} fields are "
+                    f"{sorted(fields[group])}."
+                )
+            out[group][field] = parse_value(value)
+            continue
+        owners = [g for g, fs in fields.items() if key in fs]
+        if not owners:
+            listing = "; ".join(f"{g}: {sorted(fs)}" for g, fs in fields.items())
+            raise ValueError(f"unknown config key {key!r}. Known keys are {listing}.")
+        if len(owners) > 1:
+            raise ValueError(
+                f"key {key!r} is a field of {owners}; write it with a prefix, e.g. "
+                f"{owners[0]}.{key}={value}."
+            )
+        out[owners[0]][key] = parse_value(value)
+    return out

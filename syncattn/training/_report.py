@@ -1,0 +1,130 @@
+"""``syncattn report``: loss curves of several runs in one PNG, and a markdown table."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+from ._loop import read_log
+
+
+__all__ = ["report", "summarise_run"]
+
+
+def summarise_run(run_dir: str | os.PathLike) -> dict[str, Any]:
+    """The final metrics of a run folder, read from its files only.
+
+    Returns:
+        ``{"run", "model", "preset", "data", "params", "step", "train_loss",
+        "val_loss", "val_metric", "metric", "tokens_per_s", "eval"}``, where
+        ``eval`` is ``eval.json`` when ``syncattn eval`` wrote one.
+
+    Raises:
+        FileNotFoundError: no ``config.json``.
+    """
+    run_dir = Path(run_dir)
+    cfg_path = run_dir / "config.json"
+    if not cfg_path.is_file():
+        raise FileNotFoundError(f"{run_dir} is not a run folder (no config.json).")
+    cfg = json.loads(cfg_path.read_text())
+    records = read_log(run_dir / "log.jsonl")
+    train = [r for r in records if r.get("kind") == "train"]
+    evals = [r for r in records if r.get("kind") == "eval"]
+    kind = cfg.get("data", {}).get("kind", "byte")
+    metric = "bpc" if kind == "byte" else "ppl"
+    tps = [r["tokens_per_s"] for r in train if r.get("tokens_per_s")]
+    extra = run_dir / "eval.json"
+    return {
+        "run": str(run_dir),
+        "model": cfg.get("model", {}).get("attention", "?"),
+        "preset": cfg.get("model", {}).get("preset", "?"),
+        "data": cfg.get("data", {}).get("name", "?"),
+        "params": cfg.get("params"),
+        "step": train[-1]["step"] if train else 0,
+        "steps": cfg.get("train", {}).get("steps"),
+        "train_loss": train[-1]["loss"] if train else None,
+        "val_loss": evals[-1]["loss"] if evals else None,
+        "val_metric": evals[-1].get(metric) if evals else None,
+        "metric": metric,
+        "tokens_per_s": sorted(tps)[len(tps) // 2] if tps else None,
+        "eval": json.loads(extra.read_text()) if extra.is_file() else None,
+        "_train": train,
+        "_evals": evals,
+    }
+
+
+def _fmt(x, spec=".4f"):
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "-"
+    return format(x, spec)
+
+
+def report(run_dirs, out: str | os.PathLike) -> dict[str, Path]:
+    """Plot the training and validation loss of each run against the step, and tabulate.
+
+    Writes ``out/loss_curves.png`` (left: training loss, right: validation loss, in
+    nats per token, one colour per run) and ``out/report.md`` (one row per run:
+    model, config, data, parameters, steps, final training loss, final validation
+    loss and BPC or perplexity, median tokens/s).
+
+    Returns:
+        ``{"png": path, "markdown": path}``.
+
+    Raises:
+        ValueError: no run folders given.
+        FileNotFoundError: a folder without ``config.json``.
+    """
+    from ..studies._common import new_figure, save_figure
+
+    run_dirs = list(run_dirs)
+    if not run_dirs:
+        raise ValueError("give at least one run folder.")
+    runs = [summarise_run(r) for r in run_dirs]
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+
+    fig, (ax_t, ax_v) = new_figure(2, 1, width=5.0, height=3.6)
+    names = _labels(runs)
+    for run, name in zip(runs, names):
+        line, = ax_t.plot([r["step"] for r in run["_train"]], [r["loss"] for r in run["_train"]],
+                          lw=1.2, label=name)
+        ax_v.plot([r["step"] for r in run["_evals"]], [r["loss"] for r in run["_evals"]],
+                  "o-", ms=3, lw=1.2, color=line.get_color(), label=name)
+    for ax, title in ((ax_t, "training loss"), (ax_v, "validation loss")):
+        ax.set_xlabel("step")
+        ax.set_ylabel("nats / token")
+        ax.set_title(title)
+        ax.grid(alpha=0.3)
+    ax_v.legend(fontsize=7)
+    png = save_figure(fig, out / "loss_curves.png")
+
+    lines = [
+        "| run | model | config | data | params | steps | train loss | val loss | val BPC / PPL | tokens/s |",
+        "|---|---|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for run, name in zip(runs, names):
+        metric = run["metric"].upper()
+        lines.append(
+            f"| {name} | {run['model']} | {run['preset']} | {run['data']} | "
+            f"{_fmt(run['params'], ',')} | {run['step']} | {_fmt(run['train_loss'])} | "
+            f"{_fmt(run['val_loss'])} | {_fmt(run['val_metric'])} {metric} | "
+            f"{_fmt(run['tokens_per_s'], ',.0f')} |"
+        )
+    md = out / "report.md"
+    md.write_text(
+        "# Training runs\n\n![loss curves](loss_curves.png)\n\n" + "\n".join(lines) + "\n\n"
+        "Losses in nats per token; the validation columns are the last evaluation in "
+        "each run's log.jsonl (a subset of the split: `eval_batches`); `syncattn eval "
+        "RUN` scores the whole split. tokens/s: median over the logged intervals.\n"
+    )
+    return {"png": png, "markdown": md}
+
+
+def _labels(runs):
+    names = [Path(r["run"]).name or r["run"] for r in runs]
+    if len(set(names)) < len(names):
+        names = [r["run"] for r in runs]
+    return names

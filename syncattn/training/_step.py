@@ -1,0 +1,200 @@
+r"""The loss, the compiled train step and the compiled evaluation step.
+
+Conventions: a causal LM is an `equinox.Module` called on one UNBATCHED int32 token
+array, ``model(tokens, *, key=None) -> logits (T, vocab)`` (``key=None``: no
+dropout). A batch is an int32 array ``(B, T + 1)``: row $b$ gives inputs
+$x_{b,1..T}$ and targets $x_{b,2..T+1}$. Targets equal to `pad_id` carry no loss.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import optax
+from jaxtyping import Array, Float, Int, PRNGKeyArray
+
+
+__all__ = [
+    "token_nll",
+    "next_token_loss",
+    "make_train_step",
+    "make_eval_step",
+    "cast_floating",
+    "metric_from_loss",
+]
+
+_DTYPES = {"float32": jnp.float32, "bfloat16": jnp.bfloat16, "float64": jnp.float64}
+
+
+def cast_floating(tree: Any, dtype) -> Any:
+    """`tree` with every floating-point array leaf cast to `dtype` (others unchanged)."""
+    dtype = _DTYPES.get(dtype, dtype)
+
+    def cast(x):
+        if eqx.is_array(x) and jnp.issubdtype(x.dtype, jnp.floating):
+            return x.astype(dtype)
+        return x
+
+    return jax.tree.map(cast, tree)
+
+
+def token_nll(
+    model, tokens: Int[Array, "batch T1"], *, key: PRNGKeyArray | None = None
+) -> Float[Array, "batch T"]:
+    r"""Per-token negative log-likelihood of the next token.
+
+    $$\ell_{b,t} = -\log \operatorname{softmax}\!\big(f_\theta(x_{b,1..T})_t\big)_{x_{b,t+1}}
+      = \operatorname{logsumexp}_v z_{b,t,v} - z_{b,t,x_{b,t+1}}$$
+
+    with $z = f_\theta(x_{b,1..T})$ the model's logits, computed in float32 (or
+    float64 when the logits are float64) whatever the compute dtype.
+
+    Args:
+        model: the causal LM (called on one unbatched row, vmapped over the batch).
+        tokens: int token ids ``(B, T + 1)``.
+        key: dropout key (split per row), or ``None`` for no dropout.
+
+    Returns:
+        $\ell$, shape ``(B, T)``.
+    """
+    inputs, targets = tokens[:, :-1], tokens[:, 1:]
+    if key is None:
+        logits = jax.vmap(lambda x: model(x, key=None))(inputs)
+    else:
+        keys = jax.random.split(key, tokens.shape[0])
+        logits = jax.vmap(lambda x, k: model(x, key=k))(inputs, keys)
+    if logits.dtype != jnp.float64:
+        logits = logits.astype(jnp.float32)
+    lse = jax.nn.logsumexp(logits, axis=-1)
+    picked = jnp.take_along_axis(logits, targets[..., None], axis=-1)[..., 0]
+    return lse - picked
+
+
+def _weights(tokens, pad_id, row_weights=None):
+    targets = tokens[:, 1:]
+    w = jnp.ones(targets.shape, jnp.float32)
+    if pad_id is not None:
+        w = jnp.where(targets == pad_id, 0.0, w)
+    if row_weights is not None:
+        w = w * row_weights[:, None].astype(w.dtype)
+    return w
+
+
+def next_token_loss(
+    model,
+    tokens: Int[Array, "batch T1"],
+    *,
+    pad_id: int | None = None,
+    key: PRNGKeyArray | None = None,
+) -> Float[Array, ""]:
+    r"""Mean next-token cross-entropy over the non-padding targets (nats per token).
+
+    $$\mathcal L(\theta) = \frac{\sum_{b,t} m_{b,t}\,\ell_{b,t}}{\max\!\big(1, \sum_{b,t} m_{b,t}\big)},
+      \qquad m_{b,t} = [x_{b,t+1} \ne \text{pad}]$$
+
+    with $\ell$ = [`syncattn.training.token_nll`][].
+
+    Args:
+        model: the causal LM.
+        tokens: int ids ``(B, T + 1)``.
+        pad_id: the padding id whose targets are ignored (``None``: none).
+        key: dropout key or ``None``.
+    """
+    nll = token_nll(model, tokens, key=key)
+    w = _weights(tokens, pad_id)
+    return jnp.sum(nll * w) / jnp.maximum(jnp.sum(w), 1.0)
+
+
+def make_train_step(optimizer: optax.GradientTransformation, *, pad_id, compute_dtype="float32"):
+    r"""A jit-compiled train step ``step(model, opt_state, key, tokens) -> (model, opt_state, key, metrics)``.
+
+    One AdamW update on $\nabla_\theta \mathcal L$ ([`syncattn.training.next_token_loss`][])
+    with the dropout key split off `key`. The gradient is taken through a copy of
+    the parameters cast to `compute_dtype` (parameters and optimiser state stay in
+    their own dtype, float32 by default). When the loss or the gradient norm is not
+    finite the update is skipped (model and optimiser state come back unchanged), so
+    that the caller can stop with the last good state.
+
+    Under a `jax.sharding` mesh with the batch sharded on axis 0 and the parameters
+    replicated, XLA turns the batch mean into an all-reduce: the step is the
+    data-parallel step without code changes.
+
+    Returns:
+        The step function; `metrics` holds ``loss`` (float32), ``grad_norm``
+        (before clipping) and ``finite`` (bool).
+    """
+    cdtype = _DTYPES[compute_dtype] if isinstance(compute_dtype, str) else compute_dtype
+
+    def loss_fn(model, tokens, key):
+        if cdtype is not None:
+            model = cast_floating(model, cdtype)
+        return next_token_loss(model, tokens, pad_id=pad_id, key=key)
+
+    @eqx.filter_jit
+    def step(model, opt_state, key, tokens):
+        key, sub = jax.random.split(key)
+        loss, grads = eqx.filter_value_and_grad(loss_fn)(model, tokens, sub)
+        grads = cast_floating(grads, jnp.float32) if cdtype == jnp.bfloat16 else grads
+        gnorm = _global_norm(grads)
+        finite = jnp.isfinite(loss) & jnp.isfinite(gnorm)
+        params = eqx.filter(model, eqx.is_inexact_array)
+        updates, new_opt = optimizer.update(grads, opt_state, params)
+        new_model = eqx.apply_updates(model, updates)
+        # a non-finite step leaves the state as it was (the caller then stops)
+        keep = lambda new, old: jnp.where(finite, new, old)  # noqa: E731
+        new_model = _select(finite, new_model, model)
+        new_opt = jax.tree.map(keep, new_opt, opt_state)
+        metrics = {"loss": loss.astype(jnp.float32), "grad_norm": gnorm, "finite": finite}
+        return new_model, new_opt, key, metrics
+
+    return step
+
+
+def _global_norm(tree):
+    leaves = jax.tree.leaves(eqx.filter(tree, eqx.is_inexact_array))
+    return jnp.sqrt(sum(jnp.sum(jnp.square(x.astype(jnp.float32))) for x in leaves))
+
+
+def _select(pred, new, old):
+    new_arr, static = eqx.partition(new, eqx.is_array)
+    old_arr, _ = eqx.partition(old, eqx.is_array)
+    merged = jax.tree.map(lambda a, b: jnp.where(pred, a, b), new_arr, old_arr)
+    return eqx.combine(merged, static)
+
+
+def make_eval_step(*, pad_id, compute_dtype="float32"):
+    r"""A jit-compiled ``eval_step(model, tokens, row_weights) -> (nll_sum, n_targets)``.
+
+    $$S = \sum_{b,t} w_b\, m_{b,t}\, \ell_{b,t}, \qquad N = \sum_{b,t} w_b\, m_{b,t}$$
+
+    (no dropout), with $w_b \in \{0, 1\}$ masking the rows that only pad a short
+    final batch. Sums are float32 per batch; accumulate them in float64 on the host.
+    """
+    cdtype = _DTYPES[compute_dtype] if isinstance(compute_dtype, str) else compute_dtype
+
+    @eqx.filter_jit
+    def eval_step(model, tokens, row_weights):
+        model = cast_floating(model, cdtype)
+        nll = token_nll(model, tokens, key=None)
+        w = _weights(tokens, pad_id, row_weights)
+        return jnp.sum(nll * w), jnp.sum(w)
+
+    return eval_step
+
+
+def metric_from_loss(loss: float, kind: str) -> dict[str, float]:
+    r"""The corpus metric of a mean loss $\bar\ell$ in nats per token.
+
+    Byte corpora: bits per character $\mathrm{BPC} = \bar\ell / \ln 2$ (one byte is one
+    character of the byte-level benchmarks such as enwik8). Word corpora: perplexity
+    $\mathrm{PPL} = e^{\bar\ell}$.
+    """
+    if kind == "byte":
+        return {"bpc": loss / math.log(2.0)}
+    if kind == "word":
+        return {"ppl": math.exp(loss) if loss < 700 else float("inf")}
+    raise ValueError(f"kind must be 'byte' or 'word'; got {kind!r}.")

@@ -1,0 +1,115 @@
+"""The loss, the train step and the evaluation against float64 NumPy loops."""
+
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from syncattn.training import (
+    TrainConfig,
+    evaluate,
+    make_optimizer,
+    make_train_step,
+    metric_from_loss,
+    next_token_loss,
+    token_nll,
+)
+from tests.training._standin import DATA, TinyLM, toy_corpus
+
+
+def _numpy_nll(model, tokens):
+    """-log softmax(model(x[:-1]))[t, x[t+1]] one row and one position at a time."""
+    out = np.zeros((tokens.shape[0], tokens.shape[1] - 1))
+    for b in range(tokens.shape[0]):
+        logits = np.asarray(model(jnp.asarray(tokens[b, :-1])), dtype=np.float64)
+        for t in range(tokens.shape[1] - 1):
+            z = logits[t]
+            out[b, t] = math.log(np.sum(np.exp(z - z.max()))) + z.max() - z[tokens[b, t + 1]]
+    return out
+
+
+def test_token_nll_and_padded_mean_match_numpy():
+    model = TinyLM(7, key=jax.random.PRNGKey(1))
+    rng = np.random.default_rng(0)
+    tokens = rng.integers(0, 7, size=(3, 9)).astype(np.int32)
+    ref = _numpy_nll(model, tokens)
+    np.testing.assert_allclose(token_nll(model, jnp.asarray(tokens)), ref, rtol=1e-10)
+    assert float(next_token_loss(model, jnp.asarray(tokens))) == pytest.approx(ref.mean(), rel=1e-12)
+    # pad id 0: its targets carry no loss; a row of pads counts for nothing
+    tokens[1, 5:] = 0
+    tokens[2, :] = 0
+    ref = _numpy_nll(model, tokens)
+    mask = tokens[:, 1:] != 0
+    want = ref[mask].sum() / mask.sum()
+    got = next_token_loss(model, jnp.asarray(tokens), pad_id=0)
+    assert float(got) == pytest.approx(want, rel=1e-12)
+
+
+def test_metrics():
+    assert metric_from_loss(math.log(2.0), "byte") == {"bpc": pytest.approx(1.0)}
+    assert metric_from_loss(math.log(50.0), "word") == {"ppl": pytest.approx(50.0)}
+    with pytest.raises(ValueError, match="kind"):
+        metric_from_loss(1.0, "char")
+
+
+def test_train_step_descends_and_skips_nonfinite():
+    model = TinyLM(5, key=jax.random.PRNGKey(0))
+    cfg = TrainConfig(steps=30, warmup_steps=0, lr=3e-2)
+    opt = make_optimizer(cfg)
+    step = make_train_step(opt, pad_id=None, compute_dtype="float64")
+    opt_state = opt.init(model)
+    tokens = jnp.asarray(np.tile(np.arange(5), (4, 3))[:, :12], jnp.int32)
+    key = jax.random.PRNGKey(0)
+    before = float(next_token_loss(model, tokens))
+    m, o, k = model, opt_state, key
+    for _ in range(30):
+        m, o, k, metrics = step(m, o, k, tokens)
+        assert bool(metrics["finite"])
+    assert float(next_token_loss(m, tokens)) < 0.5 * before
+    # a NaN parameter makes the loss NaN: the update is skipped, the state unchanged
+    bad = eqx_replace(m, m.embed.at[0, 0].set(jnp.nan))
+    m2, o2, _, metrics = step(bad, o, k, tokens)
+    assert not bool(metrics["finite"])
+    assert np.array_equal(np.asarray(m2.out.weight), np.asarray(bad.out.weight))
+    for a, b in zip(jax.tree.leaves(o2), jax.tree.leaves(o)):
+        assert np.array_equal(np.asarray(a), np.asarray(b))
+
+
+def eqx_replace(model, embed):
+    import equinox as eqx
+
+    return eqx.tree_at(lambda m: m.embed, model, embed)
+
+
+def test_bfloat16_compute_is_close_to_float32():
+    model = TinyLM(7, key=jax.random.PRNGKey(1))
+    model = jax.tree.map(lambda x: x.astype(jnp.float32) if eqx_is_float(x) else x, model)
+    tokens = jnp.asarray(np.random.default_rng(1).integers(0, 7, (4, 17)), jnp.int32)
+    cfg = TrainConfig(steps=10, warmup_steps=0, lr=1e-2)
+    out = {}
+    for dt in ("float32", "bfloat16"):
+        opt = make_optimizer(cfg)
+        step = make_train_step(opt, pad_id=None, compute_dtype=dt)
+        m, o, _, metrics = step(model, opt.init(model), jax.random.PRNGKey(0), tokens)
+        assert m.embed.dtype == jnp.float32  # master weights stay float32
+        out[dt] = float(metrics["loss"])
+    assert out["bfloat16"] == pytest.approx(out["float32"], rel=2e-2)
+
+
+def eqx_is_float(x):
+    return hasattr(x, "dtype") and jnp.issubdtype(x.dtype, jnp.floating)
+
+
+def test_evaluate_matches_numpy_over_the_split():
+    corpus = toy_corpus(n=600)
+    model = TinyLM(corpus.vocab_size, key=jax.random.PRNGKey(2))
+    # batch 4 over 59 rows of 10 tokens: the last batch is short and gets padded
+    res = evaluate(model, corpus.val, kind="byte", pad_id=None, batch_size=4, seq_len=10,
+                   compute_dtype="float64", eval_batches=DATA["eval_batches"])
+    rows = np.stack([corpus.val[i * 10 : i * 10 + 11] for i in range((len(corpus.val) - 1) // 10)])
+    ref = _numpy_nll(model, rows.astype(np.int32))
+    assert res["tokens"] == ref.size
+    assert res["loss"] == pytest.approx(ref.mean(), rel=1e-10)
+    assert res["bpc"] == pytest.approx(ref.mean() / math.log(2), rel=1e-10)
