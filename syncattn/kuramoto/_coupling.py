@@ -18,6 +18,7 @@ from .._checks import (
     check_finite,
     check_nonempty,
 )
+from .._numerics import mean_field
 from .._types import (
     Array,
     ArrayLike,
@@ -173,9 +174,7 @@ def _listen(coupling, kind, c, s):
     """Return ($\\sum_j K_{ij} \\cos\\theta_j$, $\\sum_j K_{ij} \\sin\\theta_j$) for every i."""
     if kind == "scalar":
         # K_ij = K/N: both sums are K times the order parameter's components (O(N)).
-        return coupling * jnp.mean(c, -1, keepdims=True), coupling * jnp.mean(
-            s, -1, keepdims=True
-        )
+        return coupling * mean_field(c, -1, True), coupling * mean_field(s, -1, True)
     if kind == "dense":
         K = coupling.astype(c.dtype)
         if c.shape[-1] >= _ONE_PRODUCT_MIN_N:
