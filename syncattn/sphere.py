@@ -297,9 +297,14 @@ def cap_probability(
         0.25
     """
     d = check_dim(d, "d")
-    alpha, work = _check_alpha(alpha)
-    a = alpha.astype(work)
-    return _cap_jit(a, jnp.asarray(d, work)).astype(alpha.dtype)
+    alpha, _ = _check_alpha(alpha)
+    return _cap_probability(alpha, d)
+
+
+def _cap_probability(alpha, d: int):
+    # the core of cap_probability: alpha checked, d a checked int
+    work = alpha.dtype if jnp.dtype(alpha.dtype).itemsize >= 4 else jnp.float32
+    return _cap_jit(alpha.astype(work), jnp.asarray(d, work)).astype(alpha.dtype)
 
 
 def cap_probability_bound(

@@ -22,7 +22,7 @@ from .._types import (
     PRNGKeyArray,
     ScalarLike,
 )
-from ..sphere import _sample_uniform, cap_probability
+from ..sphere import _cap_probability, _check_alpha, _sample_uniform
 
 
 def antipodal_probability(alpha: ScalarLike, d: int) -> Float[Array, "*batch"]:
@@ -47,7 +47,9 @@ def antipodal_probability(alpha: ScalarLike, d: int) -> Float[Array, "*batch"]:
     Example:
         >>> antipodal_probability(jnp.pi / 2, 3)  # 0.5
     """
-    return cap_probability(alpha, check_dim(d))
+    d = check_dim(d)
+    alpha, _ = _check_alpha(alpha)
+    return _cap_probability(alpha, d)
 
 
 def finite_time_failure_probability(
@@ -83,11 +85,11 @@ def finite_time_failure_probability(
     a, T, delta = (
         as_float(v, k) for v, k in ((norm_h, "norm_h"), (T, "T"), (delta, "delta"))
     )
-    check_scalar_range(a, "norm_h", low=0.0)
-    check_scalar_range(T, "T", low=0.0)
-    check_scalar_range(delta, "delta", low=0.0, high=math.pi, low_inclusive=False)
+    a = check_scalar_range(a, "norm_h", low=0.0)
+    T = check_scalar_range(T, "T", low=0.0)
+    delta = check_scalar_range(delta, "delta", low=0.0, high=math.pi, low_inclusive=False)
     alpha = 2 * jnp.arctan2(jnp.cos(delta / 2) * jnp.exp(-a * T), jnp.sin(delta / 2))
-    return antipodal_probability(alpha, d)
+    return _cap_probability(alpha, d)
 
 
 def _threshold(a, delta):

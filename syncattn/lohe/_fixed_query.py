@@ -106,15 +106,15 @@ def equilibrium(
     h = as_float(h, "h")
     check_nonempty(h, "h")
     check_finite(h, "h")
-    check_scalar_range(tol, "tol", low=0.0)
+    tol = check_scalar_range(tol, "tol", low=0.0)
     return _equilibrium(h, eps_for(h.dtype) if tol is None else tol)
 
 
 def _angles(phi0, norm_h, c, name, *, open_low=False, high=None):
     phi0, a, c = as_float(phi0, "phi0"), as_float(norm_h, "norm_h"), as_float(c, name)
-    check_scalar_range(phi0, "phi0", low=0.0, high=math.pi)
-    check_scalar_range(a, "norm_h", low=0.0)
-    check_scalar_range(c, name, low=0.0, low_inclusive=not open_low, high=high)
+    phi0 = check_scalar_range(phi0, "phi0", low=0.0, high=math.pi)
+    a = check_scalar_range(a, "norm_h", low=0.0)
+    c = check_scalar_range(c, name, low=0.0, low_inclusive=not open_low, high=high)
     dtype = jnp.result_type(phi0, a, c)
     return phi0.astype(dtype), a.astype(dtype), c.astype(dtype)
 
