@@ -29,15 +29,15 @@ from ._numerics import default_floating_dtype
 
 
 def is_concrete(x) -> bool:
-    """True if ``x`` holds actual values (not a tracer inside jit/grad/vmap)."""
+    """True if `x` holds actual values (not a tracer inside jit/grad/vmap)."""
     return not isinstance(x, jax.core.Tracer)
 
 
 def as_float(x, name: str):
-    """``jnp.asarray(x)`` promoted to a floating dtype (integers -> default float).
+    """`jnp.asarray(x)` promoted to a floating dtype (integers -> default float).
 
     Raises:
-        TypeError: if ``x`` is complex or not numeric.
+        TypeError: if `x` is complex or not numeric.
     """
     try:
         arr = jnp.asarray(x)
@@ -51,7 +51,7 @@ def as_float(x, name: str):
 
 
 def check_finite(x, name: str) -> None:
-    """Raise ``ValueError`` if a concrete ``x`` contains NaN or inf."""
+    """Raise `ValueError` if a concrete `x` contains NaN or inf."""
     if x is None or not is_concrete(x):
         return
     arr = np.asarray(x)
@@ -63,7 +63,7 @@ def check_finite(x, name: str) -> None:
 
 
 def check_nonempty(x, name: str, axis: int = -1) -> None:
-    """Raise ``ValueError`` if ``x`` has no axis ``axis`` or it has length 0."""
+    """Raise `ValueError` if `x` has no axis `axis` or it has length 0."""
     if jnp.ndim(x) == 0:
         raise ValueError(f"{name} must have at least 1 dimension; got a scalar.")
     if jnp.shape(x)[axis] == 0:
@@ -113,7 +113,7 @@ def check_scalar_range(
 
 
 def check_dim(d, name: str = "d") -> int:
-    """Validate a sphere dimension: an integer ``d >= 2`` (points of S^{d-1} in R^d)."""
+    """Validate a sphere dimension: an integer `d >= 2` (points of S^{d-1} in R^d)."""
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
         raise TypeError(
             f"{name} must be a Python int >= 2 (ambient dimension of S^{{{name}-1}}); got {d!r}."

@@ -82,14 +82,14 @@ def ott_antonsen_rhs(r, K, gamma):
 
 
 def ott_antonsen(r0, K, gamma, t):
-    r"""Closed-form solution of the Ott-Antonsen equation :func:`ott_antonsen_rhs`.
+    r"""Closed-form solution of the Ott-Antonsen equation [`syncattn.kuramoto.ott_antonsen_rhs`][].
 
     With $a = K/2 - \gamma$ and $b = K/2$, $u = r^{-2}$ solves the linear equation
     $\dot u = -2 a u + 2 b$, hence
 
     $$r(t) = \frac{r_0}{\sqrt{e^{-2at} + r_0^2\, b\, \frac{1 - e^{-2at}}{a}}}$$
 
-    with $\frac{1 - e^{-2at}}{a} \to 2t$ at $a = 0$ (evaluated with ``expm1``, so the
+    with $\frac{1 - e^{-2at}}{a} \to 2t$ at $a = 0$ (evaluated with `expm1`, so the
     formula is smooth through $K = 2\gamma$). $r_0 = 0$ stays 0.
 
     Args:

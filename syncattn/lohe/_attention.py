@@ -70,7 +70,7 @@ def drive(
 
     $$h_i = \sum_{j=1}^m w_{ij}\, r_j$$
 
-    $w$ = `w` (e.g. [`fixed_query_weights`][]), $r_j$ = `r[..., j, :]` (anchors).
+    $w$ = `w` (e.g. [`syncattn.lohe.fixed_query_weights`][]), $r_j$ = `r[..., j, :]` (anchors).
 
     Args:
         w: weights, shape `(*batch, n, m)`.

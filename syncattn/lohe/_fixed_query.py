@@ -48,7 +48,7 @@ def fixed_query_field(
 
     $$f(z) = (I - z z^\top) h = h - \langle z, h\rangle z$$
 
-    $z$ = `z` (unit query), $h$ = `h` (drive, see [`drive`][]).
+    $z$ = `z` (unit query), $h$ = `h` (drive, see [`syncattn.lohe.drive`][]).
 
     Args:
         z: unit vectors, shape `(*batch, d)`.
@@ -242,7 +242,7 @@ def jacobian_spectrum(
       \langle z,h\rangle I\bigr),\qquad \operatorname{spec}(B^\top J B) =
       \{-\langle z, h\rangle\}^{d-1}$$
 
-    $z$ = `z`, $h$ = `h`, $B$ = [`tangent_basis`][]`(z)`. Since $B^\top z = 0$ the
+    $z$ = `z`, $h$ = `h`, $B$ = [`syncattn.lohe.tangent_basis`][]`(z)`. Since $B^\top z = 0$ the
     rank-one part drops out: $B^\top J B$ is symmetric with all $d - 1$ eigenvalues
     $-\langle z, h\rangle$, i.e. $-\|h\|$ at the stable equilibrium $h/\|h\|$ and
     $+\|h\|$ at the antipode. At an equilibrium this is the linearisation of the flow
