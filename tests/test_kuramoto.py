@@ -442,3 +442,55 @@ def test_simulate_saveat_conventions():
         kuramoto.simulate(th, 0.0, 1.0, 2.0, saveat=1)
     with pytest.raises(ValueError, match="saveat times"):
         kuramoto.simulate(th, 0.0, 1.0, 2.0, saveat=jnp.array([0.0, 3.0]))
+
+
+# ------------------------------------------------------- self-consistent order parameter
+def test_self_consistent_order_parameter_closed_forms():
+    import math
+
+    from scipy import optimize
+
+    lor = lambda w: 0.5 / (math.pi * (w * w + 0.25))  # gamma = 0.5: sqrt(1 - 1/K)
+    for K in (1.01, 1.5, 3.0):
+        got = kuramoto.self_consistent_order_parameter(K, lor)
+        assert got == pytest.approx(math.sqrt(1 - 1 / K), abs=1e-8)
+    # uniform on [-1, 1]: with s = 1/(K r) <= 1, 1 = (K/2)(asin s + s sqrt(1 - s^2))
+    uni = lambda w: 0.5 if abs(w) <= 1 else 0.0
+    Kc = 4 / math.pi
+    for K in (1.3, 2.0, 4.0):
+        s = optimize.brentq(
+            lambda s: K / 2 * (math.asin(s) + s * math.sqrt(1 - s * s)) - 1, 1e-12, 1.0
+        )
+        got = kuramoto.self_consistent_order_parameter(K, uni, breaks=(-1.0, 1.0))
+        assert got == pytest.approx(1 / (K * s), abs=1e-8)
+    assert kuramoto.self_consistent_order_parameter(
+        Kc * (1 + 1e-9), uni, breaks=(-1.0, 1.0)
+    ) == pytest.approx(math.pi / 4, abs=1e-6)
+    assert kuramoto.self_consistent_order_parameter(0.99 * Kc, uni) == 0.0
+    gauss = lambda w: math.exp(-0.5 * w * w) / math.sqrt(2 * math.pi)
+    assert kuramoto.self_consistent_order_parameter(1.5, gauss) == 0.0  # K_c = 1.596
+    assert kuramoto.self_consistent_order_parameter(0.0, gauss) == 0.0
+    with pytest.raises(ValueError, match="K must lie in"):
+        kuramoto.self_consistent_order_parameter(-1.0, gauss)
+    with pytest.raises(ValueError, match="density"):
+        kuramoto.self_consistent_order_parameter(1.0, lambda w: 0.0)
+
+
+@pytest.mark.parametrize("n", [999, 1000])  # both sides of the one-product threshold
+def test_dense_field_large_n_matches_numpy(n):
+    """Large dense couplings take the one-product path; batched K and theta too."""
+    rng = np.random.default_rng(n)
+    theta = rng.uniform(-np.pi, np.pi, (2, n))
+    omega = rng.normal(size=n)
+    K = rng.normal(size=(2, n, n)) / n
+    # float64 numpy, the sine of every difference formed explicitly
+    ref = omega + np.stack(
+        [
+            np.sum(K[b] * np.sin(theta[b][None, :] - theta[b][:, None] - 0.3), -1)
+            for b in range(2)
+        ]
+    )
+    got = kuramoto.vector_field(theta, omega, K, frustration=0.3)
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12)
+    got_shared = kuramoto.vector_field(theta, omega, K[0], frustration=0.3)
+    np.testing.assert_allclose(got_shared[0], ref[0], rtol=0, atol=1e-12)
