@@ -23,6 +23,7 @@ _SUBMODULES = (
     "kuramoto",
     "lohe",
     "entropic",
+    "nn",
     "studies",
     "verify",
     "data",

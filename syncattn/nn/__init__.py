@@ -1,0 +1,47 @@
+r"""Attention layers built from the verified primitives (equinox Modules, unbatched inputs).
+
+* [`KuramotoAttention`][syncattn.nn.KuramotoAttention]: phase attention whose value
+  update is [`syncattn.kuramoto.tangent_update`][] (seed 000);
+* [`OscillatorAttention`][syncattn.nn.OscillatorAttention]: fixed-query oscillator
+  attention from [`syncattn.lohe`][] (seed 001);
+* [`SoftmaxAttention`][syncattn.nn.SoftmaxAttention], [`SwiGLU`][syncattn.nn.SwiGLU],
+  [`RMSNorm`][syncattn.nn.RMSNorm]: the RoPE + SwiGLU baseline;
+* [`PhaseEmbedding`][syncattn.nn.PhaseEmbedding], [`AngleSwiGLU`][syncattn.nn.AngleSwiGLU],
+  [`PrototypeReadout`][syncattn.nn.PrototypeReadout]: the phase model's other pieces;
+* [`rope`][syncattn.nn.rope], [`rope_frequencies`][syncattn.nn.rope_frequencies]: rotary
+  positions, shared.
+
+Every layer takes one sequence, shape `(T, ...)`; `jax.vmap` it over a batch. Its dtype
+follows the input (float32, bfloat16 or float64; parameters are cast). Attention layers
+take `diagnostics=False`; with `True` they return `(output, aux)` and the output is
+unchanged.
+"""
+
+from ._blocks import RMSNorm as RMSNorm, SwiGLU as SwiGLU
+from ._kuramoto_attention import (
+    KuramotoAttention as KuramotoAttention,
+    bounded_increment as bounded_increment,
+)
+from ._oscillator_attention import OscillatorAttention as OscillatorAttention
+from ._phase_blocks import (
+    AngleSwiGLU as AngleSwiGLU,
+    PhaseEmbedding as PhaseEmbedding,
+    PrototypeReadout as PrototypeReadout,
+)
+from ._rope import rope as rope, rope_frequencies as rope_frequencies
+from ._softmax_attention import SoftmaxAttention as SoftmaxAttention
+
+
+__all__ = [
+    "KuramotoAttention",
+    "OscillatorAttention",
+    "SoftmaxAttention",
+    "SwiGLU",
+    "RMSNorm",
+    "PhaseEmbedding",
+    "AngleSwiGLU",
+    "PrototypeReadout",
+    "bounded_increment",
+    "rope",
+    "rope_frequencies",
+]

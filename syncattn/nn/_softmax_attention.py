@@ -1,0 +1,90 @@
+r"""The matched baseline: multi-head softmax attention with RoPE."""
+
+from __future__ import annotations
+
+import math
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+from .._types import Array, Float, PRNGKeyArray
+from ._common import (
+    attend,
+    attention_weights,
+    cast,
+    check_input,
+    check_int,
+    check_positive,
+    linear,
+)
+from ._rope import _rope, rope_frequencies
+
+
+class SoftmaxAttention(eqx.Module):
+    r"""Multi-head softmax self-attention with rotary positions (the RoPE + SwiGLU baseline).
+
+    $$y_t = W_o \big\Vert_{h} \sum_{u} A^h_{tu} W^h_v x_u, \qquad
+      A^h_{tu} = \operatorname{softmax}_u\Big(\frac{\langle R(\omega t) W^h_q x_t,
+      R(\omega u) W^h_k x_u\rangle}{\sqrt{d_h}}\Big)$$
+
+    with $u \le t$ when `causal`, $R(\omega t)$ the RoPE rotation
+    ([`syncattn.nn.rope`][]) with frequencies $\omega_j = b^{-j/(d_h/2)}$, and
+    $d_h$ = `d_model // n_heads`. No biases. float64 inputs take an exact einsum path;
+    other dtypes go through `jax.nn.dot_product_attention`.
+
+    Args:
+        d_model: width $d$.
+        n_heads: number of heads; must divide `d_model` into even head widths.
+        key: PRNG key.
+        causal: mask $u > t$.
+        rope_base: RoPE base $b > 1$.
+    """
+
+    wq: eqx.nn.Linear
+    wk: eqx.nn.Linear
+    wv: eqx.nn.Linear
+    wo: eqx.nn.Linear
+    d_model: int = eqx.field(static=True)
+    n_heads: int = eqx.field(static=True)
+    causal: bool = eqx.field(static=True)
+    rope_base: float = eqx.field(static=True)
+
+    def __init__(
+        self, d_model, n_heads, *, key: PRNGKeyArray, causal=True, rope_base=10_000.0
+    ):
+        d_model, n_heads = check_int(d_model, "d_model"), check_int(n_heads, "n_heads")
+        if d_model % n_heads or (d_model // n_heads) % 2:
+            raise ValueError(
+                f"d_model={d_model} must split into n_heads={n_heads} heads of even width "
+                "(RoPE rotates pairs)."
+            )
+        check_positive(rope_base, "rope_base")
+        if rope_base <= 1:
+            raise ValueError(f"rope_base must be > 1; got {rope_base}.")
+        kq, kk, kv, ko = jax.random.split(key, 4)
+        self.wq = eqx.nn.Linear(d_model, d_model, use_bias=False, key=kq)
+        self.wk = eqx.nn.Linear(d_model, d_model, use_bias=False, key=kk)
+        self.wv = eqx.nn.Linear(d_model, d_model, use_bias=False, key=kv)
+        self.wo = eqx.nn.Linear(d_model, d_model, use_bias=False, key=ko)
+        self.d_model, self.n_heads = d_model, n_heads
+        self.causal, self.rope_base = bool(causal), float(rope_base)
+
+    def __call__(
+        self, x: Float[Array, "T d_model"], *, diagnostics: bool = False
+    ) -> Float[Array, "T d_model"] | tuple[Float[Array, "T d_model"], dict]:
+        x = check_input(x, "x", f"(T, d_model={self.d_model})", self.d_model)
+        self_ = cast(self, x.dtype)
+        T, H = x.shape[0], self.n_heads
+        dh = self.d_model // H
+        omega = rope_frequencies(
+            dh // 2, self.rope_base, jnp.promote_types(x.dtype, jnp.float32)
+        )
+        pos = jnp.arange(T)
+        q = _rope(linear(self_.wq, x).reshape(T, H, dh), omega, pos) / math.sqrt(dh)
+        k = _rope(linear(self_.wk, x).reshape(T, H, dh), omega, pos)
+        v = linear(self_.wv, x).reshape(T, H, dh)
+        y = linear(self_.wo, attend(q, k, v, self.causal).reshape(T, self.d_model))
+        if not diagnostics:
+            return y
+        return y, {"weights": attention_weights(q, k, self.causal)}

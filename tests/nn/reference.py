@@ -1,0 +1,160 @@
+"""Float64 numpy loops: independent references for the nn layers (no syncattn maths inside)."""
+
+import math
+
+import numpy as np
+
+
+def np_(a):
+    return np.asarray(a, np.float64)
+
+
+def softplus(x):
+    return np.logaddexp(0.0, x)
+
+
+def softmax_rows(s, allowed):
+    out = np.zeros_like(s)
+    for t in range(s.shape[0]):
+        idx = np.nonzero(allowed[t])[0]
+        e = np.exp(s[t, idx] - s[t, idx].max())
+        out[t, idx] = e / e.sum()
+    return out
+
+
+def bound(u, beta):
+    """u tanh(rho)/rho, rho = rms(u)/beta, per row."""
+    out = np.array(u, np.float64)
+    for t in range(u.shape[0]):
+        rho = math.sqrt(np.mean(u[t] ** 2)) / beta
+        if rho > 0:
+            out[t] = u[t] * math.tanh(rho) / rho
+    return out
+
+
+def rotate_pairs(x, angles):
+    """x (2m,), angles (m,): pair (x_j, x_{j+m}) rotated by angles[j]."""
+    m = len(angles)
+    y = np.empty_like(x)
+    for j in range(m):
+        c, s = math.cos(angles[j]), math.sin(angles[j])
+        y[j] = c * x[j] - s * x[j + m]
+        y[j + m] = s * x[j] + c * x[j + m]
+    return y
+
+
+def kuramoto_attention(layer, theta):
+    """Naive O(T^2 k) Kuramoto attention: the scores written with cos(theta_t - theta_u + w (t-u))."""
+    th = np_(theta)
+    T, k = th.shape
+    H = layer.n_heads
+    kh = k // H
+    x = np.concatenate([np.cos(th), np.sin(th)], 1)
+
+    def gate(lin):
+        g = softplus(x @ np_(lin.weight).T + np_(lin.bias))
+        return g / g.mean(1, keepdims=True)
+
+    if layer.gates:
+        gq, gk = gate(layer.gate_q), gate(layer.gate_k)
+    else:
+        gq = gk = np.ones((T, k))
+    tau, om = math.exp(float(layer.log_tau)), np_(layer.omega)
+    A = np.zeros((H, T, T))
+    allowed = np.tril(np.ones((T, T), bool)) if layer.causal else np.ones((T, T), bool)
+    for h in range(H):
+        s = np.zeros((T, T))
+        for t in range(T):
+            for u in range(T):
+                for j in range(h * kh, (h + 1) * kh):
+                    s[t, u] += (
+                        gq[t, j]
+                        * gk[u, j]
+                        * math.cos(th[t, j] - th[u, j] + om[j] * (t - u))
+                    )
+        A[h] = softmax_rows(tau / math.sqrt(kh) * s, allowed)
+    if layer.value == "phase":
+        vre, vim = np.cos(th), np.sin(th)
+    else:
+        vx = x @ np_(layer.value_proj.weight).T
+        vre, vim = vx[:, :k], vx[:, k:]
+    a = np.zeros((T, k))
+    for t in range(T):
+        for j in range(k):
+            h = j // kh
+            re = sum(A[h, t, u] * vre[u, j] for u in range(T))
+            im = sum(A[h, t, u] * vim[u, j] for u in range(T))
+            a[t, j] = -math.sin(th[t, j]) * re + math.cos(th[t, j]) * im
+    gate_v = x @ np_(layer.value_gate.weight).T + np_(layer.value_gate.bias)
+    return th + bound(gate_v * a, layer.bound), A, a
+
+
+def oscillator_attention(layer, x):
+    """Naive fixed-query oscillator attention: loops over heads, queries and keys."""
+    x = np_(x)
+    T = x.shape[0]
+    H, dh, d = layer.n_heads, layer.d_head, layer.d_osc
+    q = (x @ np_(layer.wq.weight).T).reshape(T, H, dh)
+    k = (x @ np_(layer.wk.weight).T).reshape(T, H, dh)
+    v = (x @ np_(layer.wv.weight).T).reshape(T, H, dh)
+    if layer.anchors == "position":
+        r = np_(layer.anchor_table)[:, :T]
+    else:
+        r = (x @ np_(layer.anchor_proj.weight).T).reshape(T, H, d).transpose(1, 0, 2)
+    if layer.normalize_anchors:
+        r = r / np.linalg.norm(r, axis=-1, keepdims=True)
+    elu1 = lambda a: np.where(a > 0, a + 1.0, np.exp(a))
+    out = np.zeros((T, H, dh))
+    W = np.zeros((H, T, T))
+    A = np.zeros((H, T, T))
+    Z = np.zeros((H, T, d))
+    for h in range(H):
+        for i in range(T):
+            hi = np.zeros(d)
+            js = range(i + 1) if layer.causal else range(T)
+            for j in js:
+                raw = q[i, h] @ k[j, h] / math.sqrt(dh)
+                if layer.coupling == "softplus":
+                    w = softplus(raw)
+                elif layer.coupling == "relu":
+                    w = max(raw, 0.0) + 1e-3
+                else:
+                    w = elu1(q[i, h]) @ elu1(k[j, h]) / dh
+                W[h, i, j] = w
+                hi += w * r[h, j]
+            z = hi / np.linalg.norm(hi)
+            Z[h, i] = z
+            u = np.array([max(0.0, 1.0 + z @ r[h, j]) ** layer.p for j in js])
+            for j, uj in zip(js, u, strict=True):
+                A[h, i, j] = uj / u.sum()
+                out[i, h] += A[h, i, j] * v[j, h]
+    y = out.reshape(T, H * dh) @ np_(layer.wo.weight).T + np_(layer.wo.bias)
+    return y, dict(couplings=W, weights=A, z=Z, anchors=r)
+
+
+def softmax_attention(layer, x):
+    """Naive RoPE softmax attention with explicit per-pair rotations."""
+    x = np_(x)
+    T = x.shape[0]
+    H = layer.n_heads
+    dh = layer.d_model // H
+    m = dh // 2
+    om = layer.rope_base ** (-np.arange(m) / m)
+    q = (x @ np_(layer.wq.weight).T).reshape(T, H, dh)
+    k = (x @ np_(layer.wk.weight).T).reshape(T, H, dh)
+    v = (x @ np_(layer.wv.weight).T).reshape(T, H, dh)
+    allowed = np.tril(np.ones((T, T), bool)) if layer.causal else np.ones((T, T), bool)
+    out = np.zeros((T, H, dh))
+    A = np.zeros((H, T, T))
+    for h in range(H):
+        s = np.zeros((T, T))
+        for t in range(T):
+            for u in range(T):
+                s[t, u] = (
+                    rotate_pairs(q[t, h], om * t)
+                    @ rotate_pairs(k[u, h], om * u)
+                    / math.sqrt(dh)
+                )
+        A[h] = softmax_rows(s, allowed)
+        out[:, h] = A[h] @ v[:, h]
+    return out.reshape(T, H * dh) @ np_(layer.wo.weight).T, A

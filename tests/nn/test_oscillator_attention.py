@@ -1,0 +1,241 @@
+"""OscillatorAttention against a naive float64 loop; paths agree; causality, degeneracy, dtypes, errors."""
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from syncattn import nn
+
+from ..helpers import assert_close
+from . import reference
+
+
+T, D, H, DOSC, MAXLEN = 11, 12, 3, 3, 16
+
+
+def layer(**kw):
+    kw = {"key": jax.random.key(2), **kw}
+    return nn.OscillatorAttention(D, H, kw.pop("d_osc", DOSC), MAXLEN, **kw)
+
+
+def tokens(seed=0, shape=(T, D)):
+    return jax.random.normal(jax.random.key(seed), shape)
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(),
+        dict(coupling="relu", p=2),
+        dict(coupling="elu1", p=1.5, causal=False),
+        dict(anchors="content"),
+        dict(normalize_anchors=False),
+        dict(d_osc=2, p=4),
+    ],
+    ids=[
+        "softplus",
+        "relu-p2",
+        "elu1-bidir",
+        "content",
+        "published-anchors",
+        "dosc2-p4",
+    ],
+)
+def test_matches_naive_loop_float64(kw):
+    L, x = layer(**kw), tokens()
+    if (
+        not L.normalize_anchors
+    ):  # weight decay shrinks the published anchors: make some short
+        L = eqx.tree_at(
+            lambda m: m.anchor_table,
+            L,
+            L.anchor_table * jnp.linspace(0.2, 1.5, MAXLEN)[None, :, None],
+        )
+    y, aux = L(x, diagnostics=True)
+    want, ref = reference.oscillator_attention(L, x)
+    assert_close(y, want)
+    for name in ("couplings", "weights", "z", "anchors"):
+        assert_close(aux[name], ref[name])
+    assert_close(L(x), y, rtol=0, atol=0)  # diagnostics do not change the output
+
+
+def test_diagnostics_shapes_and_invariants():
+    L, x = layer(), tokens(1)
+    _, aux = L(x, diagnostics=True)
+    for name in ("couplings", "weights"):
+        assert aux[name].shape == (H, T, T)
+    for name in ("anchors", "h", "z"):
+        assert aux[name].shape == (H, T, DOSC)
+    assert aux["degenerate"].shape == (H, T) and aux["degenerate"].dtype == jnp.bool_
+    h, z = np.asarray(aux["h"]), np.asarray(aux["z"])
+    assert_close(z, h / np.linalg.norm(h, axis=-1, keepdims=True))
+    assert_close(np.asarray(aux["weights"]).sum(-1), np.ones((H, T)))
+    assert np.all(np.triu(np.asarray(aux["couplings"]), 1) == 0)
+    assert np.all(np.triu(np.asarray(aux["weights"]), 1) == 0)
+    assert_close(np.linalg.norm(np.asarray(aux["anchors"]), axis=-1), np.ones((H, T)))
+
+
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("p", [1, 2])
+def test_linear_and_chunked_equal_quadratic(causal, p):
+    x = tokens(2)
+    base = dict(coupling="elu1", p=p, causal=causal, chunk=4)
+    want, aux = layer(**base)(x, diagnostics=True)
+    for impl in ("linear", "chunked"):
+        y, aux2 = layer(impl=impl, **base)(x, diagnostics=True)
+        assert_close(y, want)
+        for name in ("h", "z", "weights", "couplings"):
+            assert_close(aux2[name], aux[name])
+
+
+@pytest.mark.parametrize("coupling", ["softplus", "relu"])
+def test_chunked_softplus_equals_quadratic(coupling):
+    x = tokens(3)
+    want = layer(coupling=coupling, p=2.5)(x)
+    assert_close(layer(coupling=coupling, p=2.5, impl="chunked", chunk=3)(x), want)
+    assert_close(layer(coupling=coupling, p=2.5, impl="chunked", chunk=64)(x), want)
+
+
+def test_ode_equilibrium_agrees_with_closed_form():
+    x = tokens(4)
+    _, aux = layer()(x, diagnostics=True)
+    L = layer(equilibrium="ode", ode_rtol=1e-10, ode_atol=1e-12)
+    y, aux2 = L(x, diagnostics=True, key=jax.random.key(7))
+    assert_close(aux2["z"], aux["z"], rtol=0, atol=1e-8)
+    assert_close(y, layer()(x), rtol=0, atol=1e-8)
+    g = eqx.filter_jit(eqx.filter_grad(lambda m: jnp.sum(m(x) ** 2)))(L)
+    assert all(
+        np.all(np.isfinite(np.asarray(v)))
+        for v in jax.tree.leaves(eqx.filter(g, eqx.is_inexact_array))
+    )
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(),
+        dict(impl="linear", coupling="elu1", p=2, chunk=4),
+        dict(impl="chunked", chunk=4),
+        dict(equilibrium="ode"),
+    ],
+    ids=["quadratic", "linear", "chunked", "ode"],
+)
+@pytest.mark.parametrize("dtype", [jnp.float64, jnp.float32])
+def test_causality_exact(kw, dtype):
+    L, x = layer(**kw), tokens(5).astype(dtype)
+    f = eqx.filter_jit(L)
+    y = np.asarray(f(x))
+    for u in (4, T - 1):
+        x2 = x.at[u:].multiply(-2.0).at[u:].add(0.5)
+        np.testing.assert_array_equal(np.asarray(f(x2))[:u], y[:u])
+
+
+def _zero_drive_layer(**kw):
+    """Two identical tokens and opposite anchors: h = w (r_0 + r_1) = 0 exactly."""
+    L = layer(causal=False, **kw)
+    r0 = jnp.zeros((H, DOSC)).at[:, 0].set(1.0)
+    table = L.anchor_table.at[:, 0].set(r0).at[:, 1].set(-r0)
+    return eqx.tree_at(lambda m: m.anchor_table, L, table)
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["equal-tokens", "zero-drive", "zero-drive-linear", "T=1", "zero-input"],
+)
+def test_degenerate_inputs_finite(case):
+    if case == "equal-tokens":
+        L, x = layer(), jnp.tile(tokens(6, (1, D)), (T, 1))
+    elif case == "zero-drive":
+        L, x = _zero_drive_layer(), jnp.tile(tokens(6, (1, D)), (2, 1))
+    elif case == "zero-drive-linear":
+        L, x = (
+            _zero_drive_layer(impl="linear", coupling="elu1", p=2),
+            jnp.tile(tokens(6, (1, D)), (2, 1)),
+        )
+    elif case == "T=1":
+        L, x = layer(), tokens(6, (1, D))
+    else:
+        L, x = layer(), jnp.zeros((T, D))
+    y, aux = L(x, diagnostics=True)
+    assert np.all(np.isfinite(np.asarray(y)))
+    if case.startswith("zero-drive"):
+        assert bool(np.all(np.asarray(aux["degenerate"])))
+        assert_close(aux["z"], np.broadcast_to(np.eye(DOSC)[0], aux["z"].shape))
+    gx = eqx.filter_jit(jax.grad(lambda t: jnp.sum(L(t) ** 2)))(x)
+    gm = eqx.filter_jit(eqx.filter_grad(lambda m: jnp.sum(m(x) ** 2)))(L)
+    for v in [gx, *jax.tree.leaves(eqx.filter(gm, eqx.is_inexact_array))]:
+        assert np.all(np.isfinite(np.asarray(v)))
+
+
+def test_jit_grad_vmap():
+    L = layer()
+    xb = tokens(7, (2, T, D))
+    assert_close(jax.vmap(L)(xb)[1], L(xb[1]))
+    assert_close(eqx.filter_jit(L)(xb[0]), L(xb[0]))
+    g = eqx.filter_jit(eqx.filter_grad(lambda m, x: jnp.sum(jax.vmap(m)(x) ** 2)))(
+        L, xb
+    )
+    leaves = jax.tree.leaves(eqx.filter(g, eqx.is_inexact_array))
+    assert all(np.all(np.isfinite(np.asarray(v))) for v in leaves)
+    assert np.any(np.asarray(g.anchor_table) != 0)
+
+
+@pytest.mark.parametrize("impl", ["quadratic", "linear"])
+def test_float32_and_bfloat16_run(impl):
+    kw = dict(impl=impl, coupling="elu1", p=2) if impl == "linear" else {}
+    L, x = layer(**kw), tokens(8)
+    want = np.asarray(L(x))
+    y32 = eqx.filter_jit(L)(x.astype(jnp.float32))
+    assert y32.dtype == jnp.float32
+    assert_close(y32, want, jnp.float32, atol=1e-4)
+    y16 = eqx.filter_jit(L)(x.astype(jnp.bfloat16))
+    assert y16.dtype == jnp.bfloat16
+    assert np.all(np.isfinite(np.asarray(y16, np.float32)))
+    np.testing.assert_allclose(np.asarray(y16, np.float32), want, atol=0.1)
+
+
+def test_parameters_do_not_depend_on_impl_or_equilibrium():
+    a = layer(coupling="elu1", p=2)
+    for kw in (dict(impl="linear"), dict(impl="chunked"), dict(equilibrium="ode")):
+        b = layer(coupling="elu1", p=2, **kw)
+        for x, y in zip(
+            jax.tree.leaves(eqx.filter(a, eqx.is_array)),
+            jax.tree.leaves(eqx.filter(b, eqx.is_array)),
+            strict=True,
+        ):
+            np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(d_osc=1), "d_osc"),
+        (dict(p=0.5), "p"),
+        (dict(p=float("nan")), "p"),
+        (dict(impl="linear", coupling="elu1", p=1.5), "integer p"),
+        (dict(impl="linear", coupling="softplus"), "elu1"),
+        (dict(impl="linear", coupling="elu1", normalize_anchors=False), "unit anchors"),
+        (dict(coupling="tanh"), "coupling"),
+        (dict(impl="fast"), "impl"),
+        (dict(equilibrium="euler"), "equilibrium"),
+        (dict(chunk=0), "chunk"),
+        (dict(ode_t1=-1.0), "ode_t1"),
+    ],
+)
+def test_bad_hyperparameters(kw, match):
+    with pytest.raises(ValueError, match=match):
+        layer(**kw)
+
+
+def test_bad_shapes():
+    with pytest.raises(ValueError, match="divisible"):
+        nn.OscillatorAttention(10, 3, 2, 8, key=jax.random.key(0))
+    L = layer()
+    with pytest.raises(ValueError, match="max_len"):
+        L(tokens(0, (MAXLEN + 1, D)))
+    with pytest.raises(ValueError, match="d_model"):
+        L(tokens(0, (T, D + 1)))
+    with pytest.raises(ValueError, match="T >= 1"):
+        L(jnp.zeros((0, D)))

@@ -1,0 +1,120 @@
+"""SoftmaxAttention and RoPE against naive float64 loops; causality, dtypes, errors."""
+
+import math
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from syncattn import nn
+
+from ..helpers import assert_close
+from . import reference
+
+
+T, D, H = 13, 12, 3
+
+
+def layer(**kw):
+    return nn.SoftmaxAttention(D, H, key=jax.random.key(3), **kw)
+
+
+def tokens(seed=0, shape=(T, D)):
+    return jax.random.normal(jax.random.key(seed), shape)
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_matches_naive_loop(causal):
+    L, x = layer(causal=causal), tokens()
+    y, aux = L(x, diagnostics=True)
+    want, A = reference.softmax_attention(L, x)
+    assert_close(y, want)
+    assert_close(aux["weights"], A)
+    assert_close(L(x), y, rtol=0, atol=0)
+    y32 = eqx.filter_jit(L)(x.astype(jnp.float32))  # the fused path
+    assert y32.dtype == jnp.float32
+    assert_close(y32, want, jnp.float32)
+
+
+@pytest.mark.parametrize("dtype", [jnp.float64, jnp.float32])
+def test_causality_exact(dtype):
+    L, x = layer(), tokens(1).astype(dtype)
+    f = eqx.filter_jit(L)
+    y = np.asarray(f(x))
+    x2 = x.at[5:].set(3.0)
+    np.testing.assert_array_equal(np.asarray(f(x2))[:5], y[:5])
+
+
+def test_jit_grad_vmap_bfloat16():
+    L, xb = layer(), tokens(2, (2, T, D))
+    assert_close(jax.vmap(L)(xb)[0], L(xb[0]))
+    g = eqx.filter_jit(eqx.filter_grad(lambda m: jnp.sum(jax.vmap(m)(xb) ** 2)))(L)
+    assert all(
+        np.all(np.isfinite(np.asarray(v)))
+        for v in jax.tree.leaves(eqx.filter(g, eqx.is_inexact_array))
+    )
+    y16 = eqx.filter_jit(L)(xb[0].astype(jnp.bfloat16))
+    assert y16.dtype == jnp.bfloat16
+    np.testing.assert_allclose(
+        np.asarray(y16, np.float32), np.asarray(L(xb[0])), atol=0.1
+    )
+
+
+def test_degenerate_inputs():
+    L = layer()
+    for x in (jnp.zeros((T, D)), tokens(3, (1, D))):
+        y = L(x)
+        g = jax.grad(lambda t: jnp.sum(L(t) ** 2))(x)
+        assert np.all(np.isfinite(np.asarray(y))) and np.all(np.isfinite(np.asarray(g)))
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="even width"):
+        nn.SoftmaxAttention(12, 5, key=jax.random.key(0))
+    with pytest.raises(ValueError, match="even width"):
+        nn.SoftmaxAttention(9, 3, key=jax.random.key(0))
+    with pytest.raises(ValueError, match="d_model"):
+        layer()(tokens(0, (T, D + 2)))
+
+
+# ------------------------------------------------------------------ rope
+def test_rope_is_a_rotation_of_pairs():
+    x = tokens(4, (T, H, 8))
+    om = nn.rope_frequencies(4)
+    assert_close(om, 10_000.0 ** (-np.arange(4) / 4))
+    y = np.asarray(nn.rope(x, om))
+    for t in range(T):
+        for h in range(H):
+            assert_close(
+                y[t, h], reference.rotate_pairs(np.asarray(x[t, h]), np.asarray(om) * t)
+            )
+
+
+def test_rope_scores_depend_on_t_minus_u():
+    q, k = tokens(5, (T, 6)), tokens(6, (T, 6))
+    om = jnp.array([0.3, -1.1, 2.0])
+    s = np.asarray(nn.rope(q, om) @ nn.rope(k, om).T)
+    shifted = np.asarray(
+        nn.rope(q, om, jnp.arange(T) + 17.0) @ nn.rope(k, om, jnp.arange(T) + 17.0).T
+    )
+    assert_close(shifted, s)
+    # one coordinate pair: the lifted phases give cos(theta_t - theta_u + w (t - u))
+    th = np.asarray(tokens(7, (T,)))
+    lift = jnp.stack([jnp.cos(th), jnp.sin(th)], -1)
+    s1 = np.asarray(nn.rope(lift, jnp.array([0.7])) @ nn.rope(lift, jnp.array([0.7])).T)
+    t = np.arange(T)
+    assert_close(s1, np.cos(th[:, None] - th[None] + 0.7 * (t[:, None] - t[None])))
+
+
+def test_rope_errors():
+    with pytest.raises(ValueError, match="even"):
+        nn.rope(jnp.zeros((3, 5)), jnp.zeros(2))
+    with pytest.raises(ValueError, match="omega"):
+        nn.rope(jnp.zeros((3, 4)), jnp.zeros(3))
+    with pytest.raises(ValueError, match="positions"):
+        nn.rope(jnp.zeros((3, 4)), jnp.zeros(2), jnp.zeros(4))
+    with pytest.raises(ValueError, match="base"):
+        nn.rope_frequencies(4, base=1.0)
+    assert math.isclose(float(nn.rope_frequencies(1)[0]), 1.0)
