@@ -165,6 +165,8 @@ def test_failure_outputs(failure_out):
             "failure.png",
             "antipodal.csv",
             "degenerate.csv",
+            "scale_free.csv",
+            "threshold.csv",
             "results.json",
             "config.json",
         ],
@@ -226,6 +228,80 @@ def test_failure_rates(failure_out):
     # the rate decreases with the cap angle, and exceeds its d -> infinity limit -log sin(alpha)
     assert np.all(np.diff(a["rate_theory"]) < 0)
     assert np.all(np.array(a["rate_theory"]) > np.array(a["rate_asymptotic"]))
+
+
+def test_failure_scale_free_events(failure_out):
+    """Hull counts (linprog) inside the 99.9% region of Wendel's law; the relative event
+    decays in d and agrees with lohe.relative_degenerate_probability; the absolute event
+    stays above its plateau P(||w||_2 < eps)."""
+    sf = _read_csv(failure_out / "scale_free.csv")
+    res = json.loads((failure_out / "results.json").read_text())
+    cfg = failure.Config.small()
+    m = cfg.n_anchors
+    # Wendel's law, independently: P(Bin(m-1, 1/2) >= d)
+    np.testing.assert_allclose(
+        sf["hull_exact"], stats.binom.sf(sf["d"] - 1, m - 1, 0.5), rtol=1e-12
+    )
+    hulls = sf["hull_count"] >= 0
+    assert hulls.sum() == len(res["scale_free"]["hull_dims"]) >= 1
+    for k, p in zip(sf["hull_count"][hulls], sf["hull_exact"][hulls], strict=True):
+        assert _binom_p(k, cfg.n_hull, p) > 1e-3
+    assert np.all(np.diff(sf["p_relative"]) < 0)
+    fin = np.isfinite(sf["p_relative_lohe"])
+    assert fin.any()
+    for p_mc, p_l, n in zip(
+        sf["p_relative"][fin], sf["p_relative_lohe"][fin], sf["n"][fin], strict=True
+    ):
+        assert abs(p_mc - p_l) < 4 * math.sqrt(2 * p_mc * (1 - p_mc) / n)
+    lo, hi = res["degenerate"]["plateau"]
+    assert 0 < lo <= hi < 1.1 * lo
+    assert min(res["degenerate"]["p_theory"]) > hi
+
+
+def test_weight_norm_probability_two_anchors():
+    """The plateau P(w1^2 + w2^2 < eps^2), w = softplus(g), against numpy Monte Carlo."""
+    rng = np.random.default_rng(0)
+    w = np.logaddexp(0, rng.standard_normal((2, 1_000_000)))
+    hits = np.mean(np.sum(w * w, axis=0) < 1.0)
+    se = math.sqrt(hits * (1 - hits) / w.shape[1])
+    lo, hi = failure.weight_norm_probability(2, 1.0)
+    assert lo <= hi and hi - lo < 1e-3
+    assert lo - 4 * se < hits < hi + 4 * se
+    lo_w, hi_w = failure.weight_norm_probability(
+        2, 1.1
+    )  # a wrong threshold is rejected
+    assert hits < lo_w - 4 * se
+
+
+def test_failure_threshold_regimes(failure_out):
+    """Finite-time counts inside the 99.9% region of the exact law on both sides of the
+    threshold; the same counts reject a threshold 15% too large."""
+    th = _read_csv(failure_out / "threshold.csv")
+    cfg = failure.Config.small()
+    assert (
+        min(
+            _binom_p(k, n, p)
+            for k, n, p in zip(th["count"], th["n"], th["p_theory"], strict=True)
+        )
+        > 1e-3
+    )
+    at = th["ratio"] == 1.0
+    np.testing.assert_allclose(th["p_theory"][at], 0.5, atol=1e-12)
+    for d in np.unique(th["d"]):
+        sel = th["d"] == d
+        r, p = th["ratio"][sel], th["p_theory"][sel]
+        assert np.all(np.diff(p[np.argsort(r)]) < 0)
+    wrong = [
+        float(lohe.finite_time_failure_probability(1.0, T / 1.15, cfg.delta, int(d)))
+        for T, d in zip(th["T"], th["d"], strict=True)
+    ]
+    assert (
+        min(
+            _binom_p(k, n, p)
+            for k, n, p in zip(th["count"], th["n"], wrong, strict=True)
+        )
+        < 1e-6
+    )
 
 
 @pytest.mark.filterwarnings("ignore::scipy.integrate.IntegrationWarning")
@@ -303,6 +379,25 @@ def test_convergence_failure_fraction_and_distribution(conv):
         ).mean(0)
         ks.append(np.max(np.abs(p["cdf_empirical"] - cdf)))
     assert max(abs(z) for z in zs) > 4 and max(ks) > 0.08
+
+
+def test_convergence_rate_flat_and_saturation_limit(conv):
+    """E||h||^2 = E||w||_2^2 at every d (within 5 standard errors): the linear rate ||h|| does
+    not grow with d; the saturation limit P(||w||_2 < log cot(delta/2)/T) lies below the
+    measured fractions and inside its interval."""
+    res = conv[0]
+    cfg = convergence.Config.small()
+    lim = res["limit"]
+    assert lim["critical_norm"] == pytest.approx(
+        math.log(1 / math.tan(cfg.delta / 2)) / cfg.horizon, rel=1e-12
+    )
+    assert lim["ci_lo"] <= lim["p"] <= lim["ci_hi"]
+    for p in res["per_d"]:
+        nh2 = res["norm_h"][res["d"] == p["d"]] ** 2
+        se = nh2.std() / math.sqrt(nh2.size)
+        assert abs(nh2.mean() - lim["mean_norm_w_sq"]) < 5 * se
+        assert p["mean_norm_h_sq"] == pytest.approx(nh2.mean(), rel=1e-12)
+        assert p["ci_hi"] > lim["p"]
 
 
 # --------------------------------------------------------------------------- kuramoto

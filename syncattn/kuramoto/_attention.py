@@ -22,7 +22,7 @@ def coupling_term(
     theta_u: Float[Array, "*batch U k"],
     A: Float[Array, "*batch T U"],
 ) -> Float[Array, "*batch T k"]:
-    r"""Kuramoto coupling of queries to keys, per coordinate (the left side of the attention identity).
+    r"""Kuramoto coupling of queries to keys, per coordinate (the right side of the attention identity).
 
     $$a_{tj} = \sum_u A_{tu}\,\sin(\theta_{uj} - \theta_{tj})$$
 
@@ -84,7 +84,7 @@ def tangent_update(
     G: Complex[Array, "*#batch"]
     | tuple[Float[Array, "*#batch"], Float[Array, "*#batch"]],
 ) -> Float[Array, "*batch"]:
-    r"""Tangent projection of an aggregated phasor (the right side of the attention identity).
+    r"""Tangent projection of an aggregated phasor (the left side of the attention identity).
 
     $$a = -\sin\theta_t\,\operatorname{Re} G + \cos\theta_t\,\operatorname{Im} G
         = \operatorname{Im}\!\left(e^{-i\theta_t} G\right)$$

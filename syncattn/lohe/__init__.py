@@ -14,7 +14,8 @@ $\tan(\varphi/2) = \tan(\varphi_0/2)\, e^{-\|h\| t}$, $\varphi = \angle(z, h)$.
 
 Files: `_flow.py` (general Lohe flow and its simulation), `_fixed_query.py` (fixed-query
 flow, equilibrium, exact solution, Jacobian), `_attention.py` (weights, drive,
-readout), `_failure.py` (failure odds).
+readout), `_failure.py` (failure odds, the finite-time threshold), `_scale_free.py`
+(scale-free degenerate events: the convex-hull law, the relative threshold).
 """
 
 from ..sphere import tangent_basis as tangent_basis
@@ -27,6 +28,7 @@ from ._failure import (
     antipodal_probability as antipodal_probability,
     degenerate_probability as degenerate_probability,
     finite_time_failure_probability as finite_time_failure_probability,
+    finite_time_threshold as finite_time_threshold,
 )
 from ._fixed_query import (
     equilibrium as equilibrium,
@@ -40,6 +42,12 @@ from ._flow import (
     Solution as Solution,
     simulate as simulate,
     vector_field as vector_field,
+)
+from ._scale_free import (
+    HullOdds as HullOdds,
+    hull_degenerate_probability as hull_degenerate_probability,
+    relative_degenerate_bound as relative_degenerate_bound,
+    relative_degenerate_probability as relative_degenerate_probability,
 )
 
 
@@ -60,4 +68,9 @@ __all__ = [
     "antipodal_probability",
     "finite_time_failure_probability",
     "degenerate_probability",
+    "finite_time_threshold",
+    "HullOdds",
+    "hull_degenerate_probability",
+    "relative_degenerate_bound",
+    "relative_degenerate_probability",
 ]

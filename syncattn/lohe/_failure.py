@@ -89,6 +89,58 @@ def finite_time_failure_probability(
     return antipodal_probability(alpha, d)
 
 
+def _threshold(a, delta):
+    L = -jnp.log(jnp.tan(delta / 2))  # log cot(delta/2)
+    pos = a > 0
+    a_safe = jnp.where(pos, a, 1.0)
+    return jnp.where(L <= 0, 0.0, jnp.where(pos, L / a_safe, jnp.inf))
+
+
+def finite_time_threshold(
+    norm_h: ScalarLike, delta: ScalarLike
+) -> Float[Array, "*batch"]:
+    r"""Critical horizon of the finite-time failure odds: $\|h\|\,T_c = \log\cot(\delta/2)$.
+
+    $$T_c = \frac{\log\cot(\delta/2)}{\|h\|}: \quad
+      \begin{cases}
+      T > T_c:& P(\varphi(T) > \delta) \le e^{-d\tanh^2(\|h\|T - \log\cot(\delta/2))/2} \to 0,\\
+      T = T_c:& P(\varphi(T) > \delta) = \tfrac12 \text{ for every } d,\\
+      T < T_c:& P(\varphi(T) \le \delta) \le e^{-d\tanh^2(\|h\|T - \log\cot(\delta/2))/2} \to 0,
+      \end{cases}$$
+
+    for a uniform start on $S^{d-1}$ under $\dot z = (I - zz^\top)h$. From the exact
+    angle law ([`finite_time_failure_probability`][]: $\varphi(T) > \delta$ iff
+    $\varphi_0 > \varphi_c$, $\tan\frac{\varphi_c}2 = \tan\frac\delta2 e^{\|h\|T}$)
+    and the concentration of $\varphi_0$ at $\pi/2$: $\varphi_c$ crosses $\pi/2$
+    exactly at $T_c$, and $\cos\varphi_c = -\tanh(\|h\|T - \log\cot\frac\delta2)$.
+    So more oscillator dimensions help only when the horizon exceeds $T_c$; below
+    it they make failure *certain*. Proof: `proofs/proof_finite_time_threshold.py`.
+
+    $\|h\|$ = `norm_h`, $\delta$ = `delta`. For $\delta \ge \pi/2$ the threshold is
+    $\le 0$ and $T_c = 0$ is returned (every horizon is above it); for $\|h\| = 0$ and
+    $\delta < \pi/2$ no horizon is, and $T_c = +\infty$ is returned.
+
+    Args:
+        norm_h: $\|h\| \ge 0$.
+        delta: tolerance angle in $(0, \pi)$.
+
+    Returns:
+        $T_c \in [0, \infty]$, broadcast shape of the arguments.
+
+    Raises:
+        ValueError: negative or NaN `norm_h`, `delta` outside $(0, \pi)$.
+
+    Example:
+        >>> finite_time_threshold(1.0, 0.1)  # log cot(0.05) = 2.9945
+    """
+    a, delta = as_float(norm_h, "norm_h"), as_float(delta, "delta")
+    check_scalar_range(a, "norm_h", low=0.0)
+    check_scalar_range(
+        delta, "delta", low=0.0, high=math.pi, low_inclusive=False, high_inclusive=False
+    )
+    return _threshold(a, delta)
+
+
 @functools.partial(jax.jit, static_argnums=(3, 4, 5, 6))
 def _degenerate_hits(key, eps, scale, d, m, chunk, n_samples):
     def hits(args):
@@ -126,6 +178,15 @@ def degenerate_probability(
     driving [`drive`][] over random unit anchors. Returns $\hat p = \#\{\|h\| <
     \varepsilon\}/N$ and its binomial standard error $\sqrt{\hat p(1-\hat p)/N}$ (0
     when there are no hits: raise $N$). Samples are drawn `chunk_size` at a time.
+
+    What it measures: the *absolute* size of the drive, hence mostly the scale of
+    the weights. Since $\|h\|^2 = \|w\|_2^2 + 2\sum_{j<k} w_jw_k\langle r_j,
+    r_k\rangle$ and the cross terms are $O(d^{-1/2})$, it does **not** vanish
+    exponentially in $d$: it tends to $P(\|w\|_2 < \varepsilon) > 0$ (about
+    $4.4\cdot10^{-11}$ for $m = 16$, $\varepsilon = 1$, $s = 1$). The scale-free
+    degenerate events, which do vanish as $d$ grows, are
+    [`hull_degenerate_probability`][] ($0$ in the convex hull of the anchors) and
+    [`relative_degenerate_probability`][] ($\|h\| < \varepsilon\|w\|_2$).
 
     Args:
         key: PRNG key.

@@ -61,11 +61,12 @@ class Config:
     max_steps: int = 4096
     n_grid: int = 200  # times at which the CDFs are compared
     confidence: float = 0.95
+    n_limit: int = 100_000  # weight vectors sampled for the d -> infinity limit
 
     @classmethod
     def small(cls) -> Config:
         """Test size: a few seconds after compilation."""
-        return cls(dims=(2, 5), n_instances=600)
+        return cls(dims=(2, 5), n_instances=600, n_limit=20_000)
 
     @classmethod
     def default(cls) -> Config:
@@ -113,6 +114,30 @@ def _instances(key, d: int, config: Config):
     h_hat, _ = lohe.equilibrium(h)
     pad = ((0, 0), (0, max(config.dims) - d))  # exact: the flow stays in span(z0, h)
     return jnp.pad(h, pad), jnp.pad(z0, pad), _angle(z0, h_hat), jnp.linalg.norm(h, axis=-1)
+
+
+def _weight_norms(key, config: Config, n: int):
+    """||w||_2 of n fresh weight rows of the instance model (tokens, F, G), 10^4 at a time."""
+    import jax
+    import jax.numpy as jnp
+
+    from .. import lohe
+
+    m, dm, dh = config.n_tokens, config.d_model, config.d_head
+    chunk = min(n, 10_000)
+    n_chunks = -(-n // chunk)
+
+    @jax.jit
+    def norms(k):
+        g = jax.random.normal(k, (chunk, m * dm + 2 * dh * dm))
+        e = g[:, : m * dm].reshape(chunk, m, dm)
+        F = g[:, m * dm : m * dm + dh * dm].reshape(chunk, dh, dm) / math.sqrt(dm)
+        G = g[:, m * dm + dh * dm :].reshape(chunk, dh, dm) / math.sqrt(dm)
+        w = jax.vmap(lohe.fixed_query_weights)(e, F, G)[:, 0, :]  # query = token 0
+        return jnp.sqrt(jnp.sum(w * w, axis=-1))
+
+    out = [np.asarray(norms(k)) for k in jax.random.split(key, n_chunks)]
+    return np.concatenate(out)[:n]
 
 
 def _all_instances(key, config: Config):
@@ -277,6 +302,29 @@ def run(
                 "max_steps_used": int(steps[sel].max()),
             }
         )
+    # The rate at z* is ||h|| and E||h||^2 = sum_j w_j^2 for every d: no speed-up with d.
+    # What concentrates is phi0 (at pi/2) and ||h|| (at ||w||_2), so the unconverged
+    # fraction saturates at P(||w||_2 < log cot(delta/2) / T) (docs/theory/finite_time_threshold.md).
+    for p in per_d:
+        sel = dcol == p["d"]
+        p["mean_norm_h"] = float(norm_h[sel].mean())
+        p["mean_norm_h_sq"] = float(np.mean(norm_h[sel] ** 2))
+    key_w = jax.random.fold_in(_common.prng_key(config.seed), 7)
+    norm_w = _weight_norms(key_w, config, config.n_limit)
+    critical_norm = (
+        float(lohe.finite_time_threshold(1.0, config.delta)) / config.horizon
+    )
+    k_lim = int(np.sum(norm_w < critical_norm))
+    lim_lo, lim_hi = _common.clopper_pearson(k_lim, config.n_limit, config.confidence)
+    limit = {
+        "critical_norm": critical_norm,  # log cot(delta/2) / T
+        "n": config.n_limit,
+        "count": k_lim,
+        "p": k_lim / config.n_limit,
+        "ci_lo": float(lim_lo),
+        "ci_hi": float(lim_hi),
+        "mean_norm_w_sq": float(np.mean(norm_w**2)),
+    }
     fail_theory = [p["p_theory"] for p in per_d]
     results = {
         "d": dcol,
@@ -298,6 +346,7 @@ def run(
         ],
         "delta": config.delta,
         "horizon": config.horizon,
+        "limit": limit,
         "seconds": time.perf_counter() - t_start,
     }
     if out is not None:
@@ -378,10 +427,20 @@ def _write(results: dict, config: Config, out: Path) -> None:
             ms=6,
             label="zero count: upper bound",
         )
+    lim = results["limit"]
+    ax3.axhspan(lim["ci_lo"], lim["ci_hi"], color="C3", alpha=0.2)
+    ax3.axhline(
+        lim["p"],
+        color="C3",
+        ls="--",
+        lw=1.0,
+        label=f"$d\\to\\infty$: P($\\|w\\|_2$ < log cot($\\delta$/2)/T"
+        f" = {lim['critical_norm']:.2f}) = {lim['p']:.3f}",
+    )
     ax3.set(
         xlabel="$d_{osc}$",
         ylabel=f"P(angle > $\\delta$ at T={results['horizon']:g})",
-        title="not converged by the horizon",
+        title="not converged by T: saturates, rate $\\|h\\|$ flat in d",
     )
     _common.dim_ticks(ax3, dims)
     ax3.legend(fontsize=7, loc="lower left")
@@ -411,6 +470,8 @@ def _write(results: dict, config: Config, out: Path) -> None:
         "median_rel_error",
         "max_rel_error",
         "max_steps_used",
+        "mean_norm_h",
+        "mean_norm_h_sq",
     )
     _common.write_csv(out / "failure.csv", {k: [p[k] for p in per_d] for k in keys})
     _common.write_json(
@@ -429,6 +490,7 @@ def _write(results: dict, config: Config, out: Path) -> None:
                     "max_ks_distance",
                     "rate_theory",
                     "rate_mc",
+                    "limit",
                     "seconds",
                 )
             },
@@ -453,6 +515,15 @@ def summary(results: dict) -> str:
         )
     lines.append(
         f"  fitted rate: theory {results['rate_theory']:.4f}, simulation {results['rate_mc']:.4f}"
+    )
+    lim = results["limit"]
+    nh = ", ".join(f"{p['mean_norm_h_sq']:.3f}" for p in results["per_d"])
+    lines.append(
+        f"  mean ||h||^2 per d: {nh} (E||w||_2^2 = {lim['mean_norm_w_sq']:.3f}: the rate does not grow with d)"
+    )
+    lines.append(
+        f"  d -> infinity limit P(||w||_2 < log cot(delta/2)/T = {lim['critical_norm']:.4f})"
+        f" = {lim['p']:.4f} [{lim['ci_lo']:.4f}, {lim['ci_hi']:.4f}] (n = {lim['n']})"
     )
     lines.append(f"  ({results['seconds']:.1f} s)")
     return "\n".join(lines)

@@ -24,6 +24,27 @@ For $d = d_\text{osc} \in \{2, 3, 4, 8, 16, 32, 64\}$:
    :func:`degenerate_probability_exact` (a Kluyver-type Bessel integral, see
    there), which is the "theory" of this panel.
 
+   This absolute event does **not** keep decaying: $\|h\|^2 = \|w\|_2^2 +
+   2\sum_{j<k} w_jw_k\langle r_j, r_k\rangle$ with cross terms $O(d^{-1/2})$, so it
+   tends to $P(\|w\|_2 < \varepsilon)$ (:func:`weight_norm_probability`, drawn as
+   the plateau): it measures the scale of the weights, not the anchors.
+
+3. **Scale-free degenerate events**, which do vanish: the relative event
+   $\|h\| < \varepsilon_{rel}\|w\|_2$ (Monte Carlo on the same model,
+   ``lohe.relative_degenerate_probability`` at ``lohe_dims``, and the proved bound
+   ``lohe.relative_degenerate_bound`` averaged over the weights), and the
+   convex-hull event $0 \in \operatorname{conv}\{r_j\}$, the only way positive
+   weights can cancel: Wendel's law ``lohe.hull_degenerate_probability`` (exactly 0
+   for $d \ge m$) with its Hoeffding bound, against a Monte Carlo that decides
+   hull membership by linear programming (``scipy.optimize.linprog``).
+
+4. **Finite-time failure on both sides of the threshold**
+   $\|h\|T = \log\cot(\delta/2)$ (``lohe.finite_time_threshold``): the exact
+   ``lohe.finite_time_failure_probability`` for $\|h\| = 1$ and horizons at
+   ``threshold_ratios`` times the threshold, against uniform starts pushed through
+   ``lohe.exact_angle``. It rises to 1 with $d$ below the threshold, is $1/2$ on it,
+   and decays above it.
+
 Probabilities too small for the sample size are not sampled ("theory
 elsewhere"): the antipodal Monte Carlo runs on every $d$ (it is cheap) and shows
 zero counts as one-sided Clopper-Pearson upper bounds; the degenerate Monte
@@ -73,6 +94,17 @@ class Config:
         None  # d at which lohe.degenerate_probability runs (None: all sampled)
     )
     confidence: float = 0.95  # confidence level of the plotted intervals
+    rel_eps: float = 0.5  # relative threshold: event ||h|| < rel_eps ||w||_2
+    n_hull: int = 600  # anchor sets per d for the convex-hull Monte Carlo (one LP each)
+    delta: float = 0.1  # finite-time panel: tolerance angle
+    threshold_ratios: tuple[float, ...] = (
+        0.5,
+        0.8,
+        1.0,
+        1.25,
+        2.0,
+    )  # ||h||T / log cot(delta/2)
+    n_threshold: int = 100_000  # uniform starts per d for the finite-time panel
 
     @classmethod
     def small(cls) -> Config:
@@ -83,6 +115,8 @@ class Config:
             n_degenerate=50_000,
             chunk=50_000,
             lohe_dims=(5,),
+            n_hull=150,
+            n_threshold=20_000,
         )
 
     @classmethod
@@ -104,6 +138,16 @@ class Config:
             raise ValueError(
                 "n_antipodal, n_degenerate, n_anchors and chunk must be >= 1."
             )
+        if not 0 < self.rel_eps < 1:
+            raise ValueError(f"rel_eps must lie in (0, 1); got {self.rel_eps}.")
+        if not 0 < self.delta < math.pi / 2:
+            raise ValueError(f"delta must lie in (0, pi/2); got {self.delta}.")
+        if not self.threshold_ratios or min(self.threshold_ratios) <= 0:
+            raise ValueError(
+                f"threshold_ratios must be > 0; got {self.threshold_ratios}."
+            )
+        if min(self.n_hull, self.n_threshold) < 1:
+            raise ValueError("n_hull and n_threshold must be >= 1.")
         if self.eps <= 0 or self.scale <= 0:
             raise ValueError(
                 f"eps and scale must be > 0; got eps={self.eps}, scale={self.scale}."
@@ -176,6 +220,36 @@ def degenerate_probability_exact(
     return float(min(max(val, 0.0), 1.0))
 
 
+def weight_norm_probability(
+    n_anchors: int, eps: float, scale: float = 1.0, *, bins: int = 4096
+) -> tuple[float, float]:
+    r"""Bracket of $P(\|w\|_2 < \varepsilon)$, $w_j = \operatorname{softplus}(s g_j)$ i.i.d.
+
+    The $d \to \infty$ limit of the absolute event $P(\|h\| < \varepsilon)$: the cross
+    terms of $\|h\|^2 = \|w\|_2^2 + 2\sum_{j<k} w_jw_k\langle r_j, r_k\rangle$ vanish like
+    $d^{-1/2}$. With $x = w^2$, $P(w^2 < x) = \Phi(\log(e^{\sqrt x} - 1)/s)$; the mass of
+    each of ``bins`` cells of $[0, \varepsilon^2]$ is put at its left (right) end and the
+    $m$-fold sum is convolved exactly, which over- (under-) estimates the probability.
+
+    Returns:
+        ``(lower, upper)``.
+    """
+    from scipy import stats
+
+    x = np.linspace(0.0, eps * eps, bins + 1)
+    with np.errstate(divide="ignore"):
+        F = stats.norm.cdf(np.log(np.expm1(np.sqrt(x))) / scale)
+    F[0] = 0.0
+    pmf = np.diff(F)  # mass of w^2 in cell i
+    acc = np.zeros(bins)
+    acc[0] = 1.0
+    for _ in range(int(n_anchors)):
+        acc = np.convolve(acc, pmf)[:bins]
+    upper = float(acc.sum())  # sum of left ends < eps^2
+    lower = float(acc[: max(bins - int(n_anchors) + 1, 0)].sum())  # right ends <= eps^2
+    return lower, upper
+
+
 # --------------------------------------------------------------------------- Monte Carlo
 
 
@@ -231,6 +305,54 @@ def _degenerate_counter(
     return count
 
 
+def _relative_counter(
+    dims: tuple[int, ...], chunk: int, m: int, rel_eps: float, scale: float
+):
+    """Counts of ||h|| < rel_eps ||w||_2 for every d in ``dims``, one jitted program."""
+    import jax
+    import jax.numpy as jnp
+
+    from .. import lohe, sphere
+
+    @jax.jit
+    def count(key):
+        out = []
+        for k, d in zip(jax.random.split(key, len(dims)), dims, strict=True):
+            k_g, k_r = jax.random.split(k)
+            w = jax.nn.softplus(
+                scale * jax.random.normal(k_g, (chunk, 1, m), jnp.float32)
+            )
+            r = sphere.sample_uniform(k_r, (chunk, m), d, dtype=jnp.float32)
+            h = lohe.drive(w, r)[:, 0, :]
+            ww = jnp.sum(w[:, 0, :] ** 2, axis=-1)
+            out.append(jnp.sum(jnp.sum(h * h, axis=-1) < rel_eps * rel_eps * ww))
+        return jnp.stack(out)
+
+    return count
+
+
+def _hull_hits(rng: np.random.Generator, n: int, m: int, d: int) -> int:
+    """How many of n uniform anchor sets have 0 in their hull (LP feasibility, scipy)."""
+    from scipy.optimize import linprog
+
+    hits = 0
+    for _ in range(n):
+        r = rng.standard_normal((m, d))
+        r /= np.linalg.norm(r, axis=-1, keepdims=True)
+        A = np.vstack([r.T, np.ones((1, m))])
+        res = linprog(
+            np.zeros(m),
+            A_eq=A,
+            b_eq=np.r_[np.zeros(d), 1.0],
+            bounds=(0, None),
+            method="highs",
+        )
+        if res.status not in (0, 2):
+            raise RuntimeError(f"linprog failed: {res.message}")
+        hits += res.status == 0
+    return hits
+
+
 def _binom_pvalue(k, n, p) -> float:
     from scipy import stats
 
@@ -252,7 +374,7 @@ def run(
     import jax
     import jax.numpy as jnp
 
-    from .. import lohe
+    from .. import lohe, sphere
 
     t_start = time.perf_counter()
     dims = [int(d) for d in config.dims]
@@ -400,9 +522,131 @@ def run(
             np.asarray(dims)[cnt > 0], exact[cnt > 0]
         )["rate"],
     }
+    degenerate["plateau"] = weight_norm_probability(m, eps, s)  # d -> infinity limit
+
+    # ---- scale-free events: relative threshold and convex hull
+    k_rel, k_rel_lohe, k_bound = jax.random.split(jax.random.fold_in(key, 1), 3)
+    cnt_rel = np.zeros(len(dims), dtype=np.int64)
+    counter = _relative_counter(tuple(dims), chunk_d, m, config.rel_eps, s)
+    for k in _common.progress(
+        list(jax.random.split(k_rel, n_chunks)), desc="relative MC", enabled=progress
+    ):
+        cnt_rel += np.asarray(counter(k), dtype=np.int64)
+    lo_r, hi_r = _common.clopper_pearson(cnt_rel, n_d, config.confidence)
+    p_rel_lohe = np.full(len(dims), np.nan)
+    for i, d in enumerate(dims):
+        if d in lohe_dims:
+            p_rel_lohe[i] = float(
+                lohe.relative_degenerate_probability(
+                    jax.random.fold_in(k_rel_lohe, d), d, m, config.rel_eps, n_d, s
+                )[0]
+            )
+    # the provable bound, averaged over the weight model (a bound on the mixture)
+    w_b = jax.nn.softplus(s * jax.random.normal(k_bound, (8192, m)))
+    rel_bound = np.array(
+        [
+            float(jnp.mean(lohe.relative_degenerate_bound(w_b, config.rel_eps, int(d))))
+            for d in d_curve
+        ]
+    )
+    hull = [lohe.hull_degenerate_probability(m, int(d)) for d in d_curve]
+    hull_dims = [d for d in dims if d <= m]
+    np_rng = np.random.default_rng(config.seed)
+    hull_hits = np.array(
+        [
+            _hull_hits(np_rng, config.n_hull, m, d)
+            for d in _common.progress(hull_dims, desc="hull LP", enabled=progress)
+        ],
+        dtype=np.int64,
+    )
+    hull_exact = np.array(
+        [lohe.hull_degenerate_probability(m, d).exact for d in hull_dims]
+    )
+    scale_free = {
+        "dims": dims,
+        "n_anchors": m,
+        "rel_eps": config.rel_eps,
+        "n": n_d,
+        "count_relative": cnt_rel,
+        "p_relative": cnt_rel / n_d,
+        "ci_lo_relative": lo_r,
+        "ci_hi_relative": hi_r,
+        "p_relative_lohe": p_rel_lohe,
+        "rate_relative_mc": _common.fit_exponential_rate(dims, cnt_rel / n_d)["rate"],
+        "d_curve": d_curve,
+        "relative_bound": rel_bound,
+        "hull_exact_curve": np.array([h.exact for h in hull]),
+        "hull_bound_curve": np.array([h.bound for h in hull]),
+        "hull_exact_all": [lohe.hull_degenerate_probability(m, d).exact for d in dims],
+        "hull_dims": hull_dims,
+        "n_hull": config.n_hull,
+        "hull_count": hull_hits,
+        "hull_exact": hull_exact,
+        "hull_p_value": np.array(
+            [
+                _binom_pvalue(k, config.n_hull, p)
+                for k, p in zip(hull_hits, hull_exact, strict=True)
+            ]
+        ),
+    }
+
+    # ---- finite-time failure on both sides of the threshold ||h||T = log cot(delta/2)
+    ratios = np.asarray(config.threshold_ratios, dtype=float)
+    L = float(lohe.finite_time_threshold(1.0, config.delta))  # ||h|| = 1: T_c = L
+    horizons = ratios * L
+    thr_curve = np.array(
+        [
+            np.asarray(
+                lohe.finite_time_failure_probability(
+                    1.0, horizons, config.delta, int(d)
+                )
+            )
+            for d in d_curve
+        ]
+    )
+    thr_count = np.zeros((len(dims), len(ratios)), dtype=np.int64)
+    for i, (k, d) in enumerate(
+        zip(jax.random.split(jax.random.fold_in(key, 2), len(dims)), dims, strict=True)
+    ):
+        z = np.asarray(sphere.sample_uniform(k, (config.n_threshold,), d))
+        phi0 = np.arccos(np.clip(z[:, 0], -1.0, 1.0))  # angle to h/||h|| = e_1
+        phiT = np.asarray(lohe.exact_angle(phi0[:, None], 1.0, horizons[None, :]))
+        thr_count[i] = np.sum(phiT > config.delta, axis=0)
+    thr_theory = np.array(
+        [
+            np.asarray(
+                lohe.finite_time_failure_probability(1.0, horizons, config.delta, d)
+            )
+            for d in dims
+        ]
+    )
+    threshold = {
+        "dims": dims,
+        "delta": config.delta,
+        "log_cot": L,
+        "ratios": ratios,
+        "horizons": horizons,
+        "n": config.n_threshold,
+        "count": thr_count,
+        "p_mc": thr_count / config.n_threshold,
+        "p_theory": thr_theory,
+        "p_value": np.array(
+            [
+                [
+                    _binom_pvalue(thr_count[i, j], config.n_threshold, thr_theory[i, j])
+                    for j in range(len(ratios))
+                ]
+                for i in range(len(dims))
+            ]
+        ),
+        "d_curve": d_curve,
+        "p_curve": thr_curve,
+    }
     results = {
         "antipodal": antipodal,
         "degenerate": degenerate,
+        "scale_free": scale_free,
+        "threshold": threshold,
         "confidence": config.confidence,
         "seconds": time.perf_counter() - t_start,
     }
@@ -414,7 +658,7 @@ def run(
 def _write(results: dict, config: Config, out: Path) -> None:
     a, g = results["antipodal"], results["degenerate"]
     dims = np.asarray(a["dims"])
-    fig, (ax1, ax2) = _common.new_figure(2, 1, width=5.0, height=3.9)
+    fig, (ax1, ax2, ax3, ax4) = _common.new_figure(2, 2, width=5.0, height=3.9)
     for j, alpha in enumerate(a["alphas"]):
         c = f"C{j}"
         deg = alpha * 180 / math.pi
@@ -507,13 +751,114 @@ def _write(results: dict, config: Config, out: Path) -> None:
             capsize=2,
             label="lohe.degenerate_probability",
         )
+    lo_p, hi_p = g["plateau"]
+    ax2.axhspan(lo_p, hi_p, color="0.5", alpha=0.5)
+    ax2.axhline(
+        np.sqrt(lo_p * hi_p),
+        color="0.4",
+        ls="--",
+        lw=1.0,
+        label=f"$d\\to\\infty$ plateau P($\\|w\\|_2 < {g['eps']:g}$) = {np.sqrt(lo_p * hi_p):.1e}",
+    )
     ax2.set(
         xlabel="$d_{osc}$",
         ylabel=f"P($\\|h\\| < {g['eps']:g}$)",
-        title=f"degenerate drive, m={g['n_anchors']} anchors (line: exact)",
+        title=f"absolute event, m={g['n_anchors']}: plateaus (it measures w)",
     )
     _common.dim_ticks(ax2, dims)
     ax2.legend(fontsize=7, loc="lower left")
+
+    sf = results["scale_free"]
+    dc = np.asarray(sf["d_curve"])
+    k = np.asarray(sf["count_relative"])
+    p = np.asarray(sf["p_relative"])
+    hit = k > 0
+    ax3.errorbar(
+        dims[hit],
+        p[hit],
+        yerr=[p[hit] - sf["ci_lo_relative"][hit], sf["ci_hi_relative"][hit] - p[hit]],
+        fmt="o",
+        ms=4,
+        color="C0",
+        capsize=2,
+        label=f"P($\\|h\\| < {sf['rel_eps']:g}\\,\\|w\\|_2$), MC n={sf['n']:.0e}",
+    )
+    if (~hit).any():
+        ax3.plot(dims[~hit], sf["ci_hi_relative"][~hit], "v", color="C0", mfc="none")
+    pl = np.asarray(sf["p_relative_lohe"])
+    okl = np.isfinite(pl) & (pl > 0)
+    if okl.any():
+        ax3.plot(
+            dims[okl],
+            pl[okl],
+            "s",
+            ms=6,
+            color="C1",
+            mfc="none",
+            label="lohe.relative_degenerate_probability",
+        )
+    ax3.semilogy(
+        dc,
+        np.maximum(sf["relative_bound"], 1e-300),
+        "C0:",
+        lw=1.2,
+        label="its proved bound (mean over w)",
+    )
+    he = np.asarray(sf["hull_exact_curve"])
+    pos = he > 0
+    ax3.semilogy(
+        dc[pos],
+        he[pos],
+        "C2-",
+        lw=1.2,
+        label=f"P(0 $\\in$ conv), Wendel; 0 for d $\\geq$ {sf['n_anchors']}",
+    )
+    hb = np.asarray(sf["hull_bound_curve"])
+    ax3.semilogy(dc[hb > 0], hb[hb > 0], "C2:", lw=1.0, label="Hoeffding bound")
+    hd = np.asarray(sf["hull_dims"])
+    hc = np.asarray(sf["hull_count"]) / sf["n_hull"]
+    if hd.size:
+        ax3.plot(
+            hd[hc > 0],
+            hc[hc > 0],
+            "D",
+            color="C2",
+            ms=4,
+            mfc="none",
+            label=f"hull MC (linprog), n={sf['n_hull']}",
+        )
+    ax3.set(
+        xlabel="$d_{osc}$",
+        ylabel="probability",
+        title="scale-free events: decay in d",
+        ylim=(max(1e-7, 0.3 / sf["n"]), 1.5),
+    )
+    _common.dim_ticks(ax3, dims)
+    ax3.legend(fontsize=6.5, loc="lower left")
+
+    th = results["threshold"]
+    for j, ratio in enumerate(th["ratios"]):
+        c = f"C{j}"
+        ax4.plot(
+            th["d_curve"],
+            th["p_curve"][:, j],
+            "-",
+            color=c,
+            lw=1.2,
+            label=f"$\\|h\\|T$ = {ratio:g} log cot($\\delta$/2)",
+        )
+        ax4.plot(dims, th["p_mc"][:, j], "o", color=c, ms=3.5, mfc="none")
+    ax4.plot(
+        [], [], "ko", ms=3.5, mfc="none", label=f"MC (exact angle), n={th['n']:.0e}"
+    )
+    ax4.set(
+        xlabel="$d_{osc}$",
+        ylabel=f"P($\\varphi(T) > \\delta$), $\\delta$={th['delta']:g}",
+        title=f"finite time: threshold $\\|h\\|T$ = log cot($\\delta$/2) = {th['log_cot']:.2f}",
+        ylim=(-0.02, 1.02),
+    )
+    _common.dim_ticks(ax4, dims)
+    ax4.legend(fontsize=6.5, loc="center right")
     _common.save_figure(fig, out / "failure.png")
 
     rows: dict[str, list] = {
@@ -564,10 +909,62 @@ def _write(results: dict, config: Config, out: Path) -> None:
             "p_value": g["p_value"],
         },
     )
+    sf, th = results["scale_free"], results["threshold"]
+    _common.write_csv(
+        out / "scale_free.csv",
+        {
+            "d": sf["dims"],
+            "n": [sf["n"]] * len(sf["dims"]),
+            "count_relative": sf["count_relative"],
+            "p_relative": sf["p_relative"],
+            "ci_lo_relative": sf["ci_lo_relative"],
+            "ci_hi_relative": sf["ci_hi_relative"],
+            "p_relative_lohe": sf["p_relative_lohe"],
+            "hull_exact": sf["hull_exact_all"],
+            "hull_count": [
+                int(sf["hull_count"][sf["hull_dims"].index(d)])
+                if d in sf["hull_dims"]
+                else -1
+                for d in sf["dims"]
+            ],
+        },
+    )
+    _common.write_csv(
+        out / "threshold.csv",
+        {
+            "d": np.repeat(th["dims"], len(th["ratios"])),
+            "ratio": np.tile(th["ratios"], len(th["dims"])),
+            "T": np.tile(th["horizons"], len(th["dims"])),
+            "n": [th["n"]] * (len(th["dims"]) * len(th["ratios"])),
+            "count": np.asarray(th["count"]).reshape(-1),
+            "p_mc": np.asarray(th["p_mc"]).reshape(-1),
+            "p_theory": np.asarray(th["p_theory"]).reshape(-1),
+            "p_value": np.asarray(th["p_value"]).reshape(-1),
+        },
+    )
     _common.write_json(
         out / "results.json",
         {
             "study": NAME,
+            "scale_free": {
+                k: sf[k]
+                for k in (
+                    "n_anchors",
+                    "rel_eps",
+                    "n",
+                    "p_relative",
+                    "rate_relative_mc",
+                    "hull_dims",
+                    "n_hull",
+                    "hull_count",
+                    "hull_exact",
+                    "hull_p_value",
+                )
+            },
+            "threshold": {
+                k: th[k]
+                for k in ("delta", "log_cot", "ratios", "horizons", "n", "p_value")
+            },
             "confidence": results["confidence"],
             "antipodal": {
                 k: a[k]
@@ -593,6 +990,7 @@ def _write(results: dict, config: Config, out: Path) -> None:
                     "rate_theory_mc_points",
                     "rate_mc",
                     "p_theory",
+                    "plateau",
                 )
             },
             "dims": a["dims"],
@@ -619,6 +1017,27 @@ def summary(results: dict) -> str:
         f"  degenerate (m={g['n_anchors']}, eps={g['eps']:g}): rate exact {g['rate_theory']:.4f} (all d),"
         f" {g['rate_theory_mc_points']:.4f} (d with MC counts), MC {g['rate_mc']:.4f};"
         f" smallest p-value {g['min_p_value']:.3g}"
+    )
+    lo_p, hi_p = g["plateau"]
+    lines.append(
+        f"  degenerate plateau (d -> infinity): P(||w||_2 < {g['eps']:g}) in [{lo_p:.3g}, {hi_p:.3g}]"
+    )
+    sf, th = results["scale_free"], results["threshold"]
+    rel = ", ".join(f"{p:.3g}" for p in sf["p_relative"])
+    lines.append(
+        f"  relative P(||h|| < {sf['rel_eps']:g} ||w||_2) at d={sf['dims']}: {rel};"
+        f" fitted rate {sf['rate_relative_mc']:.3f}"
+    )
+    hull = ", ".join(
+        f"d={d}: {k}/{sf['n_hull']} (exact {p:.4f})"
+        for d, k, p in zip(
+            sf["hull_dims"], sf["hull_count"], sf["hull_exact"], strict=True
+        )
+    )
+    lines.append(f"  convex hull (LP): {hull}")
+    lines.append(
+        f"  finite-time threshold log cot(delta/2) = {th['log_cot']:.4f};"
+        f" smallest binomial p-value {float(np.min(th['p_value'])):.3g}"
     )
     lines.append(f"  ({results['seconds']:.1f} s)")
     return "\n".join(lines)

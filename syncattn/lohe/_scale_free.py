@@ -1,0 +1,248 @@
+r"""Scale-free degenerate events of the fixed-query drive: the convex-hull law and the relative threshold.
+
+The fixed-query drive is $h = \sum_{j=1}^m w_j r_j$. Its *absolute* degeneracy
+$P(\|h\| < \varepsilon)$ tends to $P(\|w\|_2 < \varepsilon)$ as $d \to \infty$ (the
+cross terms of $\|h\|^2 = \|w\|_2^2 + 2\sum_{j<k} w_j w_k \langle r_j, r_k\rangle$ are
+$O(d^{-1/2})$): it measures the scale of the weights. The events below are
+scale-free, and those are the ones that vanish as $d$ grows:
+
+* the convex-hull event $0 \in \operatorname{conv}\{r_j\}$ (the only way positive
+  weights can cancel), [`hull_degenerate_probability`][];
+* the relative event $\|h\| < \varepsilon\|w\|_2$, [`relative_degenerate_bound`][],
+  [`relative_degenerate_probability`][].
+
+The absolute event itself is `degenerate_probability` (in `_failure.py`, with the
+other failure odds).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from fractions import Fraction
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from .._checks import as_float, check_count, check_dim, check_finite, check_scalar_range
+from .._types import Array, Float, PRNGKeyArray, ScalarLike
+from ..sphere import _sample_uniform
+
+
+__all__ = [
+    "HullOdds",
+    "hull_degenerate_probability",
+    "relative_degenerate_bound",
+    "relative_degenerate_probability",
+]
+
+
+# ------------------------------------------------------------------ convex-hull law
+class HullOdds(NamedTuple):
+    """Exact value and Hoeffding bound of $P(0 \\in \\operatorname{conv}\\{r_j\\})$."""
+
+    exact: float
+    bound: float
+
+
+def _hull_exact(m: int, d: int) -> float:
+    n = m - 1
+    if d > n:
+        return 0.0
+    if d <= n // 2:  # the shorter of the two sums, both exact in integers
+        below = sum(math.comb(n, k) for k in range(d))
+        return float(Fraction(2**n - below, 2**n))
+    return float(Fraction(sum(math.comb(n, k) for k in range(d, n + 1)), 2**n))
+
+
+def _hull_bound(m: int, d: int) -> float:
+    n = m - 1
+    if d > n:
+        return 0.0
+    t = d - n / 2
+    return math.exp(-2 * t * t / n) if t > 0 else 1.0
+
+
+def hull_degenerate_probability(n_anchors: int, d: int) -> HullOdds:
+    r"""Probability that $m$ uniform anchors admit a positive drive $h = 0$ (Wendel).
+
+    $$P\bigl(0 \in \operatorname{conv}\{r_1, \dots, r_m\}\bigr)
+      = 2^{-(m-1)}\sum_{k=d}^{m-1}\binom{m-1}{k}
+      = P\bigl(\operatorname{Bin}(m-1, \tfrac12) \ge d\bigr)
+      \le \begin{cases} 0, & d \ge m,\\
+      e^{-2(d - (m-1)/2)^2/(m-1)}, & \tfrac{m-1}2 < d < m,\\ 1, & \text{else,}\end{cases}$$
+
+    $m$ = `n_anchors`, $d$ = `d`, $r_j$ i.i.d. uniform on $S^{d-1}$ (Wendel, 1962:
+    any law symmetric about 0 whose points are a.s. in general position). With
+    strictly positive weights (softplus couplings), $h = \sum_j w_j r_j = 0$ forces
+    $0 = h/\sum_j w_j \in \operatorname{conv}\{r_j\}$; conversely, a.s. $0$ is then
+    interior to the hull and some positive weights cancel. The event is scale free:
+    it does not depend on the size of the weights. It is exactly $0$ for
+    $d \ge m$, and for $m - 1 < 2cd$ with $c < 1$ the Hoeffding term decays
+    exponentially in $d$. Proof: `proofs/proof_hull_degeneracy.py`.
+
+    Args:
+        n_anchors: $m \ge 1$.
+        d: ambient dimension, an int $\ge 2$.
+
+    Returns:
+        `HullOdds(exact, bound)`: the probability (exact rational, rounded once to
+        float) and the bound above (Python floats).
+
+    Raises:
+        ValueError: $d < 2$ or $m < 1$. TypeError: non-int `d`.
+
+    Example:
+        >>> hull_degenerate_probability(4, 2)  # P(Bin(3, 1/2) >= 2) = 1/2
+        HullOdds(exact=0.5, bound=0.8464...)
+    """
+    d = check_dim(d)
+    check_count(n_anchors, "n_anchors")
+    m = int(n_anchors)
+    return HullOdds(_hull_exact(m, d), _hull_bound(m, d))
+
+
+# ------------------------------------------------------------- relative threshold
+def _relative_bound(w, eps, d):
+    a2 = w * w
+    s2 = jnp.sum(a2, axis=-1)
+    pos = s2 > 0
+    s2_safe = jnp.where(pos, s2, 1.0)
+    q = jnp.sum(a2 * a2, axis=-1) / (s2_safe * s2_safe)  # sum_j a_j^4, a = w/||w||_2
+    gap = jnp.maximum(1.0 - eps * eps, 0.0)
+    gap_safe = jnp.where(gap > 0, gap, 1.0)
+    cheb = jnp.where(
+        gap > 0, 2.0 * jnp.maximum(1.0 - q, 0.0) / (d * gap_safe * gap_safe), 1.0
+    )
+    absw = -jnp.sort(-jnp.abs(w), axis=-1)  # descending order minimises the sum
+    W_prev = jnp.cumsum(absw, axis=-1) - absw  # sum_{j<k} |w_j|
+    S = jnp.sum(absw * absw * W_prev * W_prev, axis=-1)
+    S_safe = jnp.where(S > 0, S, 1.0)
+    expo = jnp.where(S > 0, -d * gap * gap * s2 * s2 / (8.0 * S_safe), -jnp.inf)
+    azuma = jnp.where(gap > 0, jnp.exp(expo), 1.0)
+    out = jnp.minimum(jnp.minimum(cheb, azuma), 1.0)
+    return jnp.where(pos, out, 0.0)
+
+
+def relative_degenerate_bound(
+    w: Float[Array, "*batch m"], eps: ScalarLike, d: int
+) -> Float[Array, "*batch"]:
+    r"""Upper bound on $P(\|h\| < \varepsilon\|w\|_2)$ for fixed weights, uniform anchors.
+
+    With $h = \sum_j w_j r_j$, $r_j$ i.i.d. uniform on $S^{d-1}$, $a = w/\|w\|_2$:
+    $\mathbb E\|h\|^2 = \|w\|_2^2$ and $\operatorname{Var}(\|h\|^2/\|w\|_2^2) =
+    2(1 - \sum_j a_j^4)/d$, so $\|h\|/\|w\|_2$ concentrates at 1, and for
+    $\varepsilon < 1$
+
+    $$P(\|h\| < \varepsilon\|w\|_2) \le \min\Bigl\{\frac{2(1 - \sum_j a_j^4)}{d\,(1-\varepsilon^2)^2},\;
+      \exp\Bigl(-\frac{d\,(1-\varepsilon^2)^2\,\|w\|_2^4}{8\sum_k w_k^2 W_{k-1}^2}\Bigr)\Bigr\},
+      \qquad W_{k-1} = \sum_{j<k} |w_j|,$$
+
+    the first by Chebyshev, the second by a Chernoff bound on the martingale
+    $\|h_k\|^2 - \sum_{j \le k} w_j^2 = \sum_{j\le k} 2 w_j\|h_{j-1}\|\,x_j$ whose
+    increments $x_j = \langle r_j, h_{j-1}/\|h_{j-1}\|\rangle$ satisfy
+    $\mathbb E e^{\lambda x_j} \le e^{\lambda^2/(2d)}$ (weights taken in decreasing
+    $|w_k|$, the order that minimises the sum). The second is exponential in $d$
+    for every $\varepsilon < 1$, with a rate of order $1/m$ for comparable weights.
+    Proof: `proofs/proof_relative_degeneracy.py`.
+
+    $w$ = `w` (any signs), $\varepsilon$ = `eps`, $d$ = `d`. Returns 1 for
+    $\varepsilon \ge 1$, and 0 for $w = 0$ (the event $\|h\| < 0$ is empty) or a single
+    non-zero weight ($\|h\| = \|w\|_2$).
+
+    Args:
+        w: weights, shape `(*batch, m)`, $m \ge 1$.
+        eps: relative threshold $\varepsilon \ge 0$ (broadcasts with the batch).
+        d: ambient dimension, an int $\ge 2$.
+
+    Returns:
+        bounds in $[0, 1]$, shape `*batch` (broadcast with `eps`).
+
+    Raises:
+        ValueError: empty or non-finite `w`, negative or NaN `eps`, $d < 2$.
+
+    Example:
+        >>> relative_degenerate_bound(jnp.ones(16), 0.5, 64)
+    """
+    d = check_dim(d)
+    w = as_float(w, "w")
+    if w.ndim < 1 or w.shape[-1] == 0:
+        raise ValueError(f"w must have shape (*batch, m) with m >= 1; got {w.shape}.")
+    check_finite(w, "w")
+    eps = as_float(eps, "eps")
+    check_scalar_range(eps, "eps", low=0.0)
+    return _relative_bound(w, eps, d)
+
+
+@functools.partial(jax.jit, static_argnums=(3, 4, 5, 6))
+def _relative_hits(key, eps, scale, d, m, chunk, n_samples):
+    def hits(args):
+        k, i = args
+        k_r, k_g = jax.random.split(k)
+        r = _sample_uniform(k_r, (chunk, m), d, None)
+        w = jax.nn.softplus(scale * jax.random.normal(k_g, (chunk, m), r.dtype))
+        h = jnp.einsum("sj,sjd->sd", w, r)
+        hit = jnp.sum(h * h, axis=-1) < eps * eps * jnp.sum(w * w, axis=-1)
+        valid = i * chunk + jnp.arange(chunk) < n_samples  # the last chunk may overhang
+        return jnp.sum(hit & valid)
+
+    n_chunks = -(-n_samples // chunk)
+    keys = jax.random.split(key, n_chunks)
+    return jnp.sum(jax.lax.map(hits, (keys, jnp.arange(n_chunks))))
+
+
+def relative_degenerate_probability(
+    key: PRNGKeyArray,
+    d: int,
+    n_anchors: int,
+    eps: float,
+    n_samples: int = 100_000,
+    scale: float = 1.0,
+    *,
+    chunk_size: int = 8192,
+) -> tuple[Float[Array, ""], Float[Array, ""]]:
+    r"""Monte Carlo estimate of the scale-free event $P(\|h\| < \varepsilon\|w\|_2)$.
+
+    $$h = \sum_{j=1}^{m} w_j r_j,\quad w_j = \operatorname{softplus}(g_j),\quad
+      r_j \overset{iid}\sim \mathrm{Unif}(S^{d-1}),\quad g_j \overset{iid}\sim
+      \mathcal N(0, s^2),\quad r \perp g$$
+
+    (the weight model of `lohe.degenerate_probability`). $m$ = `n_anchors`, $d$ =
+    `d`, $\varepsilon$ = `eps`, $s$ = `scale`, $N$ = `n_samples`. Unlike the absolute
+    event $\|h\| < \varepsilon$, this one does not depend on the scale of the
+    weights and decays exponentially in $d$ for $\varepsilon < 1$ (see
+    [`relative_degenerate_bound`][]). Returns $\hat p$ and its binomial standard error
+    $\sqrt{\hat p(1-\hat p)/N}$ (0 when there are no hits: raise $N$).
+
+    Args:
+        key: PRNG key.
+        d: ambient dimension, an int $\ge 2$.
+        n_anchors: $m \ge 1$.
+        eps: relative threshold $\varepsilon > 0$.
+        n_samples: $N \ge 1$.
+        scale: score standard deviation $s > 0$.
+        chunk_size: samples per chunk (memory about `chunk_size * m * d`).
+
+    Returns:
+        `(estimate, standard_error)`, scalars in the default float dtype.
+
+    Raises:
+        ValueError: $d < 2$, non-positive counts, `eps` or `scale` $\le 0$.
+
+    Example:
+        >>> p, se = relative_degenerate_probability(jax.random.key(0), 8, 16, 0.5, 10_000)
+    """
+    d = check_dim(d)
+    for v, name in (
+        (n_anchors, "n_anchors"),
+        (n_samples, "n_samples"),
+        (chunk_size, "chunk_size"),
+    ):
+        check_count(v, name)
+    check_scalar_range(eps, "eps", low=0.0, low_inclusive=False)
+    check_scalar_range(scale, "scale", low=0.0, low_inclusive=False)
+    chunk = int(min(chunk_size, n_samples))
+    count = _relative_hits(key, eps, scale, d, int(n_anchors), chunk, int(n_samples))
+    p_hat = count / n_samples
+    return p_hat, jnp.sqrt(p_hat * (1 - p_hat) / n_samples)
