@@ -186,8 +186,9 @@ def coupling_forms(ns, seed, rounds=7):
     rather than the product (24-41 ms for the all-to-all matrix at N = 3000 against
     2-8 ms for a same-sized matrix with 1% non-zeros, in earlier runs).
 
-    As a diagnostic, "dense, closed over" times that old way for the all-to-all
-    matrix. The forms of one N are timed round-robin, ``rounds`` rounds of
+    As diagnostics, "dense, closed over" times that old way for the all-to-all
+    matrix, and two rows time the dense product alone: both sums as one product
+    ``K @ (cos, sin)`` (what ``vector_field`` does) and as two products. The forms of one N are timed round-robin, ``rounds`` rounds of
     about 20 ms of calls each (at least 3), so load on a shared machine hits them alike; each row
     records the median and the minimum over rounds and the ratio of medians to the
     mean field of the same N, measured side by side.
@@ -206,6 +207,17 @@ def coupling_forms(ns, seed, rounds=7):
             g = jax.jit(lambda t: kuramoto.vector_field(t, 0.0, dense))
             calls["dense, closed over (jit constant; diagnostic)"] = functools.partial(
                 g, th
+            )
+            # the products alone: vector_field forms both sums with one product
+            # K @ (cos, sin), reading the matrix once; two products read it twice
+            cs = (jnp.cos(th), jnp.sin(th))
+            two = jax.jit(lambda K, c, s: (K @ c, K @ s))
+            one = jax.jit(lambda K, c, s: K @ jnp.stack([c, s], -1))
+            calls["K cos, K sin as two products (diagnostic)"] = functools.partial(
+                two, dense, *cs
+            )
+            calls["K (cos, sin) as one product (diagnostic)"] = functools.partial(
+                one, dense, *cs
             )
         times = {name: [] for name in calls}
         reps = {}

@@ -29,6 +29,16 @@ def safe_norm(x, axis: int = -1, keepdims: bool = False):
     return jnp.where(pos, jnp.sqrt(safe_sq), jnp.zeros_like(sq))
 
 
+def mean_field(x, axis: int = -1, keepdims: bool = False):
+    r"""The mean field of a population: $\frac1n\sum_{j=1}^n x_j$ along `axis`.
+
+    The one sum behind both flows' all-to-all couplings and their order parameters:
+    Kuramoto averages the phasors $(\cos\theta_j, \sin\theta_j)$ (giving
+    $R e^{i\psi}$, [`syncattn.torus.order_parameter`][]), Lohe the unit vectors $x_j$.
+    """
+    return jnp.mean(x, axis=axis, keepdims=keepdims)
+
+
 def eps_for(dtype) -> float:
     """A dtype-aware small number: ``sqrt(machine eps)`` scale, used for degeneracy tests."""
     return (

@@ -26,6 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ._checks import as_float, check_finite, check_nonempty, is_concrete
+from ._numerics import mean_field, sincos
 from ._types import Array, ArrayLike, Complex, Float
 
 
@@ -184,9 +185,9 @@ def _order_parts(theta, weights, axis):
 
 @functools.partial(jax.jit, static_argnames="axis")
 def _mean_xy(theta, w, axis):
-    c, s = jnp.cos(theta), jnp.sin(theta)
+    s, c = sincos(theta)
     if w is None:
-        return jnp.mean(c, axis=axis), jnp.mean(s, axis=axis)
+        return mean_field(c, axis), mean_field(s, axis)
     W = jnp.sum(w, axis=axis)
     # double where: a traced all-zero weight row gives z = 0 with finite gradients
     pos = W > 0

@@ -17,9 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 IMPORT_NAME = {
     "jax": "jax"
 }  # distribution -> import name, where they differ (none today)
-# declared for a room that is being built now: the training loop (syncattn/training, optax
-# schedules) per ARCHITECTURE.md; drop it from here once syncattn imports it
-PENDING = {"optax"}
+# declared for a room that is still being built (none now: optax arrived with training/)
+PENDING: set[str] = set()
 
 
 def _requirement_name(req: str) -> str:

@@ -442,3 +442,23 @@ def test_simulate_saveat_conventions():
         kuramoto.simulate(th, 0.0, 1.0, 2.0, saveat=1)
     with pytest.raises(ValueError, match="saveat times"):
         kuramoto.simulate(th, 0.0, 1.0, 2.0, saveat=jnp.array([0.0, 3.0]))
+
+
+@pytest.mark.parametrize("n", [999, 1000])  # both sides of the one-product threshold
+def test_dense_field_large_n_matches_numpy(n):
+    """Large dense couplings take the one-product path; batched K and theta too."""
+    rng = np.random.default_rng(n)
+    theta = rng.uniform(-np.pi, np.pi, (2, n))
+    omega = rng.normal(size=n)
+    K = rng.normal(size=(2, n, n)) / n
+    # float64 numpy, the sine of every difference formed explicitly
+    ref = omega + np.stack(
+        [
+            np.sum(K[b] * np.sin(theta[b][None, :] - theta[b][:, None] - 0.3), -1)
+            for b in range(2)
+        ]
+    )
+    got = kuramoto.vector_field(theta, omega, K, frustration=0.3)
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12)
+    got_shared = kuramoto.vector_field(theta, omega, K[0], frustration=0.3)
+    np.testing.assert_allclose(got_shared[0], ref[0], rtol=0, atol=1e-12)

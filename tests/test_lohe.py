@@ -209,7 +209,7 @@ def test_simulate_jit_vmap_over_x0():
     )
     geo = lohe.simulate(X0, OMEGA, KMAT, 2.0, saveat=11, method="geodesic").x
     assert_close(jax.vmap(g, out_axes=1)(X0), geo)
-    one = lohe.simulate(X0[0], OMEGA, KMAT, 2.0, method="geodesic")  # saveat=None
+    one = lohe.simulate(X0[0], OMEGA, KMAT, 2.0, saveat=None, method="geodesic")
     assert one.x.shape == (1, N, D)
     assert_close(one.x[0], geo[-1, 0])
 
@@ -227,7 +227,7 @@ def test_simulate_bad_inputs():
         lohe.simulate(X0, None, 1.0, 1.0, saveat=jnp.array([0.5, 2.0]))
     with pytest.raises(ValueError, match="saveat"):
         lohe.simulate(X0, None, 1.0, 1.0, saveat=1)
-    with pytest.raises(ValueError, match="dt must lie in"):
+    with pytest.raises(ValueError, match="dt0 must lie in"):
         lohe.simulate(X0, None, 1.0, 1.0, method="geodesic", dt=0.0)
     with pytest.raises(ValueError, match="Omega must be skew"):
         lohe.simulate(X0, jnp.ones((N, D, D)), 1.0, 1.0)

@@ -18,6 +18,7 @@ from .._checks import (
     check_finite,
     check_nonempty,
 )
+from .._numerics import mean_field
 from .._types import (
     Array,
     ArrayLike,
@@ -163,15 +164,24 @@ def _check_theta(theta, name="theta"):
     return theta
 
 
+# From N = 1000 one (N, 2) product beats two matrix-vector products (1.3-1.9x at
+# N = 1000-3000); at N = 300 it is 2.6x slower (XLA:CPU's matrix-vector path):
+# benchmarks/flows.py, coupling forms, the two "(diagnostic)" product rows.
+_ONE_PRODUCT_MIN_N = 1000
+
+
 def _listen(coupling, kind, c, s):
     """Return ($\\sum_j K_{ij} \\cos\\theta_j$, $\\sum_j K_{ij} \\sin\\theta_j$) for every i."""
     if kind == "scalar":
         # K_ij = K/N: both sums are K times the order parameter's components (O(N)).
-        return coupling * jnp.mean(c, -1, keepdims=True), coupling * jnp.mean(
-            s, -1, keepdims=True
-        )
+        return coupling * mean_field(c, -1, True), coupling * mean_field(s, -1, True)
     if kind == "dense":
         K = coupling.astype(c.dtype)
+        if c.shape[-1] >= _ONE_PRODUCT_MIN_N:
+            # a large dense product is memory-bound: one product with the stacked
+            # (cos, sin) reads the N x N matrix once per evaluation, not once per sum
+            out = jnp.einsum("...ij,...jk->...ik", K, jnp.stack([c, s], axis=-1))
+            return out[..., 0], out[..., 1]
         return jnp.einsum("...ij,...j->...i", K, c), jnp.einsum(
             "...ij,...j->...i", K, s
         )

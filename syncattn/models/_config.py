@@ -178,6 +178,12 @@ class ModelConfig:
                     "the Kuramoto model reads out through prototype phases; "
                     "tie_embeddings must be False."
                 )
+        if self.attention == "oscillator" and self.positions == "rope":
+            raise ValueError(
+                "OscillatorAttention has no rotary positions (its anchors r_j are "
+                "indexed by position); set positions to 'sinusoidal', 'learned' or "
+                "'none'."
+            )
         if self.task == "classifier" and self.tie_embeddings:
             raise ValueError("tie_embeddings applies to task='lm' only.")
 
@@ -217,16 +223,16 @@ def _presets(name: str, attention: str) -> ModelConfig:
         )  # fmt: skip
     if name == "1m":
         sizes = {
-            "softmax": dict(d_model=128, n_layers=4, n_heads=4, d_ff=352),
-            "oscillator": dict(d_model=128, n_layers=4, n_heads=4, d_ff=344, d_osc=8),
-            "kuramoto": dict(d_model=128, n_layers=4, n_heads=4, d_ff=448),
+            "softmax": dict(d_model=128, n_layers=4, n_heads=4, d_ff=432),
+            "oscillator": dict(d_model=128, n_layers=4, n_heads=4, d_ff=416, d_osc=8),
+            "kuramoto": dict(d_model=128, n_layers=4, n_heads=4, d_ff=352),
         }[attention]
         return _lm(name, attention, max_len=256, **sizes)
     if name == "5m":
         sizes = {
-            "softmax": dict(d_model=256, n_layers=6, n_heads=8, d_ff=624),
-            "oscillator": dict(d_model=256, n_layers=6, n_heads=8, d_ff=616, d_osc=8),
-            "kuramoto": dict(d_model=256, n_layers=6, n_heads=8, d_ff=800),
+            "softmax": dict(d_model=256, n_layers=6, n_heads=8, d_ff=712),
+            "oscillator": dict(d_model=256, n_layers=6, n_heads=8, d_ff=696, d_osc=8),
+            "kuramoto": dict(d_model=256, n_layers=6, n_heads=8, d_ff=544),
         }[attention]
         return _lm(name, attention, max_len=256, **sizes)
     if name == "paper-b-lm":

@@ -6,6 +6,8 @@ here, so the models follow the layers' signatures in one place.
 
 from __future__ import annotations
 
+import inspect
+
 import equinox as eqx
 import jax
 
@@ -31,14 +33,20 @@ def make_norm(config: ModelConfig) -> eqx.Module:
 
 
 def apply_norm(norm: eqx.Module, x):
-    return jax.vmap(norm)(x)
+    # equinox's LayerNorm takes one token; nn.RMSNorm takes the sequence (T, d).
+    if isinstance(norm, eqx.nn.LayerNorm):
+        return jax.vmap(norm)(x)
+    return norm(x)
 
 
 def make_attention(config: ModelConfig, *, causal: bool, key) -> eqx.Module:
     nn = _nn()
     if config.attention == "softmax":
+        extra = {}
+        if _accepts(nn.SoftmaxAttention.__init__, "rope"):
+            extra["rope"] = config.positions == "rope"
         return nn.SoftmaxAttention(
-            config.d_model, config.n_heads, key=key, causal=causal
+            config.d_model, config.n_heads, key=key, causal=causal, **extra
         )
     if config.attention == "oscillator":
         return nn.OscillatorAttention(
@@ -56,9 +64,18 @@ def make_attention(config: ModelConfig, *, causal: bool, key) -> eqx.Module:
     raise ValueError(f"no transformer attention {config.attention!r}.")
 
 
+def _accepts(fn, name: str) -> bool:
+    return name in inspect.signature(fn).parameters
+
+
 def call_attention(attention: eqx.Module, x, mask):
     if mask is None:
         return attention(x)
+    if not _accepts(type(attention).__call__, "mask"):
+        raise NotImplementedError(
+            f"{type(attention).__name__} takes no key-padding mask yet; call the model "
+            "without padding (mask=None, or a config with pad_id=None)."
+        )
     return attention(x, mask=mask)
 
 
@@ -96,4 +113,4 @@ def call_angle_swiglu(ffn: eqx.Module, theta):
 
 
 def make_prototype_readout(config: ModelConfig, *, key) -> eqx.Module:
-    return _nn().PrototypeReadout(config.vocab_size, config.d_model, key=key)
+    return _nn().PrototypeReadout(config.d_model, config.vocab_size, key=key)

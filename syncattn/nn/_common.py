@@ -69,16 +69,42 @@ def causal_mask(T: int, U: int | None = None):
     return jnp.tril(jnp.ones((T, U), bool))
 
 
-def attention_weights(q, k, causal: bool):
+def check_key_mask(mask, T: int):
+    """A key-padding mask: bool (T,), True = a real token that may be attended to."""
+    if mask is None:
+        return None
+    mask = jnp.asarray(mask)
+    if mask.dtype != jnp.bool_ or mask.shape != (T,):
+        raise ValueError(
+            f"mask must be a boolean array of shape (T,)=({T},) (True = real token); "
+            f"got dtype {mask.dtype}, shape {mask.shape}."
+        )
+    return mask
+
+
+def allowed(T: int, causal: bool, key_mask=None):
+    """Boolean (T, T) attend-matrix: causal and/or key padding.
+
+    A row left with no real key (a padding token before every real one) falls back to
+    its causal row, so every row attends to something and no softmax sees only -inf.
+    """
+    base = causal_mask(T) if causal else jnp.ones((T, T), bool)
+    if key_mask is None:
+        return base
+    m = base & key_mask[None, :]
+    return jnp.where(jnp.any(m, -1, keepdims=True), m, base)
+
+
+def attention_weights(q, k, causal: bool, key_mask=None):
     """Softmax weights (H, T, U) of the scores q_t . k_u (scale already folded into q)."""
     s = jnp.einsum("thd,uhd->htu", q, k)
-    if causal:
-        s = jnp.where(causal_mask(q.shape[0], k.shape[0])[None], s, -jnp.inf)
+    if causal or key_mask is not None:
+        s = jnp.where(allowed(q.shape[0], causal, key_mask)[None], s, -jnp.inf)
     wdt = jnp.promote_types(s.dtype, jnp.float32)
     return jax.nn.softmax(s.astype(wdt), axis=-1).astype(q.dtype)
 
 
-def attend(q, k, v, causal: bool):
+def attend(q, k, v, causal: bool, key_mask=None):
     r"""$\operatorname{softmax}(q k^\top)\, v$ per head; q, k, v of shape (T, H, D).
 
     float64 takes the exact einsum path (jax.nn.dot_product_attention computes its
@@ -86,5 +112,8 @@ def attend(q, k, v, causal: bool):
     a fused kernel on GPU with O(T * width) memory.
     """
     if q.dtype == jnp.float64:
-        return jnp.einsum("htu,uhd->thd", attention_weights(q, k, causal), v)
-    return jax.nn.dot_product_attention(q, k, v, scale=1.0, is_causal=causal)
+        return jnp.einsum("htu,uhd->thd", attention_weights(q, k, causal, key_mask), v)
+    if key_mask is None:
+        return jax.nn.dot_product_attention(q, k, v, scale=1.0, is_causal=causal)
+    m = allowed(q.shape[0], causal, key_mask)[None]
+    return jax.nn.dot_product_attention(q, k, v, mask=m, scale=1.0)

@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import math
 
-import diffrax
 import equinox as eqx
 import jax
 import jax.numpy as jnp
 
 from .. import lohe, sphere
-from .._types import Array, Float, PRNGKeyArray
+from .._types import Array, Bool, Float, PRNGKeyArray
 from ._common import (
+    allowed,
     cast,
     causal_mask,
     check_choice,
     check_input,
     check_int,
+    check_key_mask,
     check_positive,
     linear,
 )
@@ -104,7 +105,10 @@ class OscillatorAttention(eqx.Module):
 
     Equilibrium: `"closed"` ($h/\|h\|$) or `"ode"`: the fixed-query flow, time-rescaled
     to $\dot z = (I - z z^\top) h/\|h\|$ (same orbit; $\tan(\varphi/2)$ decays as
-    $e^{-t}$), integrated with diffrax (Tsit5, PID at `ode_rtol`/`ode_atol`) to
+    $e^{-t}$). That is the Lohe flow of the pair $(z, \hat h)$ in which $z$ listens to
+    $\hat h = h/\|h\|$ with weight 1 and $\hat h$ to nobody, so it is integrated by
+    [`syncattn.lohe.simulate`][] (diffrax, adaptive steps per oscillator, tolerances
+    `ode_rtol`/`ode_atol`) to
     $t_1$ = `ode_t1` from a uniform random start drawn from `key` (default
     `jax.random.key(ode_seed)`), differentiably. A degenerate drive
     ($\|h_i\| \le \sqrt{\varepsilon}$) gives $z_i = e_1$ in both (finite, zero
@@ -121,6 +125,12 @@ class OscillatorAttention(eqx.Module):
       $O(T\, d_h (d_\mathrm{osc}+1)^p)$ time, memory linear in $T$ (chunks of `chunk`).
     - `"chunked"` (any coupling): the same sums accumulated over key blocks of `chunk`
       tokens (`lax.scan`, rematerialised), $O(T\cdot\mathrm{chunk})$ memory.
+
+    Key padding: `__call__(x, mask=m)`, `m` bool `(T,)` with True = real token, zeroes
+    the couplings $w_{ij}$ of padded keys $j$ before the fixed point (as the published
+    layer does); with `mask_readout=True` padded keys are also dropped from the readout
+    (the published layer keeps them there). A query with no real key keeps its causal
+    readout row.
 
     If every unmasked $1 + z_i\cdot r_j$ vanishes, row $i$ falls back to uniform weights
     (as [`syncattn.lohe.readout`][]).
@@ -141,6 +151,7 @@ class OscillatorAttention(eqx.Module):
         d_head: query/key/value width per head (default `d_model // n_heads`).
         chunk: block length of the linear and chunked paths.
         ode_t1, ode_rtol, ode_atol, ode_seed: settings of `equilibrium="ode"`.
+        mask_readout: also apply a key-padding mask at the readout.
     """
 
     wq: eqx.nn.Linear
@@ -166,6 +177,7 @@ class OscillatorAttention(eqx.Module):
     ode_rtol: float = eqx.field(static=True)
     ode_atol: float = eqx.field(static=True)
     ode_seed: int = eqx.field(static=True)
+    mask_readout: bool = eqx.field(static=True)
 
     def __init__(
         self,
@@ -182,6 +194,7 @@ class OscillatorAttention(eqx.Module):
         causal=True,
         anchors="position",
         normalize_anchors=True,
+        mask_readout=False,
         d_head=None,
         chunk=128,
         ode_t1=40.0,
@@ -260,6 +273,7 @@ class OscillatorAttention(eqx.Module):
         self.max_len, self.coupling, self.p = max_len, coupling, p
         self.equilibrium, self.impl, self.causal = equilibrium, impl, bool(causal)
         self.anchors, self.normalize_anchors = anchors, bool(normalize_anchors)
+        self.mask_readout = bool(mask_readout)
 
     # ------------------------------------------------------------------ pieces
     def _anchor_vectors(self, s, x):
@@ -276,8 +290,8 @@ class OscillatorAttention(eqx.Module):
         k = linear(s.wk, x).reshape(T, H, dh).transpose(1, 0, 2)
         return q, k
 
-    def _couplings(self, s, x, q, k):
-        """The masked couplings w (H, T, T)."""
+    def _couplings(self, s, x, q, k, km):
+        """The masked couplings w (H, T, T): causal and key-padding masks."""
         T, H, dh = x.shape[0], self.n_heads, self.d_head
         if self.coupling == "softplus":
             F = s.wq.weight.reshape(H, dh, self.d_model)
@@ -287,6 +301,8 @@ class OscillatorAttention(eqx.Module):
             w = self._sigma(q[:, :, None, :], k[:, None, :, :])
         if self.causal:
             w = w * causal_mask(T)[None].astype(w.dtype)
+        if km is not None:
+            w = w * km[None, None, :].astype(w.dtype)
         return w
 
     def _sigma(self, qi, kj):
@@ -299,6 +315,12 @@ class OscillatorAttention(eqx.Module):
             return jax.nn.softplus(raw)
         return jax.nn.relu(raw) + RELU_EPS
 
+    def _readout_mask(self, T, km):
+        """The readout's (1, T, T) mask, or None (bidirectional, no padding mask)."""
+        if self.mask_readout and km is not None:
+            return allowed(T, self.causal, km)[None]
+        return causal_mask(T)[None] if self.causal else None
+
     def _settle(self, h, key):
         """z and the degeneracy flag from the drive h (H, T, d_osc)."""
         z, deg = lohe.equilibrium(h)
@@ -308,63 +330,63 @@ class OscillatorAttention(eqx.Module):
         key = jax.random.key(self.ode_seed) if key is None else key
         z0 = sphere.sample_uniform(key, h.shape[:-1], self.d_osc, dtype=wdt)
         hf = h.astype(wdt)
-        n = jnp.linalg.norm(jnp.where(deg[..., None], 1.0, hf), axis=-1, keepdims=True)
-        hhat = jnp.where(deg[..., None], 0.0, hf / n)  # double where: no 0/0
+        e1 = jnp.zeros_like(hf).at[..., 0].set(1.0)
+        n = jnp.linalg.norm(jnp.where(deg[..., None], e1, hf), axis=-1, keepdims=True)
+        hhat = jnp.where(deg[..., None], e1, hf / n)  # double where: no 0/0
+        # the fixed-query flow, time-rescaled, is the Lohe flow of the pair (z, hhat)
+        # in which z listens to hhat with weight 1 and hhat listens to nobody
+        K = jnp.array([[0.0, 1.0], [0.0, 0.0]], wdt)
 
-        def solve(
-            z0_i, hhat_i
-        ):  # one oscillator: its own adaptive steps (exact causality)
-            return diffrax.diffeqsolve(
-                diffrax.ODETerm(_fixed_query_rhs),
-                diffrax.Tsit5(),
-                t0=0.0,
-                t1=self.ode_t1,
-                dt0=None,
-                y0=z0_i,
-                args=hhat_i,
-                stepsize_controller=diffrax.PIDController(
-                    rtol=self.ode_rtol, atol=self.ode_atol
-                ),
+        def solve(z0_i, hhat_i):  # one oscillator, its own adaptive steps (causality)
+            sol = lohe.simulate(
+                jnp.stack([z0_i, hhat_i]),
+                None,
+                K,
+                self.ode_t1,
+                saveat=None,
+                rtol=self.ode_rtol,
+                atol=self.ode_atol,
                 max_steps=16_384,
-            ).ys[-1]
+            )
+            states = getattr(sol, "states", None)  # the unified Solution (issue 7)
+            return (sol.x if states is None else states)[-1, 0]
 
         z_ode = jax.vmap(jax.vmap(solve))(z0, hhat).astype(h.dtype)
         return jnp.where(deg[..., None], z, z_ode), deg
 
     # ------------------------------------------------------------------ paths
-    def _quadratic(self, s, x, v, key):
+    def _quadratic(self, s, x, v, km, key):
         T = x.shape[0]
         q, k = self._qk(s, x)
         r = self._anchor_vectors(s, x)
-        w = self._couplings(s, x, q, k)
+        w = self._couplings(s, x, q, k, km)
         h = lohe.drive(w, r)
         z, deg = self._settle(h, key)
-        mask = causal_mask(T)[None] if self.causal else None
-        a = lohe.readout(z, r, mask=mask, p=self.p)
+        a = lohe.readout(z, r, mask=self._readout_mask(T, km), p=self.p)
         out = jnp.einsum("htu,hud->htd", a, v)
         return out, dict(couplings=w, anchors=r, h=h, z=z, weights=a, degenerate=deg)
 
-    def _linear(self, s, x, v, key):
+    def _linear(self, s, x, v, km, key):
         q, k = self._qk(s, x)
         r = self._anchor_vectors(s, x)
-        h = _linear_attention(
-            _elu1(q) / self.d_head, _elu1(k), r, self.causal, self.chunk
-        )
+        fk = _elu1(k)
+        if km is not None:  # padded keys: zero features, zero couplings
+            fk = fk * km[None, :, None].astype(fk.dtype)
+        h = _linear_attention(_elu1(q) / self.d_head, fk, r, self.causal, self.chunk)
         z, deg = self._settle(h, key)
         p = int(self.p)
-        ones = jnp.ones_like(v[..., :1])
-        nd = _linear_attention(
-            _tensor_power_features(z, p),
-            _tensor_power_features(r, p),
-            jnp.concatenate([v, ones], -1),
-            self.causal,
-            self.chunk,
-        )
-        return self._normalise(nd[..., :-1], nd[..., -1:], v), dict(
-            anchors=r, h=h, z=z, degenerate=deg
-        )
+        vv = jnp.concatenate([v, jnp.ones_like(v[..., :1])], -1)
+        fz, fr = _tensor_power_features(z, p), _tensor_power_features(r, p)
+        nd = _linear_attention(fz, fr, vv, self.causal, self.chunk)
+        out = self._normalise(nd[..., :-1], nd[..., -1:], v, None)
+        if self.mask_readout and km is not None:
+            fr_m = fr * km[None, :, None].astype(fr.dtype)
+            nd = _linear_attention(fz, fr_m, vv, self.causal, self.chunk)
+            out_m = self._normalise(nd[..., :-1], nd[..., -1:], v, km)
+            out = jnp.where(self._has_real_key(km)[None, :, None], out_m, out)
+        return out, dict(anchors=r, h=h, z=z, degenerate=deg)
 
-    def _chunked(self, s, x, v, key):
+    def _chunked(self, s, x, v, km, key):
         T, H = x.shape[0], self.n_heads
         q, k = self._qk(s, x)
         r = self._anchor_vectors(s, x)
@@ -376,14 +398,15 @@ class OscillatorAttention(eqx.Module):
             a = jnp.pad(a, ((0, 0), (0, pad), (0, 0)))
             return a.reshape(H, N, C, a.shape[-1]).transpose(1, 0, 2, 3)
 
-        valid = (jnp.arange(N * C) < T).reshape(N, C)
+        valid = jnp.arange(N * C) < T
+        real = valid if km is None else valid & jnp.pad(km, (0, pad))
+        valid, real = valid.reshape(N, C), real.reshape(N, C)
         rows = jnp.arange(T)
 
-        def block_mask(j0, ok):  # (1, T, C): key j0 + c is real and (causal) <= i
-            cols = j0 + jnp.arange(C)
+        def block_mask(j0, ok):  # (1, T, C): key j0 + c is allowed for query i
             m = ok[None, :]
             if self.causal:
-                m = m & (cols[None, :] <= rows[:, None])
+                m = m & (j0 + jnp.arange(C)[None, :] <= rows[:, None])
             return m[None]
 
         @jax.checkpoint
@@ -395,36 +418,58 @@ class OscillatorAttention(eqx.Module):
 
         starts = jnp.arange(N) * C
         h0 = jnp.zeros((H, T, self.d_osc), x.dtype)
-        h, _ = jax.lax.scan(drive_step, h0, (blocks(k), blocks(r), starts, valid))
+        h, _ = jax.lax.scan(drive_step, h0, (blocks(k), blocks(r), starts, real))
         z, deg = self._settle(h, key)
         p = self.p
 
         @jax.checkpoint
         def read_step(acc, blk):
-            rb, vb, j0, ok = blk
+            rb, vb, j0, ok, ok_real = blk
             base = jnp.maximum(0.0, 1.0 + jnp.einsum("htd,hcd->htc", z, rb))
             pos = base > 0
             u = jnp.where(pos, jnp.where(pos, base, 1.0) ** p, 0.0)  # double where: 0^p
-            u = jnp.where(block_mask(j0, ok), u, 0.0)
-            num, den = acc
+            u_all = jnp.where(block_mask(j0, ok), u, 0.0)
+            u_real = jnp.where(block_mask(j0, ok_real), u, 0.0)
+            num, den, num_r, den_r = acc
             return (
-                num + jnp.einsum("htc,hcd->htd", u, vb),
-                den + jnp.sum(u, -1, keepdims=True),
+                num + jnp.einsum("htc,hcd->htd", u_all, vb),
+                den + jnp.sum(u_all, -1, keepdims=True),
+                num_r + jnp.einsum("htc,hcd->htd", u_real, vb),
+                den_r + jnp.sum(u_real, -1, keepdims=True),
             ), None
 
-        acc0 = (jnp.zeros_like(v), jnp.zeros((H, T, 1), v.dtype))
-        (num, den), _ = jax.lax.scan(
-            read_step, acc0, (blocks(r), blocks(v), starts, valid)
+        zero_den = jnp.zeros((H, T, 1), v.dtype)
+        acc0 = (jnp.zeros_like(v), zero_den, jnp.zeros_like(v), zero_den)
+        (num, den, num_r, den_r), _ = jax.lax.scan(
+            read_step, acc0, (blocks(r), blocks(v), starts, valid, real)
         )
-        return self._normalise(num, den, v), dict(anchors=r, h=h, z=z, degenerate=deg)
+        out = self._normalise(num, den, v, None)
+        if self.mask_readout and km is not None:
+            out_m = self._normalise(num_r, den_r, v, km)
+            out = jnp.where(self._has_real_key(km)[None, :, None], out_m, out)
+        return out, dict(anchors=r, h=h, z=z, degenerate=deg)
 
-    def _normalise(self, num, den, v):
-        """num/den, or the uniform average of the unmasked values where den = 0."""
+    def _has_real_key(self, km):
+        """(T,) True where query i has at least one allowed real key."""
+        return (
+            jnp.cumsum(km) > 0
+            if self.causal
+            else jnp.broadcast_to(jnp.any(km), km.shape)
+        )
+
+    def _normalise(self, num, den, v, km):
+        """num/den, or the uniform average over the allowed keys where den = 0."""
+        w = (
+            jnp.ones_like(v[..., :1])
+            if km is None
+            else km[None, :, None].astype(v.dtype)
+        )
         if self.causal:
-            cnt = jnp.arange(1, v.shape[1] + 1, dtype=v.dtype)[None, :, None]
-            mean = jnp.cumsum(v, axis=1) / cnt
+            tot, cnt = jnp.cumsum(v * w, axis=1), jnp.cumsum(w, axis=1)
         else:
-            mean = jnp.mean(v, axis=1, keepdims=True) * jnp.ones_like(v[..., :1])
+            tot = jnp.sum(v * w, axis=1, keepdims=True)
+            cnt = jnp.sum(w, axis=1, keepdims=True)
+        mean = tot / jnp.maximum(cnt, 1.0)
         ok = den > 0
         return jnp.where(ok, num / jnp.where(ok, den, 1.0), mean)
 
@@ -433,6 +478,7 @@ class OscillatorAttention(eqx.Module):
         self,
         x: Float[Array, "T d_model"],
         *,
+        mask: Bool[Array, " T"] | None = None,
         key: PRNGKeyArray | None = None,
         diagnostics: bool = False,
     ) -> Float[Array, "T d_model"] | tuple[Float[Array, "T d_model"], dict]:
@@ -442,6 +488,7 @@ class OscillatorAttention(eqx.Module):
             raise ValueError(
                 f"x has T={T} tokens, more than max_len={self.max_len} position anchors."
             )
+        km = check_key_mask(mask, T)
         s = cast(self, x.dtype)
         v = linear(s.wv, x).reshape(T, H, self.d_head).transpose(1, 0, 2)
         path = {
@@ -449,22 +496,18 @@ class OscillatorAttention(eqx.Module):
             "linear": self._linear,
             "chunked": self._chunked,
         }[self.impl]
-        out, aux = path(s, x, v, key)
+        out, aux = path(s, x, v, km, key)
         y = linear(s.wo, out.transpose(1, 0, 2).reshape(T, H * self.d_head))
         if not diagnostics:
             return y
         if self.impl != "quadratic":  # the (T, T) matrices, for inspection only
             q, k = self._qk(s, x)
-            aux["couplings"] = self._couplings(s, x, q, k)
-            mask = causal_mask(T)[None] if self.causal else None
-            aux["weights"] = lohe.readout(aux["z"], aux["anchors"], mask=mask, p=self.p)
+            aux["couplings"] = self._couplings(s, x, q, k, km)
+            rmask = self._readout_mask(T, km)
+            aux["weights"] = lohe.readout(
+                aux["z"], aux["anchors"], mask=rmask, p=self.p
+            )
         return y, aux
-
-
-def _fixed_query_rhs(
-    t, z, hhat
-):  # module level: diffrax's compile cache hits across calls
-    return lohe.fixed_query_field(z, hhat)
 
 
 __all__ = ["OscillatorAttention"]

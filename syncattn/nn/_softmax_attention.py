@@ -8,13 +8,14 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from .._types import Array, Float, PRNGKeyArray
+from .._types import Array, Bool, Float, PRNGKeyArray
 from ._common import (
     attend,
     attention_weights,
     cast,
     check_input,
     check_int,
+    check_key_mask,
     check_positive,
     linear,
 )
@@ -30,8 +31,13 @@ class SoftmaxAttention(eqx.Module):
 
     with $u \le t$ when `causal`, $R(\omega t)$ the RoPE rotation
     ([`syncattn.nn.rope`][]) with frequencies $\omega_j = b^{-j/(d_h/2)}$, and
-    $d_h$ = `d_model // n_heads`. No biases. float64 inputs take an exact einsum path;
-    other dtypes go through `jax.nn.dot_product_attention`.
+    $d_h$ = `d_model // n_heads`. No biases (`out_bias=True` adds $b_o$, as the
+    published softmax baseline of seed 001 has); `rope=False` drops the rotation (for
+    models with additive positions). float64 inputs take an exact einsum path; other
+    dtypes go through `jax.nn.dot_product_attention`.
+
+    `__call__(x, mask=...)` takes a key-padding mask, bool `(T,)`, True = real token:
+    keys with False get zero weight (a row with no real key keeps its causal row).
 
     Args:
         d_model: width $d$.
@@ -39,6 +45,8 @@ class SoftmaxAttention(eqx.Module):
         key: PRNG key.
         causal: mask $u > t$.
         rope_base: RoPE base $b > 1$.
+        rope: rotate queries and keys (RoPE).
+        out_bias: a bias on the output projection.
     """
 
     wq: eqx.nn.Linear
@@ -49,15 +57,24 @@ class SoftmaxAttention(eqx.Module):
     n_heads: int = eqx.field(static=True)
     causal: bool = eqx.field(static=True)
     rope_base: float = eqx.field(static=True)
+    rope: bool = eqx.field(static=True)
 
     def __init__(
-        self, d_model, n_heads, *, key: PRNGKeyArray, causal=True, rope_base=10_000.0
+        self,
+        d_model,
+        n_heads,
+        *,
+        key: PRNGKeyArray,
+        causal=True,
+        rope_base=10_000.0,
+        rope=True,
+        out_bias=False,
     ):
         d_model, n_heads = check_int(d_model, "d_model"), check_int(n_heads, "n_heads")
-        if d_model % n_heads or (d_model // n_heads) % 2:
+        if d_model % n_heads or (rope and (d_model // n_heads) % 2):
             raise ValueError(
-                f"d_model={d_model} must split into n_heads={n_heads} heads of even width "
-                "(RoPE rotates pairs)."
+                f"d_model={d_model} must split into n_heads={n_heads} heads"
+                + (" of even width (RoPE rotates pairs)." if rope else ".")
             )
         check_positive(rope_base, "rope_base")
         if rope_base <= 1:
@@ -66,25 +83,35 @@ class SoftmaxAttention(eqx.Module):
         self.wq = eqx.nn.Linear(d_model, d_model, use_bias=False, key=kq)
         self.wk = eqx.nn.Linear(d_model, d_model, use_bias=False, key=kk)
         self.wv = eqx.nn.Linear(d_model, d_model, use_bias=False, key=kv)
-        self.wo = eqx.nn.Linear(d_model, d_model, use_bias=False, key=ko)
+        self.wo = eqx.nn.Linear(d_model, d_model, use_bias=bool(out_bias), key=ko)
         self.d_model, self.n_heads = d_model, n_heads
-        self.causal, self.rope_base = bool(causal), float(rope_base)
+        self.causal, self.rope_base, self.rope = (
+            bool(causal),
+            float(rope_base),
+            bool(rope),
+        )
 
     def __call__(
-        self, x: Float[Array, "T d_model"], *, diagnostics: bool = False
+        self,
+        x: Float[Array, "T d_model"],
+        *,
+        mask: Bool[Array, " T"] | None = None,
+        diagnostics: bool = False,
     ) -> Float[Array, "T d_model"] | tuple[Float[Array, "T d_model"], dict]:
         x = check_input(x, "x", f"(T, d_model={self.d_model})", self.d_model)
-        self_ = cast(self, x.dtype)
+        s = cast(self, x.dtype)
         T, H = x.shape[0], self.n_heads
+        mask = check_key_mask(mask, T)
         dh = self.d_model // H
-        omega = rope_frequencies(
-            dh // 2, self.rope_base, jnp.promote_types(x.dtype, jnp.float32)
-        )
-        pos = jnp.arange(T)
-        q = _rope(linear(self_.wq, x).reshape(T, H, dh), omega, pos) / math.sqrt(dh)
-        k = _rope(linear(self_.wk, x).reshape(T, H, dh), omega, pos)
-        v = linear(self_.wv, x).reshape(T, H, dh)
-        y = linear(self_.wo, attend(q, k, v, self.causal).reshape(T, self.d_model))
+        q = linear(s.wq, x).reshape(T, H, dh) / math.sqrt(dh)
+        k = linear(s.wk, x).reshape(T, H, dh)
+        if self.rope:
+            wdt = jnp.promote_types(x.dtype, jnp.float32)
+            omega = rope_frequencies(dh // 2, self.rope_base, wdt)
+            pos = jnp.arange(T)
+            q, k = _rope(q, omega, pos), _rope(k, omega, pos)
+        v = linear(s.wv, x).reshape(T, H, dh)
+        y = linear(s.wo, attend(q, k, v, self.causal, mask).reshape(T, self.d_model))
         if not diagnostics:
             return y
-        return y, {"weights": attention_weights(q, k, self.causal)}
+        return y, {"weights": attention_weights(q, k, self.causal, mask)}

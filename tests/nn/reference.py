@@ -89,10 +89,21 @@ def kuramoto_attention(layer, theta):
     return th + bound(gate_v * a, layer.bound), A, a
 
 
-def oscillator_attention(layer, x):
+def allowed_matrix(T, causal, key_mask=None):
+    """Row i: the keys j that query i may use (a row with no real key keeps its causal row)."""
+    base = np.tril(np.ones((T, T), bool)) if causal else np.ones((T, T), bool)
+    if key_mask is None:
+        return base
+    m = base & np.asarray(key_mask)[None, :]
+    return np.where(m.any(1, keepdims=True), m, base)
+
+
+def oscillator_attention(layer, x, key_mask=None):
     """Naive fixed-query oscillator attention: loops over heads, queries and keys."""
     x = np_(x)
     T = x.shape[0]
+    km = np.ones(T, bool) if key_mask is None else np.asarray(key_mask)
+    read = allowed_matrix(T, layer.causal, key_mask if layer.mask_readout else None)
     H, dh, d = layer.n_heads, layer.d_head, layer.d_osc
     q = (x @ np_(layer.wq.weight).T).reshape(T, H, dh)
     k = (x @ np_(layer.wk.weight).T).reshape(T, H, dh)
@@ -112,7 +123,7 @@ def oscillator_attention(layer, x):
         for i in range(T):
             hi = np.zeros(d)
             js = range(i + 1) if layer.causal else range(T)
-            for j in js:
+            for j in (j for j in js if km[j]):
                 raw = q[i, h] @ k[j, h] / math.sqrt(dh)
                 if layer.coupling == "softplus":
                     w = softplus(raw)
@@ -124,6 +135,7 @@ def oscillator_attention(layer, x):
                 hi += w * r[h, j]
             z = hi / np.linalg.norm(hi)
             Z[h, i] = z
+            js = np.nonzero(read[i])[0]
             u = np.array([max(0.0, 1.0 + z @ r[h, j]) ** layer.p for j in js])
             for j, uj in zip(js, u, strict=True):
                 A[h, i, j] = uj / u.sum()
@@ -132,7 +144,7 @@ def oscillator_attention(layer, x):
     return y, dict(couplings=W, weights=A, z=Z, anchors=r)
 
 
-def softmax_attention(layer, x):
+def softmax_attention(layer, x, key_mask=None):
     """Naive RoPE softmax attention with explicit per-pair rotations."""
     x = np_(x)
     T = x.shape[0]
@@ -143,7 +155,9 @@ def softmax_attention(layer, x):
     q = (x @ np_(layer.wq.weight).T).reshape(T, H, dh)
     k = (x @ np_(layer.wk.weight).T).reshape(T, H, dh)
     v = (x @ np_(layer.wv.weight).T).reshape(T, H, dh)
-    allowed = np.tril(np.ones((T, T), bool)) if layer.causal else np.ones((T, T), bool)
+    allowed = allowed_matrix(T, layer.causal, key_mask)
+    if not layer.rope:
+        om = np.zeros(m)
     out = np.zeros((T, H, dh))
     A = np.zeros((H, T, T))
     for h in range(H):
@@ -157,4 +171,7 @@ def softmax_attention(layer, x):
                 )
         A[h] = softmax_rows(s, allowed)
         out[:, h] = A[h] @ v[:, h]
-    return out.reshape(T, H * dh) @ np_(layer.wo.weight).T, A
+    y = out.reshape(T, H * dh) @ np_(layer.wo.weight).T
+    if layer.wo.bias is not None:
+        y = y + np_(layer.wo.bias)
+    return y, A

@@ -239,3 +239,58 @@ def test_bad_shapes():
         L(tokens(0, (T, D + 1)))
     with pytest.raises(ValueError, match="T >= 1"):
         L(jnp.zeros((0, D)))
+
+
+PAD = jnp.ones(T, bool).at[3].set(False).at[T - 2 :].set(False)
+
+
+@pytest.mark.parametrize("impl", ["quadratic", "linear", "chunked"])
+@pytest.mark.parametrize("mask_readout", [False, True])
+@pytest.mark.parametrize("causal", [True, False])
+def test_key_padding_mask_matches_naive_loop(impl, mask_readout, causal):
+    kw = dict(coupling="elu1", p=2, impl=impl, chunk=4, causal=causal)
+    L, x = layer(mask_readout=mask_readout, **kw), tokens(9)
+    y, aux = L(x, mask=PAD, diagnostics=True)
+    want, ref = reference.oscillator_attention(L, x, PAD)
+    assert_close(y, want)
+    assert_close(aux["couplings"], ref["couplings"])
+    assert_close(aux["weights"], ref["weights"])
+
+
+def test_key_padding_softplus_and_padded_tokens_are_ignored():
+    L, x = layer(mask_readout=True, anchors="content"), tokens(10)
+    want, _ = reference.oscillator_attention(L, x, PAD)
+    assert_close(L(x, mask=PAD), want)
+    x2 = jnp.where(PAD[:, None], x, 5.0 * tokens(11))
+    real = np.asarray(PAD)  # the rows of real tokens do not see padded ones
+    np.testing.assert_array_equal(
+        np.asarray(L(x2, mask=PAD))[real], np.asarray(L(x, mask=PAD))[real]
+    )
+    assert_close(
+        layer(mask_readout=True, impl="chunked", chunk=5)(x, mask=PAD),
+        layer(mask_readout=True)(x, mask=PAD),
+    )
+
+
+@pytest.mark.parametrize("impl", ["quadratic", "linear", "chunked"])
+def test_left_padding_is_degenerate_and_finite(impl):
+    L = layer(coupling="elu1", p=2, impl=impl, chunk=4, mask_readout=True)
+    mask = jnp.arange(T) >= 3
+    y, aux = L(tokens(12), mask=mask, diagnostics=True)
+    deg = np.asarray(aux["degenerate"])
+    assert deg[:, :3].all() and not deg[:, 3:].any()
+    assert np.all(np.isfinite(np.asarray(y)))
+    g = eqx.filter_jit(
+        eqx.filter_grad(lambda m: jnp.sum(m(tokens(12), mask=mask) ** 2))
+    )(L)
+    assert all(
+        np.all(np.isfinite(np.asarray(v)))
+        for v in jax.tree.leaves(eqx.filter(g, eqx.is_inexact_array))
+    )
+
+
+def test_bad_mask():
+    with pytest.raises(ValueError, match="mask"):
+        layer()(tokens(), mask=jnp.ones(T))
+    with pytest.raises(ValueError, match="mask"):
+        layer()(tokens(), mask=jnp.ones(T + 1, bool))

@@ -118,3 +118,27 @@ def test_rope_errors():
     with pytest.raises(ValueError, match="base"):
         nn.rope_frequencies(4, base=1.0)
     assert math.isclose(float(nn.rope_frequencies(1)[0]), 1.0)
+
+
+def test_key_padding_mask_rope_switch_and_bias():
+    mask = jnp.ones(T, bool).at[2].set(False).at[T - 3 :].set(False)
+    for kw in (dict(), dict(causal=False), dict(rope=False, out_bias=True)):
+        L, x = layer(**kw), tokens(8)
+        y, aux = L(x, mask=mask, diagnostics=True)
+        want, A = reference.softmax_attention(L, x, mask)
+        assert_close(y, want)
+        assert_close(aux["weights"], A)
+        assert_close(
+            eqx.filter_jit(L)(x.astype(jnp.float32), mask=mask), want, jnp.float32
+        )
+    # padded tokens do not reach the real rows; a row with no real key keeps its causal row
+    L = layer()
+    left = jnp.arange(T) >= 2
+    x = tokens(9)
+    x2 = x.at[:2].set(7.0)
+    np.testing.assert_array_equal(
+        np.asarray(L(x2, mask=left))[2:], np.asarray(L(x, mask=left))[2:]
+    )
+    assert np.all(np.isfinite(np.asarray(L(x, mask=left))))
+    with pytest.raises(ValueError, match="mask"):
+        L(x, mask=jnp.ones(T, jnp.int32))

@@ -1,0 +1,240 @@
+r"""The one simulation driver behind [`syncattn.kuramoto.simulate`][] and [`syncattn.lohe.simulate`][].
+
+Both flows are autonomous ODEs $\dot y = f(y)$ on a product of spheres (circles for
+Kuramoto). This module holds everything they share, written once:
+
+* the argument set: `solver` (a name or a diffrax instance), `rtol`, `atol`, `dt0`,
+  `saveat`, `max_steps`, and its checks (`check_options`, `check_t1`);
+* the save-time rule (`save_times`);
+* the diffrax set-up: solver, step-size controller, `SaveAt` (`solve`);
+* the result type [`syncattn.kuramoto.Solution`][] (the same class as
+  [`syncattn.lohe.Solution`][]): times, states, order parameter.
+"""
+
+from __future__ import annotations
+
+import diffrax
+import equinox as eqx
+import jax.numpy as jnp
+import numpy as np
+
+from ._checks import (
+    as_float,
+    check_count,
+    check_finite,
+    check_scalar_range,
+    is_concrete,
+)
+from ._types import Array, Complex, Float, Int
+
+
+__all__ = ["Solution", "SOLVERS", "check_options", "save_times", "solve"]
+
+SOLVERS = {
+    "dopri5": diffrax.Dopri5,
+    "tsit5": diffrax.Tsit5,
+    "dopri8": diffrax.Dopri8,
+    "bosh3": diffrax.Bosh3,
+    "heun": diffrax.Heun,
+    "euler": diffrax.Euler,
+}
+_NO_ERROR_ESTIMATE = (diffrax.Euler, diffrax.Heun)
+
+
+class Solution(eqx.Module):
+    r"""Result of [`syncattn.kuramoto.simulate`][] and [`syncattn.lohe.simulate`][].
+
+    $$Z(t) = \frac1n\sum_{j=1}^n x_j(t), \qquad r(t) = |Z(t)|$$
+
+    with $x_j = e^{i\theta_j}$ for Kuramoto ($Z = R e^{i\psi}$, complex) and
+    $x_j \in S^{d-1}$ for Lohe ($Z \in \mathbb{R}^d$).
+
+    Attributes:
+        ts: save times, shape `(S,)`.
+        states: states at `ts`, shape `(S, *batch, n)` (phases) or `(S, *batch, n, d)`
+            (unit vectors); `None` when the flow was asked not to keep them.
+        order: the order parameter $Z$ at `ts`: complex `(S, *batch)` for Kuramoto,
+            real `(S, *batch, d)` for Lohe.
+        r: its modulus $r = |Z|$ ($R$ for Kuramoto, $\rho$ for Lohe), `(S, *batch)`.
+        final: the state at $t_1$, shape `(*batch, n)` or `(*batch, n, d)`.
+        num_steps: accepted solver steps (exp-map stepping: the steps taken).
+
+    Old names: `theta` and `x` are `states`, `theta_final` is `final`, `rho` is `r`,
+    `psi` is $\arg Z$ (Kuramoto).
+    """
+
+    ts: Float[Array, " S"]
+    states: Array | None
+    order: Complex[Array, " S *batch"] | Float[Array, " S *batch d"]
+    r: Float[Array, " S *batch"]
+    final: Array
+    num_steps: Int[Array, ""]
+
+    @property
+    def theta(self):
+        """Kuramoto name of `states`."""
+        return self.states
+
+    @property
+    def x(self):
+        """Lohe name of `states`."""
+        return self.states
+
+    @property
+    def theta_final(self):
+        """Kuramoto name of `final`."""
+        return self.final
+
+    @property
+    def rho(self):
+        """Lohe name of `r`."""
+        return self.r
+
+    @property
+    def psi(self):
+        r"""Mean phase $\psi = \arg Z$ (Kuramoto; complex `order` only)."""
+        if not jnp.iscomplexobj(self.order):
+            raise AttributeError("psi is defined for a complex (Kuramoto) order parameter.")
+        return jnp.angle(self.order)
+
+
+def check_options(
+    *, solver, rtol, atol, dt0, max_steps
+) -> tuple[diffrax.AbstractSolver, diffrax.AbstractStepSizeController]:
+    """Check the shared solver options; return the solver and its step-size controller.
+
+    `rtol=None` (with `dt0`) or a solver without an error estimate (Euler, Heun) means
+    constant steps of `dt0`; otherwise a PID controller at `rtol`/`atol`.
+
+    Raises:
+        ValueError: unknown solver name, non-positive `rtol`/`atol`/`dt0`, a fixed-step
+            request without `dt0`, `max_steps` not a positive int.
+        TypeError: `solver` neither a name nor a diffrax solver.
+    """
+    if isinstance(solver, str):
+        if solver.lower() not in SOLVERS:
+            raise ValueError(
+                f"solver must be one of {sorted(SOLVERS)} or a diffrax solver; got {solver!r}."
+            )
+        solver = SOLVERS[solver.lower()]()
+    elif not isinstance(solver, diffrax.AbstractSolver):
+        raise TypeError(
+            f"solver must be a name in {sorted(SOLVERS)} or a diffrax solver instance; "
+            f"got {type(solver).__name__}."
+        )
+    if rtol is None and dt0 is None:
+        raise ValueError("rtol=None asks for fixed steps: pass dt0 (the step size) too.")
+    if isinstance(solver, _NO_ERROR_ESTIMATE) and dt0 is None:
+        raise ValueError(
+            f"solver {type(solver).__name__} has no error estimate: pass dt0 (a fixed step)."
+        )
+    if rtol is not None:
+        check_scalar_range(rtol, "rtol", low=0.0, low_inclusive=False)
+        check_scalar_range(atol, "atol", low=0.0, low_inclusive=False)
+    if dt0 is not None:
+        check_scalar_range(dt0, "dt0", low=0.0, low_inclusive=False)
+    check_count(max_steps, "max_steps")
+    if rtol is None or isinstance(solver, _NO_ERROR_ESTIMATE):
+        return solver, diffrax.ConstantStepSize()
+    return solver, diffrax.PIDController(rtol=rtol, atol=atol)
+
+
+def save_times(
+    saveat, t1, t1_np, dtype
+) -> tuple[Float[Array, " S"], np.ndarray | None]:
+    r"""The save-time rule of both flows.
+
+    * `None`: $t_1$ only;
+    * an int $S \ge 2$: $S$ equally spaced times $t_k = k\,t_1/(S-1)$, $k = 0..S-1$;
+    * a 1-D array: those times, non-decreasing in $[0, t_1]$ (rounding slack of 4 ulp is
+      clipped).
+
+    Args:
+        saveat: as above.
+        t1: final time, a scalar (checked $\ge 0$ and finite by `check_t1`).
+        t1_np: the same as a Python float, or `None` when traced.
+        dtype: floating dtype of the times.
+
+    Returns:
+        `(ts, ts_np)`: the times as a `dtype` array, and a float64 numpy copy when `t1`
+        and `saveat` are concrete (else `None`).
+
+    Raises:
+        ValueError: an int below 2, a non-1-D or empty array, NaN/inf, times out of
+            order or outside $[0, t_1]$.
+    """
+    t1 = jnp.asarray(t1, dtype)
+    if saveat is None:
+        return jnp.reshape(t1, (1,)), None if t1_np is None else np.array([t1_np])
+    if isinstance(saveat, (int, np.integer)) and not isinstance(saveat, bool):
+        if saveat < 2:
+            raise ValueError(
+                "saveat must be an int >= 2 (equally spaced times), an array of times, "
+                f"or None (t1 only); got {saveat}."
+            )
+        if t1_np is None:
+            return jnp.linspace(0.0, 1.0, int(saveat), dtype=dtype) * t1, None
+        ts_np = np.linspace(0.0, t1_np, int(saveat))
+        return jnp.asarray(ts_np, dtype), ts_np
+    concrete = is_concrete(saveat)
+    ts = as_float(saveat, "saveat").astype(dtype)
+    if ts.ndim != 1 or ts.shape[0] == 0:
+        raise ValueError(
+            f"saveat must be None, an int or a 1-D non-empty array of times; got shape {ts.shape}."
+        )
+    check_finite(ts, "saveat")
+    if not (concrete and t1_np is not None):
+        return ts, None
+    ts_np = np.asarray(saveat, np.float64)
+    slack = 4 * float(jnp.finfo(dtype).eps) * max(1.0, t1_np)  # rounding of ts
+    if ts_np.min() < -slack or ts_np.max() > t1_np + slack or np.any(np.diff(ts_np) < 0):
+        raise ValueError(
+            f"saveat times must be non-decreasing within [0, t1={t1_np}]; got {ts_np}."
+        )
+    ts_np = np.clip(ts_np, 0.0, t1_np)
+    return jnp.asarray(ts_np, dtype), ts_np
+
+
+@eqx.filter_jit
+def solve(rhs, order, y0, args, t1, ts, solver, controller, dt0, max_steps, save_states):
+    r"""Integrate $\dot y = $ `rhs(t, y, args)` from $y(0) = y_0$ to $t_1$ with diffrax.
+
+    Saves, at `ts`, the state (if `save_states`) and `order(y) = (Z, r)`; and the state
+    at $t_1$. `rhs` and `order` should be module-level functions, so that the jit cache
+    hits across calls. Arguments are assumed checked (`check_options`, `save_times`).
+    """
+
+    def save(t, y, args):
+        Z, r = order(y)
+        return (y if save_states else None, Z, r)
+
+    sol = diffrax.diffeqsolve(
+        diffrax.ODETerm(rhs),
+        solver,
+        t0=jnp.zeros((), y0.dtype),
+        t1=t1,
+        dt0=dt0,
+        y0=y0,
+        args=args,
+        saveat=diffrax.SaveAt(
+            subs=[diffrax.SubSaveAt(ts=ts, fn=save), diffrax.SubSaveAt(t1=True)]
+        ),
+        stepsize_controller=controller,
+        max_steps=max_steps,
+    )
+    (ys, Z, r), final = sol.ys
+    return Solution(sol.ts[0], ys, Z, r, final[0], sol.stats["num_accepted_steps"])
+
+
+def check_t1(t1, dtype) -> tuple[Float[Array, ""], float | None]:
+    """The final time as a `dtype` scalar, and as a Python float when concrete.
+
+    The float is read from the argument itself (under `jit` every `jnp` result is
+    traced, even of a constant). `ValueError` unless a scalar $t_1 \\ge 0$.
+    """
+    t1_np = float(np.asarray(t1)) if is_concrete(t1) and np.ndim(t1) == 0 else None
+    t1 = as_float(t1, "t1")
+    if t1.ndim != 0:
+        raise ValueError(f"t1 must be a scalar; got shape {t1.shape}.")
+    check_scalar_range(t1 if t1_np is None else t1_np, "t1", low=0.0)
+    return t1.astype(dtype), t1_np

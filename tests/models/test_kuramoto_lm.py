@@ -1,0 +1,115 @@
+"""Seed 000's Kuramoto LM: the composition of its nn pieces, causality, dtypes,
+jit/grad/vmap and dropout on the phase increments."""
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from syncattn import models
+
+from .conftest import HAVE_NN
+
+
+pytestmark = pytest.mark.skipif(not HAVE_NN, reason="needs syncattn.nn")
+
+
+def build(**kw):
+    cfg = models.get_config("tiny", attention="kuramoto", **kw)
+    return models.build(cfg, key=jax.random.key(0))
+
+
+def tokens(T, seed=0):
+    return jax.random.randint(jax.random.key(seed), (T,), 0, 256, dtype=jnp.int32)
+
+
+def test_is_the_composition_of_its_layers():
+    from syncattn import nn
+
+    model = build()
+    assert isinstance(model, models.KuramotoLM)
+    assert isinstance(model.embedding, nn.PhaseEmbedding)
+    assert all(isinstance(a, nn.KuramotoAttention) for a in model.attentions)
+    assert all(isinstance(f, nn.AngleSwiGLU) for f in model.ffns)
+    assert isinstance(model.readout, nn.PrototypeReadout)
+    x = tokens(10)
+    theta = model.embedding.phases[x]  # the embedding, by hand
+    for attn, ffn in zip(model.attentions, model.ffns, strict=True):
+        theta = ffn(attn(theta))
+    # prototype readout by hand: s * sum_j cos(theta_tj - phi_vj)
+    phi, s = model.readout.prototypes, model.readout.scale
+    ref = s * jnp.cos(theta[:, None, :] - phi[None, :, :]).sum(-1)
+    np.testing.assert_allclose(model(x), ref, rtol=1e-10, atol=1e-10)
+
+
+def test_shape_and_causality():
+    model = build()
+    f = eqx.filter_jit(lambda m, x: m(x))
+    x = tokens(16)
+    out = f(model, x)
+    assert out.shape == (16, 256) and out.dtype == jnp.float64
+    for t in (0, 7, 14):
+        y = x.at[t + 1 :].set((x[t + 1 :] + 31) % 256)
+        out2 = f(model, y)
+        np.testing.assert_array_equal(
+            np.asarray(out2[: t + 1]), np.asarray(out[: t + 1])
+        )
+        assert not np.allclose(out2[t + 1 :], out[t + 1 :])
+
+
+def test_ablations_build_and_run():
+    x = tokens(6)
+    nofnn = build(ffn="none")
+    assert nofnn.ffns is None and nofnn(x).shape == (6, 256)
+    assert build(value="learned")(x).shape == (6, 256)
+    assert build(gates=False)(x).shape == (6, 256)
+
+
+@pytest.mark.parametrize("dtype", [jnp.float32, jnp.bfloat16])
+def test_low_precision_forward(dtype):
+    model = build()
+    ref = model(tokens(12))
+    out = eqx.filter_jit(lambda m, x: m(x))(models.cast(model, dtype), tokens(12))
+    assert out.dtype == dtype and bool(jnp.all(jnp.isfinite(out)))
+    tol = 1e-3 if dtype == jnp.float32 else 0.25
+    err = float(jnp.max(jnp.abs(out.astype(jnp.float64) - ref)))
+    assert err < tol * float(jnp.max(jnp.abs(ref))), err
+
+
+def test_dropout_acts_on_increments():
+    model = build(dropout=0.5)
+    x = tokens(8)
+    np.testing.assert_array_equal(model(x), model(x, key=None))
+    a = model(x, key=jax.random.key(1))
+    assert not np.allclose(a, model(x))
+    np.testing.assert_array_equal(a, model(x, key=jax.random.key(1)))
+
+
+def test_jit_grad_vmap_over_a_batch():
+    model = build(dropout=0.1)
+    batch = jnp.stack([tokens(9, seed=s) for s in range(3)])
+
+    @eqx.filter_jit
+    def loss(m, b, key):
+        keys = jax.random.split(key, b.shape[0])
+        logits = jax.vmap(lambda t, k: m(t, key=k))(b[:, :-1], keys)
+        logp = jax.nn.log_softmax(logits, axis=-1)
+        return -jnp.mean(jnp.take_along_axis(logp, b[:, 1:, None], axis=-1))
+
+    val, g = eqx.filter_value_and_grad(loss)(model, batch, jax.random.key(0))
+    assert np.isfinite(float(val))
+    leaves = jax.tree_util.tree_leaves(eqx.filter(g, eqx.is_inexact_array))
+    assert all(bool(jnp.all(jnp.isfinite(x))) for x in leaves)
+    assert float(jnp.abs(g.embedding.phases).max()) > 0
+    batched = eqx.filter_jit(lambda m, b: jax.vmap(m)(b))(model, batch)
+    for i in range(3):
+        np.testing.assert_allclose(batched[i], model(batch[i]), rtol=1e-10, atol=1e-10)
+
+
+def test_bad_tokens():
+    model = build()
+    with pytest.raises(ValueError, match="max_len=64; got T=65"):
+        model(jnp.zeros((65,), jnp.int32))
+    with pytest.raises(ValueError, match=r"got range \[0, 256\]"):
+        model(jnp.array([0, 256], jnp.int32))

@@ -1,0 +1,85 @@
+"""Parameter counts: the 1m / 5m presets, and seed 001's models counted by hand
+from the B3 / B2 architecture (../shared/EXPERIMENTS.md)."""
+
+import jax
+import pytest
+
+from syncattn import models
+
+from .conftest import HAVE_NN
+
+
+pytestmark = pytest.mark.skipif(not HAVE_NN, reason="needs syncattn.nn")
+
+
+@pytest.mark.parametrize("attention", ["kuramoto", "oscillator", "softmax"])
+@pytest.mark.parametrize("name, target", [("1m", 1_000_000), ("5m", 5_000_000)])
+def test_sized_presets_within_5_percent(name, target, attention):
+    n = models.config_params(models.get_config(name, attention=attention))
+    assert abs(n - target) <= 0.05 * target, (name, attention, n)
+
+
+def test_config_params_equals_count_of_built_model():
+    for attention in ("kuramoto", "oscillator", "softmax"):
+        cfg = models.get_config("tiny", attention=attention)
+        model = models.build(cfg, key=jax.random.key(0))
+        assert models.count_params(model) == models.config_params(cfg)
+
+
+def _paper_b_layer(d, H, d_ff, max_len, d_osc, attention):
+    """One pre-LN layer of seed 001's code (B0/B3), counted from its modules."""
+    ln = 2 * d  # LayerNorm weight + bias
+    qkv = 3 * d * d  # W_q, W_k, W_v: no bias
+    if attention == "oscillator":
+        out = d * d + d  # W_o with bias
+        anchors = H * max_len * d_osc
+    else:
+        # seed 001's softmax W_o has a bias; syncattn's SoftmaxAttention has none.
+        out = d * d
+        anchors = 0
+    ffn = (d * d_ff + d_ff) + (d_ff * d + d)  # Linear -> GELU -> Linear, biases
+    return ln + qkv + out + anchors + ln + ffn
+
+
+@pytest.mark.parametrize("attention", ["oscillator", "softmax"])
+@pytest.mark.parametrize(
+    "d_osc, max_len, V", [(8, 50, 10_000), (2, 128, 8_004), (64, 50, 10_000)]
+)
+def test_paper_b_lm_size_by_hand(attention, d_osc, max_len, V):
+    d, L, H, d_ff = 128, 2, 4, 512
+    expected = (
+        V * d  # embedding (padding_idx row included)
+        + L * _paper_b_layer(d, H, d_ff, max_len, d_osc, attention)
+        + 2 * d  # final LayerNorm
+        + d * V + V  # untied head with bias
+    )  # fmt: skip
+    cfg = models.get_config(
+        "paper-b-lm", attention=attention, d_osc=d_osc, max_len=max_len, vocab_size=V
+    )
+    assert models.config_params(cfg) == expected
+    if attention == "oscillator" and (d_osc, V) == (8, 10_000):
+        assert expected == 2_969_232  # the number, for the record
+
+
+@pytest.mark.parametrize("attention", ["oscillator", "softmax"])
+def test_paper_b_sva_size_by_hand(attention):
+    V, d, H, d_ff, max_len, d_osc = 169, 32, 1, 64, 50, 2
+    expected = (
+        V * d
+        + _paper_b_layer(d, H, d_ff, max_len, d_osc, attention)
+        + 2 * d  # final LayerNorm
+        + d + 1  # Linear(d, 1) at the verb
+    )  # fmt: skip
+    cfg = models.get_config("paper-b-sva", attention=attention)
+    assert models.config_params(cfg) == expected
+    assert models.count_params(models.build(cfg, key=jax.random.key(0))) == expected
+
+
+def test_describe_one_line():
+    line = models.describe(models.get_config("paper-b-lm"))
+    assert "\n" not in line
+    assert line.startswith("paper-b-lm: oscillator causal LM, 2 layers, d_model 128")
+    assert "2,969,232 params" in line
+    assert "1m: kuramoto causal LM" in models.describe(
+        models.get_config("1m", attention="kuramoto")
+    )
