@@ -10,8 +10,8 @@
 # Two things slow or stop the flow $\dot z = (I - zz^\top)h$: a start near the
 # antipode $-h/\|h\|$ (probability `lohe.antipodal_probability`, which decays like
 # $(\sin\alpha)^{d-1}$ with the dimension), and a degenerate drive $\|h\| \approx 0$
-# (`lohe.degenerate_probability`, Monte Carlo; the study's exact Bessel integral is
-# `syncattn.studies.failure.degenerate_probability_exact`). The full study is
+# (`lohe.degenerate_probability`, Monte Carlo; its exact value, a Bessel integral, is
+# `lohe.degenerate_probability_exact`). The full study is
 # `syncattn study failure`.
 
 # %%
@@ -27,7 +27,6 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from syncattn import lohe, sphere  # noqa: E402
-from syncattn.studies.failure import degenerate_probability_exact  # noqa: E402
 
 
 SMOKE = bool(os.environ.get("SYNCATTN_SMOKE"))
@@ -55,7 +54,7 @@ print(
 # ## Degenerate drives: $h = \sum_{j=1}^{16}\mathrm{softplus}(g_j) r_j$, $P(\|h\| < 1)$
 
 # %%
-p_deg = np.array([degenerate_probability_exact(int(d), 16, 1.0) for d in dims])
+p_deg = np.array([lohe.degenerate_probability_exact(int(d), 16, 1.0) for d in dims])
 p_hat, se = lohe.degenerate_probability(jax.random.key(1), 3, 16, 1.0, n_mc)
 print(
     f"d=3: lohe.degenerate_probability {float(p_hat):.4f} +- {float(se):.4f}, exact {p_deg[1]:.4f}"

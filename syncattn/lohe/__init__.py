@@ -27,6 +27,7 @@ from ._attention import (
 from ._failure import (
     antipodal_probability as antipodal_probability,
     degenerate_probability as degenerate_probability,
+    degenerate_probability_exact as degenerate_probability_exact,
     finite_time_failure_probability as finite_time_failure_probability,
     finite_time_threshold as finite_time_threshold,
 )
