@@ -104,6 +104,7 @@ def hull_degenerate_probability(n_anchors: int, d: int) -> HullOdds:
 
 
 # ------------------------------------------------------------- relative threshold
+@jax.jit
 def _relative_bound(w, eps, d):
     a2 = w * w
     s2 = jnp.sum(a2, axis=-1)
