@@ -301,3 +301,51 @@ def test_classifier_jit_grad_vmap():
 @pytest.mark.skipif(HAVE_NN, reason="placeholder check only")
 def test_placeholder_is_in_use(placeholder_attention):
     assert placeholder_attention
+
+
+@pytest.mark.parametrize("attention", ATTENTIONS)
+@pytest.mark.parametrize(
+    "norm, ffn", [("layernorm", "gelu")] + ([("rmsnorm", "swiglu")] if HAVE_NN else [])
+)
+def test_lm_is_the_pre_norm_composition(attention, norm, ffn):
+    """The forward pass rebuilt by hand from the submodules: embedding + sinusoids,
+    x += Attn(N1 x), x += FFN(N2 x) per block, final norm, untied head."""
+    model = lm(attention, norm=norm, ffn=ffn, positions="sinusoidal")
+    x = tokens(10)
+    T, d = 10, model.config.d_model
+
+    def per_token(
+        norm_layer, h
+    ):  # equinox's LayerNorm takes one token, nn.RMSNorm a sequence
+        return (
+            jax.vmap(norm_layer)(h)
+            if isinstance(norm_layer, eqx.nn.LayerNorm)
+            else norm_layer(h)
+        )
+
+    h = model.encoder.embedding[x] + models.sinusoidal_positions(
+        T, d, dtype=jnp.float64
+    )
+    for block in model.encoder.blocks:
+        h = h + block.attention(per_token(block.norm1, h))
+        h = h + block.ffn(per_token(block.norm2, h))
+    h = per_token(model.encoder.final_norm, h)
+    ref = h @ model.head.weight.T + model.head.bias
+    np.testing.assert_allclose(jit_call(model, x), ref, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.skipif(not HAVE_NN, reason="needs syncattn.nn")
+@pytest.mark.parametrize("dtype", [jnp.float32, jnp.bfloat16])
+def test_oscillator_lm_and_classifier_low_precision(dtype):
+    model = lm("oscillator")
+    out = jit_call(models.cast(model, dtype), tokens(9))
+    assert out.dtype == dtype and bool(jnp.all(jnp.isfinite(out)))
+    c = clf("oscillator", pad_id=0)
+    x = _pad(tokens(6, vocab=169, low=1), 3)
+    out = jit_call(models.cast(c, dtype), x)
+    assert out.dtype == dtype and out.shape == (9,) and bool(jnp.all(jnp.isfinite(out)))
+    ref = jit_call(c, x)
+    tol = 1e-3 if dtype == jnp.float32 else 0.1
+    assert float(jnp.max(jnp.abs(out.astype(jnp.float64) - ref))) < tol * (
+        1 + float(jnp.max(jnp.abs(ref)))
+    )
