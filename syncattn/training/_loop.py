@@ -16,6 +16,7 @@ step=s)``, a pure function; the dropout key is part of the saved state.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import os
@@ -30,7 +31,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ._checkpoint import restore_checkpoint, save_checkpoint
-from ._config import TrainConfig
+from ._config import BOOKKEEPING_FIELDS, TrainConfig
 from ._optim import lr_schedule, make_optimizer
 from ._sharding import data_mesh, is_main_process, replicate, shard_batch
 from ._step import cast_floating, make_eval_step, make_train_step, metric_from_loss
@@ -128,7 +129,7 @@ def evaluate(
     mesh = data_mesh(devices)
     n_dev = mesh.devices.size
     bs = -(-batch_size // n_dev) * n_dev
-    step = _eval_step or make_eval_step(pad_id=pad_id, compute_dtype=compute_dtype)
+    step = _eval_step or _cached_eval_step(pad_id, compute_dtype)
     model = replicate(model, mesh)
     total, count = 0.0, 0.0
     for batch in eval_batches(tokens, batch_size=batch_size, seq_len=seq_len, max_batches=max_batches):
@@ -151,6 +152,30 @@ def evaluate(
 
 
 # --------------------------------------------------------------------------- fit
+
+
+def _math_fields(config: TrainConfig) -> TrainConfig:
+    """`config` with the fields that do not enter the compiled step at their defaults."""
+    unused = BOOKKEEPING_FIELDS | {"seed", "batch_size", "seq_len"}
+    return dataclasses.replace(config, **{f: getattr(TrainConfig, f) for f in unused})
+
+
+@functools.lru_cache(maxsize=16)
+def _cached_eval_step(pad_id, compute_dtype):
+    return make_eval_step(pad_id=pad_id, compute_dtype=compute_dtype)
+
+
+@functools.lru_cache(maxsize=16)
+def _compiled(config: TrainConfig, pad_id, compute_dtype):
+    # One jitted step per (optimiser config, pad id, dtype): a second `fit` in the same
+    # process (resume, a sweep cell, the tests) reuses the compiled program.
+    optimizer = make_optimizer(config)
+    return (
+        optimizer,
+        lr_schedule(config),
+        make_train_step(optimizer, pad_id=pad_id, compute_dtype=compute_dtype),
+        _cached_eval_step(pad_id, compute_dtype),
+    )
 
 
 @dataclasses.dataclass
@@ -221,8 +246,9 @@ def fit(
 
     param_dtype = jnp.float64 if config.compute_dtype == "float64" else jnp.float32
     model = cast_floating(model, param_dtype)
-    optimizer = make_optimizer(config)
-    schedule = lr_schedule(config)
+    optimizer, schedule, train_step, eval_step = _compiled(
+        _math_fields(config), pad_id, config.compute_dtype
+    )
     opt_state = optimizer.init(eqx.filter(model, eqx.is_inexact_array))
     key = jax.random.PRNGKey(config.seed + 1)  # raw uint32[2]: saved as plain data
     state = _State(model, opt_state, key, 0)
@@ -246,8 +272,6 @@ def fit(
     model_r = replicate(state.model, mesh)
     opt_r = replicate(state.opt_state, mesh)
     key_r = replicate(jnp.asarray(state.key), mesh)
-    train_step = make_train_step(optimizer, pad_id=pad_id, compute_dtype=config.compute_dtype)
-    eval_step = make_eval_step(pad_id=pad_id, compute_dtype=config.compute_dtype)
 
     def run_eval(model_now, step):
         res = evaluate(
