@@ -170,26 +170,24 @@ def write_experiment_config(config, out: str | Path, name: str, size: str | None
 
 
 def describe_values(values: Sequence[float]) -> dict[str, Any]:
-    r"""Summary of per-seed values: $n$, mean, sample std ($n-1$), median, min, max.
+    r"""Summary of per-seed values: [`syncattn.stats.summarize`][] over the finite ones.
 
     $$\bar x = \frac1n\sum_i x_i,\qquad s = \sqrt{\frac{1}{n-1}\sum_i (x_i-\bar x)^2}$$
 
-    ``std`` is ``None`` for $n < 2$; every entry is ``None`` for $n = 0$.
-    Non-finite values are kept out and counted in ``n_dropped``.
+    Unlike ``summarize``, it accepts the outcome of a grid as it is: non-finite
+    values (diverged trainings) are kept out and counted in ``n_dropped``, ``std``
+    is ``None`` for $n < 2$, and every statistic is ``None`` for $n = 0$.
     """
+    from .. import stats
+
     x = np.asarray([float(v) for v in values], dtype=float)
     ok = x[np.isfinite(x)]
     n = int(ok.size)
     out: dict[str, Any] = {"n": n, "n_dropped": int(x.size - n), "values": x.tolist()}
     if n == 0:
         return out | {"mean": None, "std": None, "median": None, "min": None, "max": None}
-    return out | {
-        "mean": float(ok.mean()),
-        "std": float(ok.std(ddof=1)) if n > 1 else None,
-        "median": float(np.median(ok)),
-        "min": float(ok.min()),
-        "max": float(ok.max()),
-    }
+    s = stats.summarize(ok)
+    return out | s | {"std": s["std"] if n > 1 else None}
 
 
 def fmt_mean_std(d: dict[str, Any], digits: int = 3) -> str:
