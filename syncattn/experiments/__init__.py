@@ -13,6 +13,8 @@ resumes the interrupted ones from their checkpoints.
 name           what (../shared/EXPERIMENTS.md)
 =============  =================================================================
 table          seed 000: Kuramoto LM vs RoPE + SwiGLU transformer, val BPC
+ablations      seed 000: learned value, no feed-forward, no metric gates (dBPC)
+dynamics       seed 000: per-layer local / global order and learned omega
 =============  =================================================================
 
 Command line: ``--seed N`` (or ``--seeds 0,1,2`` / ``--seeds 0-4``) sets the
@@ -42,6 +44,8 @@ from ._grid import (
 
 EXPERIMENTS = {
     "table": "table",
+    "ablations": "ablations",
+    "dynamics": "dynamics",
 }
 """Experiment name -> module of `syncattn.experiments`."""
 

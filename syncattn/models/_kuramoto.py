@@ -73,7 +73,7 @@ class KuramotoLM(eqx.Module):
         key: PRNGKeyArray | None = None,
         diagnostics: bool = False,
     ) -> Float[Array, "seq vocab"] | tuple[Float[Array, "seq vocab"], tuple[dict, ...]]:
-        """Next-token logits at every position (``key=None``: no dropout).
+        r"""Next-token logits at every position (``key=None``: no dropout).
 
         ``mask`` (True = real token) is accepted for a uniform interface; the
         model is causal, so right-padding never reaches a real position.
