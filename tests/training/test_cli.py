@@ -20,7 +20,8 @@ def small_text(tmp_path):
 
 @pytest.fixture
 def tiny_models(monkeypatch):
-    """Until the attention layers land: models.build gives the stand-in LM."""
+    """models.build gives the stand-in LM, to keep these tests fast (test_models_smoke
+    runs the real models)."""
     monkeypatch.setattr(models, "build", lambda cfg, *, key: TinyLM(cfg.vocab_size, key=key))
 
 
@@ -72,6 +73,8 @@ def test_train_resume_eval_sample_report(tmp_path, small_text, tiny_models, caps
     assert cli.main(["report", str(run), "--out", str(rep)]) == 0
     md = (rep / "report.md").read_text()
     assert "| run |" in md and "BPC" in md
+    full = json.loads((run / "eval.json").read_text())["val"]["bpc"]
+    assert f"{full:.4f} BPC (step 12)" in md
     assert (rep / "loss_curves.png").stat().st_size > 1000
 
 
