@@ -9,11 +9,6 @@ import pytest
 
 from syncattn import models
 
-from .conftest import HAVE_NN
-
-
-pytestmark = pytest.mark.skipif(not HAVE_NN, reason="needs syncattn.nn")
-
 
 @eqx.filter_jit
 def jit_call(m, x, key=None):
