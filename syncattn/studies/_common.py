@@ -3,16 +3,17 @@ r"""Shared plumbing for the studies: configs, output folders, progress, plots, i
 Nothing here is mathematics of the flows (that lives in the foundation modules);
 it is the bookkeeping every study needs:
 
-* `make_outdir` creates the output folder (default
-  `syncattn-study-NAME-YYYYmmdd-HHMMSS` in the working directory);
-* `write_config`, `write_json`, `write_csv` write the config
+* :func:`make_outdir` creates the output folder (default
+  ``syncattn-study-NAME-YYYYmmdd-HHMMSS`` in the working directory);
+* :func:`write_config`, :func:`write_json`, :func:`write_csv` write the config
   and the results (NumPy and JAX values are converted to plain JSON);
-* `progress` wraps `tqdm` (to stderr; off when `enabled=False`);
-* `new_figure` / `save_figure` draw with Matplotlib's object API on
+* :func:`progress` wraps ``tqdm`` (to stderr; off when ``enabled=False``);
+* :func:`new_figure` / :func:`save_figure` draw with Matplotlib's object API on
   the Agg canvas, so no global backend is touched and no display is needed;
-* `clopper_pearson` and `wilson` are binomial confidence intervals;
-* `fit_exponential_rate` fits $\log p = a - \lambda d$;
-* `prng_key` makes the studies' JAX keys.
+* ``clopper_pearson`` and ``wilson`` (binomial confidence intervals) live in
+  [`syncattn.stats`][] and are re-exported here;
+* :func:`fit_exponential_rate` fits $\log p = a - \lambda d$;
+* :func:`prng_key` makes the studies' JAX keys.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from ..stats import clopper_pearson as clopper_pearson, wilson as wilson
 
 
 __all__ = [
@@ -54,10 +57,10 @@ SIZES = ("small", "default", "full")
 
 
 def prng_key(seed: int):
-    """A JAX PRNG key for `seed`, with the `rbg` implementation.
+    """A JAX PRNG key for ``seed``, with the ``rbg`` implementation.
 
     Why not the default threefry: on CPU every jitted sampler built on threefry took
-    4-8 s to compile here (`rbg`, XLA's RngBitGenerator: about 0.5 s), which
+    4-8 s to compile here (``rbg``, XLA's RngBitGenerator: about 0.5 s), which
     dominated the small studies. Results are reproducible for a seed on a given
     backend and JAX version.
     """
@@ -70,16 +73,16 @@ def prng_key(seed: int):
 
 
 def make_outdir(name: str, out: str | Path | None = None) -> Path:
-    """Create and return the output folder of study `name`.
+    """Create and return the output folder of study ``name``.
 
     Args:
         name: the study name (used in the default folder name).
-        out: a folder to use (created with its parents if missing); `None` makes a
-            fresh `syncattn-study-NAME-YYYYmmdd-HHMMSS` in the working directory
-            (suffixed `-2`, `-3`... if that already exists).
+        out: a folder to use (created with its parents if missing); ``None`` makes a
+            fresh ``syncattn-study-NAME-YYYYmmdd-HHMMSS`` in the working directory
+            (suffixed ``-2``, ``-3``... if that already exists).
 
     Returns:
-        The folder, as a `pathlib.Path`.
+        The folder, as a :class:`pathlib.Path`.
     """
     if out is not None:
         path = Path(out)
@@ -98,7 +101,7 @@ def make_outdir(name: str, out: str | Path | None = None) -> Path:
 def to_jsonable(obj: Any) -> Any:
     """Convert NumPy/JAX scalars and arrays, tuples and dataclasses to plain JSON types.
 
-    Non-finite floats become `None` (JSON has no NaN/inf).
+    Non-finite floats become ``None`` (JSON has no NaN/inf).
     """
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         obj = dataclasses.asdict(obj)
@@ -124,14 +127,14 @@ def to_jsonable(obj: Any) -> Any:
 
 
 def write_json(path: str | Path, obj: Any) -> Path:
-    """Write `obj` (after `to_jsonable`) as indented JSON; return the path."""
+    """Write ``obj`` (after :func:`to_jsonable`) as indented JSON; return the path."""
     path = Path(path)
     path.write_text(json.dumps(to_jsonable(obj), indent=2) + "\n")
     return path
 
 
 def write_config(config: Any, outdir: str | Path, study: str) -> Path:
-    """Write `config.json`: the study name, its frozen config, and the software versions."""
+    """Write ``config.json``: the study name, its frozen config, and the software versions."""
     import jax
 
     from .. import __version__
@@ -181,7 +184,7 @@ def _fmt(v) -> str:
 def progress(
     iterable: Iterable, *, desc: str, total: int | None = None, enabled: bool = True
 ):
-    """`tqdm` progress bar on stderr (a plain iterator when `enabled` is false)."""
+    """``tqdm`` progress bar on stderr (a plain iterator when ``enabled`` is false)."""
     if not enabled:
         return iterable
     from tqdm.auto import tqdm
@@ -195,7 +198,7 @@ def new_figure(
     """A Matplotlib figure on the Agg canvas (no pyplot, no global backend change).
 
     Returns:
-        `(fig, axes)` with `axes` a flat list of `nrows * ncols` axes.
+        ``(fig, axes)`` with ``axes`` a flat list of ``nrows * ncols`` axes.
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -207,7 +210,7 @@ def new_figure(
 
 
 def dim_ticks(ax, dims) -> None:
-    """Ticks at every `d` of the grid on a linear axis, labelling those that do not crowd."""
+    """Ticks at every ``d`` of the grid on a linear axis, labelling those that do not crowd."""
     dims = sorted(int(d) for d in dims)
     gap = 0.04 * max(dims[-1] - dims[0], 1)
     labels, last = [], None
@@ -219,73 +222,13 @@ def dim_ticks(ax, dims) -> None:
 
 
 def save_figure(fig, path: str | Path, *, dpi: int = 100) -> Path:
-    """Save `fig` as a PNG at `dpi` (100 keeps committed images small)."""
+    """Save ``fig`` as a PNG at ``dpi`` (100 keeps committed images small)."""
     path = Path(path)
     fig.savefig(path, dpi=dpi)
     return path
 
 
 # --------------------------------------------------------------------------- statistics
-
-
-def clopper_pearson(k, n, confidence: float = 0.95):
-    r"""Exact (Clopper-Pearson) binomial confidence interval for $p$ from $k$ of $n$.
-
-    $$p_{lo} = B^{-1}\!\left(\tfrac{1-c}{2};\, k, n-k+1\right),\qquad
-      p_{hi} = B^{-1}\!\left(\tfrac{1+c}{2};\, k+1, n-k\right)$$
-
-    with $B^{-1}$ the beta quantile; $p_{lo} = 0$ at $k = 0$ and $p_{hi} = 1$ at
-    $k = n$. At $k = 0$ the upper end is the upper bound $1 - ((1-c)/2)^{1/n}$.
-
-    Args:
-        k: successes (array allowed), $0 \le k \le n$.
-        n: trials, $n \ge 1$ (broadcasts with `k`).
-        confidence: $c \in (0, 1)$.
-
-    Returns:
-        `(lo, hi)` float arrays.
-
-    Raises:
-        ValueError: if $k$ is outside $[0, n]$, $n < 1$ or $c \notin (0, 1)$.
-    """
-    from scipy.stats import beta
-
-    k, n = _check_counts(k, n, confidence)
-    a = 1.0 - confidence
-    with np.errstate(invalid="ignore"):
-        lo = np.where(k > 0, beta.ppf(a / 2, k, n - k + 1), 0.0)
-        hi = np.where(k < n, beta.ppf(1 - a / 2, k + 1, n - k), 1.0)
-    return lo, hi
-
-
-def wilson(k, n, confidence: float = 0.95):
-    r"""Wilson score interval for a binomial proportion.
-
-    $$\frac{\hat p + \frac{z^2}{2n} \pm z\sqrt{\frac{\hat p(1-\hat p)}{n} + \frac{z^2}{4n^2}}}{1 + z^2/n},
-      \qquad \hat p = k/n,\ z = \Phi^{-1}\!\left(\tfrac{1+c}{2}\right)$$
-
-    Args and Raises as `clopper_pearson`.
-    """
-    from scipy.stats import norm
-
-    k, n = _check_counts(k, n, confidence)
-    z = norm.ppf(0.5 + confidence / 2)
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
-
-
-def _check_counts(k, n, confidence):
-    k = np.asarray(k, dtype=float)
-    n = np.asarray(n, dtype=float)
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must lie in (0, 1); got {confidence!r}.")
-    if np.any(n < 1) or np.any(k < 0) or np.any(k > n):
-        raise ValueError(
-            f"need 0 <= k <= n and n >= 1; got k={k.tolist()}, n={n.tolist()}."
-        )
-    return np.broadcast_arrays(k, n)
 
 
 def fit_exponential_rate(x, p) -> dict:
@@ -296,7 +239,7 @@ def fit_exponential_rate(x, p) -> dict:
         p: probabilities; zero or non-finite entries are skipped.
 
     Returns:
-        `{"rate": lambda, "intercept": a, "n_points": m}` (rate and intercept are
+        ``{"rate": lambda, "intercept": a, "n_points": m}`` (rate and intercept are
         NaN when fewer than two usable points remain).
     """
     x = np.asarray(x, dtype=float).reshape(-1)
