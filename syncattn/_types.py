@@ -1,8 +1,29 @@
 """jaxtyping aliases shared by the maths modules."""
 
-from jaxtyping import Array, ArrayLike, Bool, Complex, Float, Int, PRNGKeyArray
+from jaxtyping import (
+    Array,
+    ArrayLike,
+    Bool,
+    Complex,
+    Float,
+    Inexact,
+    Int,
+    PRNGKeyArray,
+    Real,
+)
 
 
 ScalarLike = float | int | ArrayLike
 
-__all__ = ["Array", "ArrayLike", "Bool", "Complex", "Float", "Int", "PRNGKeyArray", "ScalarLike"]
+__all__ = [
+    "Array",
+    "ArrayLike",
+    "Bool",
+    "Complex",
+    "Float",
+    "Inexact",
+    "Int",
+    "PRNGKeyArray",
+    "Real",
+    "ScalarLike",
+]

@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ._checks import as_float, check_finite, check_nonempty, is_concrete
-from ._types import Array, ArrayLike, Complex, Float, ScalarLike
+from ._types import Array, ArrayLike, Float, Inexact, ScalarLike
 
 
 __all__ = ["objective", "gibbs", "local_coherence"]
@@ -69,8 +69,8 @@ def _check_scores(s, axis: int):
 
 
 def objective(
-    a: Float[ArrayLike, "*batch n"], s: Float[ArrayLike, "*batch n"], tau: ScalarLike
-) -> Float[Array, "*batch"]:
+    a: Float[ArrayLike, "*#batch n"], s: Float[ArrayLike, "*#batch n"], tau: ScalarLike
+) -> Float[Array, "*rshape"]:
     r"""Entropy-regularised score of a point of the simplex.
 
     $$F_\tau(a) = \langle a, s \rangle + \tau H(a), \qquad
@@ -132,7 +132,7 @@ def _objective(a, s, tau):
 
 def gibbs(
     s: Float[ArrayLike, "*batch n"], tau: ScalarLike, axis: int = -1
-) -> tuple[Float[Array, "*batch n"], Float[Array, "*batch"]]:
+) -> tuple[Float[Array, "*shape"], Float[Array, "*rshape"]]:
     r"""Maximiser and maximum of the entropy-regularised score: softmax and log-sum-exp.
 
     $$a^\star = \operatorname*{arg\,max}_{a \in \Delta^{n-1}}
@@ -179,8 +179,8 @@ def _gibbs(s, tau, axis):
 
 
 def local_coherence(
-    theta_t: Float[ArrayLike, "*batch k"], G: Complex[ArrayLike, "*batch k"]
-) -> Float[Array, "*batch k"]:
+    theta_t: Float[ArrayLike, "*#shape"], G: Inexact[ArrayLike, "*#shape"]
+) -> Float[Array, "*rshape"]:
     r"""Alignment of a phase with a complex field: the local Kuramoto energy.
 
     $$c(\theta_t) = \operatorname{Re}\!\left(e^{-i\theta_t} G\right)

@@ -380,9 +380,10 @@ def _tangent_basis(z):
     d = z.shape[-1]
     u = _normalize(z, -1)
     s = jnp.where(u[..., :1] >= 0, 1, -1).astype(u.dtype)
-    v = u + s * jnp.eye(d, dtype=u.dtype)[0]
+    v = u + s * jnp.zeros_like(u).at[..., 0].set(1)
     vv = jnp.sum(v * v, axis=-1)[..., None, None]  # = 2 (1 + |u_1|) >= 2, or 1 at z = 0
-    return (jnp.eye(d, dtype=u.dtype) - 2 * v[..., :, None] * v[..., None, :] / vv)[
+    eye = jnp.eye(d, dtype=u.dtype)[(None,) * (u.ndim - 1)]
+    return (eye - 2 * v[..., :, None] * v[..., None, :] / vv)[
         ..., :, 1:
     ]
 

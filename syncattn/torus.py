@@ -27,7 +27,7 @@ import numpy as np
 
 from ._checks import as_float, check_finite, check_nonempty, is_concrete
 from ._numerics import mean_field, sincos
-from ._types import Array, ArrayLike, Complex, Float
+from ._types import Array, ArrayLike, Complex, Float, Real
 
 
 __all__ = ["wrap", "angle_diff", "lift", "order_parameter", "circular_mean"]
@@ -47,7 +47,7 @@ def _wrap(theta):
     return jnp.where(w < -pi, w + _TWO_PI, w)
 
 
-def wrap(theta: Float[ArrayLike, "*shape"]) -> Float[Array, "*shape"]:
+def wrap(theta: Real[ArrayLike, "*shape"]) -> Float[Array, "*shape"]:
     r"""Representative of a phase in $[-\pi, \pi)$.
 
     $$\operatorname{wrap}(\theta) = \theta - 2\pi\left\lfloor
@@ -75,8 +75,8 @@ def wrap(theta: Float[ArrayLike, "*shape"]) -> Float[Array, "*shape"]:
 
 
 def angle_diff(
-    a: Float[ArrayLike, "*shape"], b: Float[ArrayLike, "*shape"]
-) -> Float[Array, "*shape"]:
+    a: Float[ArrayLike, "*#shape"], b: Float[ArrayLike, "*#shape"]
+) -> Float[Array, "*rshape"]:
     r"""Signed shortest angle from `b` to `a`, in $[-\pi, \pi)$.
 
     $$\operatorname{angle\_diff}(a, b) = \operatorname{wrap}(a - b)$$
@@ -106,6 +106,7 @@ def angle_diff(
         ) from e
     check_finite(a, "a")
     check_finite(b, "b")
+    a, b = jnp.broadcast_arrays(a, b)
     return _wrap(a - b)
 
 
@@ -198,10 +199,10 @@ def _mean_xy(theta, w, axis):
 
 
 def order_parameter(
-    theta: Float[ArrayLike, "*batch n"],
-    weights: Float[ArrayLike, "*batch n"] | None = None,
+    theta: Float[ArrayLike, "*shape"],
+    weights: Float[ArrayLike, "*#wshape"] | None = None,
     axis: int = -1,
-) -> Complex[Array, "*batch"]:
+) -> Complex[Array, "*rshape"]:
     r"""Kuramoto order parameter $R e^{i\psi}$ of a population of phases.
 
     $$R e^{i\psi} = \frac{\sum_j w_j e^{i\theta_j}}{\sum_j w_j}, \qquad
@@ -238,10 +239,10 @@ def order_parameter(
 
 
 def circular_mean(
-    theta: Float[ArrayLike, "*batch n"],
-    weights: Float[ArrayLike, "*batch n"] | None = None,
+    theta: Float[ArrayLike, "*shape"],
+    weights: Float[ArrayLike, "*#wshape"] | None = None,
     axis: int = -1,
-) -> Float[Array, "*batch"]:
+) -> Float[Array, "*rshape"]:
     r"""Mean phase $\psi$: the argument of the order parameter, in $[-\pi, \pi)$.
 
     $$\psi = \arg \frac{\sum_j w_j e^{i\theta_j}}{\sum_j w_j}, \qquad

@@ -1,10 +1,76 @@
+"""Test configuration (issue 7, section 5).
+
+* float64 everywhere (`jax_enable_x64`), and no implicit rank promotion: an
+  `(n,)` array meeting a `(b, n)` one must be broadcast on purpose
+  (`jax_numpy_rank_promotion="raise"`), so axis mix-ups fail loudly.
+* Runtime shape checks: the maths modules below are imported through jaxtyping's
+  import hook with beartype, so every annotated argument and return shape
+  (`Float[Array, "*batch n"]`, ...) is checked on every call in the tests (at
+  trace time under `jit`), not just written down. They are imported lazily by
+  `syncattn`, so the hook is in place before they load.
+* Bad-input tests check the package's own errors, which are what a user (who
+  runs without the hook) gets: inside `pytest.raises` the type checker is off.
+* Tolerances come from `tests/helpers.py` (keyed by dtype).
+"""
+
 import os
+import sys
 
 import jax
+import jaxtyping
+import pytest
 from hypothesis import settings
 
 
 jax.config.update("jax_enable_x64", True)
+jax.config.update("jax_numpy_rank_promotion", "raise")
+
+TYPECHECKED = (
+    "syncattn.torus",
+    "syncattn.sphere",
+    "syncattn.kuramoto",
+    "syncattn.lohe",
+    "syncattn.entropic",
+    "syncattn._simulate",
+)
+_already = [m for m in TYPECHECKED if m in sys.modules]
+assert not _already, f"imported before the jaxtyping hook: {_already}"
+_HOOK = jaxtyping.install_import_hook(TYPECHECKED, "beartype.beartype")
+
+
+class _PackageErrorsOnly:
+    """A `pytest.raises` context with jaxtyping's runtime checks switched off inside."""
+
+    def __init__(self, ctx):
+        self._ctx = ctx
+
+    def __enter__(self):
+        self._old = jaxtyping.config.jaxtyping_disable
+        jaxtyping.config.update("jaxtyping_disable", True)
+        return self._ctx.__enter__()
+
+    def __exit__(self, *exc):
+        try:
+            return self._ctx.__exit__(*exc)
+        finally:
+            jaxtyping.config.update("jaxtyping_disable", self._old)
+
+
+_pytest_raises = pytest.raises
+
+
+def _raises(expected, *args, **kwargs):
+    if args:  # the callable form: pytest.raises(E, f, *args)
+        old = jaxtyping.config.jaxtyping_disable
+        jaxtyping.config.update("jaxtyping_disable", True)
+        try:
+            return _pytest_raises(expected, *args, **kwargs)
+        finally:
+            jaxtyping.config.update("jaxtyping_disable", old)
+    return _PackageErrorsOnly(_pytest_raises(expected, **kwargs))
+
+
+pytest.raises = _raises
 
 settings.register_profile("default", deadline=None, max_examples=25)
 settings.register_profile("ci", deadline=None, max_examples=50, derandomize=True)

@@ -127,7 +127,7 @@ def test_d2_lohe_is_kuramoto():
 
 def test_vector_field_bad_inputs():
     with pytest.raises(ValueError, match="Omega must be skew"):
-        lohe.vector_field(X0, OMEGA + jnp.eye(D), 1.0)
+        lohe.vector_field(X0, OMEGA + jnp.eye(D)[None], 1.0)
     with pytest.raises(ValueError, match="Omega must have shape"):
         lohe.vector_field(X0, OMEGA[:2], 1.0)
     with pytest.raises(ValueError, match="coupling must be a scalar K or an"):
@@ -297,7 +297,7 @@ def test_degenerate_drive_is_finite_with_finite_gradients():
     g2 = jax.jit(
         jax.grad(
             lambda h: jnp.sum(
-                lohe.readout(lohe.equilibrium(h)[0][None], r) * jnp.arange(5.0)
+                lohe.readout(lohe.equilibrium(h)[0][None], r) * jnp.arange(5.0)[None]
             )
         )
     )(h0)
@@ -489,7 +489,7 @@ def test_readout_fallback_and_errors():
     z = jnp.array([[-1.0, 0.0]])  # antipodal to both unmasked anchors -> all weights 0
     mask = jnp.array([[True, True, False]])
     assert_close(lohe.readout(z, r, mask=mask), np.array([[0.5, 0.5, 0.0]]))
-    g = jax.grad(lambda z: jnp.sum(lohe.readout(z, r, mask=mask) * jnp.arange(3.0)))(z)
+    g = jax.grad(lambda z: jnp.sum(lohe.readout(z, r, mask=mask) * jnp.arange(3.0)[None]))(z)
     assert np.all(np.isfinite(g))
     # a fully masked row attends to nothing: zeros, the same eagerly and under jit
     z2 = jnp.array([[1.0, 0.0], [0.0, 1.0]])

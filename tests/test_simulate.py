@@ -26,7 +26,7 @@ def test_lohe_on_the_circle_is_kuramoto_through_one_driver():
     # iff theta solves Kuramoto; both go through the same driver and Solution type.
     K, t1, kw = 1.7, 3.0, dict(saveat=7, rtol=1e-11, atol=1e-13)
     ks = kuramoto.simulate(THETA0, OMEGA, K, t1, **kw)
-    ls = lohe.simulate(jnp.asarray(_lift(THETA0)), OMEGA[:, None, None] * J, K, t1, **kw)
+    ls = lohe.simulate(jnp.asarray(_lift(THETA0)), OMEGA[:, None, None] * J[None], K, t1, **kw)
     assert type(ks) is type(ls) is kuramoto.Solution is lohe.Solution
     assert_close(ls.ts, ks.ts)
     assert_close(ls.states, _lift(ks.states), rtol=0, atol=1e-9)

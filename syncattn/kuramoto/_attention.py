@@ -12,15 +12,16 @@ from .._checks import (
 from .._numerics import sincos
 from .._types import (
     Array,
+    ArrayLike,
     Complex,
     Float,
 )
 
 
 def coupling_term(
-    theta_t: Float[Array, "*batch T k"],
-    theta_u: Float[Array, "*batch U k"],
-    A: Float[Array, "*batch T U"],
+    theta_t: Float[ArrayLike, "*batch T k"],
+    theta_u: Float[ArrayLike, "*batch U k"],
+    A: Float[ArrayLike, "*batch T U"],
 ) -> Float[Array, "*batch T k"]:
     r"""Kuramoto coupling of queries to keys, per coordinate (the right side of the attention identity).
 
@@ -80,9 +81,9 @@ def _coupling_term(theta_t, theta_u, A):
 
 
 def tangent_update(
-    theta_t: Float[Array, "*batch"],
-    G: Complex[Array, "*#batch"]
-    | tuple[Float[Array, "*#batch"], Float[Array, "*#batch"]],
+    theta_t: Float[ArrayLike, "*batch"],
+    G: Complex[ArrayLike, "*#batch"]
+    | tuple[Float[ArrayLike, "*#batch"], Float[ArrayLike, "*#batch"]],
 ) -> Float[Array, "*batch"]:
     r"""Tangent projection of an aggregated phasor (the left side of the attention identity).
 

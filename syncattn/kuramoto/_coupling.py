@@ -192,7 +192,7 @@ def _listen(coupling, kind, c, s):
         out = (coupling.astype(c.dtype) @ flat).T.reshape(cs.shape)
     else:  # edge list: gather senders, scatter-add into receivers
         w = coupling.weights.astype(c.dtype)
-        msgs = jnp.take(cs, coupling.senders, axis=-1) * w
+        msgs = jnp.take(cs, coupling.senders, axis=-1) * w[None, None, :]
         out = jax.ops.segment_sum(
             jnp.moveaxis(msgs, -1, 0), coupling.receivers, num_segments=n
         )

@@ -8,6 +8,7 @@ import jax.numpy as jnp
 from .._numerics import sincos
 from .._types import (
     Array,
+    ArrayLike,
     Float,
 )
 from ._coupling import (
@@ -21,8 +22,8 @@ from ._coupling import (
 
 
 def vector_field(
-    theta: Float[Array, "*batch n"],
-    omega: Float[Array, "*#batch n"] | float,
+    theta: Float[ArrayLike, "*batch n"],
+    omega: Float[ArrayLike, "*#batch n"] | float,
     coupling,
     *,
     frustration: float | Float[Array, ""] = 0.0,
@@ -70,13 +71,12 @@ def _field(theta, omega, K, alpha):
     s, c = sincos(theta)
     Kc, Ks = _listen(K, _kind(K), c, s)
     ca, sa = _shift(c, s, alpha)
-    return jnp.broadcast_to(
-        omega + (ca * Ks - sa * Kc).astype(theta.dtype), theta.shape
-    )
+    drift = (ca * Ks - sa * Kc).astype(theta.dtype)
+    return jnp.broadcast_to(omega, theta.shape) + jnp.broadcast_to(drift, theta.shape)
 
 
 def coherence_energy(
-    theta: Float[Array, "*batch n"], coupling
+    theta: Float[ArrayLike, "*batch n"], coupling
 ) -> Float[Array, "*batch"]:
     r"""Coherence (XY) energy whose gradient flow is the $\omega = 0$ Kuramoto flow for symmetric $K$.
 

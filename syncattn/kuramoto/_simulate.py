@@ -9,7 +9,7 @@ from jax.experimental import sparse as jsparse
 from .. import _simulate as driver
 from .._numerics import safe_norm, sincos
 from .._simulate import Solution
-from .._types import Array, Float
+from .._types import Array, ArrayLike, Float, ScalarLike
 from ..torus import _mean_xy
 from ._coupling import (
     EdgeList,
@@ -37,10 +37,10 @@ def _order(theta):
 
 
 def simulate(
-    theta0: Float[Array, "*batch n"],
-    omega: Float[Array, "*#batch n"] | float,
+    theta0: Float[ArrayLike, "*batch n"],
+    omega: Float[ArrayLike, "*#batch n"] | float,
     coupling,
-    t1: float,
+    t1: ScalarLike,
     *,
     saveat: int | Float[Array, " S"] | None = 101,
     solver: str | diffrax.AbstractSolver = "dopri5",

@@ -15,15 +15,17 @@ from .._checks import (
 )
 from .._types import (
     Array,
+    ArrayLike,
     Bool,
     Float,
+    ScalarLike,
 )
 
 
 def fixed_query_weights(
-    e: Float[Array, "*batch n d_model"],
-    F: Float[Array, "d_h d_model"],
-    G: Float[Array, "d_h d_model"],
+    e: Float[ArrayLike, "*batch n d_model"],
+    F: Float[ArrayLike, "d_h d_model"],
+    G: Float[ArrayLike, "d_h d_model"],
 ) -> Float[Array, "*batch n n"]:
     r"""Coupling weights of fixed-query attention (the seed paper's $w_{ij}$).
 
@@ -64,7 +66,7 @@ def fixed_query_weights(
 
 
 def drive(
-    w: Float[Array, "*batch n m"], r: Float[Array, "*batch m d"]
+    w: Float[ArrayLike, "*batch n m"], r: Float[ArrayLike, "... m d"]
 ) -> Float[Array, "*batch n d"]:
     r"""Drive of fixed-query attention: a weighted sum of anchors.
 
@@ -113,11 +115,11 @@ def _readout(z, r, mask, p):
 
 
 def readout(
-    z: Float[Array, "*batch n d"],
-    r: Float[Array, "*batch m d"],
+    z: Float[ArrayLike, "*batch n d"],
+    r: Float[ArrayLike, "... m d"],
     *,
-    mask: Bool[Array, "*batch n m"] | None = None,
-    p: float = 1,
+    mask: Bool[ArrayLike, "*batch n m"] | None = None,
+    p: ScalarLike = 1,
 ) -> Float[Array, "*batch n m"]:
     r"""Readout weights of fixed-query attention.
 

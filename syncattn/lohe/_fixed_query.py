@@ -17,6 +17,7 @@ from .._checks import (
 from .._numerics import eps_for, safe_norm
 from .._types import (
     Array,
+    ArrayLike,
     Bool,
     Float,
     ScalarLike,
@@ -42,7 +43,7 @@ def _vec_pair(z, h, zname="z", hname="h"):
 
 
 def fixed_query_field(
-    z: Float[Array, "*batch d"], h: Float[Array, "*batch d"]
+    z: Float[ArrayLike, "*#batch d"], h: Float[ArrayLike, "*#batch d"]
 ) -> Float[Array, "*batch d"]:
     r"""Fixed-query vector field $\dot z = P_z h$.
 
@@ -78,7 +79,7 @@ def _equilibrium(h, tol):
 
 
 def equilibrium(
-    h: Float[Array, "*batch d"], tol: float | None = None
+    h: Float[ArrayLike, "*batch d"], tol: ScalarLike | None = None
 ) -> tuple[Float[Array, "*batch d"], Bool[Array, "*batch"]]:
     r"""Stable equilibrium $h/\|h\|$ of the fixed-query flow, and a degeneracy flag.
 
@@ -197,7 +198,7 @@ def time_to_converge(
 
 
 def lyapunov(
-    z: Float[Array, "*batch d"], h: Float[Array, "*batch d"]
+    z: Float[ArrayLike, "*#batch d"], h: Float[ArrayLike, "*#batch d"]
 ) -> Float[Array, "*batch"]:
     r"""Lyapunov function of the fixed-query flow.
 
@@ -228,13 +229,14 @@ def _jacobian_spectrum(z, h):
     z, h = jnp.broadcast_arrays(z, h)
     B = _tangent_basis(z)
     zh = jnp.sum(z * h, axis=-1)[..., None, None]
-    J = -(z[..., :, None] * h[..., None, :] + zh * jnp.eye(z.shape[-1], dtype=z.dtype))
+    eye = jnp.eye(z.shape[-1], dtype=z.dtype)[(None,) * (z.ndim - 1)]
+    J = -(z[..., :, None] * h[..., None, :] + zh * eye)
     M = jnp.swapaxes(B, -1, -2) @ J @ B
     return jnp.linalg.eigvalsh(0.5 * (M + jnp.swapaxes(M, -1, -2)))
 
 
 def jacobian_spectrum(
-    z: Float[Array, "*batch d"], h: Float[Array, "*batch d"]
+    z: Float[ArrayLike, "*#batch d"], h: Float[ArrayLike, "*#batch d"]
 ) -> Float[Array, "*batch d-1"]:
     r"""Eigenvalues of the fixed-query Jacobian restricted to $T_z S^{d-1}$.
 

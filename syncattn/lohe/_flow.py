@@ -22,6 +22,7 @@ from .._numerics import eps_for, mean_field, safe_norm
 from .._simulate import Solution
 from .._types import (
     Array,
+    ArrayLike,
     Float,
     ScalarLike,
 )
@@ -77,8 +78,8 @@ def _field(x, Omega, K, conserve=False):
 
 
 def vector_field(
-    x: Float[Array, "*batch n d"],
-    Omega: Float[Array, "n d d"] | None,
+    x: Float[ArrayLike, "*batch n d"],
+    Omega: Float[ArrayLike, "n d d"] | None,
     coupling: ScalarLike | Float[Array, "n n"],
 ) -> Float[Array, "*batch n d"]:
     r"""Lohe vector field on $(S^{d-1})^n$.
@@ -134,8 +135,8 @@ def _geodesic(x0, Omega, K, steps, m):
 
 
 def simulate(
-    x0: Float[Array, "*batch n d"],
-    Omega: Float[Array, "n d d"] | None,
+    x0: Float[ArrayLike, "*batch n d"],
+    Omega: Float[ArrayLike, "n d d"] | None,
     coupling: ScalarLike | Float[Array, "n n"],
     t1: ScalarLike,
     *,
