@@ -118,7 +118,7 @@ def readout(
     z: Float[ArrayLike, "*batch n d"],
     r: Float[ArrayLike, "... m d"],
     *,
-    mask: Bool[ArrayLike, "*batch n m"] | None = None,
+    mask: Bool[ArrayLike, "*#mbatch #n #m"] | None = None,
     p: ScalarLike = 1,
 ) -> Float[Array, "*batch n m"]:
     r"""Readout weights of fixed-query attention.

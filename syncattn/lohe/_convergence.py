@@ -27,7 +27,7 @@ from .._checks import (
     is_concrete,
 )
 from .._numerics import eps_for
-from .._types import Array, Float, ScalarLike
+from .._types import Array, ArrayLike, Float, ScalarLike
 from ._flow import simulate
 
 
@@ -70,7 +70,7 @@ def _predict(a, T, delta_c, delta_a, d, n_grid):
 
 
 def predict_convergence(
-    norm_h: Float[Array, "*batch"],
+    norm_h: Float[ArrayLike, "*batch"],
     d: int,
     T: ScalarLike = 30.0,
     *,
