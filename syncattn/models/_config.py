@@ -38,6 +38,7 @@ COUPLINGS = ("softplus", "relu", "elu1")
 EQUILIBRIA = ("closed", "ode")
 IMPLS = ("quadratic", "linear", "chunked")
 VALUES = ("phase", "learned")
+ANCHORS = ("position", "content")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,6 +86,14 @@ class ModelConfig:
         p: oscillator readout sharpening exponent.
         equilibrium: oscillator fixed point: ``"closed"`` or ``"ode"``.
         impl: oscillator evaluation: ``"quadratic"``, ``"linear"``, ``"chunked"``.
+        anchors: oscillator anchors: ``"position"`` (published, a learned table
+            indexed by key position) or ``"content"``.
+        normalize_anchors: keep the oscillator anchors on the sphere (the
+            theory's unit anchors); ``False`` reproduces the published layer.
+        mask_readout: also drop padded keys from the oscillator readout (the
+            published layer masks them only before the fixed point).
+        out_bias: a bias on the softmax attention's output projection (seed
+            001's softmax baseline has one; the oscillator layer always does).
         value: Kuramoto value path: ``"phase"`` (the Kuramoto identity) or
             ``"learned"`` (the ablation).
         gates: Kuramoto metric gates on (``False`` is the ablation).
@@ -112,6 +121,10 @@ class ModelConfig:
     p: int = 1
     equilibrium: str = "closed"
     impl: str = "quadratic"
+    anchors: str = "position"
+    normalize_anchors: bool = True
+    mask_readout: bool = False
+    out_bias: bool = False
     value: str = "phase"
     gates: bool = True
 
@@ -127,6 +140,7 @@ class ModelConfig:
             ("equilibrium", EQUILIBRIA),
             ("impl", IMPLS),
             ("value", VALUES),
+            ("anchors", ANCHORS),
         ):
             v = getattr(self, field)
             if v not in allowed:
@@ -241,13 +255,15 @@ def _presets(name: str, attention: str) -> ModelConfig:
             d_model=128, n_layers=2, n_heads=4, d_ff=512, max_len=50,
             dropout=0.1, norm="layernorm", ffn="gelu", positions="sinusoidal",
             final_norm=True, tie_embeddings=False, pad_id=0, d_osc=8, p=1,
+            out_bias=True, normalize_anchors=True,
         )  # fmt: skip
     if name == "paper-b-sva":
         return ModelConfig(
             name=name, task="classifier", attention=attention, vocab_size=169,
             d_model=32, n_layers=1, n_heads=1, d_ff=64, max_len=50,
             dropout=0.1, norm="layernorm", ffn="gelu", positions="sinusoidal",
-            final_norm=True, pad_id=0, d_osc=2, p=1,
+            final_norm=True, pad_id=0, d_osc=2, p=1, out_bias=True,
+            normalize_anchors=True,
         )  # fmt: skip
     raise KeyError(name)
 

@@ -11,6 +11,9 @@ Run-folder files written here (by process 0 only):
 
 Resuming needs no data-loader state: batch $s$ is ``sample_batch(train, seed,
 step=s)``, a pure function; the dropout key is part of the saved state.
+
+Testing hook: the environment variable ``SYNCATTN_DEBUG_STEP_DELAY`` (seconds)
+sleeps after every step, so that the kill-and-resume test's SIGKILL lands mid-run.
 """
 
 from __future__ import annotations
@@ -48,6 +51,25 @@ def count_parameters(model) -> int:
     """The number of scalar parameters (floating-point array entries) of `model`."""
     leaves = jax.tree.leaves(eqx.filter(model, eqx.is_inexact_array))
     return int(sum(np.prod(x.shape, dtype=np.int64) for x in leaves))
+
+
+def _host(x):
+    """A replicated scalar as a Python number (multi-host arrays are not fully
+    addressable, but every process holds the whole value)."""
+    if isinstance(x, jax.Array) and not x.is_fully_addressable:
+        x = x.addressable_data(0)
+    return np.asarray(x).item()
+
+
+def _host_tree(tree):
+    """Every array leaf as a NumPy array on this host (for saving)."""
+    def get(x):
+        if isinstance(x, jax.Array) and not x.is_fully_addressable:
+            x = x.addressable_data(0)
+        return np.asarray(x)
+
+    arrays, static = eqx.partition(tree, eqx.is_array)
+    return eqx.combine(jax.tree.map(get, arrays), static)
 
 
 # --------------------------------------------------------------------------- log file
@@ -143,8 +165,8 @@ def evaluate(
             batch = np.concatenate([batch, fill])
             weights[rows:] = 0.0
         s, c = step(model, shard_batch(batch, mesh), shard_batch(weights, mesh))
-        total += float(s)
-        count += float(c)
+        total += _host(s)
+        count += _host(c)
     if count == 0:
         raise ValueError("the evaluation data gave no target token (empty split?).")
     loss = total / count
@@ -289,7 +311,8 @@ def fit(
         if main:
             save_checkpoint(
                 ckpt_dir, step,
-                {"model": model_r, "opt_state": opt_r, "key": key_r, "step": np.asarray(step, np.int64)},
+                _host_tree({"model": model_r, "opt_state": opt_r, "key": key_r,
+                            "step": np.asarray(step, np.int64)}),
                 keep=config.keep,
             )
 
@@ -311,14 +334,15 @@ def fit(
             new_model, new_opt, new_key, metrics = train_step(
                 model_r, opt_r, key_r, shard_batch(batch, mesh)
             )
-            loss = float(metrics["loss"])
-            if not bool(metrics["finite"]):
+            metrics = {k: _host(v) for k, v in metrics.items()}
+            loss = metrics["loss"]
+            if not metrics["finite"]:
                 good = [r for r in (ckpt_dir.iterdir() if ckpt_dir.is_dir() else [])
                         if r.name.startswith("step_")]
                 where = max(good).name if good else "none (no checkpoint was saved yet)"
                 raise TrainingDiverged(
                     f"non-finite loss or gradient at step {s + 1} (loss={loss}, "
-                    f"grad_norm={float(metrics['grad_norm'])}); training stopped. The "
+                    f"grad_norm={metrics['grad_norm']}); training stopped. The "
                     f"last good checkpoint is {where} in {ckpt_dir}. Lower lr (now "
                     f"{config.lr}), raise warmup_steps or set clip_norm, and train into "
                     f"a new --out folder."
@@ -339,7 +363,7 @@ def fit(
                 _append(log_path, {
                     "kind": "train", "step": step, "loss": loss,
                     **metric_from_loss(loss, kind),
-                    "lr": float(schedule(s)), "grad_norm": float(metrics["grad_norm"]),
+                    "lr": float(schedule(s)), "grad_norm": metrics["grad_norm"],
                     "tokens_per_s": tps, "devices": n_dev, "time": time.time(),
                 })
                 step_time, step_count = 0.0, 0
