@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 
 
+from syncattn import cli, stats
+
+
 # about 7 minutes on the shared 2-core machine (trainings and diffrax compiles): CI runs them
 pytestmark = pytest.mark.slow
-
-from syncattn import cli, stats
 
 
 def _run(args, cache):
