@@ -6,7 +6,6 @@ import os
 import numpy as np
 import pytest
 
-
 from syncattn import cli, stats
 
 
