@@ -13,6 +13,8 @@ resumes the interrupted ones from their checkpoints.
 name           what (../shared/EXPERIMENTS.md)
 =============  =================================================================
 table          seed 000: Kuramoto LM vs RoPE + SwiGLU transformer, val BPC
+ablations      seed 000: learned value, no feed-forward, no metric gates (dBPC)
+dynamics       seed 000: per-layer local / global order and learned omega
 agreement      seed 001: oscillator vs softmax classifier on SVA, failures with CI
 scaling        seed 001: oscillator LM vs softmax over d_osc, gap fit C d^-alpha, p sweep
 convergence    seed 001 Table 6: flow convergence in trained models, predicted vs measured
@@ -46,6 +48,8 @@ from ._grid import (
 
 EXPERIMENTS = {
     "table": "table",
+    "ablations": "ablations",
+    "dynamics": "dynamics",
     "agreement": "agreement",
     "scaling": "scaling",
     "convergence": "convergence",

@@ -78,8 +78,10 @@ class ModelConfig:
             drift $\omega_j(t-u)$, so it takes ``"rope"``.
         final_norm: apply a norm before the head.
         tie_embeddings: use the embedding matrix as the head (LM only).
-        pad_id: a padding token id, or ``None``. Its embedding is zero (as
-            PyTorch's ``padding_idx``), and the classifier masks it as a key.
+        pad_id: a padding token id, or ``None``. In the transformers its
+            embedding is zero (as PyTorch's ``padding_idx``) and the classifier
+            masks it as a key; the Kuramoto model embeds it as any token (its
+            causal mask keeps right-padding away from real positions).
         norm_eps: $\epsilon$ of the norms.
         d_osc: oscillator dimension (oscillator attention).
         coupling: oscillator coupling map: ``"softplus"``, ``"relu"``, ``"elu1"``.

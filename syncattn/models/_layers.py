@@ -94,7 +94,9 @@ def make_kuramoto_attention(config: ModelConfig, *, key) -> eqx.Module:
     )
 
 
-def call_kuramoto_attention(attention: eqx.Module, theta):
+def call_kuramoto_attention(attention: eqx.Module, theta, diagnostics: bool = False):
+    if diagnostics:
+        return attention(theta, diagnostics=True)
     return attention(theta)
 
 

@@ -10,18 +10,9 @@ from syncattn import cli
 from syncattn.experiments import table
 
 
-@pytest.fixture(scope="module")
-def smoke(tmp_path_factory, compile_cache):
-    out = tmp_path_factory.mktemp("table")
-    import os
-
-    os.environ["JAX_COMPILATION_CACHE_DIR"] = compile_cache
-    try:
-        code = cli.main(["experiment", "table", "--smoke", "--out", str(out), "--quiet"])
-    finally:
-        del os.environ["JAX_COMPILATION_CACHE_DIR"]
-    assert code == 0
-    return out
+@pytest.fixture
+def smoke(table_smoke):
+    return table_smoke
 
 
 def test_table_smoke_writes_its_files(smoke):

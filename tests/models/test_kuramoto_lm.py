@@ -9,11 +9,6 @@ import pytest
 
 from syncattn import models
 
-from .conftest import HAVE_NN
-
-
-pytestmark = pytest.mark.skipif(not HAVE_NN, reason="needs syncattn.nn")
-
 
 @eqx.filter_jit
 def jit_call(m, x, key=None):
@@ -122,3 +117,30 @@ def test_bad_tokens():
         model(jnp.zeros((65,), jnp.int32))
     with pytest.raises(ValueError, match=r"got range \[0, 256\]"):
         model(jnp.array([0, 256], jnp.int32))
+
+
+def test_diagnostics_per_layer():
+    """``diagnostics=True``: the same logits, and per layer the order parameters of the
+    phases entering it (rebuilt by hand from the layers, then numpy), and its omega."""
+    model = build()
+    x = tokens(12, seed=3)
+    logits, layers = model(x, diagnostics=True)
+    np.testing.assert_allclose(logits, model(x), rtol=1e-12, atol=1e-12)
+    assert len(layers) == model.config.n_layers
+    theta = model.embedding.phases[x]
+    for attn, ffn, aux in zip(model.attentions, model.ffns, layers, strict=True):
+        th = np.asarray(theta)
+        # global order: |mean_t exp(i theta_tj)| per coordinate, in numpy
+        ref_global = np.abs(np.exp(1j * th).mean(0))
+        np.testing.assert_allclose(aux["global_order"], ref_global, rtol=1e-10)
+        # local order: |sum_u A_tu exp(i theta_uj)| with the layer's own weights
+        A = np.asarray(aux["weights"])  # (H, T, T)
+        kh = th.shape[1] // A.shape[0]
+        G = np.concatenate(
+            [A[h] @ np.exp(1j * th[:, h * kh:(h + 1) * kh]) for h in range(A.shape[0])], 1)
+        np.testing.assert_allclose(aux["local_order"], np.abs(G), rtol=1e-9, atol=1e-12)
+        np.testing.assert_array_equal(aux["omega"], attn.omega)
+        theta = ffn(attn(theta))
+    # the ablation without feed-forward gives diagnostics too
+    _, no_ffn = build(ffn="none")(x, diagnostics=True)
+    assert len(no_ffn) == 2

@@ -6,11 +6,6 @@ import pytest
 
 from syncattn import models
 
-from .conftest import HAVE_NN
-
-
-pytestmark = pytest.mark.skipif(not HAVE_NN, reason="needs syncattn.nn")
-
 
 @pytest.mark.parametrize("attention", ["kuramoto", "oscillator", "softmax"])
 @pytest.mark.parametrize("name, target", [("1m", 1_000_000), ("5m", 5_000_000)])

@@ -11,12 +11,8 @@ import pytest
 
 from syncattn import models
 
-from .conftest import HAVE_NN
 
-
-pytestmark = pytest.mark.usefixtures("placeholder_attention")
-
-# Variants whose layers exist on every branch (LayerNorm, GELU are equinox's).
+# The default block of these tests: seed 001's LayerNorm + GELU.
 BASE = dict(norm="layernorm", ffn="gelu")
 POSITIONS = ["sinusoidal", "learned", "none"]
 
@@ -38,12 +34,13 @@ def tokens(T, vocab=256, seed=0, low=0):
     return jax.random.randint(jax.random.key(seed), (T,), low, vocab, dtype=jnp.int32)
 
 
-ATTENTIONS = ["softmax", "oscillator"] if HAVE_NN else ["softmax"]
-# (norm, ffn, positions) variants: equinox's LayerNorm + GELU everywhere; the nn
-# RMSNorm + SwiGLU (+ RoPE for softmax) once the layers exist.
-VARIANTS = [("layernorm", "gelu", p) for p in POSITIONS]
-if HAVE_NN:
-    VARIANTS += [("rmsnorm", "swiglu", "sinusoidal"), ("rmsnorm", "swiglu", "rope")]
+ATTENTIONS = ["softmax", "oscillator"]
+# (norm, ffn, positions): seed 001's LayerNorm + GELU with every additive position,
+# and the RMSNorm + SwiGLU baseline with sinusoids or RoPE.
+VARIANTS = [("layernorm", "gelu", p) for p in POSITIONS] + [
+    ("rmsnorm", "swiglu", "sinusoidal"),
+    ("rmsnorm", "swiglu", "rope"),
+]
 
 
 def _jit_call(m, x, key=None, mask=None):
@@ -250,7 +247,7 @@ def _pad(x, n):
 
 @pytest.mark.parametrize(
     "attention, mask_readout",
-    [("softmax", False)] + ([("oscillator", True)] if HAVE_NN else []),
+    [("softmax", False), ("oscillator", True)],
 )
 def test_classifier_right_padding_changes_no_real_position(attention, mask_readout):
     """Keys equal to pad_id are masked: appending padding leaves real positions alone."""
@@ -270,7 +267,6 @@ def test_classifier_right_padding_changes_no_real_position(attention, mask_reado
     assert not np.allclose(explicit[:6], ref)
 
 
-@pytest.mark.skipif(not HAVE_NN, reason="needs syncattn.nn")
 def test_oscillator_classifier_published_padding_semantics():
     """Seed 001's layer masks padded keys before the fixed point only (B0): the
     readout still weighs them, so padding moves real positions unless
@@ -298,15 +294,8 @@ def test_classifier_jit_grad_vmap():
     assert float(jnp.abs(g.head.weight).max()) > 0
 
 
-@pytest.mark.skipif(HAVE_NN, reason="placeholder check only")
-def test_placeholder_is_in_use(placeholder_attention):
-    assert placeholder_attention
-
-
 @pytest.mark.parametrize("attention", ATTENTIONS)
-@pytest.mark.parametrize(
-    "norm, ffn", [("layernorm", "gelu")] + ([("rmsnorm", "swiglu")] if HAVE_NN else [])
-)
+@pytest.mark.parametrize("norm, ffn", [("layernorm", "gelu"), ("rmsnorm", "swiglu")])
 def test_lm_is_the_pre_norm_composition(attention, norm, ffn):
     """The forward pass rebuilt by hand from the submodules: embedding + sinusoids,
     x += Attn(N1 x), x += FFN(N2 x) per block, final norm, untied head."""
@@ -334,7 +323,6 @@ def test_lm_is_the_pre_norm_composition(attention, norm, ffn):
     np.testing.assert_allclose(jit_call(model, x), ref, rtol=1e-10, atol=1e-10)
 
 
-@pytest.mark.skipif(not HAVE_NN, reason="needs syncattn.nn")
 @pytest.mark.parametrize("dtype", [jnp.float32, jnp.bfloat16])
 def test_oscillator_lm_and_classifier_low_precision(dtype):
     model = lm("oscillator")
