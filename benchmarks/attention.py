@@ -201,6 +201,10 @@ def plot(rows, path):
         ts = [r["T"] for r in rs]
         axes[0].loglog(ts, [r["time_s"] for r in rs], "o-", label=name)
         axes[1].loglog(ts, [r["mem_total_mb"] for r in rs], "o-", label=name)
+    for ax in axes:
+        ts = sorted({r["T"] for r in rows})
+        ax.set_xticks(ts, [str(t) for t in ts])
+        ax.minorticks_off()
     axes[0].set(xlabel="T", ylabel="forward + backward (s)", title="time")
     axes[1].set(xlabel="T", ylabel="compiled memory (MiB)", title="memory")
     axes[0].legend()
