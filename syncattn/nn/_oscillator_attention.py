@@ -135,6 +135,11 @@ class OscillatorAttention(eqx.Module):
     If every unmasked $1 + z_i\cdot r_j$ vanishes, row $i$ falls back to uniform weights
     (as [`syncattn.lohe.readout`][]).
 
+    Diagnostics: `__call__(x, diagnostics=True)` returns `(y, aux)` with `couplings`
+    $w$ $(n_h, T, T)$ after masking, `anchors` $r$, `h`, `z` $(n_h, T, d_\mathrm{osc})$,
+    `weights` $a$ $(n_h, T, T)$ and `degenerate` $(n_h, T)$ bool; $y$ is unchanged (the
+    linear and chunked paths build the $(T, T)$ matrices only for `aux`).
+
     Args:
         d_model: width $d$.
         n_heads: heads $n_h$.
