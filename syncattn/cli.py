@@ -1,4 +1,4 @@
-"""The ``syncattn`` command line: ``verify``, ``study``, ``demo``, ``train``, ``eval``, ``sample``, ``report``.
+"""The ``syncattn`` command line: ``verify``, ``study``, ``demo``, ``train``, ``eval``, ``sample``, ``report``, ``experiment``.
 
 Each subcommand is a function ``f(argv) -> int`` (``module:function``, default
 ``main``) in its own module; this
@@ -28,12 +28,16 @@ _COMMANDS = {
     "eval": ("syncattn.training._cli:evaluate", "BPC / perplexity of a run folder"),
     "sample": ("syncattn.training._cli:sample", "generate text from a run folder"),
     "report": ("syncattn.training._cli:report", "loss curves and a table of runs"),
+    "experiment": (
+        "syncattn.experiments",
+        "the papers' experiments (table, ablations, dynamics, ...) as training grids",
+    ),
 }
 
 
 def _usage() -> str:
     lines = ["usage: syncattn COMMAND [options]", "", "commands:"]
-    lines += [f"  {name:<8} {help_}" for name, (_, help_) in _COMMANDS.items()]
+    lines += [f"  {name:<10} {help_}" for name, (_, help_) in _COMMANDS.items()]
     lines += ["", "Run `syncattn COMMAND --help` for the options of one command."]
     return "\n".join(lines)
 

@@ -49,13 +49,26 @@ def _third_party_imports(files) -> set[str]:
     return found
 
 
+# optional imports of the package (inside the function that needs them), each
+# declared in an extra: import name -> extra
+OPTIONAL = {"ray": "cluster"}
+
+
+def test_optional_imports_are_declared_in_their_extra():
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = meta["optional-dependencies"]
+    for module, extra in OPTIONAL.items():
+        names = {IMPORT_NAME.get(n, n) for n in map(_requirement_name, extras[extra])}
+        assert module in names, f"{module} is not declared in the {extra!r} extra"
+
+
 def test_core_dependencies_are_exactly_what_the_package_imports():
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     declared = {
         IMPORT_NAME.get(n, n) for n in map(_requirement_name, meta["dependencies"])
     }
     shipped = [*(ROOT / "syncattn").rglob("*.py"), *(ROOT / "proofs").glob("*.py")]
-    used = _third_party_imports(shipped)
+    used = _third_party_imports(shipped) - set(OPTIONAL)
     assert used - declared == set(), (
         f"imported but not declared in pyproject: {used - declared}"
     )

@@ -444,6 +444,38 @@ def test_simulate_saveat_conventions():
         kuramoto.simulate(th, 0.0, 1.0, 2.0, saveat=jnp.array([0.0, 3.0]))
 
 
+# ------------------------------------------------------- self-consistent order parameter
+def test_self_consistent_order_parameter_closed_forms():
+    import math
+
+    from scipy import optimize
+
+    lor = lambda w: 0.5 / (math.pi * (w * w + 0.25))  # gamma = 0.5: sqrt(1 - 1/K)
+    for K in (1.01, 1.5, 3.0):
+        got = kuramoto.self_consistent_order_parameter(K, lor)
+        assert got == pytest.approx(math.sqrt(1 - 1 / K), abs=1e-8)
+    # uniform on [-1, 1]: with s = 1/(K r) <= 1, 1 = (K/2)(asin s + s sqrt(1 - s^2))
+    uni = lambda w: 0.5 if abs(w) <= 1 else 0.0
+    Kc = 4 / math.pi
+    for K in (1.3, 2.0, 4.0):
+        s = optimize.brentq(
+            lambda s: K / 2 * (math.asin(s) + s * math.sqrt(1 - s * s)) - 1, 1e-12, 1.0
+        )
+        got = kuramoto.self_consistent_order_parameter(K, uni, breaks=(-1.0, 1.0))
+        assert got == pytest.approx(1 / (K * s), abs=1e-8)
+    assert kuramoto.self_consistent_order_parameter(
+        Kc * (1 + 1e-9), uni, breaks=(-1.0, 1.0)
+    ) == pytest.approx(math.pi / 4, abs=1e-6)
+    assert kuramoto.self_consistent_order_parameter(0.99 * Kc, uni) == 0.0
+    gauss = lambda w: math.exp(-0.5 * w * w) / math.sqrt(2 * math.pi)
+    assert kuramoto.self_consistent_order_parameter(1.5, gauss) == 0.0  # K_c = 1.596
+    assert kuramoto.self_consistent_order_parameter(0.0, gauss) == 0.0
+    with pytest.raises(ValueError, match="K must lie in"):
+        kuramoto.self_consistent_order_parameter(-1.0, gauss)
+    with pytest.raises(ValueError, match="density"):
+        kuramoto.self_consistent_order_parameter(1.0, lambda w: 0.0)
+
+
 @pytest.mark.parametrize("n", [999, 1000])  # both sides of the one-product threshold
 def test_dense_field_large_n_matches_numpy(n):
     """Large dense couplings take the one-product path; batched K and theta too."""

@@ -603,3 +603,41 @@ def test_float32_is_preserved():
         x, jnp.ones((2, D), jnp.float32), jnp.ones((2, D), jnp.float32)
     )
     assert w.dtype == jnp.float32
+
+
+# ------------------------------------------------------- exact degenerate probability
+@pytest.mark.filterwarnings("ignore::scipy.integrate.IntegrationWarning")
+def test_degenerate_probability_exact_two_anchors_closed_form():
+    """m = 2 in d = 3: |h|^2 = a^2 + b^2 + 2ab cos(theta), cos(theta) uniform on [-1, 1]."""
+    rng = np.random.default_rng(0)
+    a, b = np.logaddexp(0, rng.standard_normal((2, 2_000_000)))
+    eps = 0.9
+    p_given_w = np.clip((eps**2 - (a - b) ** 2) / (4 * a * b), 0.0, 1.0)
+    want, se = p_given_w.mean(), p_given_w.std() / np.sqrt(a.size)
+    got = lohe.degenerate_probability_exact(3, 2, eps, nodes=40)
+    assert abs(got - want) < 5 * se
+    assert abs(lohe.degenerate_probability_exact(3, 2, 1.1 * eps, nodes=40) - want) > 20 * se
+
+
+def test_degenerate_probability_exact_one_anchor_and_monte_carlo():
+    # m = 1: |h| = softplus(s g); against the empirical frequency of a large numpy sample
+    g = np.random.default_rng(1).standard_normal(4_000_000)
+    for eps, s in ((1.0, 1.0), (0.5, 0.7)):
+        emp = np.mean(np.logaddexp(0, s * g) < eps)
+        got = lohe.degenerate_probability_exact(5, 1, eps, s)
+        assert abs(got - emp) < 5 * np.sqrt(emp * (1 - emp) / g.size)
+    # m = 4, d = 3 against lohe.degenerate_probability (Monte Carlo, binomial error)
+    p_hat, se = lohe.degenerate_probability(jax.random.key(3), 3, 4, 1.2, 200_000)
+    exact = lohe.degenerate_probability_exact(3, 4, 1.2)
+    assert abs(float(p_hat) - exact) < 5 * float(se)
+
+
+def test_degenerate_probability_exact_bad_input():
+    with pytest.raises(ValueError, match="d must be >= 2"):
+        lohe.degenerate_probability_exact(1, 2, 1.0)
+    with pytest.raises(ValueError, match="n_anchors must be a positive int"):
+        lohe.degenerate_probability_exact(3, 0, 1.0)
+    with pytest.raises(ValueError, match="eps must lie in"):
+        lohe.degenerate_probability_exact(3, 2, 0.0)
+    with pytest.raises(ValueError, match="scale must lie in"):
+        lohe.degenerate_probability_exact(3, 2, 1.0, -1.0)

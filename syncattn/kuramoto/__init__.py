@@ -35,6 +35,7 @@ from ._theory import (
     ott_antonsen as ott_antonsen,
     ott_antonsen_rhs as ott_antonsen_rhs,
     sample_lorentzian as sample_lorentzian,
+    self_consistent_order_parameter as self_consistent_order_parameter,
 )
 
 
@@ -52,4 +53,5 @@ __all__ = [
     "ott_antonsen",
     "lorentzian_frequencies",
     "sample_lorentzian",
+    "self_consistent_order_parameter",
 ]

@@ -14,7 +14,8 @@ $\tan(\varphi/2) = \tan(\varphi_0/2)\, e^{-\|h\| t}$, $\varphi = \angle(z, h)$.
 
 Files: `_flow.py` (general Lohe flow and its simulation), `_fixed_query.py` (fixed-query
 flow, equilibrium, exact solution, Jacobian), `_attention.py` (weights, drive,
-readout), `_failure.py` (failure odds, the finite-time threshold), `_scale_free.py`
+readout), `_failure.py` (failure odds, the finite-time threshold), `_convergence.py` (predicted and
+measured convergence from uniform starts), `_scale_free.py`
 (scale-free degenerate events: the convex-hull law, the relative threshold).
 """
 
@@ -24,9 +25,14 @@ from ._attention import (
     fixed_query_weights as fixed_query_weights,
     readout as readout,
 )
+from ._convergence import (
+    fixed_query_errors as fixed_query_errors,
+    predict_convergence as predict_convergence,
+)
 from ._failure import (
     antipodal_probability as antipodal_probability,
     degenerate_probability as degenerate_probability,
+    degenerate_probability_exact as degenerate_probability_exact,
     finite_time_failure_probability as finite_time_failure_probability,
     finite_time_threshold as finite_time_threshold,
 )
@@ -69,6 +75,8 @@ __all__ = [
     "finite_time_failure_probability",
     "degenerate_probability",
     "finite_time_threshold",
+    "predict_convergence",
+    "fixed_query_errors",
     "HullOdds",
     "hull_degenerate_probability",
     "relative_degenerate_bound",

@@ -104,6 +104,7 @@ def hull_degenerate_probability(n_anchors: int, d: int) -> HullOdds:
 
 
 # ------------------------------------------------------------- relative threshold
+@jax.jit
 def _relative_bound(w, eps, d):
     a2 = w * w
     s2 = jnp.sum(a2, axis=-1)
@@ -127,7 +128,7 @@ def _relative_bound(w, eps, d):
 
 def relative_degenerate_bound(
     w: Float[Array, "*batch m"], eps: ScalarLike, d: int
-) -> Float[Array, "*batch"]:
+) -> Float[Array, "*shape"]:
     r"""Upper bound on $P(\|h\| < \varepsilon\|w\|_2)$ for fixed weights, uniform anchors.
 
     With $h = \sum_j w_j r_j$, $r_j$ i.i.d. uniform on $S^{d-1}$, $a = w/\|w\|_2$:
@@ -157,7 +158,7 @@ def relative_degenerate_bound(
         d: ambient dimension, an int $\ge 2$.
 
     Returns:
-        bounds in $[0, 1]$, shape `*batch` (broadcast with `eps`).
+        bounds in $[0, 1]$, shape `*batch` broadcast with the shape of `eps`.
 
     Raises:
         ValueError: empty or non-finite `w`, negative or NaN `eps`, $d < 2$.

@@ -21,6 +21,28 @@ Example:
     (8, 256)
 """
 
+__all__ = [
+    "ModelConfig",
+    "get_config",
+    "list_configs",
+    "parse_overrides",
+    "replace",
+    "build",
+    "cast",
+    "config_params",
+    "count_params",
+    "describe",
+    "TransformerLM",
+    "KuramotoLM",
+    "Classifier",
+    "Encoder",
+    "Block",
+    "GeluFFN",
+    "LearnedPositions",
+    "sinusoidal_positions",
+    "dropout",
+]
+
 from ._build import (
     build as build,
     cast as cast,

@@ -38,6 +38,7 @@ COUPLINGS = ("softplus", "relu", "elu1")
 EQUILIBRIA = ("closed", "ode")
 IMPLS = ("quadratic", "linear", "chunked")
 VALUES = ("phase", "learned")
+ANCHORS = ("position", "content")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,14 +78,24 @@ class ModelConfig:
             drift $\omega_j(t-u)$, so it takes ``"rope"``.
         final_norm: apply a norm before the head.
         tie_embeddings: use the embedding matrix as the head (LM only).
-        pad_id: a padding token id, or ``None``. Its embedding is zero (as
-            PyTorch's ``padding_idx``), and the classifier masks it as a key.
+        pad_id: a padding token id, or ``None``. In the transformers its
+            embedding is zero (as PyTorch's ``padding_idx``) and the classifier
+            masks it as a key; the Kuramoto model embeds it as any token (its
+            causal mask keeps right-padding away from real positions).
         norm_eps: $\epsilon$ of the norms.
         d_osc: oscillator dimension (oscillator attention).
         coupling: oscillator coupling map: ``"softplus"``, ``"relu"``, ``"elu1"``.
         p: oscillator readout sharpening exponent.
         equilibrium: oscillator fixed point: ``"closed"`` or ``"ode"``.
         impl: oscillator evaluation: ``"quadratic"``, ``"linear"``, ``"chunked"``.
+        anchors: oscillator anchors: ``"position"`` (published, a learned table
+            indexed by key position) or ``"content"``.
+        normalize_anchors: keep the oscillator anchors on the sphere (the
+            theory's unit anchors); ``False`` reproduces the published layer.
+        mask_readout: also drop padded keys from the oscillator readout (the
+            published layer masks them only before the fixed point).
+        out_bias: a bias on the softmax attention's output projection (seed
+            001's softmax baseline has one; the oscillator layer always does).
         value: Kuramoto value path: ``"phase"`` (the Kuramoto identity) or
             ``"learned"`` (the ablation).
         gates: Kuramoto metric gates on (``False`` is the ablation).
@@ -112,6 +123,10 @@ class ModelConfig:
     p: int = 1
     equilibrium: str = "closed"
     impl: str = "quadratic"
+    anchors: str = "position"
+    normalize_anchors: bool = True
+    mask_readout: bool = False
+    out_bias: bool = False
     value: str = "phase"
     gates: bool = True
 
@@ -127,6 +142,7 @@ class ModelConfig:
             ("equilibrium", EQUILIBRIA),
             ("impl", IMPLS),
             ("value", VALUES),
+            ("anchors", ANCHORS),
         ):
             v = getattr(self, field)
             if v not in allowed:
@@ -241,13 +257,15 @@ def _presets(name: str, attention: str) -> ModelConfig:
             d_model=128, n_layers=2, n_heads=4, d_ff=512, max_len=50,
             dropout=0.1, norm="layernorm", ffn="gelu", positions="sinusoidal",
             final_norm=True, tie_embeddings=False, pad_id=0, d_osc=8, p=1,
+            out_bias=True, normalize_anchors=True,
         )  # fmt: skip
     if name == "paper-b-sva":
         return ModelConfig(
             name=name, task="classifier", attention=attention, vocab_size=169,
             d_model=32, n_layers=1, n_heads=1, d_ff=64, max_len=50,
             dropout=0.1, norm="layernorm", ffn="gelu", positions="sinusoidal",
-            final_norm=True, pad_id=0, d_osc=2, p=1,
+            final_norm=True, pad_id=0, d_osc=2, p=1, out_bias=True,
+            normalize_anchors=True,
         )  # fmt: skip
     raise KeyError(name)
 

@@ -71,11 +71,18 @@ class KuramotoLM(eqx.Module):
         *,
         mask: Bool[Array, " seq"] | None = None,
         key: PRNGKeyArray | None = None,
-    ) -> Float[Array, "seq vocab"]:
-        """Next-token logits at every position (``key=None``: no dropout).
+        diagnostics: bool = False,
+    ) -> Float[Array, "seq vocab"] | tuple[Float[Array, "seq vocab"], tuple[dict, ...]]:
+        r"""Next-token logits at every position (``key=None``: no dropout).
 
         ``mask`` (True = real token) is accepted for a uniform interface; the
         model is causal, so right-padding never reaches a real position.
+
+        With ``diagnostics=True`` it returns ``(logits, layers)``: one dict per
+        layer, the diagnostics of its [`syncattn.nn.KuramotoAttention`][] on the
+        phases entering that layer (``local_order`` $|G_{tj}|$ $(T, k)$,
+        ``global_order`` $|\frac1T\sum_t e^{i\theta_{tj}}|$ $(k,)$, ...) plus its
+        learned frequencies ``omega`` $(k,)$.
         """
         cfg = self.config
         T = check_tokens(tokens, cfg)
@@ -83,13 +90,13 @@ class KuramotoLM(eqx.Module):
             check_mask(mask, T)
         theta = self.embedding(tokens)
         keys = _split(key, 2 * cfg.n_layers)
+        layers = []
         for i, attention in enumerate(self.attentions):
-            theta = _step(
-                theta,
-                _layers.call_kuramoto_attention(attention, theta),
-                cfg.dropout,
-                keys[2 * i],
-            )
+            new = _layers.call_kuramoto_attention(attention, theta, diagnostics)
+            if diagnostics:
+                new, aux = new
+                layers.append({**aux, "omega": attention.omega})
+            theta = _step(theta, new, cfg.dropout, keys[2 * i])
             if self.ffns is not None:
                 theta = _step(
                     theta,
@@ -97,7 +104,8 @@ class KuramotoLM(eqx.Module):
                     cfg.dropout,
                     keys[2 * i + 1],
                 )
-        return self.readout(theta)
+        logits = self.readout(theta)
+        return (logits, tuple(layers)) if diagnostics else logits
 
 
 def _step(theta, new_theta, rate, key):

@@ -6,8 +6,6 @@ here, so the models follow the layers' signatures in one place.
 
 from __future__ import annotations
 
-import inspect
-
 import equinox as eqx
 import jax
 
@@ -42,11 +40,13 @@ def apply_norm(norm: eqx.Module, x):
 def make_attention(config: ModelConfig, *, causal: bool, key) -> eqx.Module:
     nn = _nn()
     if config.attention == "softmax":
-        extra = {}
-        if _accepts(nn.SoftmaxAttention.__init__, "rope"):
-            extra["rope"] = config.positions == "rope"
         return nn.SoftmaxAttention(
-            config.d_model, config.n_heads, key=key, causal=causal, **extra
+            config.d_model,
+            config.n_heads,
+            key=key,
+            causal=causal,
+            rope=config.positions == "rope",
+            out_bias=config.out_bias,
         )
     if config.attention == "oscillator":
         return nn.OscillatorAttention(
@@ -60,22 +60,16 @@ def make_attention(config: ModelConfig, *, causal: bool, key) -> eqx.Module:
             equilibrium=config.equilibrium,
             impl=config.impl,
             causal=causal,
+            anchors=config.anchors,
+            normalize_anchors=config.normalize_anchors,
+            mask_readout=config.mask_readout,
         )
     raise ValueError(f"no transformer attention {config.attention!r}.")
-
-
-def _accepts(fn, name: str) -> bool:
-    return name in inspect.signature(fn).parameters
 
 
 def call_attention(attention: eqx.Module, x, mask):
     if mask is None:
         return attention(x)
-    if not _accepts(type(attention).__call__, "mask"):
-        raise NotImplementedError(
-            f"{type(attention).__name__} takes no key-padding mask yet; call the model "
-            "without padding (mask=None, or a config with pad_id=None)."
-        )
     return attention(x, mask=mask)
 
 
@@ -100,7 +94,9 @@ def make_kuramoto_attention(config: ModelConfig, *, key) -> eqx.Module:
     )
 
 
-def call_kuramoto_attention(attention: eqx.Module, theta):
+def call_kuramoto_attention(attention: eqx.Module, theta, diagnostics: bool = False):
+    if diagnostics:
+        return attention(theta, diagnostics=True)
     return attention(theta)
 
 

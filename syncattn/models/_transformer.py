@@ -23,6 +23,7 @@ from __future__ import annotations
 import equinox as eqx
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .._checks import is_concrete
 from .._types import Array, Bool, Float, Int, PRNGKeyArray
@@ -311,7 +312,8 @@ def check_tokens(tokens, config: ModelConfig) -> int:
             f"tokens must have length 1 <= T <= max_len={config.max_len}; got T={T}."
         )
     if is_concrete(tokens):
-        lo, hi = int(jnp.min(tokens)), int(jnp.max(tokens))
+        arr = np.asarray(tokens)  # concrete: check on the host, outside any trace
+        lo, hi = int(arr.min()), int(arr.max())
         if lo < 0 or hi >= config.vocab_size:
             raise ValueError(
                 f"token ids must lie in [0, vocab_size={config.vocab_size}); "

@@ -10,7 +10,8 @@ it is the bookkeeping every study needs:
 * :func:`progress` wraps ``tqdm`` (to stderr; off when ``enabled=False``);
 * :func:`new_figure` / :func:`save_figure` draw with Matplotlib's object API on
   the Agg canvas, so no global backend is touched and no display is needed;
-* :func:`clopper_pearson` and :func:`wilson` are binomial confidence intervals;
+* ``clopper_pearson`` and ``wilson`` (binomial confidence intervals) live in
+  [`syncattn.stats`][] and are re-exported here;
 * :func:`fit_exponential_rate` fits $\log p = a - \lambda d$;
 * :func:`prng_key` makes the studies' JAX keys.
 """
@@ -28,6 +29,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from ..stats import clopper_pearson as clopper_pearson, wilson as wilson
 
 
 __all__ = [
@@ -226,66 +229,6 @@ def save_figure(fig, path: str | Path, *, dpi: int = 100) -> Path:
 
 
 # --------------------------------------------------------------------------- statistics
-
-
-def clopper_pearson(k, n, confidence: float = 0.95):
-    r"""Exact (Clopper-Pearson) binomial confidence interval for $p$ from $k$ of $n$.
-
-    $$p_{lo} = B^{-1}\!\left(\tfrac{1-c}{2};\, k, n-k+1\right),\qquad
-      p_{hi} = B^{-1}\!\left(\tfrac{1+c}{2};\, k+1, n-k\right)$$
-
-    with $B^{-1}$ the beta quantile; $p_{lo} = 0$ at $k = 0$ and $p_{hi} = 1$ at
-    $k = n$. At $k = 0$ the upper end is the upper bound $1 - ((1-c)/2)^{1/n}$.
-
-    Args:
-        k: successes (array allowed), $0 \le k \le n$.
-        n: trials, $n \ge 1$ (broadcasts with ``k``).
-        confidence: $c \in (0, 1)$.
-
-    Returns:
-        ``(lo, hi)`` float arrays.
-
-    Raises:
-        ValueError: if $k$ is outside $[0, n]$, $n < 1$ or $c \notin (0, 1)$.
-    """
-    from scipy.stats import beta
-
-    k, n = _check_counts(k, n, confidence)
-    a = 1.0 - confidence
-    with np.errstate(invalid="ignore"):
-        lo = np.where(k > 0, beta.ppf(a / 2, k, n - k + 1), 0.0)
-        hi = np.where(k < n, beta.ppf(1 - a / 2, k + 1, n - k), 1.0)
-    return lo, hi
-
-
-def wilson(k, n, confidence: float = 0.95):
-    r"""Wilson score interval for a binomial proportion.
-
-    $$\frac{\hat p + \frac{z^2}{2n} \pm z\sqrt{\frac{\hat p(1-\hat p)}{n} + \frac{z^2}{4n^2}}}{1 + z^2/n},
-      \qquad \hat p = k/n,\ z = \Phi^{-1}\!\left(\tfrac{1+c}{2}\right)$$
-
-    Args and Raises as :func:`clopper_pearson`.
-    """
-    from scipy.stats import norm
-
-    k, n = _check_counts(k, n, confidence)
-    z = norm.ppf(0.5 + confidence / 2)
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
-
-
-def _check_counts(k, n, confidence):
-    k = np.asarray(k, dtype=float)
-    n = np.asarray(n, dtype=float)
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must lie in (0, 1); got {confidence!r}.")
-    if np.any(n < 1) or np.any(k < 0) or np.any(k > n):
-        raise ValueError(
-            f"need 0 <= k <= n and n >= 1; got k={k.tolist()}, n={n.tolist()}."
-        )
-    return np.broadcast_arrays(k, n)
 
 
 def fit_exponential_rate(x, p) -> dict:

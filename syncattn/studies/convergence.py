@@ -440,10 +440,10 @@ def _write(results: dict, config: Config, out: Path) -> None:
     ax3.set(
         xlabel="$d_{osc}$",
         ylabel=f"P(angle > $\\delta$ at T={results['horizon']:g})",
-        title="not converged by T: saturates, rate $\\|h\\|$ flat in d",
+        title="not converged by T: saturates in d",
     )
     _common.dim_ticks(ax3, dims)
-    ax3.legend(fontsize=7, loc="lower left")
+    ax3.legend(fontsize=7, loc="upper right")
     _common.save_figure(fig, out / "convergence.png")
 
     _common.write_csv(

@@ -179,42 +179,12 @@ def densities(config: Config) -> dict[str, Density]:
 
 
 def self_consistent_r(K: float, density: Density) -> float:
-    r"""Order parameter of the partially locked state, from Kuramoto's self-consistency.
+    """[`syncattn.kuramoto.self_consistent_order_parameter`][] for a study density."""
+    from .. import kuramoto
 
-    $$1 = K \int_{-\pi/2}^{\pi/2} \cos^2\theta\; g(K r \sin\theta)\, d\theta,\qquad r \in (0, 1]$$
-
-    solved for $r$ with ``scipy.optimize.brentq`` (integral by ``scipy.integrate.quad``).
-    The left side at $r \to 0$ is $K/K_c$ with $K_c = 2/(\pi g(0))$, so there is a
-    nonzero branch only for $K > K_c$; returns 0 for $K \le K_c$ (the incoherent state).
-
-    Args:
-        K: coupling $K \ge 0$.
-        density: the frequency density $g$ (symmetric, unimodal).
-
-    Returns:
-        $r(K)$; for a uniform density this jumps to $\pi/4$ just above $K_c$.
-    """
-    from scipy import integrate, optimize
-
-    def lhs(r):
-        a = K * r
-        pts = [math.asin(b / a) for b in density.breaks if 0 < abs(b) < a]
-        val, _ = integrate.quad(
-            lambda th: math.cos(th) ** 2 * density.pdf(a * math.sin(th)),
-            -math.pi / 2,
-            math.pi / 2,
-            points=pts or None,
-            limit=200,
-            epsabs=1e-12,
-            epsrel=1e-10,
-        )
-        return K * val - 1.0
-
-    if K <= 0 or lhs(1e-12) <= 0:
-        return 0.0
-    if lhs(1.0) >= 0:  # pragma: no cover - cannot happen for a probability density
-        return 1.0
-    return float(optimize.brentq(lhs, 1e-12, 1.0, xtol=1e-13, rtol=1e-12))
+    return kuramoto.self_consistent_order_parameter(
+        K, density.pdf, breaks=density.breaks
+    )
 
 
 # --------------------------------------------------------------------------- simulation

@@ -13,6 +13,8 @@ r"""Training: optimiser and schedule, the compiled step, data parallelism, check
   atomic checkpoints, last k kept, fallback past a corrupt one.
 * [`syncattn.training.fit`][], [`syncattn.training.evaluate`][]: the loop and the
   BPC / perplexity evaluation.
+* [`syncattn.training.fit_classifier`][], [`syncattn.training.evaluate_sva`][],
+  [`syncattn.training.sva_metrics`][]: the agreement classifier (seed 001's SVA task).
 * [`syncattn.training.generate`][]: autoregressive sampling.
 * [`syncattn.training.train_run`][] and friends: run folders (config.json,
   log.jsonl, checkpoints/, samples.txt, revision) behind ``syncattn train``,
@@ -24,6 +26,14 @@ from ._checkpoint import (
     list_checkpoints as list_checkpoints,
     restore_checkpoint as restore_checkpoint,
     save_checkpoint as save_checkpoint,
+)
+from ._classify import (
+    FAILURE_THRESHOLD as FAILURE_THRESHOLD,
+    SVA_LENGTH as SVA_LENGTH,
+    evaluate_sva as evaluate_sva,
+    fit_classifier as fit_classifier,
+    sva_metrics as sva_metrics,
+    verb_bce_loss as verb_bce_loss,
 )
 from ._config import TrainConfig as TrainConfig, parse_overrides as parse_overrides
 from ._loop import (
@@ -62,6 +72,12 @@ from ._step import (
 
 
 __all__ = [
+    "FAILURE_THRESHOLD",
+    "SVA_LENGTH",
+    "evaluate_sva",
+    "fit_classifier",
+    "sva_metrics",
+    "verb_bce_loss",
     "CheckpointError",
     "list_checkpoints",
     "restore_checkpoint",

@@ -114,7 +114,7 @@ _PRESETS: dict[str, dict[str, Any]] = {
     # CPU smoke runs and CI: a few seconds per 50 steps
     "tiny": dict(
         steps=200, batch_size=8, seq_len=64, lr=3e-3, warmup_steps=10,
-        eval_every=50, eval_batches=4, ckpt_every=50, log_every=10,
+        eval_every=25, eval_batches=4, ckpt_every=25, log_every=5,
     ),
     "1m": dict(
         steps=5000, batch_size=32, seq_len=256, lr=2e-3, warmup_steps=200,

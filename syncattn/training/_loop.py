@@ -11,11 +11,15 @@ Run-folder files written here (by process 0 only):
 
 Resuming needs no data-loader state: batch $s$ is ``sample_batch(train, seed,
 step=s)``, a pure function; the dropout key is part of the saved state.
+
+Testing hook: the environment variable ``SYNCATTN_DEBUG_STEP_DELAY`` (seconds)
+sleeps after every step, so that the kill-and-resume test's SIGKILL lands mid-run.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import os
@@ -30,7 +34,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ._checkpoint import restore_checkpoint, save_checkpoint
-from ._config import TrainConfig
+from ._config import BOOKKEEPING_FIELDS, TrainConfig
 from ._optim import lr_schedule, make_optimizer
 from ._sharding import data_mesh, is_main_process, replicate, shard_batch
 from ._step import cast_floating, make_eval_step, make_train_step, metric_from_loss
@@ -47,6 +51,25 @@ def count_parameters(model) -> int:
     """The number of scalar parameters (floating-point array entries) of `model`."""
     leaves = jax.tree.leaves(eqx.filter(model, eqx.is_inexact_array))
     return int(sum(np.prod(x.shape, dtype=np.int64) for x in leaves))
+
+
+def _host(x):
+    """A replicated scalar as a Python number (multi-host arrays are not fully
+    addressable, but every process holds the whole value)."""
+    if isinstance(x, jax.Array) and not x.is_fully_addressable:
+        x = x.addressable_data(0)
+    return np.asarray(x).item()
+
+
+def _host_tree(tree):
+    """Every array leaf as a NumPy array on this host (for saving)."""
+    def get(x):
+        if isinstance(x, jax.Array) and not x.is_fully_addressable:
+            x = x.addressable_data(0)
+        return np.asarray(x)
+
+    arrays, static = eqx.partition(tree, eqx.is_array)
+    return eqx.combine(jax.tree.map(get, arrays), static)
 
 
 # --------------------------------------------------------------------------- log file
@@ -128,7 +151,7 @@ def evaluate(
     mesh = data_mesh(devices)
     n_dev = mesh.devices.size
     bs = -(-batch_size // n_dev) * n_dev
-    step = _eval_step or make_eval_step(pad_id=pad_id, compute_dtype=compute_dtype)
+    step = _eval_step or _cached_eval_step(pad_id, compute_dtype)
     model = replicate(model, mesh)
     total, count = 0.0, 0.0
     for batch in eval_batches(tokens, batch_size=batch_size, seq_len=seq_len, max_batches=max_batches):
@@ -142,8 +165,8 @@ def evaluate(
             batch = np.concatenate([batch, fill])
             weights[rows:] = 0.0
         s, c = step(model, shard_batch(batch, mesh), shard_batch(weights, mesh))
-        total += float(s)
-        count += float(c)
+        total += _host(s)
+        count += _host(c)
     if count == 0:
         raise ValueError("the evaluation data gave no target token (empty split?).")
     loss = total / count
@@ -151,6 +174,30 @@ def evaluate(
 
 
 # --------------------------------------------------------------------------- fit
+
+
+def _math_fields(config: TrainConfig) -> TrainConfig:
+    """`config` with the fields that do not enter the compiled step at their defaults."""
+    unused = BOOKKEEPING_FIELDS | {"seed", "batch_size", "seq_len"}
+    return dataclasses.replace(config, **{f: getattr(TrainConfig, f) for f in unused})
+
+
+@functools.lru_cache(maxsize=16)
+def _cached_eval_step(pad_id, compute_dtype):
+    return make_eval_step(pad_id=pad_id, compute_dtype=compute_dtype)
+
+
+@functools.lru_cache(maxsize=16)
+def _compiled(config: TrainConfig, pad_id, compute_dtype):
+    # One jitted step per (optimiser config, pad id, dtype): a second `fit` in the same
+    # process (resume, a sweep cell, the tests) reuses the compiled program.
+    optimizer = make_optimizer(config)
+    return (
+        optimizer,
+        lr_schedule(config),
+        make_train_step(optimizer, pad_id=pad_id, compute_dtype=compute_dtype),
+        _cached_eval_step(pad_id, compute_dtype),
+    )
 
 
 @dataclasses.dataclass
@@ -221,8 +268,9 @@ def fit(
 
     param_dtype = jnp.float64 if config.compute_dtype == "float64" else jnp.float32
     model = cast_floating(model, param_dtype)
-    optimizer = make_optimizer(config)
-    schedule = lr_schedule(config)
+    optimizer, schedule, train_step, eval_step = _compiled(
+        _math_fields(config), pad_id, config.compute_dtype
+    )
     opt_state = optimizer.init(eqx.filter(model, eqx.is_inexact_array))
     key = jax.random.PRNGKey(config.seed + 1)  # raw uint32[2]: saved as plain data
     state = _State(model, opt_state, key, 0)
@@ -246,8 +294,6 @@ def fit(
     model_r = replicate(state.model, mesh)
     opt_r = replicate(state.opt_state, mesh)
     key_r = replicate(jnp.asarray(state.key), mesh)
-    train_step = make_train_step(optimizer, pad_id=pad_id, compute_dtype=config.compute_dtype)
-    eval_step = make_eval_step(pad_id=pad_id, compute_dtype=config.compute_dtype)
 
     def run_eval(model_now, step):
         res = evaluate(
@@ -265,7 +311,8 @@ def fit(
         if main:
             save_checkpoint(
                 ckpt_dir, step,
-                {"model": model_r, "opt_state": opt_r, "key": key_r, "step": np.asarray(step, np.int64)},
+                _host_tree({"model": model_r, "opt_state": opt_r, "key": key_r,
+                            "step": np.asarray(step, np.int64)}),
                 keep=config.keep,
             )
 
@@ -287,14 +334,15 @@ def fit(
             new_model, new_opt, new_key, metrics = train_step(
                 model_r, opt_r, key_r, shard_batch(batch, mesh)
             )
-            loss = float(metrics["loss"])
-            if not bool(metrics["finite"]):
+            metrics = {k: _host(v) for k, v in metrics.items()}
+            loss = metrics["loss"]
+            if not metrics["finite"]:
                 good = [r for r in (ckpt_dir.iterdir() if ckpt_dir.is_dir() else [])
                         if r.name.startswith("step_")]
                 where = max(good).name if good else "none (no checkpoint was saved yet)"
                 raise TrainingDiverged(
                     f"non-finite loss or gradient at step {s + 1} (loss={loss}, "
-                    f"grad_norm={float(metrics['grad_norm'])}); training stopped. The "
+                    f"grad_norm={metrics['grad_norm']}); training stopped. The "
                     f"last good checkpoint is {where} in {ckpt_dir}. Lower lr (now "
                     f"{config.lr}), raise warmup_steps or set clip_norm, and train into "
                     f"a new --out folder."
@@ -315,7 +363,7 @@ def fit(
                 _append(log_path, {
                     "kind": "train", "step": step, "loss": loss,
                     **metric_from_loss(loss, kind),
-                    "lr": float(schedule(s)), "grad_norm": float(metrics["grad_norm"]),
+                    "lr": float(schedule(s)), "grad_norm": metrics["grad_norm"],
                     "tokens_per_s": tps, "devices": n_dev, "time": time.time(),
                 })
                 step_time, step_count = 0.0, 0

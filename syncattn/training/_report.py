@@ -68,7 +68,8 @@ def report(run_dirs, out: str | os.PathLike) -> dict[str, Path]:
     Writes ``out/loss_curves.png`` (left: training loss, right: validation loss, in
     nats per token, one colour per run) and ``out/report.md`` (one row per run:
     model, config, data, parameters, steps, final training loss, final validation
-    loss and BPC or perplexity, median tokens/s).
+    loss and BPC or perplexity, the whole-split value from ``eval.json`` when
+    ``syncattn eval`` wrote one, median tokens/s).
 
     Returns:
         ``{"png": path, "markdown": path}``.
@@ -102,8 +103,9 @@ def report(run_dirs, out: str | os.PathLike) -> dict[str, Path]:
     png = save_figure(fig, out / "loss_curves.png")
 
     lines = [
-        "| run | model | config | data | params | steps | train loss | val loss | val BPC / PPL | tokens/s |",
-        "|---|---|---|---|---:|---:|---:|---:|---:|---:|",
+        "| run | model | config | data | params | steps | train loss | val loss | val BPC / PPL | "
+        "full val (`syncattn eval`) | tokens/s |",
+        "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for run, name in zip(runs, names):
         metric = run["metric"].upper()
@@ -111,7 +113,7 @@ def report(run_dirs, out: str | os.PathLike) -> dict[str, Path]:
             f"| {name} | {run['model']} | {run['preset']} | {run['data']} | "
             f"{_fmt(run['params'], ',')} | {run['step']} | {_fmt(run['train_loss'])} | "
             f"{_fmt(run['val_loss'])} | {_fmt(run['val_metric'])} {metric} | "
-            f"{_fmt(run['tokens_per_s'], ',.0f')} |"
+            f"{_full_val(run)} | {_fmt(run['tokens_per_s'], ',.0f')} |"
         )
     md = out / "report.md"
     md.write_text(
@@ -121,6 +123,13 @@ def report(run_dirs, out: str | os.PathLike) -> dict[str, Path]:
         "RUN` scores the whole split. tokens/s: median over the logged intervals.\n"
     )
     return {"png": png, "markdown": md}
+
+
+def _full_val(run) -> str:
+    ev = (run.get("eval") or {}).get("val")
+    if not ev or run["metric"] not in ev:
+        return "-"
+    return f"{ev[run['metric']]:.4f} {run['metric'].upper()} (step {ev.get('step')})"
 
 
 def _labels(runs):

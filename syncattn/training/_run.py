@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import json
 import os
 import platform
@@ -155,6 +156,22 @@ def _model_config(spec: RunSpec):
     return models.ModelConfig(**fields)
 
 
+def _build_model(config, seed: int):
+    """`models.build(config, key=jax.random.key(seed))`, cached: a model is an immutable
+    pytree, so a second run, resume or eval in the same process reuses it (building
+    runs many small eager ops)."""
+    from .. import models
+
+    return _cached_build(config, int(seed), models.build)
+
+
+@functools.lru_cache(maxsize=4)
+def _cached_build(config, seed, build):
+    import jax
+
+    return build(config, key=jax.random.key(seed))
+
+
 def _diff(old: dict, new: dict, prefix: str, ignore=frozenset()) -> list[str]:
     out = []
     for k in sorted(set(old) | set(new)):
@@ -251,7 +268,7 @@ def train_run(
     out = Path(out)
     mcfg = _model_config(spec)
     tcfg = TrainConfig(**spec.train)
-    model = models.build(mcfg, key=jax.random.key(tcfg.seed))
+    model = _build_model(mcfg, tcfg.seed)
     n_params = models.count_params(model)
     if (out / "config.json").exists():
         check_compatible(out, spec)
@@ -300,7 +317,7 @@ def load_run(run_dir: str | os.PathLike, *, data_path: str | None = None, log=No
     import equinox as eqx
     import jax
 
-    from .. import data as data_mod, models
+    from .. import data as data_mod
     from ._checkpoint import CheckpointError, restore_checkpoint
     from ._optim import make_optimizer
     from ._step import cast_floating
@@ -317,7 +334,7 @@ def load_run(run_dir: str | os.PathLike, *, data_path: str | None = None, log=No
     path = data_path if data_path is not None else spec.data.get("path")
     corpus = data_mod.load_corpus(spec.data["name"], path, **spec.data.get("options", {}))
     tcfg = TrainConfig(**spec.train)
-    model = models.build(_model_config(spec), key=jax.random.key(tcfg.seed))
+    model = _build_model(_model_config(spec), tcfg.seed)
     import jax.numpy as jnp
 
     model = cast_floating(model, jnp.float64 if tcfg.compute_dtype == "float64" else jnp.float32)

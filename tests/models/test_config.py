@@ -43,6 +43,8 @@ def test_paper_b_sva_matches_b2_config_g():
         "sinusoidal", "layernorm", "gelu", 0.1, 169,
     )  # fmt: skip
     assert models.get_config("paper-b-sva", attention="softmax").attention == "softmax"
+    # seed 001's W_o has a bias; its layer masks padding before the fixed point only
+    assert c.out_bias and not c.mask_readout
 
 
 def test_overrides_from_strings_take_the_field_types():
@@ -87,6 +89,7 @@ def test_unknown_key_lists_the_valid_keys():
         ({"d_model": True}, "d_model must be an int"),
         ({"norm": "batchnorm"}, "norm must be one of"),
         ({"positions": "alibi"}, "positions must be one of"),
+        ({"anchors": "random"}, "anchors must be one of"),
         ({"n_heads": 3}, "must divide d_model"),
         ({"dropout": 1.0}, r"dropout must lie in \[0, 1\)"),
         ({"d_osc": 1}, "d_osc must be >= 2"),

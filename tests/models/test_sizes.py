@@ -6,11 +6,6 @@ import pytest
 
 from syncattn import models
 
-from .conftest import HAVE_NN
-
-
-pytestmark = pytest.mark.skipif(not HAVE_NN, reason="needs syncattn.nn")
-
 
 @pytest.mark.parametrize("attention", ["kuramoto", "oscillator", "softmax"])
 @pytest.mark.parametrize("name, target", [("1m", 1_000_000), ("5m", 5_000_000)])
@@ -30,13 +25,8 @@ def _paper_b_layer(d, H, d_ff, max_len, d_osc, attention):
     """One pre-LN layer of seed 001's code (B0/B3), counted from its modules."""
     ln = 2 * d  # LayerNorm weight + bias
     qkv = 3 * d * d  # W_q, W_k, W_v: no bias
-    if attention == "oscillator":
-        out = d * d + d  # W_o with bias
-        anchors = H * max_len * d_osc
-    else:
-        # seed 001's softmax W_o has a bias; syncattn's SoftmaxAttention has none.
-        out = d * d
-        anchors = 0
+    out = d * d + d  # W_o with bias (both of seed 001's attentions)
+    anchors = H * max_len * d_osc if attention == "oscillator" else 0
     ffn = (d * d_ff + d_ff) + (d_ff * d + d)  # Linear -> GELU -> Linear, biases
     return ln + qkv + out + anchors + ln + ffn
 
@@ -80,6 +70,10 @@ def test_describe_one_line():
     assert "\n" not in line
     assert line.startswith("paper-b-lm: oscillator causal LM, 2 layers, d_model 128")
     assert "2,969,232 params" in line
+    c = models.get_config("1m", attention="softmax")
+    assert models.config_params(models.replace(c, out_bias=True)) == (
+        models.config_params(c) + c.n_layers * c.d_model
+    )
     assert "1m: kuramoto causal LM" in models.describe(
         models.get_config("1m", attention="kuramoto")
     )

@@ -11,6 +11,7 @@ import json
 import sys
 
 import jax
+import numpy as np
 
 from syncattn import training as T
 from tests.training._standin import DATA, TinyLM, toy_corpus
@@ -42,6 +43,11 @@ def main():
         curves[name] = [r["loss"] for r in log if r["kind"] == "train"]
         curves[name + "_eval"] = [r["loss"] for r in log if r["kind"] == "eval"]
     curves["n_devices"] = len(jax.devices())
+    try:
+        T.shard_batch(np.zeros((3, 5), np.int32), T.data_mesh())
+        curves["uneven_batch_error"] = ""
+    except ValueError as e:
+        curves["uneven_batch_error"] = str(e)
     print(json.dumps(curves))
     return 0
 

@@ -20,7 +20,8 @@ def small_text(tmp_path):
 
 @pytest.fixture
 def tiny_models(monkeypatch):
-    """Until the attention layers land: models.build gives the stand-in LM."""
+    """models.build gives the stand-in LM, to keep these tests fast (test_models_smoke
+    runs the real models)."""
     monkeypatch.setattr(models, "build", lambda cfg, *, key: TinyLM(cfg.vocab_size, key=key))
 
 
@@ -52,6 +53,17 @@ def test_train_resume_eval_sample_report(tmp_path, small_text, tiny_models, caps
     # the same command again: resumes, finds the run complete, changes nothing
     assert _train(run, small_text, *ARGS) == 0
     assert read_log(run / "log.jsonl") == log
+    # a truncated latest checkpoint: reported, set aside, and the run redone from step 6
+    blob = run / "checkpoints" / "step_00000012" / "state.eqx"
+    blob.write_bytes(blob.read_bytes()[:100])
+    capsys.readouterr()
+    assert _train(run, small_text, *ARGS) == 0
+    err = capsys.readouterr().err
+    assert "step_00000012 is unreadable" in err and "Falling back to step_00000006" in err
+    assert (run / "checkpoints" / "corrupt-step_00000012").is_dir()
+    assert [(r["step"], r["loss"]) for r in read_log(run / "log.jsonl")] == [
+        (r["step"], r["loss"]) for r in log
+    ]
     # bookkeeping may change on resume; the maths may not
     assert _train(run, small_text, *ARGS, "log_every=3") == 0
     assert _train(run, small_text, *ARGS, "lr=0.5") == 2
@@ -72,6 +84,8 @@ def test_train_resume_eval_sample_report(tmp_path, small_text, tiny_models, caps
     assert cli.main(["report", str(run), "--out", str(rep)]) == 0
     md = (rep / "report.md").read_text()
     assert "| run |" in md and "BPC" in md
+    full = json.loads((run / "eval.json").read_text())["val"]["bpc"]
+    assert f"{full:.4f} BPC (step 12)" in md
     assert (rep / "loss_curves.png").stat().st_size > 1000
 
 
@@ -82,6 +96,11 @@ def test_clear_errors(tmp_path, small_text, tiny_models, capsys):
     assert "missing.txt" in capsys.readouterr().err
     assert _train(tmp_path / "a", small_text, "seq_len=1000") == 2
     assert "max_len" in capsys.readouterr().err
+    # a diverging run stops with exit status 3 and says what to do
+    assert _train(tmp_path / "nan", small_text, "--steps", "30", "batch_size=4", "seq_len=16",
+                  "lr=1e30", "warmup_steps=0", "clip_norm=None", "ckpt_every=1") == 3
+    err = capsys.readouterr().err
+    assert "non-finite loss" in err and "last good checkpoint is step_" in err
     assert cli.main(["eval", str(tmp_path / "nowhere")]) == 2
     assert "not a run folder" in capsys.readouterr().err
     assert cli.main(["train", "--model", "bogus"]) == 2

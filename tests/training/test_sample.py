@@ -11,10 +11,11 @@ from tests.training._standin import TinyLM
 
 
 def _python_greedy(model, prompt, length, context):
+    forward = eqx.filter_jit(lambda m, x: m(x))  # one compile per window length
     seq = list(prompt)
     for _ in range(length):
         window = np.asarray(seq[-context:], np.int32)
-        logits = np.asarray(model(jnp.asarray(window)))[-1]
+        logits = np.asarray(forward(model, jnp.asarray(window)))[-1]
         seq.append(int(np.argmax(logits)))
     return seq
 

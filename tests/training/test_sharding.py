@@ -34,6 +34,7 @@ def test_two_devices_match_one_device(tmp_path):
     # the same maths; only the order of the float32 sums differs
     np.testing.assert_allclose(two, one, rtol=2e-4, atol=2e-5)
     np.testing.assert_allclose(curves["all_eval"], curves["one_eval"], rtol=2e-4)
+    assert "multiple of the number of devices (2)" in curves["uneven_batch_error"]
 
 
 def test_distributed_needs_all_three_settings(monkeypatch):
@@ -46,3 +47,17 @@ def test_distributed_needs_all_three_settings(monkeypatch):
     monkeypatch.setenv("SYNCATTN_PROCESS_ID", "2")
     with pytest.raises(ValueError, match="process_id"):
         initialize_distributed(coordinator_address="localhost:1234")
+
+
+def test_shard_batch_places_rows_and_rejects_uneven_batches():
+    import jax
+
+    from syncattn.training import data_mesh, shard_batch
+
+    mesh = data_mesh(jax.devices()[:1])
+    batch = np.arange(12, dtype=np.int32).reshape(4, 3)
+    arr = shard_batch(batch, mesh)
+    assert np.array_equal(np.asarray(arr), batch)
+    assert arr.sharding.spec == jax.sharding.PartitionSpec("data")
+    with pytest.raises(ValueError, match="devices must not be empty"):
+        data_mesh([])

@@ -1,0 +1,187 @@
+r"""The papers' experiments: ``syncattn experiment NAME [--smoke|--full] [--out DIR] ...``.
+
+Each experiment is a module with a frozen ``Config`` dataclass (``smoke()``
+runs in seconds for the tests, ``default()`` fits about 30 minutes of this CPU,
+``full()`` is the paper's size, for a GPU) and ``run(config, out, *, grid=None,
+progress=True) -> dict`` of the files it wrote (``config.json``,
+``results.json``, CSV and PNG). Trainings are cells of a
+[`Grid`][syncattn.experiments.Grid], each in its own run folder under
+``out/runs/``, so running the same command again skips the finished cells and
+resumes the interrupted ones from their checkpoints.
+
+=============  =================================================================
+name           what (../shared/EXPERIMENTS.md)
+=============  =================================================================
+table          seed 000: Kuramoto LM vs RoPE + SwiGLU transformer, val BPC
+ablations      seed 000: learned value, no feed-forward, no metric gates (dBPC)
+dynamics       seed 000: per-layer local / global order and learned omega
+=============  =================================================================
+
+Command line: ``--seed N`` (or ``--seeds 0,1,2`` / ``--seeds 0-4``) sets the
+seeds, ``--data-path`` the corpus file, ``key=value`` any other config field
+(an unknown key is an error), ``--workers N`` runs N cells at once through an
+in-process Ray instance and ``--address HOST:PORT`` joins a Ray cluster
+(optional extra ``cluster``); without them the cells run one after another.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import json
+import sys
+import time
+from pathlib import Path
+
+from ._grid import (
+    RESULT as RESULT,
+    Grid as Grid,
+    TrainCell as TrainCell,
+    train_cell as train_cell,
+)
+
+
+EXPERIMENTS = {
+    "table": "table",
+    "ablations": "ablations",
+    "dynamics": "dynamics",
+}
+"""Experiment name -> module of `syncattn.experiments`."""
+
+__all__ = ["EXPERIMENTS", "Grid", "TrainCell", "train_cell", "get", "make_config", "main"]
+
+
+def get(name: str):
+    """The module of experiment ``name`` (one of [`EXPERIMENTS`][syncattn.experiments.EXPERIMENTS]).
+
+    Raises:
+        ValueError: for an unknown name.
+    """
+    if name not in EXPERIMENTS:
+        raise ValueError(f"unknown experiment {name!r}; choose one of {sorted(EXPERIMENTS)}.")
+    return importlib.import_module(f".{EXPERIMENTS[name]}", __name__)
+
+
+def make_config(
+    name: str,
+    size: str = "default",
+    overrides=(),
+    *,
+    seed: int | None = None,
+    seeds: str | None = None,
+    data_path: str | None = None,
+):
+    """The config of experiment ``name`` at ``size`` with the command line's choices.
+
+    Args:
+        name: the experiment.
+        size: ``"smoke"``, ``"default"`` or ``"full"``.
+        overrides: ``key=value`` strings (see `syncattn.experiments._common.apply_overrides`).
+        seed: one seed (``seeds=(seed,)`` for a multi-seed config, else ``seed``).
+        seeds: the text of ``--seeds`` (``0,1,2`` or ``0-4``).
+        data_path: the corpus file (config field ``data_path``).
+
+    Raises:
+        ValueError: unknown size or key, a value of the wrong type, or a seed option
+            the config has no field for.
+    """
+    from ._common import SIZES, apply_overrides
+
+    if size not in SIZES:
+        raise ValueError(f"size must be one of {SIZES}; got {size!r}.")
+    module = get(name)
+    config = getattr(module.Config, size)()
+    fields = {f.name for f in dataclasses.fields(config)}
+    items = []
+    if seed is not None and seeds is not None:
+        raise ValueError("give --seed or --seeds, not both.")
+    if seed is not None:
+        items.append(f"seeds={seed}" if "seeds" in fields else f"seed={seed}")
+    if seeds is not None:
+        if "seeds" not in fields:
+            raise ValueError(f"experiment {name!r} takes one --seed, not --seeds.")
+        items.append(f"seeds={seeds}")
+    if data_path is not None:
+        if "data_path" not in fields:
+            raise ValueError(f"experiment {name!r} takes no --data-path.")
+        items.append(f"data_path={data_path}")
+    return apply_overrides(config, [*items, *overrides])
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="syncattn experiment",
+        description=(
+            "Run one of the papers' experiments; write config.json, results.json, CSV "
+            "and PNG into --out. Re-running the same command resumes it."
+        ),
+    )
+    p.add_argument("name", choices=list(EXPERIMENTS), help="which experiment")
+    size = p.add_mutually_exclusive_group()
+    size.add_argument("--smoke", action="store_true", help="seconds: the tests' size")
+    size.add_argument("--full", action="store_true", help="the paper's size (GPU)")
+    p.add_argument(
+        "--out", type=Path,
+        help="output folder (default syncattn-experiment-NAME-SIZE; the same folder resumes)",
+    )
+    seeds = p.add_mutually_exclusive_group()
+    seeds.add_argument("--seed", type=int, help="one seed")
+    seeds.add_argument("--seeds", help="several seeds: 0,1,2 or 0-4")
+    p.add_argument("--data-path", help="corpus file or folder (e.g. the enwik8 file)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="cells at once through an in-process Ray instance (default 1: sequential)")
+    p.add_argument("--address", help="join a Ray cluster (HOST:PORT or auto)")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--no-compile-cache", action="store_true",
+                   help="do not keep compiled programs in CACHE/jax-compile")
+    p.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="config fields")
+    return p
+
+
+def _compile_cache_dir() -> str:
+    import os
+
+    from ..data import cache_dir
+
+    return os.environ.get("JAX_COMPILATION_CACHE_DIR") or str(cache_dir() / "jax-compile")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``syncattn experiment``; returns the exit status (2: usage error)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = _parser().parse_intermixed_args(argv)
+    except SystemExit as e:
+        return int(e.code or 0)
+    size = "smoke" if args.smoke else "full" if args.full else "default"
+    try:
+        config = make_config(
+            args.name, size, args.overrides, seed=args.seed, seeds=args.seeds,
+            data_path=args.data_path,
+        )
+        grid = Grid(
+            workers=args.workers, address=args.address, progress=not args.quiet,
+            compile_cache=None if args.no_compile_cache else _compile_cache_dir(),
+        )
+    except (ValueError, ImportError) as e:
+        print(f"syncattn experiment: {e}", file=sys.stderr)
+        return 2
+    from ._common import default_outdir
+
+    module = get(args.name)
+    out = args.out or default_outdir(args.name, size)
+    out.mkdir(parents=True, exist_ok=True)
+    print(f"syncattn experiment {args.name} ({size}, {grid!r}) -> {out}", file=sys.stderr)
+    t0 = time.perf_counter()
+    try:
+        files = module.run(config, out, grid=grid, progress=not args.quiet, size=size)
+    except (ValueError, FileNotFoundError) as e:
+        print(f"syncattn experiment: {e}", file=sys.stderr)
+        return 2
+    results = out / "results.json"
+    if hasattr(module, "summary") and results.is_file():
+        print(module.summary(json.loads(results.read_text())))
+    names = ", ".join(sorted(Path(f).name for f in files.values()))
+    print(f"wrote {names} to {out} in {time.perf_counter() - t0:.1f} s")
+    return 0

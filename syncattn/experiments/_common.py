@@ -1,0 +1,199 @@
+r"""Shared plumbing of the experiments: configs, output folders, statistics.
+
+The file writers, plots and progress bars are the studies' ones
+(`syncattn.studies._common`), re-exported here; this module adds what the
+experiments need on top:
+
+* [`apply_overrides`][syncattn.experiments._common.apply_overrides]: ``key=value``
+  strings onto a frozen config, typed by the field annotations (``seeds=0,1,2``,
+  ``sizes=1m,5m``, ``data_path=None``); an unknown key is an error;
+* [`write_experiment_config`][syncattn.experiments._common.write_experiment_config]:
+  ``config.json`` with the experiment name, size, config, code revision and versions;
+* [`describe_values`][syncattn.experiments._common.describe_values]: mean, sample
+  standard deviation and median of per-seed values (the papers' summaries).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import platform
+import types
+import typing
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..studies._common import (
+    new_figure as new_figure,
+    progress as progress,
+    save_figure as save_figure,
+    to_jsonable as to_jsonable,
+    write_csv as write_csv,
+    write_json as write_json,
+)
+
+
+__all__ = [
+    "SIZES",
+    "apply_overrides",
+    "default_outdir",
+    "describe_values",
+    "new_figure",
+    "progress",
+    "save_figure",
+    "to_jsonable",
+    "write_csv",
+    "write_experiment_config",
+    "write_json",
+]
+
+SIZES = ("smoke", "default", "full")
+
+
+# --------------------------------------------------------------------------- overrides
+
+
+def _parse_scalar(key: str, tp: Any, text: str) -> Any:
+    text = text.strip()
+    if tp is bool:
+        low = text.lower()
+        if low in ("true", "1", "yes", "on"):
+            return True
+        if low in ("false", "0", "no", "off"):
+            return False
+        raise ValueError(f"{key} must be a bool (true/false); got {text!r}.")
+    if tp is int:
+        try:
+            return int(text)
+        except ValueError:
+            raise ValueError(f"{key} must be an int; got {text!r}.") from None
+    if tp is float:
+        try:
+            return float(text)
+        except ValueError:
+            raise ValueError(f"{key} must be a float; got {text!r}.") from None
+    if tp is str:
+        return text
+    raise ValueError(f"{key}: cannot parse a value of type {tp!r} from text.")
+
+
+def parse_field(key: str, tp: Any, text: str) -> Any:
+    """Parse the command-line text of field ``key`` (annotation ``tp``).
+
+    ``int``, ``float``, ``bool``, ``str``; ``X | None`` (``none``/``null`` give
+    ``None``); ``tuple[X, ...]`` from a comma-separated list (``0,1,2``; a range
+    ``0-4`` for ints, both ends included; an empty text gives ``()``).
+
+    Raises:
+        ValueError: when the text does not parse to the field's type.
+    """
+    origin = typing.get_origin(tp)
+    if isinstance(tp, types.UnionType) or origin is typing.Union:
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        if text.strip().lower() in ("none", "null"):
+            return None
+        (tp,) = args
+        origin = typing.get_origin(tp)
+    if origin is tuple:
+        (item, _) = typing.get_args(tp)
+        text = text.strip().strip("()[]")
+        parts = [p.strip().strip("'\"") for p in text.split(",") if p.strip()]
+        if item is int and len(parts) == 1 and "-" in parts[0][1:]:
+            lo, hi = parts[0].split("-", 1) if not parts[0].startswith("-") else (parts[0], "")
+            lo, hi = _parse_scalar(key, int, lo), _parse_scalar(key, int, hi)
+            if hi < lo:
+                raise ValueError(f"{key}: empty range {text!r}.")
+            return tuple(range(lo, hi + 1))
+        return tuple(_parse_scalar(key, item, p) for p in parts)
+    return _parse_scalar(key, tp, text)
+
+
+def apply_overrides(config, items: Iterable[str]):
+    """``config`` with the ``key=value`` items applied (``dataclasses.replace``).
+
+    Raises:
+        ValueError: an item without ``=``, an unknown key (the message lists the
+            fields), or a value of the wrong type.
+    """
+    hints = typing.get_type_hints(type(config))
+    fields = {f.name for f in dataclasses.fields(config)}
+    changes = {}
+    for item in items:
+        key, sep, value = str(item).partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ValueError(f"overrides are KEY=VALUE; got {item!r}.")
+        if key not in fields:
+            raise ValueError(
+                f"unknown config key {key!r} for {type(config).__module__}; "
+                f"keys are {sorted(fields)}."
+            )
+        changes[key] = parse_field(key, hints[key], value)
+    return dataclasses.replace(config, **changes)
+
+
+# --------------------------------------------------------------------------- files
+
+
+def default_outdir(name: str, size: str) -> Path:
+    """``syncattn-experiment-NAME-SIZE`` in the working directory.
+
+    A fixed name (no time stamp), so that running the same command again resumes it.
+    """
+    return Path(f"syncattn-experiment-{name}-{size}")
+
+
+def write_experiment_config(config, out: str | Path, name: str, size: str | None) -> Path:
+    """Write ``config.json``: experiment name, size, config, revision and versions."""
+    import jax
+
+    from .. import __version__
+    from ..training._run import revision
+
+    payload = {
+        "experiment": name,
+        "size": size,
+        "config": dataclasses.asdict(config),
+        "revision": revision(),
+        "syncattn": __version__,
+        "jax": jax.__version__,
+        "python": platform.python_version(),
+        "written": datetime.datetime.now().isoformat(timespec="seconds"),
+    }
+    return write_json(Path(out) / "config.json", payload)
+
+
+# --------------------------------------------------------------------------- statistics
+
+
+def describe_values(values: Sequence[float]) -> dict[str, Any]:
+    r"""Summary of per-seed values: [`syncattn.stats.summarize`][] over the finite ones.
+
+    $$\bar x = \frac1n\sum_i x_i,\qquad s = \sqrt{\frac{1}{n-1}\sum_i (x_i-\bar x)^2}$$
+
+    Unlike ``summarize``, it accepts the outcome of a grid as it is: non-finite
+    values (diverged trainings) are kept out and counted in ``n_dropped``, ``std``
+    is ``None`` for $n < 2$, and every statistic is ``None`` for $n = 0$.
+    """
+    from .. import stats
+
+    x = np.asarray([float(v) for v in values], dtype=float)
+    ok = x[np.isfinite(x)]
+    n = int(ok.size)
+    out: dict[str, Any] = {"n": n, "n_dropped": int(x.size - n), "values": x.tolist()}
+    if n == 0:
+        return out | {"mean": None, "std": None, "median": None, "min": None, "max": None}
+    s = stats.summarize(ok)
+    return out | s | {"std": s["std"] if n > 1 else None}
+
+
+def fmt_mean_std(d: dict[str, Any], digits: int = 3) -> str:
+    """``"1.637 ± 0.010"`` (or ``"1.637"`` for one value, ``"-"`` for none)."""
+    if d.get("mean") is None:
+        return "-"
+    if d.get("std") is None:
+        return f"{d['mean']:.{digits}f}"
+    return f"{d['mean']:.{digits}f} ± {d['std']:.{digits}f}"

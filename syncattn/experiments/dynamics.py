@@ -1,0 +1,283 @@
+r"""Experiment 3 (seed 000's dynamics): order parameters and learned frequencies per layer.
+
+For trained Kuramoto LMs (the cells of experiment 1, trained here if missing) and,
+as a reference, the same models at initialisation, on ``n_sequences`` validation
+windows, per layer $\ell$ (the phases $\theta$ entering layer $\ell$'s
+[`syncattn.nn.KuramotoAttention`][], read from
+[`syncattn.models.KuramotoLM`][]'s ``diagnostics=True``):
+
+$$R^{\text{loc}}_\ell = \operatorname{mean}_{b,t,j}\,\Big|\sum_{u\le t} A^{h(j)}_{tu}
+  e^{i\theta_{uj}}\Big|,\qquad
+  R^{\text{glob}}_\ell = \operatorname{mean}_{b,j}\,\Big|\frac1T\sum_{t} e^{i\theta_{tj}}\Big|,
+  \qquad \bar\omega_\ell = \operatorname{mean}_j |\omega_{\ell j}|.$$
+
+The paper's claims (seed 000), and the criterion each verdict uses:
+
+* local order near 1: $R^{\text{loc}}_\ell \ge$ ``local_threshold`` (0.9) in every layer;
+* global order falling with depth: $R^{\text{glob}}_\ell$ decreasing in $\ell$
+  ("holds" if it decreases at every layer, "partly" if only last < first);
+* omega higher in early layers: $\bar\omega_\ell$ decreasing in $\ell$ (same rule).
+  At initialisation every layer has the same frequencies $\omega_j = b^{-j'/k_h}$,
+  so any depth trend is learned.
+
+The verdicts are taken on the mean over seeds, and reported per seed too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+
+from ._common import (
+    new_figure,
+    save_figure,
+    write_csv,
+    write_experiment_config,
+    write_json,
+)
+from ._grid import Grid, TrainCell
+from .table import corpus_choice, train_overrides
+
+
+__all__ = ["Config", "run", "summary", "cells", "layer_statistics", "verdicts"]
+
+NAME = "dynamics"
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    """Experiment 3's settings (the training fields are experiment 1's).
+
+    Attributes:
+        size: the model preset.
+        seeds: the Kuramoto cells to analyse (trained if missing).
+        data, data_path, steps, batch_size, seq_len, eval_batches, train: as in
+            experiment 1 ([`syncattn.experiments.table.Config`][]).
+        runs: the folder of the run folders (``None``: ``OUT/runs``); experiment
+            1's ``runs/`` reuses its trained Kuramoto models.
+        n_sequences: validation windows the statistics average over.
+        local_threshold: "near 1" means at least this.
+    """
+
+    size: str = "1m"
+    seeds: tuple[int, ...] = (0, 1, 2)
+    data: str = "auto"
+    data_path: str | None = None
+    steps: int | None = 300
+    batch_size: int | None = 16
+    seq_len: int | None = 128
+    eval_batches: int | None = 40
+    train: tuple[str, ...] = ("warmup_steps=30", "eval_every=100", "ckpt_every=50")
+    runs: str | None = None
+    n_sequences: int = 16
+    local_threshold: float = 0.9
+
+    def __post_init__(self):
+        if not self.seeds:
+            raise ValueError("seeds must be non-empty.")
+        if self.n_sequences < 1:
+            raise ValueError(f"n_sequences must be >= 1; got {self.n_sequences}.")
+        if not 0.0 < self.local_threshold <= 1.0:
+            raise ValueError(f"local_threshold must lie in (0, 1]; got {self.local_threshold}.")
+
+    @classmethod
+    def smoke(cls) -> Config:
+        """Seconds: one tiny model, 8 steps, 2 windows (tests)."""
+        return cls(
+            size="tiny", seeds=(0,), steps=8, batch_size=4, seq_len=32, eval_batches=2,
+            train=("eval_every=4", "ckpt_every=4", "log_every=2", "eval_batches=1",
+                   "warmup_steps=2"),
+            n_sequences=2,
+        )
+
+    @classmethod
+    def default(cls) -> Config:
+        """Experiment 1's default Kuramoto cells ("1m", 3 seeds, 300 steps): free when
+        ``runs`` points at experiment 1's ``runs/``, about 15 minutes otherwise."""
+        return cls()
+
+    @classmethod
+    def full(cls) -> Config:
+        """The "5m" models of the paper-size table, 5 seeds, 64 windows. For a GPU."""
+        return cls(size="5m", seeds=(0, 1, 2, 3, 4), steps=None, batch_size=None,
+                   seq_len=None, eval_batches=None, train=(), n_sequences=64)
+
+
+def cells(config) -> list[TrainCell]:
+    """The Kuramoto cells, named as experiment 1's (``SIZE-kuramoto-seedS``)."""
+    data, path = corpus_choice(config)
+    return [
+        TrainCell(name=f"{config.size}-kuramoto-seed{seed}", model="kuramoto",
+                  config=config.size, seed=seed, data=data, data_path=path,
+                  steps=config.steps, overrides=train_overrides(config),
+                  eval_batches=config.eval_batches)
+        for seed in config.seeds
+    ]
+
+
+def layer_statistics(model, tokens) -> dict[str, np.ndarray]:
+    """Per-layer means of the diagnostics of a Kuramoto LM on a batch of windows.
+
+    Args:
+        model: a [`syncattn.models.KuramotoLM`][].
+        tokens: ``(B, T)`` integer ids.
+
+    Returns:
+        ``{"local_order", "global_order", "omega_abs", "omega_abs_median"}``, each
+        ``(n_layers,)`` float64: the means over windows, positions and coordinates
+        defined in the module docstring.
+    """
+    import equinox as eqx
+    import jax
+    import jax.numpy as jnp
+
+    @eqx.filter_jit
+    def stats(m, x):
+        def one(t):
+            _, layers = m(t, diagnostics=True)
+            return (jnp.stack([jnp.mean(a["local_order"]) for a in layers]),
+                    jnp.stack([jnp.mean(a["global_order"]) for a in layers]))
+
+        loc, glob = jax.vmap(one)(x)
+        return loc.mean(0), glob.mean(0)
+
+    loc, glob = stats(model, jnp.asarray(tokens, jnp.int32))
+    omega = np.stack([np.abs(np.asarray(a.omega, np.float64)) for a in model.attentions])
+    return {
+        "local_order": np.asarray(loc, np.float64),
+        "global_order": np.asarray(glob, np.float64),
+        "omega_abs": omega.mean(1),
+        "omega_abs_median": np.median(omega, 1),
+    }
+
+
+def _trend(values) -> str:
+    v = np.asarray(values, float)
+    if v.size < 2:
+        return "undecided (one layer)"
+    if np.all(np.diff(v) < 0):
+        return "holds"
+    if v[-1] < v[0]:
+        return "partly (last < first, not monotone)"
+    return "does not hold"
+
+
+def verdicts(stats: dict, local_threshold: float) -> dict[str, str]:
+    """The three claims' verdicts for per-layer statistics (see the module docstring)."""
+    loc = np.asarray(stats["local_order"], float)
+    return {
+        "local_order_near_1": (
+            "holds" if np.all(loc >= local_threshold)
+            else f"does not hold (min {loc.min():.3f} < {local_threshold})"
+        ),
+        "global_order_falls_with_depth": _trend(stats["global_order"]),
+        "omega_higher_in_early_layers": _trend(stats["omega_abs"]),
+    }
+
+
+def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
+        size: str | None = None) -> dict[str, Path]:
+    """Train (or reuse) the Kuramoto cells, measure them and their initial models,
+    write config.json, results.json, dynamics.csv and dynamics.png."""
+    import jax
+
+    from .. import data as data_mod, models
+    from ..training import load_run
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    grid = grid or Grid(progress=progress)
+    files = {"config": write_experiment_config(config, out, NAME, size)}
+    cell_list = cells(config)
+    runs = Path(config.runs) if config.runs else out / "runs"
+    results = grid.run(cell_list, runs, desc=NAME)
+    per_seed = []
+    corpus_name = None
+    for cell, res in zip(cell_list, results, strict=True):
+        if res.get("status") != "ok":
+            per_seed.append({"seed": cell.seed, "status": res.get("status")})
+            continue
+        spec, corpus, model, step = load_run(runs / cell.name, log=lambda m: None)
+        corpus_name = corpus.name
+        window = next(data_mod.eval_batches(
+            corpus.val, batch_size=config.n_sequences, seq_len=spec.train["seq_len"],
+            max_batches=1))[:, :-1]
+        mcfg = models.ModelConfig(**{k: v for k, v in spec.model.items() if k != "preset"})
+        init = models.build(mcfg, key=jax.random.key(spec.train["seed"]))
+        trained = layer_statistics(model, window)
+        initial = layer_statistics(init, window)
+        per_seed.append({
+            "seed": cell.seed, "status": "ok", "step": step,
+            "val_bpc": res["val"]["bpc"],
+            "trained": {k: v.tolist() for k, v in trained.items()},
+            "init": {k: v.tolist() for k, v in initial.items()},
+            "verdicts": verdicts(trained, config.local_threshold),
+        })
+    ok = [p for p in per_seed if p["status"] == "ok"]
+    mean = {k: np.mean([p["trained"][k] for p in ok], 0).tolist() for k in
+            ("local_order", "global_order", "omega_abs", "omega_abs_median")} if ok else {}
+    mean_init = {k: np.mean([p["init"][k] for p in ok], 0).tolist() for k in
+                 ("local_order", "global_order", "omega_abs")} if ok else {}
+    payload = {
+        "experiment": NAME, "size": config.size, "runs": str(runs),
+        "corpus": corpus_name, "n_sequences": config.n_sequences,
+        "per_seed": per_seed, "mean": mean, "mean_init": mean_init,
+        "verdicts": verdicts(mean, config.local_threshold) if ok else {},
+        "claims": "seed 000: local order near 1, global order falling with depth, "
+                  "omega higher in early layers",
+    }
+    files["results"] = write_json(out / "results.json", payload)
+    rows = [(p["seed"], kind, layer, p[kind]["local_order"][layer],
+             p[kind]["global_order"][layer], p[kind]["omega_abs"][layer])
+            for p in ok for kind in ("trained", "init")
+            for layer in range(len(p[kind]["local_order"]))]
+    files["csv"] = write_csv(out / "dynamics.csv", {
+        name: [r[i] for r in rows] for i, name in enumerate(
+            ("seed", "model", "layer", "local_order", "global_order", "omega_abs_mean"))
+    })
+    files["png"] = _plot(config, ok, mean, mean_init, out / "dynamics.png")
+    return files
+
+
+def _plot(config, ok, mean, mean_init, path):
+    fig, axes = new_figure(3, width=3.6, height=3.2)
+    keys = (("local_order", "local order $R^{loc}$"),
+            ("global_order", "global order $R^{glob}$"),
+            ("omega_abs", r"mean $|\omega|$"))
+    for ax, (k, label) in zip(axes, keys, strict=True):
+        for p in ok:
+            y = p["trained"][k]
+            ax.plot(range(1, len(y) + 1), y, color="C0", alpha=0.35, lw=1)
+        if mean:
+            y = mean[k]
+            ax.plot(range(1, len(y) + 1), y, "o-", color="C0", lw=2, label="trained (mean)")
+            ax.plot(range(1, len(y) + 1), mean_init[k], "s--", color="0.5",
+                    label="at initialisation")
+            ax.set_xticks(range(1, len(y) + 1))
+        if k == "local_order":
+            ax.axhline(config.local_threshold, color="C3", lw=0.8, ls=":",
+                       label=f"'near 1' = {config.local_threshold}")
+        ax.set_xlabel("layer")
+        ax.set_title(label)
+    axes[0].legend(fontsize=7)
+    return save_figure(fig, path)
+
+
+def summary(results: dict) -> str:
+    """Per-layer means and the verdicts on the paper's claims."""
+    m, mi = results.get("mean") or {}, results.get("mean_init") or {}
+    if not m:
+        return "dynamics: no trained model finished."
+    lines = [f"dynamics at {results['size']} on {results['corpus']} "
+             f"({len(results['per_seed'])} seed(s), {results['n_sequences']} windows)",
+             "  layer  local  global  mean|omega|   (init: local global |omega|)"]
+    for i in range(len(m["local_order"])):
+        lines.append(
+            f"  {i + 1:>5}  {m['local_order'][i]:.3f}  {m['global_order'][i]:.3f}  "
+            f"{m['omega_abs'][i]:.4f}      ({mi['local_order'][i]:.3f} "
+            f"{mi['global_order'][i]:.3f} {mi['omega_abs'][i]:.4f})")
+    for claim, verdict in results["verdicts"].items():
+        lines.append(f"  {claim}: {verdict}")
+    return "\n".join(lines)

@@ -1,0 +1,56 @@
+"""Experiment 3 at smoke size (on experiment 1's trained Kuramoto cell)."""
+
+import json
+
+import numpy as np
+import pytest
+
+from syncattn import data
+from syncattn.experiments import dynamics
+from syncattn.training import load_run
+
+from .conftest import run_cli
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory, table_smoke, compile_cache):
+    out = tmp_path_factory.mktemp("dynamics")
+    runs = table_smoke / "runs"
+    assert run_cli("dynamics", "--smoke", "--out", str(out), f"runs={runs}",
+                   cache=compile_cache) == 0
+    return out
+
+
+def test_dynamics_smoke(smoke, table_smoke):
+    assert {"config.json", "results.json", "dynamics.csv", "dynamics.png"} <= {
+        p.name for p in smoke.iterdir()}
+    res = json.loads((smoke / "results.json").read_text())
+    (seed,) = res["per_seed"]
+    assert seed["status"] == "ok" and len(seed["trained"]["local_order"]) == 2
+    assert set(res["verdicts"]) == {"local_order_near_1", "global_order_falls_with_depth",
+                                    "omega_higher_in_early_layers"}
+    # independent check of layer 1: its input is the phase embedding, so its global
+    # order is |mean_t exp(i Phi[x_t])| averaged over coordinates and windows (numpy)
+    _, corpus, model, _ = load_run(table_smoke / "runs" / "tiny-kuramoto-seed0")
+    x = next(data.eval_batches(corpus.val, batch_size=2, seq_len=32, max_batches=1))[:, :-1]
+    phi = np.asarray(model.embedding.phases, np.float64)[x]  # (B, T, k)
+    ref = np.abs(np.exp(1j * phi).mean(1)).mean()
+    assert seed["trained"]["global_order"][0] == pytest.approx(ref, rel=1e-5)
+    omega = [np.abs(np.asarray(a.omega)).mean() for a in model.attentions]
+    np.testing.assert_allclose(seed["trained"]["omega_abs"], omega, rtol=1e-6)
+    for k in ("local_order", "global_order"):
+        assert all(0.0 <= v <= 1.0 + 1e-6 for v in seed["trained"][k] + seed["init"][k])
+
+
+def test_verdict_rules():
+    s = {"local_order": [0.95, 0.92], "global_order": [0.5, 0.4, 0.3],
+         "omega_abs": [0.2, 0.3, 0.1]}
+    v = dynamics.verdicts(s, 0.9)
+    assert v["local_order_near_1"] == "holds"
+    assert v["global_order_falls_with_depth"] == "holds"
+    assert v["omega_higher_in_early_layers"].startswith("partly")
+    s = {"local_order": [0.95, 0.5], "global_order": [0.3, 0.4], "omega_abs": [0.1, 0.1]}
+    v = dynamics.verdicts(s, 0.9)
+    assert v["local_order_near_1"].startswith("does not hold")
+    assert v["global_order_falls_with_depth"] == "does not hold"
+    assert v["omega_higher_in_early_layers"] == "does not hold"

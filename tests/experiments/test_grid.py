@@ -1,0 +1,137 @@
+"""The grid runner: finished cells are skipped, interrupted ones resume, Ray = sequential."""
+
+import dataclasses
+import importlib.util
+import json
+import shutil
+import statistics
+
+import numpy as np
+import pytest
+
+from syncattn.experiments import Grid, TrainCell, _common, make_config, table
+from syncattn.experiments._grid import RESULT, read_result
+
+
+HAVE_RAY = importlib.util.find_spec("ray") is not None
+
+
+@dataclasses.dataclass(frozen=True)
+class Toy:
+    name: str
+    x: int
+
+
+def toy_cell(cell, folder):
+    """A stand-in cell: writes a marker file (to count runs) and returns x^2."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / "calls").open("a") as f:
+        f.write("1")
+    return {"status": "ok", "square": cell.x * cell.x}
+
+
+def test_grid_skips_finished_cells(tmp_path):
+    cells = [Toy(f"c{i}", i) for i in range(3)]
+    grid = Grid(progress=False)
+    first = grid.run(cells, tmp_path, toy_cell)
+    assert [r["square"] for r in first] == [0, 1, 4]
+    assert [r["cell"]["x"] for r in first] == [0, 1, 2]
+    # the result file marks a finished cell: a second run calls nothing
+    (tmp_path / "c1" / RESULT).unlink()
+    second = grid.run(cells, tmp_path, toy_cell)
+    assert [r["square"] for r in second] == [0, 1, 4]
+    calls = [(tmp_path / c.name / "calls").read_text() for c in cells]
+    assert calls == ["1", "11", "1"]
+
+
+def test_grid_rejects_bad_input(tmp_path):
+    with pytest.raises(ValueError, match="unique"):
+        Grid(progress=False).run([Toy("a", 1), Toy("a", 2)], tmp_path, toy_cell)
+    with pytest.raises(ValueError, match="workers"):
+        Grid(workers=0)
+    with pytest.raises(ValueError, match="folder name"):
+        TrainCell(name="../x", model="softmax", config="tiny")
+    if not HAVE_RAY:
+        with pytest.raises(ImportError, match="cluster"):
+            Grid(workers=2)
+
+
+def test_describe_values_against_statistics():
+    x = [1.61, 1.64, 1.63, 1.65, 1.62]
+    d = _common.describe_values(x)
+    assert d["n"] == 5
+    assert d["mean"] == pytest.approx(statistics.fmean(x), abs=1e-15)
+    assert d["std"] == pytest.approx(statistics.stdev(x), rel=1e-12)
+    assert d["median"] == pytest.approx(statistics.median(x), abs=1e-15)
+    one = _common.describe_values([2.0, float("nan")])
+    assert one["n"] == 1 and one["n_dropped"] == 1 and one["std"] is None
+    assert _common.describe_values([])["mean"] is None
+
+
+def test_overrides_are_typed_and_checked():
+    c = make_config("table", "smoke", ["sizes=1m,5m", "steps=None", "eval_batches=3"],
+                    seeds="0-4")
+    assert c.sizes == ("1m", "5m") and c.steps is None and c.eval_batches == 3
+    assert c.seeds == (0, 1, 2, 3, 4)
+    assert make_config("table", "smoke", seed=7).seeds == (7,)
+    assert make_config("table", "smoke", ["seeds=3,1"]).seeds == (3, 1)
+    with pytest.raises(ValueError, match="unknown config key 'stpes'"):
+        make_config("table", "smoke", ["stpes=3"])
+    with pytest.raises(ValueError, match="must be an int"):
+        make_config("table", "smoke", ["steps=many"])
+    with pytest.raises(ValueError, match="unknown experiment"):
+        make_config("nope")
+
+
+def _tiny_cells(seeds=(0, 1), models=("kuramoto", "softmax"), steps=8):
+    config = dataclasses.replace(table.Config.smoke(), seeds=seeds, models=models,
+                                 steps=steps)
+    return table.cells(config)
+
+
+def test_interrupted_cell_resumes_from_its_checkpoint(tmp_path, compile_cache):
+    (cell,) = _tiny_cells(seeds=(0,), models=("softmax",))
+    grid = Grid(progress=False, compile_cache=compile_cache)
+    (done,) = grid.run([cell], tmp_path)
+    assert done["status"] == "ok" and done["step"] == 8 and done["resumed_from"] is None
+    # interrupt it after step 4: no result file, no step-8 checkpoint
+    folder = tmp_path / cell.name
+    (folder / RESULT).unlink()
+    shutil.rmtree(folder / "checkpoints" / "step_00000008")
+    (again,) = grid.run([cell], tmp_path)
+    assert again["resumed_from"] == 4 and again["step"] == 8
+    assert again["val"]["bpc"] == pytest.approx(done["val"]["bpc"], rel=1e-6)
+    assert read_result(folder)["val"] == again["val"]
+
+
+def _bpcs(results):
+    return np.array([r["val"]["bpc"] for r in results])
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_RAY, reason="ray is not installed (extra: cluster)")
+def test_ray_grid_matches_sequential(tmp_path, compile_cache):
+    """A 2 x 2 smoke grid (model x seed) through a local Ray instance gives the
+    sequential path's results."""
+    cells = _tiny_cells()
+    seq = Grid(progress=False, compile_cache=compile_cache).run(cells, tmp_path / "seq")
+    par = Grid(workers=2, progress=False, compile_cache=compile_cache).run(
+        cells, tmp_path / "ray")
+    assert [r["cell"] for r in par] == [r["cell"] for r in seq]
+    assert all(r["status"] == "ok" for r in seq + par)
+    np.testing.assert_allclose(_bpcs(par), _bpcs(seq), rtol=1e-6)
+    np.testing.assert_allclose([r["train_loss"] for r in par],
+                               [r["train_loss"] for r in seq], rtol=1e-6)
+    # the seeds and models differ, so the four results do too (the check can fail)
+    assert len(set(np.round(_bpcs(seq), 6))) == 4
+    for r in par:
+        assert json.loads((tmp_path / "ray" / r["cell"]["name"] / RESULT).read_text())["val"] == r["val"]
+
+
+@pytest.mark.skipif(not HAVE_RAY, reason="ray is not installed (extra: cluster)")
+def test_ray_runs_stand_in_cells(tmp_path):
+    """The Ray path with a cheap cell function (fast enough for the default suite)."""
+    cells = [Toy(f"c{i}", i) for i in range(4)]
+    par = Grid(workers=2, progress=False).run(cells, tmp_path, toy_cell)
+    assert [r["square"] for r in par] == [0, 1, 4, 9]
+    assert all((tmp_path / c.name / RESULT).is_file() for c in cells)
