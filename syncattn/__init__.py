@@ -1,14 +1,14 @@
 """syncattn: attention as synchronisation of coupled oscillators, verified.
 
-Submodules are imported lazily so that ``import syncattn`` stays fast and does
+Submodules are imported lazily so that `import syncattn` stays fast and does
 not touch JAX's global configuration (float64 is *not* switched on here; tests
 and proofs switch it on themselves).
 
-- :mod:`syncattn.torus`    geometry of the torus :math:`\\mathbb{T}^k`
-- :mod:`syncattn.sphere`   geometry of the sphere :math:`S^{d-1}`
-- :mod:`syncattn.kuramoto` the Kuramoto flow and its theory
-- :mod:`syncattn.lohe`     the Lohe flow and fixed-query oscillator attention
-- :mod:`syncattn.entropic` softmax as the entropy-regularised argmax
+- [`syncattn.torus`][]    geometry of the torus $\\mathbb{T}^k$
+- [`syncattn.sphere`][]   geometry of the sphere $S^{d-1}$
+- [`syncattn.kuramoto`][] the Kuramoto flow and its theory
+- [`syncattn.lohe`][]     the Lohe flow and fixed-query oscillator attention
+- [`syncattn.entropic`][] softmax as the entropy-regularised argmax
 """
 
 import importlib

@@ -13,15 +13,15 @@ import numpy as np
 
 
 def default_floating_dtype():
-    """float64 when ``jax_enable_x64`` is on, else float32."""
+    """float64 when `jax_enable_x64` is on, else float32."""
     return jnp.float64 if jax.config.jax_enable_x64 else jnp.float32
 
 
 def safe_norm(x, axis: int = -1, keepdims: bool = False):
     r"""Euclidean norm $\|x\|$ with a finite gradient at $x = 0$.
 
-    Uses the double-``where`` pattern: the square root only ever sees a
-    positive argument, so ``jax.grad`` is 0 (not NaN) at the origin.
+    Uses the double-`where` pattern: the square root only ever sees a
+    positive argument, so `jax.grad` is 0 (not NaN) at the origin.
     """
     sq = jnp.sum(x * x, axis=axis, keepdims=keepdims)
     pos = sq > 0
@@ -40,7 +40,7 @@ def mean_field(x, axis: int = -1, keepdims: bool = False):
 
 
 def eps_for(dtype) -> float:
-    """A dtype-aware small number: ``sqrt(machine eps)`` scale, used for degeneracy tests."""
+    """A dtype-aware small number: `sqrt(machine eps)` scale, used for degeneracy tests."""
     return (
         float(np.finfo(np.dtype(dtype)).eps) ** 0.5
         if np.dtype(dtype).kind == "f"
@@ -100,8 +100,8 @@ def sincos(x):
     $10^{-17}$) and a three-part Cody-Waite split of $\pi/2$ (float32: a float32 split and
     degree-9/8 polynomials, error below 2e-7 for $|x| < 10^4$; bfloat16/float16 are
     computed in float32 and rounded). For float64 input this
-    is one fused elementwise kernel, measured about 20x faster than ``jnp.sin`` plus
-    ``jnp.cos`` on XLA:CPU (which call scalar libm); the error is within 1 ulp of 1 for
+    is one fused elementwise kernel, measured about 20x faster than `jnp.sin` plus
+    `jnp.cos` on XLA:CPU (which call scalar libm); the error is within 1 ulp of 1 for
     $|x| < 1.6\cdot 10^6$ and, beyond that, within the representation error of $x$ itself
     (about $|x|\,2^{-53}$).
     Differentiable: the derivative rules are those of sin and cos.

@@ -3,7 +3,7 @@ r"""Softmax as the entropy-regularised argmax, and the local phase coherence.
 Conventions:
 
 * scores $s$ and attention weights $a$ share a shape; the simplex axis is the
-  last axis (``axis`` in `gibbs`) and every leading axis is a batch axis;
+  last axis (`axis` in `gibbs`) and every leading axis is a batch axis;
 * $H(a) = -\sum_j a_j \log a_j$ is the Shannon entropy in nats, with
   $0 \log 0 = 0$; the temperature $\tau$ is a scalar;
 * scores may contain $-\infty$ (a masked entry, weight 0, with the convention
@@ -11,7 +11,7 @@ Conventions:
   $-\infty$;
 * the floating dtype of the input is preserved; integer input is promoted to
   the default float (float64 when x64 is enabled, else float32);
-* bad input raises ``ValueError``/``TypeError`` naming the argument; value
+* bad input raises `ValueError`/`TypeError` naming the argument; value
   checks run on concrete (non-traced) input only, see `syncattn._checks`.
 """
 
@@ -79,7 +79,7 @@ def objective(
     $a$ = `a` (a point of the simplex $\Delta^{n-1}$; only $a \ge 0$ is
     checked), $s$ = `s`, $\tau$ = `tau`, reductions over the last axis. Its
     maximiser over the simplex is `gibbs`. At $a_j = 0$ the derivative of
-    $-a_j \log a_j$ is $+\infty$; the double-``where`` pattern reports 0 there
+    $-a_j \log a_j$ is $+\infty$; the double-`where` pattern reports 0 there
     instead of NaN (the true one-sided derivative is unbounded), and
     $0 \cdot s_j = 0$ also for a masked $s_j = -\infty$.
 
@@ -154,7 +154,7 @@ def gibbs(
         axis: the simplex axis.
 
     Returns:
-        ``(a_star, value)``: `a_star` has the shape of `s` and sums to 1 along
+        `(a_star, value)`: `a_star` has the shape of `s` and sums to 1 along
         `axis`; `value` has `axis` removed. Same dtype as `s`.
 
     Raises:

@@ -9,10 +9,10 @@ Conventions:
   Euclidean norm; angles are geodesic distances in $[0, \pi]$;
 * "uniform" means the normalised surface (Haar) measure $\sigma$ on $S^{d-1}$;
 * singular points ($x = 0$ in `normalize`, $v = 0$ in `exp_map`) give a
-  documented finite value with finite gradients (double-``where`` pattern);
+  documented finite value with finite gradients (double-`where` pattern);
 * the floating dtype of the input is preserved; integer input is promoted to
   the default float (float64 when x64 is enabled, else float32);
-* bad input raises ``ValueError``/``TypeError`` naming the argument; value
+* bad input raises `ValueError`/`TypeError` naming the argument; value
   checks run on concrete (non-traced) input only, see `syncattn._checks`.
 """
 
@@ -70,7 +70,7 @@ def normalize(
 
     $x$ = `x`, the norm taken along `axis`. At $x = 0$ the direction is
     undefined; the result is the zero vector, and its Jacobian there is the
-    identity (the derivative of $x / 1$), finite by the double-``where``
+    identity (the derivative of $x / 1$), finite by the double-`where`
     pattern, so `jax.grad` never returns NaN.
 
     Args:
@@ -148,7 +148,7 @@ def exp_map(
     $x$ = `x` (unit), $v$ = `v` (tangent at $x$: $\langle x, v\rangle = 0$; use
     `project_tangent` first otherwise). The point reached is at geodesic
     distance $\|v\|$ from $x$ when $\|v\| \le \pi$. At $v = 0$ the factor
-    $\sin\|v\| / \|v\|$ is replaced by its limit 1 (double-``where``), so the
+    $\sin\|v\| / \|v\|$ is replaced by its limit 1 (double-`where`), so the
     value is $x$ and the Jacobian in $v$ is the identity, both finite.
 
     Args:
@@ -198,7 +198,7 @@ def sample_uniform(
             else float32.
 
     Returns:
-        Array of shape ``shape + (d,)`` with unit rows.
+        Array of shape `shape + (d,)` with unit rows.
 
     Raises:
         TypeError: if `d` is not an int.
@@ -297,9 +297,14 @@ def cap_probability(
         0.25
     """
     d = check_dim(d, "d")
-    alpha, work = _check_alpha(alpha)
-    a = alpha.astype(work)
-    return _cap_jit(a, jnp.asarray(d, work)).astype(alpha.dtype)
+    alpha, _ = _check_alpha(alpha)
+    return _cap_probability(alpha, d)
+
+
+def _cap_probability(alpha, d: int):
+    # the core of cap_probability: alpha checked, d a checked int
+    work = alpha.dtype if jnp.dtype(alpha.dtype).itemsize >= 4 else jnp.float32
+    return _cap_jit(alpha.astype(work), jnp.asarray(d, work)).astype(alpha.dtype)
 
 
 def cap_probability_bound(

@@ -5,7 +5,7 @@ Conventions:
 * a phase is a real number $\theta$ of which only $\theta \bmod 2\pi$ matters;
   returned phases (`wrap`, `angle_diff`, `circular_mean`) lie in $[-\pi, \pi)$,
   where $\pi$ is the floating-point $\pi$ of the input dtype;
-* the last axis indexes oscillators unless an ``axis`` argument says
+* the last axis indexes oscillators unless an `axis` argument says
   otherwise; every leading axis is a batch axis;
 * the order parameter is the complex number $R e^{i\psi}$ with $0 \le R \le 1$;
   it is complex64 for float32 (and bfloat16/float16) phases and complex128 for
@@ -13,7 +13,7 @@ Conventions:
 * the floating dtype of the input is preserved; integer input is promoted to
   the default float (float64 when x64 is enabled, else float32);
 * bad input (NaN/inf, empty oscillator axis, negative or all-zero weights)
-  raises ``ValueError`` naming the argument; value checks run on concrete
+  raises `ValueError` naming the argument; value checks run on concrete
   (non-traced) input only, see `syncattn._checks`.
 """
 
@@ -118,8 +118,8 @@ def lift(theta: Float[ArrayLike, "*shape"]) -> Float[Array, "*shape 2"]:
         theta: phases $\theta$, any shape.
 
     Returns:
-        Array of shape ``theta.shape + (2,)``; ``[..., 0]`` is $\cos\theta$ and
-        ``[..., 1]`` is $\sin\theta$.
+        Array of shape `theta.shape + (2,)`; `[..., 0]` is $\cos\theta$ and
+        `[..., 1]` is $\sin\theta$.
 
     Raises:
         TypeError: if `theta` is complex.
@@ -207,7 +207,7 @@ def order_parameter(
     $$R e^{i\psi} = \frac{\sum_j w_j e^{i\theta_j}}{\sum_j w_j}, \qquad
       R e^{i\psi} = \frac{1}{n}\sum_{j=1}^n e^{i\theta_j} \text{ if } w \equiv 1$$
 
-    $\theta_j$ = ``theta`` along `axis`, $w_j$ = `weights`. $R \in [0, 1]$
+    $\theta_j$ = `theta` along `axis`, $w_j$ = `weights`. $R \in [0, 1]$
     measures synchrony ($R = 1$: all phases equal) and $\psi$ is the mean phase.
 
     Args:
@@ -251,7 +251,7 @@ def circular_mean(
     working dtype (float64 for float64 input, else float32). When $R = 0$
     (e.g. two opposite phases) the mean phase is undefined; any
     $R \le 64\varepsilon$ is indistinguishable from rounding error, and there
-    the result is 0 with a zero (finite) gradient (double-``where``).
+    the result is 0 with a zero (finite) gradient (double-`where`).
 
     Args:
         theta: phases $\theta$; `axis` indexes the oscillators.

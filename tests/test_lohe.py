@@ -491,8 +491,14 @@ def test_readout_fallback_and_errors():
     assert_close(lohe.readout(z, r, mask=mask), np.array([[0.5, 0.5, 0.0]]))
     g = jax.grad(lambda z: jnp.sum(lohe.readout(z, r, mask=mask) * jnp.arange(3.0)))(z)
     assert np.all(np.isfinite(g))
-    with pytest.raises(ValueError, match="at least one unmasked"):
-        lohe.readout(z, r, mask=jnp.zeros((1, 3), bool))
+    # a fully masked row attends to nothing: zeros, the same eagerly and under jit
+    z2 = jnp.array([[1.0, 0.0], [0.0, 1.0]])
+    mask2 = jnp.array([[False, False, False], [True, False, True]])
+    eager = lohe.readout(z2, r, mask=mask2)
+    jitted = jax.jit(lambda z, m: lohe.readout(z, r, mask=m))(z2, mask2)
+    assert_close(eager[0], np.zeros(3))
+    assert_close(eager[1], _np_readout(np.asarray(z2[1:]), np.asarray(r), np.asarray(mask2[1:]), 1)[0])
+    assert_close(jitted, eager)
     with pytest.raises(ValueError, match="p must lie in"):
         lohe.readout(z, r, p=0.5)
     with pytest.raises(TypeError, match="mask must be boolean"):

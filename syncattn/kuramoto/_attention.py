@@ -27,16 +27,16 @@ def coupling_term(
     $$a_{tj} = \sum_u A_{tu}\,\sin(\theta_{uj} - \theta_{tj})$$
 
     computed in $O(TUk)$ as $\cos\theta_{tj}\,(A\sin\theta)_{tj} - \sin\theta_{tj}\,(A\cos\theta)_{tj}$.
-    With $G = A e^{i\theta_u}$ this equals :func:`tangent_update` ``(theta_t, G)``
-    (proved in ``proofs/proof_kuramoto_identity.py``).
+    With $G = A e^{i\theta_u}$ this equals [`syncattn.kuramoto.tangent_update`][] `(theta_t, G)`
+    (proved in `proofs/proof_kuramoto_identity.py`).
 
     Args:
-        theta_t: query phases $\theta_t$, shape ``(*batch, T, k)``.
-        theta_u: key/value phases $\theta_u$, shape ``(*batch, U, k)``.
-        A: attention weights $A_{tu}$, shape ``(*batch, T, U)`` (any real weights).
+        theta_t: query phases $\theta_t$, shape `(*batch, T, k)`.
+        theta_u: key/value phases $\theta_u$, shape `(*batch, U, k)`.
+        A: attention weights $A_{tu}$, shape `(*batch, T, U)` (any real weights).
 
     Returns:
-        ``(*batch, T, k)`` increments, dtype of ``theta_t``.
+        `(*batch, T, k)` increments, dtype of `theta_t`.
 
     Example:
         >>> coupling_term(jnp.zeros((1, 1)), jnp.full((1, 1), jnp.pi / 2), jnp.ones((1, 1)))
@@ -89,16 +89,16 @@ def tangent_update(
     $$a = -\sin\theta_t\,\operatorname{Re} G + \cos\theta_t\,\operatorname{Im} G
         = \operatorname{Im}\!\left(e^{-i\theta_t} G\right)$$
 
-    For $G_{tj} = \sum_u A_{tu} e^{i\theta_{uj}}$ it equals :func:`coupling_term`.
+    For $G_{tj} = \sum_u A_{tu} e^{i\theta_{uj}}$ it equals [`syncattn.kuramoto.coupling_term`][].
 
     Args:
         theta_t: phases $\theta_t$, any shape.
-        G: the aggregated phasor: a complex array, or a pair ``(Re G, Im G)`` of real
+        G: the aggregated phasor: a complex array, or a pair `(Re G, Im G)` of real
             arrays (for dtypes without a complex counterpart, e.g. bfloat16);
-            broadcastable to ``theta_t``.
+            broadcastable to `theta_t`.
 
     Returns:
-        Array of ``theta_t``'s shape and dtype.
+        Array of `theta_t`'s shape and dtype.
 
     Example:
         >>> tangent_update(jnp.array(0.0), jnp.array(1j))

@@ -28,14 +28,14 @@ from .._types import (
 
 
 class EdgeList(eqx.Module):
-    r"""A weighted directed graph, edge $e$: oscillator ``receivers[e]`` listens to ``senders[e]``.
+    r"""A weighted directed graph, edge $e$: oscillator `receivers[e]` listens to `senders[e]`.
 
     $$\dot\theta_i \mathrel{+}= \sum_{e:\,\mathrm{receivers}[e]=i} w_e \sin(\theta_{\mathrm{senders}[e]} - \theta_i - \alpha)$$
 
     Args:
-        senders: ``(E,)`` integer indices $j$.
-        receivers: ``(E,)`` integer indices $i$.
-        weights: ``(E,)`` couplings $K_{ij}$.
+        senders: `(E,)` integer indices $j$.
+        receivers: `(E,)` integer indices $i$.
+        weights: `(E,)` couplings $K_{ij}$.
         n: number of oscillators $N$ (static).
     """
 
@@ -73,7 +73,7 @@ class EdgeList(eqx.Module):
 
     @classmethod
     def from_dense(cls, K: ArrayLike) -> EdgeList:
-        """The non-zero entries of a concrete dense ``(N, N)`` matrix as an edge list."""
+        """The non-zero entries of a concrete dense `(N, N)` matrix as an edge list."""
         K = np.asarray(K)
         rec, sen = np.nonzero(K)
         return cls(

@@ -36,21 +36,21 @@ def vector_field(
     For scalar $K$ ($K_{ij} = K/N$) this is
     $\omega_i + K R \sin(\psi - \theta_i - \alpha)$ with $R e^{i\psi}$ the order parameter.
 
-    Symbols: $\theta$ = ``theta``, $\omega$ = ``omega``, $K$ = ``coupling``,
-    $\alpha$ = ``frustration``.
+    Symbols: $\theta$ = `theta`, $\omega$ = `omega`, $K$ = `coupling`,
+    $\alpha$ = `frustration`.
 
     Args:
-        theta: phases, shape ``(*batch, N)``.
-        omega: natural frequencies, broadcastable to ``theta`` (a scalar is allowed).
-        coupling: scalar $K$, dense ``(N, N)`` / ``(*batch, N, N)`` matrix (row $i$ = whom
-            oscillator $i$ listens to), :class:`EdgeList` or ``BCOO``.
+        theta: phases, shape `(*batch, N)`.
+        omega: natural frequencies, broadcastable to `theta` (a scalar is allowed).
+        coupling: scalar $K$, dense `(N, N)` / `(*batch, N, N)` matrix (row $i$ = whom
+            oscillator $i$ listens to), [`syncattn.kuramoto.EdgeList`][] or `BCOO`.
         frustration: phase lag $\alpha$ (Sakaguchi); 0 gives the Kuramoto model.
 
     Returns:
-        $\dot\theta$, same shape and dtype as ``theta``.
+        $\dot\theta$, same shape and dtype as `theta`.
 
     Raises:
-        ValueError: on shape mismatches, an empty ``theta`` or non-finite inputs.
+        ValueError: on shape mismatches, an empty `theta` or non-finite inputs.
 
     Example:
         >>> vector_field(jnp.array([0.0, jnp.pi / 2]), 0.0, 2.0)  # (K/2)(sin(pi/2), sin(-pi/2))
@@ -84,14 +84,14 @@ def coherence_energy(
       \qquad -\partial_{\theta_i} E = \sum_j K_{ij}\sin(\theta_j-\theta_i)\ \ (K = K^\top)$$
 
     For scalar $K$ ($K_{ij} = K/N$): $E = -\tfrac{K N}{2} R^2$ with $R$ the order parameter modulus.
-    Proved in ``proofs/proof_coherence_gradient.py``.
+    Proved in `proofs/proof_coherence_gradient.py`.
 
     Args:
-        theta: phases ``(*batch, N)``.
-        coupling: as in :func:`vector_field`.
+        theta: phases `(*batch, N)`.
+        coupling: as in [`syncattn.kuramoto.vector_field`][].
 
     Returns:
-        $E$, shape ``(*batch,)``.
+        $E$, shape `(*batch,)`.
 
     Example:
         >>> coherence_energy(jnp.zeros(4), 1.0)  # -(K N / 2) R^2 with R = 1

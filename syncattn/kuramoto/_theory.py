@@ -38,8 +38,7 @@ def critical_coupling(g0: float | Float[Array, "*shape"]) -> Float[Array, "*shap
         >>> critical_coupling(1 / (jnp.pi * 0.5))  # Lorentzian, gamma = 0.5
         Array(1., dtype=float32, weak_type=True)
     """
-    check_scalar_range(g0, "g0", low=0.0, low_inclusive=False)
-    g0 = as_float(g0, "g0")
+    g0 = check_scalar_range(as_float(g0, "g0"), "g0", low=0.0, low_inclusive=False)
     return 2.0 / (jnp.pi * g0)
 
 
@@ -59,9 +58,8 @@ def lorentzian_order_parameter(K, gamma):
         >>> lorentzian_order_parameter(2.0, 0.5)
         Array(0.70710677, dtype=float32, weak_type=True)
     """
-    check_scalar_range(K, "K", low=0.0)
-    check_scalar_range(gamma, "gamma", low=0.0)
-    K, gamma = as_float(K, "K"), as_float(gamma, "gamma")
+    K = check_scalar_range(as_float(K, "K"), "K", low=0.0)
+    gamma = check_scalar_range(as_float(gamma, "gamma"), "gamma", low=0.0)
     arg = 1.0 - 2.0 * gamma / jnp.where(K > 0, K, 1.0)
     pos = (K > 2.0 * gamma) & (arg > 0)
     # double-where: sqrt only sees positive arguments, so grad is finite at K = K_c
@@ -84,14 +82,14 @@ def ott_antonsen_rhs(r, K, gamma):
 
 
 def ott_antonsen(r0, K, gamma, t):
-    r"""Closed-form solution of the Ott-Antonsen equation :func:`ott_antonsen_rhs`.
+    r"""Closed-form solution of the Ott-Antonsen equation [`syncattn.kuramoto.ott_antonsen_rhs`][].
 
     With $a = K/2 - \gamma$ and $b = K/2$, $u = r^{-2}$ solves the linear equation
     $\dot u = -2 a u + 2 b$, hence
 
     $$r(t) = \frac{r_0}{\sqrt{e^{-2at} + r_0^2\, b\, \frac{1 - e^{-2at}}{a}}}$$
 
-    with $\frac{1 - e^{-2at}}{a} \to 2t$ at $a = 0$ (evaluated with ``expm1``, so the
+    with $\frac{1 - e^{-2at}}{a} \to 2t$ at $a = 0$ (evaluated with `expm1`, so the
     formula is smooth through $K = 2\gamma$). $r_0 = 0$ stays 0.
 
     Args:
@@ -105,13 +103,10 @@ def ott_antonsen(r0, K, gamma, t):
         >>> [round(float(x), 3) for x in r]
         [0.01, 0.707]
     """
-    check_scalar_range(r0, "r0", low=0.0, high=1.0)
-    check_scalar_range(K, "K", low=0.0)
-    check_scalar_range(gamma, "gamma", low=0.0)
-    check_scalar_range(t, "t", low=0.0)
-    r0, K, gamma, t = (
-        as_float(x, n) for x, n in ((r0, "r0"), (K, "K"), (gamma, "gamma"), (t, "t"))
-    )
+    r0 = check_scalar_range(as_float(r0, "r0"), "r0", low=0.0, high=1.0)
+    K = check_scalar_range(as_float(K, "K"), "K", low=0.0)
+    gamma = check_scalar_range(as_float(gamma, "gamma"), "gamma", low=0.0)
+    t = check_scalar_range(as_float(t, "t"), "t", low=0.0)
     return _ott_antonsen(r0, K, gamma, t)
 
 

@@ -12,7 +12,6 @@ from .._checks import (
     as_float,
     check_finite,
     check_scalar_range,
-    is_concrete,
 )
 from .._types import (
     Array,
@@ -71,7 +70,7 @@ def drive(
 
     $$h_i = \sum_{j=1}^m w_{ij}\, r_j$$
 
-    $w$ = `w` (e.g. [`fixed_query_weights`][]), $r_j$ = `r[..., j, :]` (anchors).
+    $w$ = `w` (e.g. [`syncattn.lohe.fixed_query_weights`][]), $r_j$ = `r[..., j, :]` (anchors).
 
     Args:
         w: weights, shape `(*batch, n, m)`.
@@ -128,9 +127,9 @@ def readout(
     $z_i$ = `z[..., i, :]` (settled queries), $r_j$ = `r[..., j, :]`, $\mu$ = `mask`
     (True = attend; `None` = all), $p$ = `p`. If all unmasked weights of row $i$ vanish
     (only when $z_i = -r_j$ for every unmasked $j$) the row falls back to uniform
-    weights over its unmasked entries. A row with nothing unmasked raises for a
-    concrete mask and gives zeros under `jit`. Values and gradients are finite
-    (double-`where`).
+    weights over its unmasked entries. A row with nothing unmasked attends to
+    nothing: its weights are all 0 (the same eagerly and under `jit`; a padded query
+    row then reads out 0). Values and gradients are finite (double-`where`).
 
     Args:
         z: queries, shape `(*batch, n, d)`.
@@ -139,10 +138,11 @@ def readout(
         p: exponent $\ge 1$.
 
     Returns:
-        $a$, shape `(*batch, n, m)`, rows non-negative and summing to 1.
+        $a$, shape `(*batch, n, m)`, rows non-negative and summing to 1 (0 for a
+        fully masked row).
 
     Raises:
-        ValueError: shape mismatch, NaN/inf, `p < 1`, a fully masked row.
+        ValueError: shape mismatch, NaN/inf, `p < 1`.
         TypeError: non-boolean `mask`.
 
     Example:
@@ -169,6 +169,4 @@ def readout(
             f"z {z.shape}, r {r.shape} and mask {mask.shape} must broadcast to "
             "(*batch, n, m)."
         ) from None
-    if is_concrete(mask) and not np.all(np.any(np.asarray(mask), axis=-1)):
-        raise ValueError("mask must leave at least one unmasked j in every row i.")
     return _readout(z, r, mask, p)

@@ -22,7 +22,7 @@ from .._types import (
     PRNGKeyArray,
     ScalarLike,
 )
-from ..sphere import _sample_uniform, cap_probability
+from ..sphere import _cap_probability, _check_alpha, _sample_uniform
 
 
 def antipodal_probability(alpha: ScalarLike, d: int) -> Float[Array, "*batch"]:
@@ -47,7 +47,9 @@ def antipodal_probability(alpha: ScalarLike, d: int) -> Float[Array, "*batch"]:
     Example:
         >>> antipodal_probability(jnp.pi / 2, 3)  # 0.5
     """
-    return cap_probability(alpha, check_dim(d))
+    d = check_dim(d)
+    alpha, _ = _check_alpha(alpha)
+    return _cap_probability(alpha, d)
 
 
 def finite_time_failure_probability(
@@ -60,7 +62,7 @@ def finite_time_failure_probability(
       e^{\|h\|T}$$
 
     $\|h\|$ = `norm_h`, $T$ = `T`, $\delta$ = `delta`, $d$ = `d`; this is
-    [`antipodal_probability`][] at $\pi - \varphi_c = 2\,\mathrm{atan2}(\cos\frac
+    [`syncattn.lohe.antipodal_probability`][] at $\pi - \varphi_c = 2\,\mathrm{atan2}(\cos\frac
     \delta2 e^{-\|h\|T}, \sin\frac\delta2)$, a form that never overflows
     ($\varphi_c$ saturates at $\pi$).
 
@@ -83,11 +85,11 @@ def finite_time_failure_probability(
     a, T, delta = (
         as_float(v, k) for v, k in ((norm_h, "norm_h"), (T, "T"), (delta, "delta"))
     )
-    check_scalar_range(a, "norm_h", low=0.0)
-    check_scalar_range(T, "T", low=0.0)
-    check_scalar_range(delta, "delta", low=0.0, high=math.pi, low_inclusive=False)
+    a = check_scalar_range(a, "norm_h", low=0.0)
+    T = check_scalar_range(T, "T", low=0.0)
+    delta = check_scalar_range(delta, "delta", low=0.0, high=math.pi, low_inclusive=False)
     alpha = 2 * jnp.arctan2(jnp.cos(delta / 2) * jnp.exp(-a * T), jnp.sin(delta / 2))
-    return antipodal_probability(alpha, d)
+    return _cap_probability(alpha, d)
 
 
 def _threshold(a, delta):
@@ -110,7 +112,7 @@ def finite_time_threshold(
       \end{cases}$$
 
     for a uniform start on $S^{d-1}$ under $\dot z = (I - zz^\top)h$. From the exact
-    angle law ([`finite_time_failure_probability`][]: $\varphi(T) > \delta$ iff
+    angle law ([`syncattn.lohe.finite_time_failure_probability`][]: $\varphi(T) > \delta$ iff
     $\varphi_0 > \varphi_c$, $\tan\frac{\varphi_c}2 = \tan\frac\delta2 e^{\|h\|T}$)
     and the concentration of $\varphi_0$ at $\pi/2$: $\varphi_c$ crosses $\pi/2$
     exactly at $T_c$, and $\cos\varphi_c = -\tanh(\|h\|T - \log\cot\frac\delta2)$.
@@ -175,8 +177,8 @@ def degenerate_probability(
       \mathcal N(0, s^2),\quad r \perp g$$
 
     $m$ = `n_anchors`, $d$ = `d`, $\varepsilon$ = `eps`, $s$ = `scale`, $N$ =
-    `n_samples`: one row of [`fixed_query_weights`][] with iid Gaussian scores,
-    driving [`drive`][] over random unit anchors. Returns $\hat p = \#\{\|h\| <
+    `n_samples`: one row of [`syncattn.lohe.fixed_query_weights`][] with iid Gaussian scores,
+    driving [`syncattn.lohe.drive`][] over random unit anchors. Returns $\hat p = \#\{\|h\| <
     \varepsilon\}/N$ and its binomial standard error $\sqrt{\hat p(1-\hat p)/N}$ (0
     when there are no hits: raise $N$). Samples are drawn `chunk_size` at a time.
 
@@ -186,8 +188,8 @@ def degenerate_probability(
     exponentially in $d$: it tends to $P(\|w\|_2 < \varepsilon) > 0$ (about
     $4.4\cdot10^{-11}$ for $m = 16$, $\varepsilon = 1$, $s = 1$). The scale-free
     degenerate events, which do vanish as $d$ grows, are
-    [`hull_degenerate_probability`][] ($0$ in the convex hull of the anchors) and
-    [`relative_degenerate_probability`][] ($\|h\| < \varepsilon\|w\|_2$).
+    [`syncattn.lohe.hull_degenerate_probability`][] ($0$ in the convex hull of the anchors) and
+    [`syncattn.lohe.relative_degenerate_probability`][] ($\|h\| < \varepsilon\|w\|_2$).
 
     Args:
         key: PRNG key.

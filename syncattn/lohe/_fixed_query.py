@@ -48,7 +48,7 @@ def fixed_query_field(
 
     $$f(z) = (I - z z^\top) h = h - \langle z, h\rangle z$$
 
-    $z$ = `z` (unit query), $h$ = `h` (drive, see [`drive`][]).
+    $z$ = `z` (unit query), $h$ = `h` (drive, see [`syncattn.lohe.drive`][]).
 
     Args:
         z: unit vectors, shape `(*batch, d)`.
@@ -106,15 +106,15 @@ def equilibrium(
     h = as_float(h, "h")
     check_nonempty(h, "h")
     check_finite(h, "h")
-    check_scalar_range(tol, "tol", low=0.0)
+    tol = check_scalar_range(tol, "tol", low=0.0)
     return _equilibrium(h, eps_for(h.dtype) if tol is None else tol)
 
 
 def _angles(phi0, norm_h, c, name, *, open_low=False, high=None):
     phi0, a, c = as_float(phi0, "phi0"), as_float(norm_h, "norm_h"), as_float(c, name)
-    check_scalar_range(phi0, "phi0", low=0.0, high=math.pi)
-    check_scalar_range(a, "norm_h", low=0.0)
-    check_scalar_range(c, name, low=0.0, low_inclusive=not open_low, high=high)
+    phi0 = check_scalar_range(phi0, "phi0", low=0.0, high=math.pi)
+    a = check_scalar_range(a, "norm_h", low=0.0)
+    c = check_scalar_range(c, name, low=0.0, low_inclusive=not open_low, high=high)
     dtype = jnp.result_type(phi0, a, c)
     return phi0.astype(dtype), a.astype(dtype), c.astype(dtype)
 
@@ -242,7 +242,7 @@ def jacobian_spectrum(
       \langle z,h\rangle I\bigr),\qquad \operatorname{spec}(B^\top J B) =
       \{-\langle z, h\rangle\}^{d-1}$$
 
-    $z$ = `z`, $h$ = `h`, $B$ = [`tangent_basis`][]`(z)`. Since $B^\top z = 0$ the
+    $z$ = `z`, $h$ = `h`, $B$ = [`syncattn.lohe.tangent_basis`][]`(z)`. Since $B^\top z = 0$ the
     rank-one part drops out: $B^\top J B$ is symmetric with all $d - 1$ eigenvalues
     $-\langle z, h\rangle$, i.e. $-\|h\|$ at the stable equilibrium $h/\|h\|$ and
     $+\|h\|$ at the antipode. At an equilibrium this is the linearisation of the flow

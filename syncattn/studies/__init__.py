@@ -1,22 +1,22 @@
-"""Numerical studies of the flows: ``syncattn study NAME [--full] [--out DIR] [--seed N]``.
+"""Numerical studies of the flows: `syncattn study NAME [--full] [--out DIR] [--seed N]`.
 
-Each study is a module with a frozen ``Config`` dataclass (``small()`` for the
-tests, ``default()`` for a run of a minute or two on 2 CPU cores, ``full()`` for
-publication size) and ``run(config, out=None, *, progress=False) -> dict``, which
-computes the simulation and its theory, and (when ``out`` is given) writes PNG
-plots, CSV/JSON data and ``config.json`` there.
+Each study is a module with a frozen `Config` dataclass (`small()` for the
+tests, `default()` for a run of a minute or two on 2 CPU cores, `full()` for
+publication size) and `run(config, out=None, *, progress=False) -> dict`, which
+computes the simulation and its theory, and (when `out` is given) writes PNG
+plots, CSV/JSON data and `config.json` there.
 
 =============  ====================================================  ==========================
 name           what                                                  module
 =============  ====================================================  ==========================
-failure        antipodal and degenerate-drive probabilities vs d     :mod:`.failure`
-convergence    fixed-query time-to-delta and finite-time failure     :mod:`.convergence`
-kuramoto       r(K) transitions and the Ott-Antonsen trajectory      :mod:`.kuramoto_transition`
-lohe           Lohe order parameter vs K on S^{d-1}, d = 2 check     :mod:`.lohe_sync`
+failure        antipodal and degenerate-drive probabilities vs d     `syncattn.studies.failure`
+convergence    fixed-query time-to-delta and finite-time failure     `syncattn.studies.convergence`
+kuramoto       r(K) transitions and the Ott-Antonsen trajectory      `syncattn.studies.kuramoto_transition`
+lohe           Lohe order parameter vs K on S^{d-1}, d = 2 check     `syncattn.studies.lohe_sync`
 =============  ====================================================  ==========================
 
-The command line switches float64 on (``jax_enable_x64``) for the run; calling
-``run`` from Python uses whatever precision is active.
+The command line switches float64 on (`jax_enable_x64`) for the run; calling
+`run` from Python uses whatever precision is active.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ __all__ = ["STUDIES", "get", "main"]
 
 
 def get(name: str):
-    """The module of study ``name`` (one of :data:`STUDIES`).
+    """The module of study `name` (one of :data:`STUDIES`).
 
     Raises:
         ValueError: for an unknown name.
@@ -100,7 +100,7 @@ def _apply_overrides(config, overrides: list[str]):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``syncattn study``; returns the exit status."""
+    """Entry point of `syncattn study`; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = _parser()
     try:

@@ -1,27 +1,27 @@
-r"""Study ``convergence``: the fixed-query flow integrated numerically against its closed form.
+r"""Study `convergence`: the fixed-query flow integrated numerically against its closed form.
 
 For $d = d_\text{osc} \in \{2, 3, 4, 8, 16, 32, 64\}$, each random instance is one
 query of fixed-query oscillator attention: $m$ random tokens $e_j \sim \mathcal
 N(0, I)$, random query/key maps $F, G$ with $\mathcal N(0, 1/d_\text{model})$
-entries, weights $w_{1j}$ = :func:`syncattn.lohe.fixed_query_weights` (softplus of
-scaled dot products), uniform anchors $r_j$, drive $h$ = :func:`syncattn.lohe.drive`,
-and a uniform start $z_0$ (:func:`syncattn.sphere.sample_uniform`). The flow
+entries, weights $w_{1j}$ = [`syncattn.lohe.fixed_query_weights`][] (softplus of
+scaled dot products), uniform anchors $r_j$, drive $h$ = [`syncattn.lohe.drive`][],
+and a uniform start $z_0$ ([`syncattn.sphere.sample_uniform`][]). The flow
 
-$$\dot z = (I - z z^\top) h \qquad (\text{:func:`syncattn.lohe.fixed_query_field`})$$
+$$\dot z = (I - z z^\top) h \qquad (\text{[`syncattn.lohe.fixed_query_field`][]})$$
 
-is integrated with diffrax (Tsit5, ``rtol``/``atol`` below) up to the horizon
-$T$, with a diffrax ``Event`` whose root finder (optimistix Newton) locates the
+is integrated with diffrax (Tsit5, `rtol`/`atol` below) up to the horizon
+$T$, with a diffrax `Event` whose root finder (optimistix Newton) locates the
 first time $\angle(z(t), h) = \delta$. All instances of all $d$ are solved in one
-``jax.vmap``-ed solve: each instance is zero-padded to $\max d$, which is exact
+`jax.vmap`-ed solve: each instance is zero-padded to $\max d$, which is exact
 because the flow keeps $z$ in the span of $z_0$ and $h$.
 
 Theory, per instance (angle $\varphi_0 = \angle(z_0, h)$):
 
-* :func:`syncattn.lohe.time_to_converge` $(\varphi_0, \|h\|, \delta)$ against the
+* [`syncattn.lohe.time_to_converge`][] $(\varphi_0, \|h\|, \delta)$ against the
   measured time (scatter and relative error);
 * the distribution of the time: $P(\tau \le t) = 1 - \overline{p}(t)$ with
   $\overline{p}(t)$ the mean over the instances of
-  :func:`syncattn.lohe.finite_time_failure_probability` $(\|h_i\|, t, \delta, d)$
+  [`syncattn.lohe.finite_time_failure_probability`][] $(\|h_i\|, t, \delta, d)$
   (empirical CDF against it, Kolmogorov distance reported);
 * the fraction not converged by $T$ against $\overline{p}(T)$, with
   Clopper-Pearson intervals and a Poisson-binomial $z$-score.
@@ -46,7 +46,7 @@ __all__ = ["Config", "run", "summary"]
 
 @dataclasses.dataclass(frozen=True)
 class Config:
-    """Configuration of the ``convergence`` study."""
+    """Configuration of the `convergence` study."""
 
     seed: int = 0  # PRNG seed
     dims: tuple[int, ...] = (2, 3, 4, 8, 16, 32, 64)  # d_osc grid
@@ -141,7 +141,7 @@ def _weight_norms(key, config: Config, n: int):
 
 
 def _all_instances(key, config: Config):
-    """:func:`_instances` for every d, concatenated: one jitted program (one compilation)."""
+    """`_instances` for every d, concatenated: one jitted program (one compilation)."""
     import jax
     import jax.numpy as jnp
 
@@ -209,12 +209,12 @@ def _angle(z, h_hat):
 def run(
     config: Config, out: str | Path | None = None, *, progress: bool = False
 ) -> dict:
-    """Run the study; write ``convergence.png``, ``times.csv``, ``failure.csv``,
-    ``results.json`` and ``config.json`` to ``out`` (nothing is written when ``out`` is None).
+    """Run the study; write `convergence.png`, `times.csv`, `failure.csv`,
+    `results.json` and `config.json` to `out` (nothing is written when `out` is None).
 
     Returns:
-        A dict with per-instance arrays (``d``, ``phi0``, ``norm_h``, ``t_measured``,
-        ``t_predicted``, ``converged``) and per-``d`` summaries (``per_d``).
+        A dict with per-instance arrays (`d`, `phi0`, `norm_h`, `t_measured`,
+        `t_predicted`, `converged`) and per-`d` summaries (`per_d`).
     """
     import jax
     import jax.numpy as jnp

@@ -1,17 +1,17 @@
-r"""Study ``kuramoto``: the synchronisation transition $r(K)$ and the Ott-Antonsen trajectory.
+r"""Study `kuramoto`: the synchronisation transition $r(K)$ and the Ott-Antonsen trajectory.
 
 For three frequency densities $g$ (Lorentzian $\gamma = 0.5$, Gaussian
 $\sigma = 1$, uniform on $[-\Delta, \Delta]$ with $\Delta = 1$) the all-to-all
 (mean-field, scalar $K$) Kuramoto model with $N$ oscillators is integrated by
-:func:`syncattn.kuramoto.simulate` from uniformly random phases, and the order
+[`syncattn.kuramoto.simulate`][] from uniformly random phases, and the order
 parameter is averaged over the second half $[t_1/2, t_1]$. Theory:
 
-* the onset $K_c = 2/(\pi g(0))$ (:func:`syncattn.kuramoto.critical_coupling`);
+* the onset $K_c = 2/(\pi g(0))$ ([`syncattn.kuramoto.critical_coupling`][]);
 * Lorentzian: $r_\infty = \sqrt{1 - 2\gamma/K}$
-  (:func:`syncattn.kuramoto.lorentzian_order_parameter`);
+  ([`syncattn.kuramoto.lorentzian_order_parameter`][]);
 * Gaussian and uniform: the partially locked branch of Kuramoto's
-  self-consistency equation, solved numerically (scipy ``quad`` + ``brentq``,
-  :func:`self_consistent_r`)
+  self-consistency equation, solved numerically (scipy `quad` + `brentq`,
+  `self_consistent_r`)
 
   $$r = K r \int_{-\pi/2}^{\pi/2} \cos^2\theta\; g(K r \sin\theta)\, d\theta ;$$
 
@@ -19,13 +19,13 @@ parameter is averaged over the second half $[t_1/2, t_1]$. Theory:
   (first-order transition).
 
 Frequencies are, by default, the deterministic quantiles
-$\omega_i = G^{-1}((i - \tfrac12)/N)$ of $g$ (``frequencies="quantile"``), which
+$\omega_i = G^{-1}((i - \tfrac12)/N)$ of $g$ (`frequencies="quantile"`), which
 removes the sampling noise of the frequency distribution (the remaining
-finite-size noise is $O(N^{-1/2})$ from the phases); ``"random"`` draws them i.i.d.
+finite-size noise is $O(N^{-1/2})$ from the phases); `"random"` draws them i.i.d.
 
 Ott-Antonsen: Lorentzian frequencies, phases drawn on the Ott-Antonsen manifold
 with small $r_0$ (wrapped Cauchy of mean resultant length $r_0$, independent of
-$\omega$), simulated $r(t)$ against :func:`syncattn.kuramoto.ott_antonsen`.
+$\omega$), simulated $r(t)$ against [`syncattn.kuramoto.ott_antonsen`][].
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ __all__ = ["Config", "Density", "densities", "self_consistent_r", "run", "summar
 
 @dataclasses.dataclass(frozen=True)
 class Config:
-    """Configuration of the ``kuramoto`` study."""
+    """Configuration of the `kuramoto` study."""
 
     seed: int = 0  # PRNG seed for the initial phases (and random frequencies)
     n: int = 10_000  # oscillators N
@@ -141,10 +141,10 @@ class Density:
 
 
 def densities(config: Config) -> dict[str, Density]:
-    """The three densities of the study; quantiles and samples from ``scipy.stats``.
+    """The three densities of the study; quantiles and samples from `scipy.stats`.
 
-    The pdfs are written out (plain ``math``) because ``quad`` calls them thousands
-    of times and a frozen ``scipy.stats`` pdf costs tens of microseconds a call.
+    The pdfs are written out (plain `math`) because `quad` calls them thousands
+    of times and a frozen `scipy.stats` pdf costs tens of microseconds a call.
     """
     from scipy import stats
 
@@ -215,13 +215,13 @@ def _oa_phases(config: Config, rng: np.random.Generator) -> np.ndarray:
 def run(
     config: Config, out: str | Path | None = None, *, progress: bool = False
 ) -> dict:
-    """Run the study; write ``kuramoto.png``, ``transition.csv``, ``ott_antonsen.csv``,
-    ``results.json`` and ``config.json`` to ``out`` (nothing is written when ``out`` is None).
+    """Run the study; write `kuramoto.png`, `transition.csv`, `ott_antonsen.csv`,
+    `results.json` and `config.json` to `out` (nothing is written when `out` is None).
 
     Returns:
-        A dict with, per density, ``K_c``, the simulated and theoretical ``r(K)`` and the
+        A dict with, per density, `K_c`, the simulated and theoretical `r(K)` and the
         maximum absolute error away from the critical window, and the Ott-Antonsen
-        comparison (``oa``: times, simulated and theoretical $r(t)$, maximum deviation).
+        comparison (`oa`: times, simulated and theoretical $r(t)$, maximum deviation).
     """
     import jax
     import jax.numpy as jnp

@@ -1,20 +1,20 @@
-r"""Study ``lohe``: synchronisation of the Lohe model on $S^{d-1}$, $d \in \{2, 3, 4\}$.
+r"""Study `lohe`: synchronisation of the Lohe model on $S^{d-1}$, $d \in \{2, 3, 4\}$.
 
 The all-to-all Lohe model (scalar coupling $K$, $K_{ij} = K/n$)
 
 $$\dot x_i = \Omega_i x_i + \frac Kn \sum_j \bigl(x_j - \langle x_i, x_j\rangle x_i\bigr)$$
 
-is integrated by :func:`syncattn.lohe.simulate` from uniform starts, with random
+is integrated by [`syncattn.lohe.simulate`][] from uniform starts, with random
 natural frequencies $\Omega_i = \sigma (A_i - A_i^\top)/\sqrt2$, $A_i$ with i.i.d.
 $\mathcal N(0, 1)$ entries, so each entry of $\Omega_i$ above the diagonal is
-$\mathcal N(0, \sigma^2)$ (frequency scale $\sigma$ = ``freq_scale``). The
+$\mathcal N(0, \sigma^2)$ (frequency scale $\sigma$ = `freq_scale`). The
 order parameter $\rho = \|\frac1n\sum_i x_i\|$ is averaged over $[t_1/2, t_1]$
 and plotted against $K$. For $d = 2$, $\Omega_i = \omega_i J$ with $J = [[0,-1],[1,0]]$
 and $\omega_i \sim \mathcal N(0, \sigma^2)$: the Kuramoto model with Gaussian
 frequencies, whose infinite-$n$ curve (Kuramoto's self-consistency,
-:func:`syncattn.studies.kuramoto_transition.self_consistent_r`) is drawn.
+`syncattn.studies.kuramoto_transition.self_consistent_r`) is drawn.
 
-Second panel: the $d = 2$ Lohe model against :func:`syncattn.kuramoto.simulate`
+Second panel: the $d = 2$ Lohe model against [`syncattn.kuramoto.simulate`][]
 on the same oscillators ($x_i = (\cos\theta_i, \sin\theta_i)$,
 $\Omega_i = \omega_i J$): $\rho(t)$ and $r(t)$ on one axis, with the maximal
 deviation of the order parameters and of the phases reported.
@@ -39,7 +39,7 @@ __all__ = ["Config", "random_frequencies", "run", "summary"]
 
 @dataclasses.dataclass(frozen=True)
 class Config:
-    """Configuration of the ``lohe`` study."""
+    """Configuration of the `lohe` study."""
 
     seed: int = 0  # PRNG seed (numpy) for frequencies and starts
     n: int = 1000  # oscillators
@@ -111,7 +111,7 @@ def random_frequencies(
     $\Omega_i = \omega_i J$ with $\omega_i = \Omega_{i,10} \sim \mathcal N(0, \sigma^2)$.
 
     Returns:
-        ``(n, d, d)`` skew-symmetric matrices (float64 numpy).
+        `(n, d, d)` skew-symmetric matrices (float64 numpy).
     """
     A = rng.standard_normal((n, d, d))
     return sigma * (A - np.swapaxes(A, -1, -2)) / math.sqrt(2.0)
@@ -125,11 +125,11 @@ def _uniform_sphere(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
 def run(
     config: Config, out: str | Path | None = None, *, progress: bool = False
 ) -> dict:
-    """Run the study; write ``lohe.png``, ``order_parameter.csv``, ``d2_match.csv``,
-    ``results.json`` and ``config.json`` to ``out`` (nothing is written when ``out`` is None).
+    """Run the study; write `lohe.png`, `order_parameter.csv`, `d2_match.csv`,
+    `results.json` and `config.json` to `out` (nothing is written when `out` is None).
 
     Returns:
-        ``{"sweep": {d: {"K", "rho", "rho_std"}}, "theory_d2": ..., "match": {...}}``.
+        `{"sweep": {d: {"K", "rho", "rho_std"}}, "theory_d2": ..., "match": {...}}`.
     """
     import jax
     import jax.numpy as jnp
