@@ -353,8 +353,7 @@ class OscillatorAttention(eqx.Module):
                 atol=self.ode_atol,
                 max_steps=16_384,
             )
-            states = getattr(sol, "states", None)  # the unified Solution (issue 7)
-            return (sol.x if states is None else states)[-1, 0]
+            return sol.final[0]
 
         z_ode = jax.vmap(jax.vmap(solve))(z0, hhat).astype(h.dtype)
         return jnp.where(deg[..., None], z, z_ode), deg
