@@ -43,6 +43,7 @@ __all__ = [
     "LearnedPositions",
     "sinusoidal_positions",
     "dropout",
+    "attention_diagnostics",
 ]
 
 from ._build import (
