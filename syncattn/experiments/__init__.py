@@ -113,7 +113,8 @@ def make_config(
     if data_path is not None:
         if "data_path" not in fields:
             raise ValueError(f"experiment {name!r} takes no --data-path.")
-        items.append(f"data_path={data_path}")
+        # absolute, so that Ray workers (another working directory) find it too
+        items.append(f"data_path={Path(data_path).expanduser().resolve()}")
     return apply_overrides(config, [*items, *overrides])
 
 
