@@ -15,6 +15,10 @@ name           what (../shared/EXPERIMENTS.md)
 table          seed 000: Kuramoto LM vs RoPE + SwiGLU transformer, val BPC
 ablations      seed 000: learned value, no feed-forward, no metric gates (dBPC)
 dynamics       seed 000: per-layer local / global order and learned omega
+agreement      seed 001: oscillator vs softmax classifier on SVA, failures with CI
+scaling        seed 001: oscillator LM vs softmax over d_osc, gap fit C d^-alpha, p sweep
+convergence    seed 001 Table 6: flow convergence in trained models, predicted vs measured
+linear         beyond: experiment 5 at its largest d with the linear-time layer
 =============  =================================================================
 
 Command line: ``--seed N`` (or ``--seeds 0,1,2`` / ``--seeds 0-4``) sets the
@@ -46,6 +50,10 @@ EXPERIMENTS = {
     "table": "table",
     "ablations": "ablations",
     "dynamics": "dynamics",
+    "agreement": "agreement",
+    "scaling": "scaling",
+    "convergence": "convergence",
+    "linear": "linear",
 }
 """Experiment name -> module of `syncattn.experiments`."""
 
@@ -105,7 +113,8 @@ def make_config(
     if data_path is not None:
         if "data_path" not in fields:
             raise ValueError(f"experiment {name!r} takes no --data-path.")
-        items.append(f"data_path={data_path}")
+        # absolute, so that Ray workers (another working directory) find it too
+        items.append(f"data_path={Path(data_path).expanduser().resolve()}")
     return apply_overrides(config, [*items, *overrides])
 
 

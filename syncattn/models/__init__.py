@@ -7,6 +7,8 @@ r"""Language models and the agreement classifier, built from [`syncattn.nn`][].
   [`KuramotoLM`][syncattn.models.KuramotoLM]) map token ids ``(T,)`` to
   logits ``(T, vocab)``; the [`Classifier`][syncattn.models.Classifier] maps
   them to one logit per position;
+* [`attention_diagnostics`][syncattn.models.attention_diagnostics]: one layer's
+  attention internals (drives, equilibria) on a sequence;
 * [`count_params`][syncattn.models.count_params] and
   [`describe`][syncattn.models.describe] for logs.
 
@@ -41,6 +43,7 @@ __all__ = [
     "LearnedPositions",
     "sinusoidal_positions",
     "dropout",
+    "attention_diagnostics",
 ]
 
 from ._build import (
@@ -57,6 +60,7 @@ from ._config import (
     parse_overrides as parse_overrides,
     replace as replace,
 )
+from ._inspect import attention_diagnostics as attention_diagnostics
 from ._kuramoto import KuramotoLM as KuramotoLM
 from ._positions import (
     LearnedPositions as LearnedPositions,

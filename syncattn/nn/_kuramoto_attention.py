@@ -9,6 +9,7 @@ import jax
 import jax.numpy as jnp
 
 from .. import entropic, kuramoto, torus
+from .._numerics import sincos
 from .._types import Array, Float, PRNGKeyArray
 from ._common import (
     attend,
@@ -20,7 +21,7 @@ from ._common import (
     check_positive,
     linear,
 )
-from ._rope import _rope, rope_frequencies
+from ._rope import rope_frequencies
 
 
 def bounded_increment(u: Float[Array, "T k"], bound: float) -> Float[Array, "T k"]:
@@ -44,9 +45,9 @@ def bounded_increment(u: Float[Array, "T k"], bound: float) -> Float[Array, "T k
 
 
 def _lift(theta):
-    """(cos theta, sin theta), each (T, k), via the public torus.lift."""
-    lifted = torus.lift(theta)
-    return lifted[..., 0], lifted[..., 1]
+    """(cos theta, sin theta), each of theta's shape (the fused sin/cos kernel)."""
+    sn, c = sincos(theta)
+    return c, sn
 
 
 class KuramotoAttention(eqx.Module):
@@ -179,11 +180,16 @@ class KuramotoAttention(eqx.Module):
         def heads(re, im):  # (T, k) pair -> (T, H, 2 k_h)
             return jnp.concatenate([re.reshape(T, H, kh), im.reshape(T, H, kh)], -1)
 
-        pos = jnp.arange(T)
-        omega = s.omega.reshape(H, kh)
+        # statement 2: RoPE on the lift is the lift of the drifted phase,
+        # R(omega t)(cos theta, sin theta) = (cos(theta + omega t), sin(theta + omega t))
+        # (angles in at least float32: bfloat16 would lose omega t for t in the hundreds)
+        wdt = jnp.promote_types(theta.dtype, jnp.float32)
+        pos = jnp.arange(T, dtype=wdt)[:, None]
+        drift = theta.astype(wdt) + pos * self.omega.astype(wdt)[None, :]
+        cd, sd = (a.astype(theta.dtype) for a in _lift(drift))
         scale = jnp.exp(s.log_tau) / math.sqrt(kh)
-        q = _rope(heads(gq * c, gq * sn), omega, pos) * scale
-        kk = _rope(heads(gk * c, gk * sn), omega, pos)
+        q = heads(gq * cd, gq * sd) * scale
+        kk = heads(gk * cd, gk * sd)
         if self.value == "phase":
             v = heads(c, sn)
         else:

@@ -135,6 +135,11 @@ class OscillatorAttention(eqx.Module):
     If every unmasked $1 + z_i\cdot r_j$ vanishes, row $i$ falls back to uniform weights
     (as [`syncattn.lohe.readout`][]).
 
+    Diagnostics: `__call__(x, diagnostics=True)` returns `(y, aux)` with `couplings`
+    $w$ $(n_h, T, T)$ after masking, `anchors` $r$, `h`, `z` $(n_h, T, d_\mathrm{osc})$,
+    `weights` $a$ $(n_h, T, T)$ and `degenerate` $(n_h, T)$ bool; $y$ is unchanged (the
+    linear and chunked paths build the $(T, T)$ matrices only for `aux`).
+
     Args:
         d_model: width $d$.
         n_heads: heads $n_h$.
@@ -298,19 +303,19 @@ class OscillatorAttention(eqx.Module):
             G = s.wk.weight.reshape(H, dh, self.d_model)
             w = jax.vmap(lohe.fixed_query_weights, in_axes=(None, 0, 0))(x, F, G)
         else:
-            w = self._sigma(q[:, :, None, :], k[:, None, :, :])
+            w = self._sigma(q, k)
         if self.causal:
             w = w * causal_mask(T)[None].astype(w.dtype)
         if km is not None:
             w = w * km[None, None, :].astype(w.dtype)
         return w
 
-    def _sigma(self, qi, kj):
-        """sigma(q_i, k_j) for broadcast (..., d_h) pairs; the last axis is summed."""
+    def _sigma(self, q, k):
+        """sigma(q_i, k_j) for q (H, T, d_h), k (H, C, d_h): (H, T, C), dot products by einsum."""
         dh = self.d_head
         if self.coupling == "elu1":
-            return jnp.sum(_elu1(qi) * _elu1(kj), -1) / dh
-        raw = jnp.sum(qi * kj, -1) / math.sqrt(dh)
+            return jnp.einsum("htd,hcd->htc", _elu1(q), _elu1(k)) / dh
+        raw = jnp.einsum("htd,hcd->htc", q, k) / math.sqrt(dh)
         if self.coupling == "softplus":
             return jax.nn.softplus(raw)
         return jax.nn.relu(raw) + RELU_EPS
@@ -348,8 +353,7 @@ class OscillatorAttention(eqx.Module):
                 atol=self.ode_atol,
                 max_steps=16_384,
             )
-            states = getattr(sol, "states", None)  # the unified Solution (issue 7)
-            return (sol.x if states is None else states)[-1, 0]
+            return sol.final[0]
 
         z_ode = jax.vmap(jax.vmap(solve))(z0, hhat).astype(h.dtype)
         return jnp.where(deg[..., None], z, z_ode), deg
@@ -412,7 +416,7 @@ class OscillatorAttention(eqx.Module):
         @jax.checkpoint
         def drive_step(h, blk):
             kb, rb, j0, ok = blk
-            w = self._sigma(q[:, :, None, :], kb[:, None, :, :])
+            w = self._sigma(q, kb)
             w = jnp.where(block_mask(j0, ok), w, 0.0)
             return h + jnp.einsum("htc,hcd->htd", w, rb), None
 

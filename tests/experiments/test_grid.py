@@ -79,6 +79,8 @@ def test_overrides_are_typed_and_checked():
         make_config("table", "smoke", ["stpes=3"])
     with pytest.raises(ValueError, match="must be an int"):
         make_config("table", "smoke", ["steps=many"])
+    rel = make_config("table", "smoke", data_path="enwik8")
+    assert rel.data_path.startswith("/") and rel.data_path.endswith("/enwik8")
     with pytest.raises(ValueError, match="unknown experiment"):
         make_config("nope")
 

@@ -102,14 +102,25 @@ def test_ode_equilibrium_agrees_with_closed_form():
     x = tokens(4)
     _, aux = layer()(x, diagnostics=True)
     L = layer(equilibrium="ode", ode_rtol=1e-10, ode_atol=1e-12)
-    y, aux2 = L(x, diagnostics=True, key=jax.random.key(7))
+    y, aux2 = eqx.filter_jit(lambda m, x, k: m(x, key=k, diagnostics=True))(
+        L, x, jax.random.key(7)
+    )
     assert_close(aux2["z"], aux["z"], rtol=0, atol=1e-8)
     assert_close(y, layer()(x), rtol=0, atol=1e-8)
+
+
+@pytest.mark.slow
+def test_ode_equilibrium_is_differentiable():
+    x = tokens(4, (5, D))
+    L = layer(equilibrium="ode")
     g = eqx.filter_jit(eqx.filter_grad(lambda m: jnp.sum(m(x) ** 2)))(L)
-    assert all(
-        np.all(np.isfinite(np.asarray(v)))
-        for v in jax.tree.leaves(eqx.filter(g, eqx.is_inexact_array))
-    )
+    g_closed = eqx.filter_jit(eqx.filter_grad(lambda m: jnp.sum(m(x) ** 2)))(layer())
+    for a, b in zip(
+        jax.tree.leaves(eqx.filter(g, eqx.is_inexact_array)),
+        jax.tree.leaves(eqx.filter(g_closed, eqx.is_inexact_array)),
+        strict=True,
+    ):
+        assert_close(a, b, rtol=1e-5, atol=1e-7)  # gradients through the solver
 
 
 @pytest.mark.parametrize(
@@ -122,7 +133,9 @@ def test_ode_equilibrium_agrees_with_closed_form():
     ],
     ids=["quadratic", "linear", "chunked", "ode"],
 )
-@pytest.mark.parametrize("dtype", [jnp.float64, jnp.float32])
+@pytest.mark.parametrize(
+    "dtype", [jnp.float64, pytest.param(jnp.float32, marks=pytest.mark.slow)]
+)
 def test_causality_exact(kw, dtype):
     L, x = layer(**kw), tokens(5).astype(dtype)
     f = eqx.filter_jit(L)

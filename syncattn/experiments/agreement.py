@@ -1,0 +1,274 @@
+r"""Experiment 4 (seed 001's agreement task): the oscillator classifier against softmax at d_osc = 2.
+
+Subject-verb agreement with an attractor (../shared/EXPERIMENTS.md B2; data from
+[`syncattn.data.sva`][]): one training per (model, seed) of the "config G"
+classifier (1 layer, d_model 32, 1 head, d_ff 64, d_osc 2), AdamW lr 5e-4, weight
+decay 1e-4, per-step cosine to 0, batch 64, clip 1.0, 20 epochs. Each training is
+scored by its final-epoch validation accuracy on all, simple (no distractor) and hard
+(distractor of the other number) sentences, and *fails* when
+
+$$\mathrm{acc}_\mathrm{hard} < 85\,\%$$
+
+(seed 001's criterion, [`syncattn.training.sva_metrics`][]). The failure rate
+$k/n$ over seeds gets a Clopper-Pearson and a Wilson interval
+([`syncattn.stats.clopper_pearson`][], [`syncattn.stats.wilson`][]).
+
+Paper: 5 seeds, hard accuracy 97.38 ± 0.33 (oscillator) vs 92.11 ± 7.87 (softmax),
++5.27 points, 0/5 vs 1/5 failures; 50 seeds: 3/50 vs 12/50 failures.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+
+from ._common import (
+    describe_values,
+    fmt_mean_std,
+    new_figure,
+    save_figure,
+    write_csv,
+    write_experiment_config,
+    write_json,
+)
+from ._grid import Grid
+
+
+__all__ = ["Config", "SVACell", "sva_cell", "cells", "run", "summary", "PAPER"]
+
+NAME = "agreement"
+
+PAPER = {
+    "source": "seed 001 (arXiv 2606.12059); ../shared/EXPERIMENTS.md B2",
+    "5 seeds": {
+        "softmax": {"all": 92.19, "all_std": 7.80, "hard": 92.11, "hard_std": 7.87, "failures": 1, "n": 5},
+        "oscillator": {"all": 97.81, "all_std": 0.15, "hard": 97.38, "hard_std": 0.33, "failures": 0, "n": 5},
+    },
+    "50 seeds": {
+        "softmax": {"all": 91.04, "hard": 90.77, "failures": 12, "n": 50},
+        "oscillator": {"all": 95.78, "hard": 95.76, "failures": 3, "n": 50},
+    },
+    "hard_gain_points": 5.27,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class SVACell:
+    """One SVA training: model, seed and the recipe (a cell of the grid)."""
+
+    name: str
+    model: str
+    seed: int
+    d_osc: int = 2
+    epochs: int = 20
+    batch_size: int = 64
+    lr: float = 5e-4
+    weight_decay: float = 1e-4
+    n_train: int | None = None
+    n_val: int | None = None
+    data_path: str | None = None
+
+
+def sva_cell(cell: SVACell, folder) -> dict:
+    """Train (or resume) one classifier into `folder`; its final validation metrics."""
+    import jax
+
+    from .. import models, training
+    from ..data import sva
+
+    splits = sva.load_sva(cell.data_path)
+    train = splits["train"][: cell.n_train] if cell.n_train else splits["train"]
+    val = splits["val"][: cell.n_val] if cell.n_val else splits["val"]
+    mcfg = models.get_config("paper-b-sva", attention=cell.model, d_osc=cell.d_osc)
+    per_epoch = len(train) // cell.batch_size
+    tcfg = training.TrainConfig(
+        steps=cell.epochs * per_epoch, batch_size=cell.batch_size, seq_len=training.SVA_LENGTH,
+        lr=cell.lr, min_lr_ratio=0.0, warmup_steps=0, weight_decay=cell.weight_decay,
+        b1=0.9, b2=0.999, clip_norm=1.0, seed=cell.seed, keep=2,
+    )  # fmt: skip
+    model = models.build(mcfg, key=jax.random.key(cell.seed))
+    res = training.fit_classifier(
+        model, tcfg, {"train": train, "val": val}, folder, epochs=cell.epochs
+    )
+    return {
+        "status": "ok",
+        "step": res["step"],
+        "params": models.count_params(res["model"]),
+        "val": res["val"],
+        "data": "files" if cell.data_path else "generated (seed 001's generator, seeds 0/1)",
+    }
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    """Experiment 4's settings.
+
+    Attributes:
+        models: ``"oscillator"`` and/or ``"softmax"``.
+        seeds: training seeds (one cell per model and seed).
+        d_osc: oscillator dimension (the paper: 2).
+        epochs, batch_size, lr, weight_decay: the recipe (paper: 20, 64, 5e-4, 1e-4).
+        n_train, n_val: use the first sentences of each split (``None``: all 40,000 /
+            4,000).
+        data_path: a folder with seed 001's ``sva_{train,val,test}.jsonl``
+            (``None``: generated with seed 001's generator, the same sentences).
+        confidence: level of the failure-rate intervals.
+    """
+
+    models: tuple[str, ...] = ("oscillator", "softmax")
+    seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
+    d_osc: int = 2
+    epochs: int = 20
+    batch_size: int = 64
+    lr: float = 5e-4
+    weight_decay: float = 1e-4
+    n_train: int | None = None
+    n_val: int | None = None
+    data_path: str | None = None
+    confidence: float = 0.95
+
+    def __post_init__(self):
+        if not self.models or not self.seeds:
+            raise ValueError("models and seeds must be non-empty.")
+        for m in self.models:
+            if m not in ("oscillator", "softmax"):
+                raise ValueError(f"models: unknown model {m!r} (oscillator, softmax).")
+        if not 0 < self.confidence < 1:
+            raise ValueError(f"confidence must lie in (0, 1); got {self.confidence}.")
+
+    @classmethod
+    def smoke(cls) -> Config:
+        """Seconds: 2 seeds x 2 models, 1 epoch on 256 sentences, 128 for validation."""
+        return cls(seeds=(0, 1), epochs=1, n_train=256, n_val=128)
+
+    @classmethod
+    def default(cls) -> Config:
+        """About 30 minutes on this CPU: the paper's recipe (20 epochs, 40,000 sentences)
+        on 5 seeds per model, as the paper's 5-seed table."""
+        return cls()
+
+    @classmethod
+    def full(cls) -> Config:
+        """The paper's 50-seed cohort (failure rates 3/50 vs 12/50)."""
+        return cls(seeds=tuple(range(50)))
+
+
+def cells(config: Config) -> list[SVACell]:
+    """One [`SVACell`][syncattn.experiments.agreement.SVACell] per (model, seed)."""
+    return [
+        SVACell(
+            name=f"{m}-d{config.d_osc}-seed{s}", model=m, seed=s, d_osc=config.d_osc,
+            epochs=config.epochs, batch_size=config.batch_size, lr=config.lr,
+            weight_decay=config.weight_decay, n_train=config.n_train, n_val=config.n_val,
+            data_path=config.data_path,
+        )  # fmt: skip
+        for m in config.models
+        for s in config.seeds
+    ]
+
+
+def aggregate(config: Config, cell_list, results) -> dict:
+    """Per model: accuracy summaries (percent), failures with intervals; the hard-accuracy gap."""
+    from .. import stats
+
+    rows = []
+    for c, r in zip(cell_list, results, strict=True):
+        v = r.get("val", {})
+        rows.append({
+            "model": c.model, "seed": c.seed, "status": r.get("status"),
+            "acc_all": 100 * v["acc_all"], "acc_simple": 100 * v["acc_simple"],
+            "acc_hard": 100 * v["acc_hard"], "failed": bool(v["failed"]),
+        })  # fmt: skip
+    table = {}
+    for m in config.models:
+        sel = [r for r in rows if r["model"] == m]
+        k, n = sum(r["failed"] for r in sel), len(sel)
+        cp = stats.clopper_pearson(k, n, config.confidence)
+        wl = stats.wilson(k, n, config.confidence)
+        table[m] = {
+            key: describe_values([r[f"acc_{key}"] for r in sel])
+            for key in ("all", "simple", "hard")
+        } | {
+            "failures": k, "n": n, "failure_rate": k / n,
+            "clopper_pearson": [float(cp[0]), float(cp[1])],
+            "wilson": [float(wl[0]), float(wl[1])],
+        }  # fmt: skip
+    gap = None
+    if {"oscillator", "softmax"} <= set(config.models):
+        gap = table["oscillator"]["hard"]["mean"] - table["softmax"]["hard"]["mean"]
+    return {"rows": rows, "table": table, "hard_gain_points": gap,
+            "confidence": config.confidence}  # fmt: skip
+
+
+def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
+        size: str | None = None) -> dict[str, Path]:
+    """Train the grid (resuming), write config.json, results.json, runs.csv, agreement.png."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    grid = grid or Grid(progress=progress)
+    files = {"config": write_experiment_config(config, out, NAME, size)}
+    cell_list = cells(config)
+    results = grid.run(cell_list, out / "runs", sva_cell, desc=NAME)
+    agg = aggregate(config, cell_list, results)
+    data = results[0].get("data")
+    files["results"] = write_json(out / "results.json", {
+        "experiment": NAME, **agg, "data": data, "paper": PAPER,
+    })  # fmt: skip
+    rows = agg["rows"]
+    files["csv"] = write_csv(out / "runs.csv", {k: [r[k] for r in rows] for k in rows[0]})
+    files["png"] = _plot(config, agg, out / "agreement.png")
+    return files
+
+
+def _plot(config, agg, path):
+    fig, (ax, bx) = new_figure(2, 1, width=4.2)
+    for j, m in enumerate(config.models):
+        vals = [r["acc_hard"] for r in agg["rows"] if r["model"] == m]
+        ax.scatter(np.full(len(vals), j) + np.linspace(-0.15, 0.15, len(vals)), vals,
+                   s=16, color=f"C{j}", alpha=0.8)  # fmt: skip
+        p = PAPER["5 seeds"].get(m)
+        if p:
+            ax.errorbar([j + 0.3], [p["hard"]], yerr=[p["hard_std"]], fmt="*", color="k",
+                        capsize=3, label="paper, 5 seeds" if j == 0 else None)  # fmt: skip
+        t = agg["table"][m]
+        lo, hi = t["clopper_pearson"]
+        bx.errorbar([j], [t["failure_rate"]], yerr=[[t["failure_rate"] - lo], [hi - t["failure_rate"]]],
+                    fmt="o", color=f"C{j}", capsize=4)  # fmt: skip
+        p50 = PAPER["50 seeds"].get(m)
+        if p50:
+            bx.scatter([j + 0.2], [p50["failures"] / p50["n"]], marker="*", s=80, color="k",
+                       label="paper, 50 seeds" if j == 0 else None)  # fmt: skip
+    ax.axhline(85, color="grey", ls="--", lw=1)
+    ax.set_xticks(range(len(config.models)), config.models)
+    ax.set_ylabel("hard-sentence accuracy (%)")
+    ax.set_title("final val accuracy (dots: seeds)")
+    ax.legend(fontsize=8)
+    bx.set_xticks(range(len(config.models)), config.models)
+    bx.set_ylabel("failure rate (hard < 85%)")
+    bx.set_ylim(-0.02, 1.02)
+    bx.set_title(f"failures, {int(100 * config.confidence)}% Clopper-Pearson")
+    bx.legend(fontsize=8)
+    return save_figure(fig, path)
+
+
+def summary(results: dict) -> str:
+    """The table as text, next to the paper's 5-seed numbers."""
+    lines = ["SVA final validation accuracy (%), mean ± std over seeds | paper (5 seeds)"]
+    for m, t in results["table"].items():
+        p = results["paper"]["5 seeds"].get(m, {})
+        lines.append(
+            f"  {m:<10} all {fmt_mean_std(t['all'], 2)}  simple {fmt_mean_std(t['simple'], 2)}  "
+            f"hard {fmt_mean_std(t['hard'], 2)} | paper all {p.get('all')} hard {p.get('hard')}"
+        )
+        lo, hi = t["clopper_pearson"]
+        lines.append(
+            f"  {'':<10} failures {t['failures']}/{t['n']} "
+            f"(CI {100 * lo:.1f}-{100 * hi:.1f}%) | paper {p.get('failures')}/5, "
+            f"{results['paper']['50 seeds'][m]['failures']}/50"
+        )
+    if results.get("hard_gain_points") is not None:
+        lines.append(f"  hard gain oscillator - softmax: {results['hard_gain_points']:+.2f} points "
+                     f"| paper {results['paper']['hard_gain_points']:+.2f}")  # fmt: skip
+    return "\n".join(lines)

@@ -1,0 +1,192 @@
+r"""Experiment 7 (beyond the papers): the linear-time oscillator layer.
+
+Experiment 5 at its largest $d_\mathrm{osc}$, repeated with
+``OscillatorAttention(impl="linear", coupling="elu1")``: the couplings become a kernel
+$\phi(q)\cdot\phi(k)$ with $\phi = \mathrm{elu} + 1$, so the drive and the readout are
+prefix sums ($O(T)$ time and memory) instead of $(T, T)$ matrices. The cost in
+perplexity is
+
+$$\delta = \overline{\mathrm{PPL}}_\mathrm{linear} - \overline{\mathrm{PPL}}_\mathrm{softplus},$$
+
+also paired by seed, next to the softmax baseline. The speed comes from
+``benchmarks/attention.py`` (``benchmark`` points at its ``results.json``; forward +
+backward of one layer, side by side with softmax in one run); it is read, not
+re-measured here. Published reference: seed 001's coupling ablation at d = 8 on
+TinyStories, softplus 9.784 vs elu(x)+1 9.782 (a different elu form, quadratic time).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+
+from ._common import (
+    describe_values,
+    fmt_mean_std,
+    new_figure,
+    save_figure,
+    write_csv,
+    write_experiment_config,
+    write_json,
+)
+from ._grid import Grid
+from ._reuse import recipe, run_cells
+
+
+__all__ = ["Config", "run", "summary", "PAPER"]
+
+NAME = "linear"
+
+PAPER = {
+    "source": "../shared/EXPERIMENTS.md B4 (coupling ablation, TinyStories, d_osc = 8, 5 seeds)",
+    "softplus": 9.784, "elu1_published_form": 9.782,
+}  # fmt: skip
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    """Experiment 7's settings.
+
+    Attributes:
+        d: the oscillator dimension (experiment 5's largest: 32).
+        seeds: training seeds.
+        runs_from: an experiment-5 output folder whose softplus and softmax cells are
+            reused (``None``: train them here).
+        data, data_path, steps, batch_size, eval_batches, train: the recipe of experiment 5.
+        benchmark: ``results.json`` of ``benchmarks/attention.py`` (relative paths are
+            taken from the working directory); missing: no speed column.
+    """
+
+    d: int = 32
+    seeds: tuple[int, ...] = (0, 1)
+    runs_from: str | None = None
+    data: str = "auto"
+    data_path: str | None = None
+    steps: int = 150
+    batch_size: int = 32
+    eval_batches: int | None = 10
+    train: tuple[str, ...] = ()
+    benchmark: str | None = "benchmarks/results/attention/results.json"
+
+    def __post_init__(self):
+        if self.d < 2 or not self.seeds:
+            raise ValueError(f"d must be >= 2 and seeds non-empty; got {self.d}, {self.seeds}.")
+
+    @classmethod
+    def smoke(cls) -> Config:
+        """Seconds: d = 4, one seed, 3 steps of 4 rows."""
+        return cls(d=4, seeds=(0,), steps=3, batch_size=4, eval_batches=1,
+                   train=("eval_every=3", "ckpt_every=3", "log_every=1", "eval_batches=1"))  # fmt: skip
+
+    @classmethod
+    def default(cls) -> Config:
+        """Experiment 5's default recipe at d = 32, 2 seeds (reuse it with runs_from)."""
+        return cls()
+
+    @classmethod
+    def full(cls) -> Config:
+        """Experiment 5's full recipe at d = 32, 5 seeds."""
+        return cls(seeds=(0, 1, 2, 3, 4), steps=21_000, batch_size=64, eval_batches=None)
+
+
+def _speed(path) -> dict | None:
+    if path is None or not Path(path).is_file():
+        return None
+    raw = json.loads(Path(path).read_text())
+    rows = [r for r in raw.get("rows", []) if r.get("layer") in ("softmax", "osc-closed", "osc-linear")]
+    table: dict = {}
+    for r in rows:
+        table.setdefault(str(r["T"]), {})[r["layer"]] = r.get("time_s")
+    for t in table.values():
+        if t.get("osc-linear") and t.get("osc-closed"):
+            t["linear_over_quadratic"] = t["osc-linear"] / t["osc-closed"]
+        if t.get("osc-linear") and t.get("softmax"):
+            t["linear_over_softmax"] = t["osc-linear"] / t["softmax"]
+    return {"source": str(path), "command": raw.get("env", {}).get("command"), "time_s": table}
+
+
+def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
+        size: str | None = None) -> dict[str, Path]:
+    """Train (or reuse) the three models per seed, write config.json, results.json,
+    runs.csv and linear.png."""
+    from .scaling import lm_cell
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    grid = grid or Grid(progress=progress)
+    files = {"config": write_experiment_config(config, out, NAME, size)}
+    sc = recipe(config)
+    kinds = {
+        "linear": [lm_cell(sc, "oscillator", s, config.d, 1, "elu1", "linear") for s in config.seeds],
+        "softplus": [lm_cell(sc, "oscillator", s, config.d) for s in config.seeds],
+        "softmax": [lm_cell(sc, "softmax", s) for s in config.seeds],
+    }  # fmt: skip
+    flat = [c for cs in kinds.values() for c in cs]
+    results, folders = run_cells(config, flat, out, grid, NAME)
+    by = {c.name: r for c, r in zip(flat, results, strict=True)}
+
+    def ppl(c):
+        r = by[c.name]
+        return r["val"]["ppl"] if r.get("status") == "ok" else float("nan")
+
+    table = {k: describe_values([ppl(c) for c in cs]) for k, cs in kinds.items()}
+    paired = describe_values([ppl(a) - ppl(b) for a, b in zip(kinds["linear"], kinds["softplus"], strict=True)])
+    speed = _speed(config.benchmark)
+    first = next((r for r in results if r.get("status") == "ok"), {})
+    files["results"] = write_json(out / "results.json", {
+        "experiment": NAME, "d": config.d, "ppl": table, "linear_minus_softplus": paired,
+        "speed": speed, "corpus": first.get("corpus"), "paper": PAPER,
+        "reused": [str(f) for f in folders if out not in f.parents],
+    })  # fmt: skip
+    files["csv"] = write_csv(out / "runs.csv", {
+        "cell": [c.name for c in flat], "val_ppl": [ppl(c) for c in flat]})  # fmt: skip
+    files["png"] = _plot(config, table, speed, out / "linear.png")
+    return files
+
+
+def _plot(config, table, speed, path):
+    fig, (ax, bx) = new_figure(2, 1, width=4.2)
+    for j, (k, t) in enumerate(table.items()):
+        ax.scatter([j] * len(t["values"]), t["values"], color=f"C{j}", s=16)
+        if t["mean"] is not None:
+            ax.errorbar([j + 0.2], [t["mean"]], yerr=[t["std"] or 0.0], fmt="o", color=f"C{j}", capsize=3)
+    ax.set_xticks(range(len(table)), list(table))
+    ax.set_ylabel("validation PPL")
+    ax.set_title(f"d_osc = {config.d} (dots: seeds)")
+    if speed and speed["time_s"]:
+        Ts = sorted(speed["time_s"], key=int)
+        for j, layer in enumerate(("softmax", "osc-closed", "osc-linear")):
+            ys = [speed["time_s"][T].get(layer) for T in Ts]
+            bx.loglog([int(T) for T in Ts], [np.nan if y is None else y for y in ys], "o-",
+                      label=layer, color=f"C{j}")  # fmt: skip
+        bx.set_xlabel("sequence length T")
+        bx.set_ylabel("fwd+bwd time (s)")
+        bx.legend(fontsize=8)
+        bx.set_title("benchmarks/attention.py")
+    else:
+        bx.text(0.5, 0.5, "no benchmark results\n(run benchmarks/attention.py)", ha="center",
+                va="center", transform=bx.transAxes)  # fmt: skip
+        bx.set_axis_off()
+    return save_figure(fig, path)
+
+
+def summary(results: dict) -> str:
+    """PPL of the three layers, the paired cost, the speed ratios."""
+    corpus = (results.get("corpus") or {}).get("name")
+    lines = [f"validation PPL at d_osc = {results['d']} on {corpus} (mean ± std over seeds)"]
+    for k, t in results["ppl"].items():
+        lines.append(f"  {k:<9} {fmt_mean_std(t, 2)}")
+    lines.append(f"  linear - softplus (paired): {fmt_mean_std(results['linear_minus_softplus'], 2)}")
+    sp = results.get("speed")
+    if sp:
+        for T, t in sorted(sp["time_s"].items(), key=lambda kv: int(kv[0])):
+            r = t.get("linear_over_quadratic")
+            s = t.get("linear_over_softmax")
+            lines.append(f"  T={T}: linear / quadratic oscillator time {r if r is None else f'{r:.2f}'}, "
+                         f"linear / softmax {s if s is None else f'{s:.2f}'}")  # fmt: skip
+    else:
+        lines.append("  speed: no benchmarks/attention.py results found")
+    return "\n".join(lines)

@@ -1,0 +1,312 @@
+r"""Experiment 5 (seed 001's d_osc sweep): the oscillator LM against softmax on a word-level corpus.
+
+One training per (d_osc, seed) of seed 001's causal LM ("paper-b-lm": 2 layers,
+d_model 128, 4 heads, d_ff 512, dropout 0.1; ../shared/EXPERIMENTS.md B3) with the
+published recipe (AdamW lr 5e-4, weight decay 1e-4, cosine to 0 with no warm-up,
+clip 1.0), plus the softmax baseline on the same seeds and a sweep of the readout
+exponent $p$ at one $d$. The gap to softmax,
+
+$$\Delta(d) = \overline{\mathrm{PPL}}_\mathrm{osc}(d) - \overline{\mathrm{PPL}}_\mathrm{softmax}
+  \approx C d^{-\alpha},$$
+
+is fitted by least squares of $\log\Delta$ on $\log d$ over the per-$d$ means, with a
+percentile bootstrap interval for $\alpha$ (2,000 resamples of the seeds within each
+$d$ and within the baseline, `numpy.random.default_rng(0)`):
+[`syncattn.stats.power_law_bootstrap`][].
+
+Corpus: WikiText-2 (``data_path`` to its files) or TinyStories (a path whose name
+contains "tinystories"); without a path the word-level view of the embedded corpus
+(``"embedded-words"``: the King James Bible with WikiText-2's tokenisation), which is
+not the paper's corpus, and ``results.json`` says so.
+
+Paper: WikiText-2 +11.09 -> +2.98 and TinyStories +2.39 -> +0.57 from d = 2 to 32;
+published 5-point fit alpha = 0.420 (CI 0.386-0.463) on WikiText-2 and 0.599
+(0.572-0.627) on TinyStories; "alpha ~ 0.5" in the text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+
+import numpy as np
+
+from ._common import (
+    describe_values,
+    fmt_mean_std,
+    new_figure,
+    save_figure,
+    write_csv,
+    write_experiment_config,
+    write_json,
+)
+from ._grid import Grid, TrainCell
+
+
+__all__ = ["Config", "cells", "lm_cell", "run", "summary", "PAPER", "corpus_choice"]
+
+NAME = "scaling"
+
+PAPER = {
+    "source": "seed 001 (arXiv 2606.12059); ../shared/EXPERIMENTS.md B3, B4",
+    "dims": [2, 4, 8, 16, 32],
+    "wikitext2": {
+        "ppl": [110.67, 107.20, 105.23, 103.78, 102.56], "softmax": 99.00,
+        "gap_text": [11.09, 2.98], "alpha": 0.420, "alpha_ci": [0.386, 0.463], "C": 15.17,
+    },
+    "tinystories": {
+        "ppl": [10.911, 10.276, 9.784, 9.345, 9.105], "softmax": 8.671,
+        "gap_text": [2.39, 0.57], "alpha": 0.599, "alpha_ci": [0.572, 0.627], "C": 3.58,
+        "p_sweep": {"d2": {"1": 10.91, "2": 10.42, "4": 10.17}, "d8": {"1": 9.78, "2": 9.18, "4": 8.98}},
+    },
+}  # fmt: skip
+
+RECIPE = (
+    "lr=5e-4", "weight_decay=1e-4", "warmup_steps=0", "min_lr_ratio=0.0", "b2=0.999",
+    "clip_norm=1.0",
+)  # fmt: skip
+"""Seed 001's optimiser (PyTorch AdamW defaults for the betas)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    """Experiment 5's settings.
+
+    Attributes:
+        dims: oscillator dimensions $d$.
+        seeds: training seeds (every $d$, the baseline and the $p$ sweep).
+        p_values: readout exponents of the sweep at `p_dim` ($p = 1$ is the main grid's).
+        p_dim: the $d$ of the $p$ sweep.
+        data: ``"auto"`` (WikiText-2 / TinyStories from `data_path`, else
+            ``"embedded-words"``) or a corpus name.
+        data_path: the corpus files.
+        steps, batch_size: per training (the paper: 30 epochs of batch 64 on WikiText-2).
+        eval_batches: validation batches of the final PPL (``None``: the whole split).
+        n_boot, boot_seed, confidence: the bootstrap of the fit.
+        coupling, impl: the oscillator layer (experiment 7 changes them).
+        train: further ``key=value`` overrides for every cell.
+    """
+
+    dims: tuple[int, ...] = (2, 4, 8, 16, 32)
+    seeds: tuple[int, ...] = (0, 1)
+    p_values: tuple[int, ...] = (2, 4)
+    p_dim: int = 8
+    data: str = "auto"
+    data_path: str | None = None
+    steps: int = 150
+    batch_size: int = 32
+    eval_batches: int | None = 10
+    n_boot: int = 2000
+    boot_seed: int = 0
+    confidence: float = 0.95
+    coupling: str = "softplus"
+    impl: str = "quadratic"
+    train: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if not self.dims or not self.seeds:
+            raise ValueError("dims and seeds must be non-empty.")
+        if any(d < 2 for d in self.dims) or self.p_dim < 2:
+            raise ValueError(f"dims and p_dim must be >= 2; got {self.dims}, {self.p_dim}.")
+        if any(p < 1 for p in self.p_values):
+            raise ValueError(f"p_values must be >= 1; got {self.p_values}.")
+
+    @classmethod
+    def smoke(cls) -> Config:
+        """Seconds: d in {2, 4}, one seed, p = 2 at d = 2, 3 steps of 4 rows."""
+        return cls(dims=(2, 4), seeds=(0,), p_values=(2,), p_dim=2, steps=3, batch_size=4,
+                   eval_batches=1, n_boot=50,
+                   train=("eval_every=3", "ckpt_every=3", "log_every=1", "eval_batches=1"))  # fmt: skip
+
+    @classmethod
+    def default(cls) -> Config:
+        """About 30 minutes of this CPU: 5 dims x 2 seeds + softmax + p in {2, 4} at d = 8,
+        150 steps of 32 rows (under one pass over 5 % of the corpus: far from converged)."""
+        return cls()
+
+    @classmethod
+    def full(cls) -> Config:
+        """The paper's grid: 5 seeds, 30 epochs of batch 64 on WikiText-2 (about 21,000
+        steps), the whole validation split. For a GPU."""
+        return cls(seeds=(0, 1, 2, 3, 4), steps=21_000, batch_size=64, eval_batches=None)
+
+
+def corpus_choice(config) -> tuple[str, str | None]:
+    """``(corpus name, path)``: WikiText-2 or TinyStories from the path, else embedded-words."""
+    if config.data != "auto":
+        return config.data, config.data_path
+    if config.data_path is None:
+        return "embedded-words", None
+    return ("tinystories" if "tinystories" in str(config.data_path).lower() else "wikitext2"), config.data_path
+
+
+def lm_cell(config, model: str, seed: int, d: int | None = None, p: int = 1,
+            coupling: str | None = None, impl: str | None = None) -> TrainCell:
+    """The [`TrainCell`][syncattn.experiments.TrainCell] of one LM training of this recipe.
+
+    Experiments 6 and 7 build their cells here, so that they find (and reuse) the
+    run folders of experiment 5.
+    """
+    data, path = corpus_choice(config)
+    coupling = coupling or config.coupling
+    impl = impl or config.impl
+    items = [*RECIPE, f"batch_size={config.batch_size}",
+             f"eval_every={config.steps}", f"ckpt_every={max(1, config.steps // 3)}"]  # fmt: skip
+    if model == "softmax":
+        name = f"softmax-seed{seed}"
+    else:
+        items += [f"d_osc={d}", f"p={p}"]
+        tag = ""
+        if (coupling, impl) != ("softplus", "quadratic"):
+            items += [f"coupling={coupling}", f"impl={impl}"]
+            tag = f"-{coupling}-{impl}"
+        name = f"oscillator-d{d}-p{p}{tag}-seed{seed}"
+    return TrainCell(
+        name=name, model=model, config="paper-b-lm", seed=seed, data=data, data_path=path,
+        steps=config.steps, overrides=(*items, *config.train), eval_batches=config.eval_batches,
+    )  # fmt: skip
+
+
+def cells(config: Config) -> list[TrainCell]:
+    """Oscillator cells per (d, seed) at p = 1, the softmax cells, the p sweep."""
+    out = [lm_cell(config, "oscillator", s, d) for d in config.dims for s in config.seeds]
+    out += [lm_cell(config, "softmax", s) for s in config.seeds]
+    out += [lm_cell(config, "oscillator", s, config.p_dim, p)
+            for p in config.p_values if p != 1 for s in config.seeds]  # fmt: skip
+    return out
+
+
+def _ppl(res):
+    return res["val"]["ppl"] if res.get("status") == "ok" else math.nan
+
+
+def aggregate(config: Config, cell_list, results) -> dict:
+    """Per-d PPL summaries, the softmax baseline, the gaps and their power-law fit."""
+    from .. import stats
+
+    by = {c.name: r for c, r in zip(cell_list, results, strict=True)}
+    osc = {d: [_ppl(by[lm_cell(config, "oscillator", s, d).name]) for s in config.seeds]
+           for d in config.dims}  # fmt: skip
+    soft = [_ppl(by[lm_cell(config, "softmax", s).name]) for s in config.seeds]
+    table = {str(d): describe_values(v) for d, v in osc.items()}
+    base = describe_values(soft)
+    gaps = {str(d): (t["mean"] - base["mean"]) if t["mean"] is not None and base["mean"] is not None
+            else None for d, t in table.items()}  # fmt: skip
+    fit: dict = {"status": "ok"}
+    good = [d for d in config.dims if gaps[str(d)] is not None and gaps[str(d)] > 0]
+    if len(good) < len(config.dims) or len({*config.dims}) < 2:
+        bad = [d for d in config.dims if d not in good]
+        fit = {"status": f"no fit: the mean gap is <= 0 (or missing) at d = {bad}"}
+    else:
+        vals = [[x for x in osc[d] if math.isfinite(x)] for d in config.dims]
+        b = stats.power_law_bootstrap(
+            list(config.dims), vals, [x for x in soft if math.isfinite(x)],
+            n_boot=config.n_boot, seed=config.boot_seed, confidence=config.confidence,
+        )
+        fit |= {k: b[k] for k in ("alpha", "C", "r2", "alpha_ci", "C_ci", "n_boot", "n_invalid")}
+        if len(config.seeds) < 2:
+            fit["note"] = "one seed per d: the bootstrap interval has zero width"
+    p_sweep = {"d": config.p_dim, "1": table.get(str(config.p_dim))}
+    for p in config.p_values:
+        if p != 1:
+            p_sweep[str(p)] = describe_values(
+                [_ppl(by[lm_cell(config, "oscillator", s, config.p_dim, p).name]) for s in config.seeds])
+    first = next((r for r in results if r.get("status") == "ok"), {})
+    return {"ppl": table, "softmax": base, "gap": gaps, "fit": fit, "p_sweep": p_sweep,
+            "corpus": first.get("corpus"), "params": {c.name: r.get("params")
+            for c, r in zip(cell_list, results, strict=True)}}  # fmt: skip
+
+
+def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
+        size: str | None = None) -> dict[str, Path]:
+    """Train the grid (resuming), fit, write config.json, results.json, runs.csv, scaling.png."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    grid = grid or Grid(progress=progress)
+    files = {"config": write_experiment_config(config, out, NAME, size)}
+    cell_list = cells(config)
+    results = grid.run(cell_list, out / "runs", desc=NAME)
+    agg = aggregate(config, cell_list, results)
+    name = (agg.get("corpus") or {}).get("name")
+    files["results"] = write_json(out / "results.json", {
+        "experiment": NAME, **agg, "paper": PAPER,
+        "paper_corpus_matches": name in ("wikitext2", "tinystories"),
+    })  # fmt: skip
+    files["csv"] = write_csv(out / "runs.csv", {
+        "cell": [c.name for c in cell_list],
+        "status": [r.get("status") for r in results],
+        "val_ppl": [_ppl(r) for r in results],
+    })  # fmt: skip
+    files["png"] = _plot(config, agg, out / "scaling.png")
+    return files
+
+
+def _plot(config, agg, path):
+    fig, (ax, bx, cx) = new_figure(3, 1, width=4.0)
+    dims = np.array(config.dims, float)
+    for d in config.dims:
+        vals = agg["ppl"][str(d)]["values"]
+        ax.scatter([d] * len(vals), vals, s=14, color="C0", alpha=0.7)
+    means = [agg["ppl"][str(d)]["mean"] for d in config.dims]
+    ax.plot(dims, [np.nan if m is None else m for m in means], "o-", color="C0", label="oscillator")
+    if agg["softmax"]["mean"] is not None:
+        ax.axhline(agg["softmax"]["mean"], color="C1", label="softmax (mean)")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("d_osc")
+    ax.set_ylabel("validation PPL")
+    ax.legend(fontsize=8)
+    corpus = (agg.get("corpus") or {}).get("name", "?")
+    ax.set_title(f"PPL vs d_osc on {corpus}")
+    g = np.array([np.nan if agg["gap"][str(d)] is None else agg["gap"][str(d)] for d in config.dims])
+    ok = g > 0
+    bx.loglog(dims[ok], g[ok], "o", color="C0", label="gap (ours)")
+    fit = agg["fit"]
+    if fit["status"] == "ok":
+        xs = np.geomspace(dims.min(), dims.max(), 50)
+        lo, hi = fit["alpha_ci"]
+        bx.loglog(xs, fit["C"] * xs ** -fit["alpha"], "-", color="C0",
+                  label=f"fit alpha={fit['alpha']:.2f} [{lo:.2f}, {hi:.2f}]")  # fmt: skip
+    for key, col in (("wikitext2", "C2"), ("tinystories", "C3")):
+        p = PAPER[key]
+        bx.loglog(PAPER["dims"], np.array(p["ppl"]) - p["softmax"], "x--", color=col, lw=0.8,
+                  label=f"paper {key} (alpha={p['alpha']})")  # fmt: skip
+    bx.set_xlabel("d_osc")
+    bx.set_ylabel("PPL gap to softmax")
+    bx.set_title(fit["status"] if fit["status"] != "ok" else "gap = C d^-alpha")
+    bx.legend(fontsize=7)
+    ps = [k for k in agg["p_sweep"] if k != "d"]
+    pm = [agg["p_sweep"][k]["mean"] if agg["p_sweep"][k] else None for k in ps]
+    cx.plot([int(k) for k in ps], [np.nan if m is None else m for m in pm], "o-")
+    cx.set_xlabel("readout exponent p")
+    cx.set_ylabel("validation PPL")
+    cx.set_title(f"p sweep at d_osc = {agg['p_sweep']['d']}")
+    return save_figure(fig, path)
+
+
+def summary(results: dict) -> str:
+    """The d sweep, the fit and the p sweep as text, next to the paper."""
+    corpus = (results.get("corpus") or {}).get("name")
+    lines = [f"validation PPL on {corpus} (mean ± std over seeds); paper WT2 / TS"]
+    p = results["paper"]
+    for i, (d, t) in enumerate(results["ppl"].items()):
+        gap = results["gap"][d]
+        paper = ""
+        if d in map(str, p["dims"]):
+            j = p["dims"].index(int(d))
+            paper = f" | {p['wikitext2']['ppl'][j]} / {p['tinystories']['ppl'][j]}"
+        g = "-" if gap is None else f"{gap:+.2f}"
+        lines.append(f"  d={d:<3} {fmt_mean_std(t, 2)}  gap {g}{paper}")
+    lines.append(f"  softmax {fmt_mean_std(results['softmax'], 2)}"
+                 f" | {p['wikitext2']['softmax']} / {p['tinystories']['softmax']}")  # fmt: skip
+    f = results["fit"]
+    if f["status"] == "ok":
+        lo, hi = f["alpha_ci"]
+        lines.append(f"  fit: alpha = {f['alpha']:.3f} (CI {lo:.3f}-{hi:.3f}), C = {f['C']:.3g}, "
+                     f"R2 = {f['r2']:.3f} | paper 0.420 (0.386-0.463) / 0.599 (0.572-0.627)")  # fmt: skip
+    else:
+        lines.append(f"  fit: {f['status']}")
+    ps = results["p_sweep"]
+    lines.append(f"  p sweep at d={ps['d']}: " + ", ".join(
+        f"p={k}: {fmt_mean_std(v, 2)}" for k, v in ps.items() if k != "d" and v))  # fmt: skip
+    return "\n".join(lines)
