@@ -171,8 +171,8 @@ def _errors(h, z0, t1, rtol, atol, max_steps, solver):
 
 
 def fixed_query_errors(
-    h: Float[Array, "*batch d"],
-    z0: Float[Array, "*batch d"],
+    h: Float[ArrayLike, "*batch d"],
+    z0: Float[ArrayLike, "*batch d"],
     t1: float = 30.0,
     *,
     solver: str = "dopri5",

@@ -26,7 +26,7 @@ import jax
 import jax.numpy as jnp
 
 from .._checks import as_float, check_count, check_dim, check_finite, check_scalar_range
-from .._types import Array, Float, PRNGKeyArray, ScalarLike
+from .._types import Array, ArrayLike, Float, PRNGKeyArray, ScalarLike
 from ..sphere import _sample_uniform
 
 
@@ -127,7 +127,7 @@ def _relative_bound(w, eps, d):
 
 
 def relative_degenerate_bound(
-    w: Float[Array, "*batch m"], eps: ScalarLike, d: int
+    w: Float[ArrayLike, "*batch m"], eps: ScalarLike, d: int
 ) -> Float[Array, "*shape"]:
     r"""Upper bound on $P(\|h\| < \varepsilon\|w\|_2)$ for fixed weights, uniform anchors.
 
