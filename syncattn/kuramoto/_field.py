@@ -23,7 +23,7 @@ from ._coupling import (
 
 def vector_field(
     theta: Float[ArrayLike, "*batch n"],
-    omega: Float[ArrayLike, "*#batch n"] | float,
+    omega: Float[ArrayLike, "*#batch #n"] | Float[ArrayLike, ""] | float | int,
     coupling,
     *,
     frustration: float | Float[Array, ""] = 0.0,

@@ -38,7 +38,7 @@ def _order(theta):
 
 def simulate(
     theta0: Float[ArrayLike, "*batch n"],
-    omega: Float[ArrayLike, "*#batch n"] | float,
+    omega: Float[ArrayLike, "*#batch #n"] | Float[ArrayLike, ""] | float | int,
     coupling,
     t1: ScalarLike,
     *,
