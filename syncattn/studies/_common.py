@@ -3,17 +3,17 @@ r"""Shared plumbing for the studies: configs, output folders, progress, plots, i
 Nothing here is mathematics of the flows (that lives in the foundation modules);
 it is the bookkeeping every study needs:
 
-* :func:`make_outdir` creates the output folder (default
+* `make_outdir` creates the output folder (default
   ``syncattn-study-NAME-YYYYmmdd-HHMMSS`` in the working directory);
-* :func:`write_config`, :func:`write_json`, :func:`write_csv` write the config
+* `write_config`, `write_json`, `write_csv` write the config
   and the results (NumPy and JAX values are converted to plain JSON);
-* :func:`progress` wraps ``tqdm`` (to stderr; off when ``enabled=False``);
-* :func:`new_figure` / :func:`save_figure` draw with Matplotlib's object API on
+* `progress` wraps ``tqdm`` (to stderr; off when ``enabled=False``);
+* `new_figure` / `save_figure` draw with Matplotlib's object API on
   the Agg canvas, so no global backend is touched and no display is needed;
 * ``clopper_pearson`` and ``wilson`` (binomial confidence intervals) live in
   [`syncattn.stats`][] and are re-exported here;
-* :func:`fit_exponential_rate` fits $\log p = a - \lambda d$;
-* :func:`prng_key` makes the studies' JAX keys.
+* `fit_exponential_rate` fits $\log p = a - \lambda d$;
+* `prng_key` makes the studies' JAX keys.
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def make_outdir(name: str, out: str | Path | None = None) -> Path:
             (suffixed ``-2``, ``-3``... if that already exists).
 
     Returns:
-        The folder, as a :class:`pathlib.Path`.
+        The folder, as a `pathlib.Path`.
     """
     if out is not None:
         path = Path(out)
@@ -127,7 +127,7 @@ def to_jsonable(obj: Any) -> Any:
 
 
 def write_json(path: str | Path, obj: Any) -> Path:
-    """Write ``obj`` (after :func:`to_jsonable`) as indented JSON; return the path."""
+    """Write ``obj`` (after `to_jsonable`) as indented JSON; return the path."""
     path = Path(path)
     path.write_text(json.dumps(to_jsonable(obj), indent=2) + "\n")
     return path

@@ -4,14 +4,14 @@ For $d = d_\text{osc} \in \{2, 3, 4, 8, 16, 32, 64\}$:
 
 1. **Antipodal start.** The fixed-query flow $\dot z = (I - zz^\top)h$ leaves the
    antipode $-h/\|h\|$ only slowly; a uniform start lies within angle $\alpha$ of
-   it with probability :func:`syncattn.lohe.antipodal_probability` ($= $
+   it with probability [`syncattn.lohe.antipodal_probability`][] ($= $
    ``sphere.cap_probability``), which decays like $(\sin\alpha)^{d-1}$. Monte
-   Carlo: $z$ uniform on $S^{d-1}$ (:func:`syncattn.sphere.sample_uniform`), $h$ a
+   Carlo: $z$ uniform on $S^{d-1}$ ([`syncattn.sphere.sample_uniform`][]), $h$ a
    uniformly random direction (one per chunk; by rotation invariance the count
    is exactly binomial), success when $\angle(z, -h) < \alpha$.
 
 2. **Degenerate drive.** $\|h\| < \varepsilon$ for the random model of
-   :func:`syncattn.lohe.degenerate_probability`:
+   [`syncattn.lohe.degenerate_probability`][]:
 
    $$h = \sum_{j=1}^m w_j r_j,\quad w_j = \operatorname{softplus}(g_j),\
      g_j \overset{iid}{\sim} \mathcal N(0, s^2),\quad r_j \overset{iid}\sim
@@ -19,14 +19,14 @@ For $d = d_\text{osc} \in \{2, 3, 4, 8, 16, 32, 64\}$:
 
    (one row of fixed-query softplus couplings with i.i.d. Gaussian scores, and
    uniformly random anchors). Compared three ways: this study's own Monte Carlo
-   (weights and anchors sampled here, summed by :func:`syncattn.lohe.drive`),
+   (weights and anchors sampled here, summed by [`syncattn.lohe.drive`][]),
    ``lohe.degenerate_probability`` itself, and the exact value
    [`syncattn.lohe.degenerate_probability_exact`][] (a Kluyver-type Bessel integral, see
    there), which is the "theory" of this panel.
 
    This absolute event does **not** keep decaying: $\|h\|^2 = \|w\|_2^2 +
    2\sum_{j<k} w_jw_k\langle r_j, r_k\rangle$ with cross terms $O(d^{-1/2})$, so it
-   tends to $P(\|w\|_2 < \varepsilon)$ (:func:`weight_norm_probability`, drawn as
+   tends to $P(\|w\|_2 < \varepsilon)$ (`weight_norm_probability`, drawn as
    the plateau): it measures the scale of the weights, not the anchors.
 
 3. **Scale-free degenerate events**, which do vanish: the relative event
