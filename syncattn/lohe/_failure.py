@@ -144,16 +144,23 @@ def finite_time_threshold(
     return _threshold(a, delta)
 
 
-@functools.partial(jax.jit, static_argnums=(3, 4, 5, 6))
-def _degenerate_hits(key, eps, scale, d, m, chunk, n_samples):
+@functools.partial(jax.jit, static_argnums=(3, 4, 5, 6, 7))
+def _drive_hits(key, eps, scale, d, m, chunk, n_samples, relative):
+    """Count draws of $h = \sum_j \operatorname{softplus}(s g_j) r_j$ with $\|h\| < \varepsilon$
+    (or $< \varepsilon \|w\|_2$ when `relative`): one sampler for both degenerate events."""
+
     def hits(args):
         k, i = args
         k_r, k_g = jax.random.split(k)
         r = _sample_uniform(k_r, (chunk, m), d, default_floating_dtype())
-        g = scale * jax.random.normal(k_g, (chunk, m), r.dtype)
-        h = jnp.einsum("sj,sjd->sd", jax.nn.softplus(g), r)
+        w = jax.nn.softplus(scale * jax.random.normal(k_g, (chunk, m), r.dtype))
+        h = jnp.einsum("sj,sjd->sd", w, r)
+        if relative:  # static: |h|^2 < eps^2 |w|_2^2, no square roots
+            hit = jnp.sum(h * h, axis=-1) < eps * eps * jnp.sum(w * w, axis=-1)
+        else:
+            hit = safe_norm(h) < eps
         valid = i * chunk + jnp.arange(chunk) < n_samples  # the last chunk may overhang
-        return jnp.sum((safe_norm(h) < eps) & valid)
+        return jnp.sum(hit & valid)
 
     n_chunks = -(-n_samples // chunk)
     keys = jax.random.split(key, n_chunks)
@@ -216,7 +223,9 @@ def degenerate_probability(
     check_scalar_range(eps, "eps", low=0.0, low_inclusive=False)
     check_scalar_range(scale, "scale", low=0.0, low_inclusive=False)
     chunk = int(min(chunk_size, n_samples))
-    count = _degenerate_hits(key, eps, scale, d, int(n_anchors), chunk, int(n_samples))
+    count = _drive_hits(
+        key, eps, scale, d, int(n_anchors), chunk, int(n_samples), False
+    )
     p_hat = count / n_samples
     return p_hat, jnp.sqrt(p_hat * (1 - p_hat) / n_samples)
 

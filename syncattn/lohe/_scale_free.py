@@ -17,7 +17,6 @@ other failure odds).
 
 from __future__ import annotations
 
-import functools
 import math
 from fractions import Fraction
 from typing import NamedTuple
@@ -27,7 +26,7 @@ import jax.numpy as jnp
 
 from .._checks import as_float, check_count, check_dim, check_finite, check_scalar_range
 from .._types import Array, ArrayLike, Float, PRNGKeyArray, ScalarLike
-from ..sphere import _sample_uniform
+from ._failure import _drive_hits
 
 
 __all__ = [
@@ -176,23 +175,6 @@ def relative_degenerate_bound(
     return _relative_bound(w, eps, d)
 
 
-@functools.partial(jax.jit, static_argnums=(3, 4, 5, 6))
-def _relative_hits(key, eps, scale, d, m, chunk, n_samples):
-    def hits(args):
-        k, i = args
-        k_r, k_g = jax.random.split(k)
-        r = _sample_uniform(k_r, (chunk, m), d, None)
-        w = jax.nn.softplus(scale * jax.random.normal(k_g, (chunk, m), r.dtype))
-        h = jnp.einsum("sj,sjd->sd", w, r)
-        hit = jnp.sum(h * h, axis=-1) < eps * eps * jnp.sum(w * w, axis=-1)
-        valid = i * chunk + jnp.arange(chunk) < n_samples  # the last chunk may overhang
-        return jnp.sum(hit & valid)
-
-    n_chunks = -(-n_samples // chunk)
-    keys = jax.random.split(key, n_chunks)
-    return jnp.sum(jax.lax.map(hits, (keys, jnp.arange(n_chunks))))
-
-
 def relative_degenerate_probability(
     key: PRNGKeyArray,
     d: int,
@@ -244,6 +226,8 @@ def relative_degenerate_probability(
     check_scalar_range(eps, "eps", low=0.0, low_inclusive=False)
     check_scalar_range(scale, "scale", low=0.0, low_inclusive=False)
     chunk = int(min(chunk_size, n_samples))
-    count = _relative_hits(key, eps, scale, d, int(n_anchors), chunk, int(n_samples))
+    count = _drive_hits(
+        key, eps, scale, d, int(n_anchors), chunk, int(n_samples), True
+    )
     p_hat = count / n_samples
     return p_hat, jnp.sqrt(p_hat * (1 - p_hat) / n_samples)
