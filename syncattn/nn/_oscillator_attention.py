@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 
 from .. import lohe, sphere
-from .._types import Array, Bool, Float, PRNGKeyArray
+from .._types import Array, ArrayLike, Bool, Float, PRNGKeyArray
 from ._common import (
     allowed,
     cast,
@@ -480,9 +480,9 @@ class OscillatorAttention(eqx.Module):
     # ------------------------------------------------------------------ call
     def __call__(
         self,
-        x: Float[Array, "T d_model"],
+        x: Float[ArrayLike, "T d_model"],
         *,
-        mask: Bool[Array, " T"] | None = None,
+        mask: Bool[ArrayLike, " T"] | None = None,
         key: PRNGKeyArray | None = None,
         diagnostics: bool = False,
     ) -> Float[Array, "T d_model"] | tuple[Float[Array, "T d_model"], dict]:
