@@ -567,6 +567,24 @@ def run(
     return results
 
 
+def _plot_counts(ax, x, p, lo, hi, hit, zero, color, label=None, zero_label=None):
+    """Monte Carlo frequencies ``p`` with their interval ``[lo, hi]`` where ``hit`` (a
+    count > 0), and the upper end ``hi`` as an open triangle where ``zero``."""
+    if hit.any():
+        ax.errorbar(
+            x[hit],
+            p[hit],
+            yerr=[p[hit] - lo[hit], hi[hit] - p[hit]],
+            fmt="o",
+            ms=4,
+            color=color,
+            capsize=2,
+            label=label,
+        )
+    if zero.any():
+        ax.plot(x[zero], hi[zero], "v", color=color, ms=6, mfc="none", label=zero_label)
+
+
 def _write(results: dict, config: Config, out: Path) -> None:
     a, g = results["antipodal"], results["degenerate"]
     dims = np.asarray(a["dims"])
@@ -582,21 +600,11 @@ def _write(results: dict, config: Config, out: Path) -> None:
             lw=1.2,
             label=f"$\\alpha={deg:.0f}°$ theory, $\\lambda$={a['rate_theory'][j]:.3f}",
         )
-        k = a["count"][:, j]
-        hit = k > 0
-        p = a["p_mc"][:, j]
+        hit = a["count"][:, j] > 0
         x = dims + (j - (len(a["alphas"]) - 1) / 2) * 0.012 * dims.max()  # dodge
-        ax1.errorbar(
-            x[hit],
-            p[hit],
-            yerr=[p[hit] - a["ci_lo"][hit, j], a["ci_hi"][hit, j] - p[hit]],
-            fmt="o",
-            ms=4,
-            color=c,
-            capsize=2,
+        _plot_counts(
+            ax1, x, a["p_mc"][:, j], a["ci_lo"][:, j], a["ci_hi"][:, j], hit, ~hit, c
         )
-        if (~hit).any():
-            ax1.plot(x[~hit], a["ci_hi"][~hit, j], "v", color=c, ms=6, mfc="none")
     ax1.plot(
         [],
         [],
@@ -623,28 +631,18 @@ def _write(results: dict, config: Config, out: Path) -> None:
     ok = np.asarray(g["count"]) >= 0
     hit = ok & (np.asarray(g["count"]) > 0)
     zero = ok & (np.asarray(g["count"]) == 0)
-    p = np.asarray(g["p_mc"])
-    if hit.any():
-        ax2.errorbar(
-            dims[hit],
-            p[hit],
-            yerr=[p[hit] - g["ci_lo"][hit], g["ci_hi"][hit] - p[hit]],
-            fmt="o",
-            ms=4,
-            color="C0",
-            capsize=2,
-            label=f"Monte Carlo (lohe.drive), n={g['n']:.0e}",
-        )
-    if zero.any():
-        ax2.plot(
-            dims[zero],
-            g["ci_hi"][zero],
-            "v",
-            color="C0",
-            mfc="none",
-            ms=6,
-            label="zero count: upper bound",
-        )
+    _plot_counts(
+        ax2,
+        dims,
+        np.asarray(g["p_mc"]),
+        g["ci_lo"],
+        g["ci_hi"],
+        hit,
+        zero,
+        "C0",
+        label=f"Monte Carlo (lohe.drive), n={g['n']:.0e}",
+        zero_label="zero count: upper bound",
+    )
     pl = np.asarray(g["p_lohe"])
     okl = ok & (pl > 0)
     lo_l, hi_l = np.full(len(dims), np.nan), np.full(len(dims), np.nan)
@@ -682,21 +680,18 @@ def _write(results: dict, config: Config, out: Path) -> None:
 
     sf = results["scale_free"]
     dc = np.asarray(sf["d_curve"])
-    k = np.asarray(sf["count_relative"])
-    p = np.asarray(sf["p_relative"])
-    hit = k > 0
-    ax3.errorbar(
-        dims[hit],
-        p[hit],
-        yerr=[p[hit] - sf["ci_lo_relative"][hit], sf["ci_hi_relative"][hit] - p[hit]],
-        fmt="o",
-        ms=4,
-        color="C0",
-        capsize=2,
+    hit = np.asarray(sf["count_relative"]) > 0
+    _plot_counts(
+        ax3,
+        dims,
+        np.asarray(sf["p_relative"]),
+        sf["ci_lo_relative"],
+        sf["ci_hi_relative"],
+        hit,
+        ~hit,
+        "C0",
         label=f"P($\\|h\\| < {sf['rel_eps']:g}\\,\\|w\\|_2$), MC n={sf['n']:.0e}",
     )
-    if (~hit).any():
-        ax3.plot(dims[~hit], sf["ci_hi_relative"][~hit], "v", color="C0", mfc="none")
     pl = np.asarray(sf["p_relative_lohe"])
     okl = np.isfinite(pl) & (pl > 0)
     if okl.any():
