@@ -87,7 +87,9 @@ class Config(ReusedRecipe):
     @classmethod
     def default(cls) -> Config:
         """Experiment 5's default models (reused with runs_from), 8 rows x 5 starts."""
-        return cls()
+        from .scaling import CPU_STEPS, CPU_TRAIN
+
+        return cls(steps=CPU_STEPS, train=CPU_TRAIN)
 
     @classmethod
     def full(cls) -> Config:
