@@ -273,6 +273,15 @@ class ScalingRecipe:
         } | fields)  # fmt: skip
 
     @classmethod
+    def _cpu(cls, **fields):
+        """``cls(**fields)`` with the default (CPU) size's changes to the recipe
+        ([`CPU_STEPS`][syncattn.experiments.scaling.CPU_STEPS] steps and
+        [`CPU_TRAIN`][syncattn.experiments.scaling.CPU_TRAIN])."""
+        from .scaling import CPU_STEPS, CPU_TRAIN
+
+        return cls(**{"steps": CPU_STEPS, "train": CPU_TRAIN} | fields)
+
+    @classmethod
     def _full(cls, **fields):
         """``cls(**fields)`` with the paper's recipe: about 21,000 steps of batch 64 (30
         epochs of WikiText-2), the whole validation split."""

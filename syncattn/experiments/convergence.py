@@ -87,9 +87,7 @@ class Config(ReusedRecipe):
     @classmethod
     def default(cls) -> Config:
         """Experiment 5's default models (reused with runs_from), 8 rows x 5 starts."""
-        from .scaling import CPU_STEPS, CPU_TRAIN
-
-        return cls(steps=CPU_STEPS, train=CPU_TRAIN)
+        return cls._cpu()
 
     @classmethod
     def full(cls) -> Config:

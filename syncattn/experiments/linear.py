@@ -77,9 +77,7 @@ class Config(ReusedRecipe):
     @classmethod
     def default(cls) -> Config:
         """Experiment 5's default recipe at d = 32, 2 seeds (reuse it with runs_from)."""
-        from .scaling import CPU_STEPS, CPU_TRAIN
-
-        return cls(steps=CPU_STEPS, train=CPU_TRAIN)
+        return cls._cpu()
 
     @classmethod
     def full(cls) -> Config:

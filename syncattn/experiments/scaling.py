@@ -123,7 +123,7 @@ class Config(ScalingRecipe):
         """About 30 minutes of this CPU: 5 dims x 2 seeds + softmax + p in {2, 4} at d = 8,
         300 steps of 32 rows with the changes in `CPU_TRAIN`
         (far from converged)."""
-        return cls(steps=CPU_STEPS, train=CPU_TRAIN)
+        return cls._cpu()
 
     @classmethod
     def full(cls) -> Config:
