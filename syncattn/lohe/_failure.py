@@ -146,7 +146,7 @@ def finite_time_threshold(
 
 @functools.partial(jax.jit, static_argnums=(3, 4, 5, 6, 7))
 def _drive_hits(key, eps, scale, d, m, chunk, n_samples, relative):
-    """Count draws of $h = \sum_j \operatorname{softplus}(s g_j) r_j$ with $\|h\| < \varepsilon$
+    r"""Count draws of $h = \sum_j \operatorname{softplus}(s g_j) r_j$ with $\|h\| < \varepsilon$
     (or $< \varepsilon \|w\|_2$ when `relative`): one sampler for both degenerate events."""
 
     def hits(args):
