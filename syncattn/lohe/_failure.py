@@ -137,8 +137,8 @@ def finite_time_threshold(
         >>> finite_time_threshold(1.0, 0.1)  # log cot(0.05) = 2.9945
     """
     a, delta = as_float(norm_h, "norm_h"), as_float(delta, "delta")
-    check_scalar_range(a, "norm_h", low=0.0)
-    check_scalar_range(
+    a = check_scalar_range(a, "norm_h", low=0.0)
+    delta = check_scalar_range(
         delta, "delta", low=0.0, high=math.pi, low_inclusive=False, high_inclusive=False
     )
     return _threshold(a, delta)
@@ -220,8 +220,8 @@ def degenerate_probability(
     for v, name in ((n_anchors, "n_anchors"), (n_samples, "n_samples")):
         check_count(v, name)
     check_count(chunk_size, "chunk_size")
-    check_scalar_range(eps, "eps", low=0.0, low_inclusive=False)
-    check_scalar_range(scale, "scale", low=0.0, low_inclusive=False)
+    eps = check_scalar_range(eps, "eps", low=0.0, low_inclusive=False)
+    scale = check_scalar_range(scale, "scale", low=0.0, low_inclusive=False)
     chunk = int(min(chunk_size, n_samples))
     count = _drive_hits(
         key, eps, scale, d, int(n_anchors), chunk, int(n_samples), False
@@ -280,8 +280,8 @@ def degenerate_probability_exact(
     d = check_dim(d)
     check_count(n_anchors, "n_anchors")
     check_count(nodes, "nodes")
-    check_scalar_range(eps, "eps", low=0.0, low_inclusive=False)
-    check_scalar_range(scale, "scale", low=0.0, low_inclusive=False)
+    eps = check_scalar_range(eps, "eps", low=0.0, low_inclusive=False)
+    scale = check_scalar_range(scale, "scale", low=0.0, low_inclusive=False)
     eps, scale = float(eps), float(scale)
     if n_anchors == 1:
         # h = w r, |h| = w: P(softplus(s g) < eps) = Phi(log(e^eps - 1) / s); the integral

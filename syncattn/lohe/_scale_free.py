@@ -171,7 +171,7 @@ def relative_degenerate_bound(
         raise ValueError(f"w must have shape (*batch, m) with m >= 1; got {w.shape}.")
     check_finite(w, "w")
     eps = as_float(eps, "eps")
-    check_scalar_range(eps, "eps", low=0.0)
+    eps = check_scalar_range(eps, "eps", low=0.0)
     return _relative_bound(w, eps, d)
 
 
@@ -223,8 +223,8 @@ def relative_degenerate_probability(
         (chunk_size, "chunk_size"),
     ):
         check_count(v, name)
-    check_scalar_range(eps, "eps", low=0.0, low_inclusive=False)
-    check_scalar_range(scale, "scale", low=0.0, low_inclusive=False)
+    eps = check_scalar_range(eps, "eps", low=0.0, low_inclusive=False)
+    scale = check_scalar_range(scale, "scale", low=0.0, low_inclusive=False)
     chunk = int(min(chunk_size, n_samples))
     count = _drive_hits(
         key, eps, scale, d, int(n_anchors), chunk, int(n_samples), True
