@@ -220,7 +220,7 @@ def test_classifier_head_is_linear_at_final_norm():
     np.testing.assert_allclose(jit_call(model, x), feats @ w + b, rtol=1e-12)
     # final LayerNorm: each row has zero mean and unit variance before its affine map
     ln = model.encoder.final_norm
-    pre = (feats - ln.bias) / ln.weight
+    pre = (feats - ln.bias[None, :]) / ln.weight[None, :]
     np.testing.assert_allclose(pre.mean(-1), 0.0, atol=1e-12)
 
 
@@ -302,7 +302,7 @@ def test_lm_is_the_pre_norm_composition(attention, norm, ffn):
         h = h + block.attention(per_token(block.norm1, h))
         h = h + block.ffn(per_token(block.norm2, h))
     h = per_token(model.encoder.final_norm, h)
-    ref = h @ model.head.weight.T + model.head.bias
+    ref = h @ model.head.weight.T + model.head.bias[None, :]
     np.testing.assert_allclose(jit_call(model, x), ref, rtol=1e-10, atol=1e-10)
 
 
