@@ -4,8 +4,9 @@
   `(n,)` array meeting a `(b, n)` one must be broadcast on purpose
   (`jax_numpy_rank_promotion="raise"`, per test, see `RANK_PROMOTION_PENDING`), so
   axis mix-ups fail loudly.
-* Runtime shape checks: the maths modules below are imported through jaxtyping's
-  import hook with beartype, so every annotated argument and return shape
+* Runtime shape checks: the modules in `TYPECHECKED` (the maths core, the models,
+  the data, the training code and the nn layers) are imported through jaxtyping's import hook
+  with beartype, so every annotated argument and return shape
   (`Float[Array, "*batch n"]`, ...) is checked on every call in the tests (at
   trace time under `jit`), not just written down. They are imported lazily by
   `syncattn`, so the hook is in place before they load.
@@ -29,7 +30,7 @@ jax.config.update("jax_enable_x64", True)
 TESTS = Path(__file__).resolve().parent
 # Test folders whose code still relies on implicit rank promotion: they run with it
 # allowed until their owners clear them (remove the entry; the rest raise).
-RANK_PROMOTION_PENDING = ("models", "training", "experiments", "data")
+RANK_PROMOTION_PENDING = ()
 
 
 @pytest.fixture(autouse=True)
@@ -57,6 +58,9 @@ TYPECHECKED = (
     "syncattn.entropic",
     "syncattn._simulate",
     "syncattn.nn",
+    "syncattn.models",
+    "syncattn.data",
+    "syncattn.training",
 )
 _already = [m for m in TYPECHECKED if m in sys.modules]
 assert not _already, f"imported before the jaxtyping hook: {_already}"

@@ -23,6 +23,9 @@ RANGE_CASES = [
     (lambda x: kuramoto.lorentzian_order_parameter(x, 0.5), -1.0, "K"),
     (lambda x: kuramoto.critical_coupling(x), jnp.nan, "g0"),
     (lambda x: lohe.equilibrium(jnp.ones(3), tol=x)[0], -1.0, "tol"),
+    (lambda x: lohe.finite_time_threshold(x, 0.1), -1.0, "norm_h"),
+    (lambda x: lohe.finite_time_threshold(1.0, x), 4.0, "delta"),
+    (lambda x: lohe.predict_convergence(jnp.ones(2), 3, x)["converged"], -1.0, "T"),
 ]
 
 
@@ -36,7 +39,7 @@ def test_range_checks_raise_eagerly_and_under_jit(f, bad, name):
 
 @pytest.mark.parametrize("f, bad, name", RANGE_CASES)
 def test_range_checks_pass_good_values_under_jit(f, bad, name):
-    good = {"phi0": 1.0, "norm_h": 1.0, "delta": 0.5, "r0": 0.5, "K": 1.0, "g0": 0.3, "tol": 0.1}
+    good = {"phi0": 1.0, "norm_h": 1.0, "delta": 0.5, "r0": 0.5, "K": 1.0, "g0": 0.3, "tol": 0.1, "T": 5.0}
     x = jnp.asarray(good[name])
     assert_close(jax.jit(f)(x), f(x))
 

@@ -184,6 +184,41 @@ def _cache_key(payload: dict) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def _files_cache_key(
+    recipe: str, files: dict[str, Path], vocab_size: int, max_len: int, help: str
+) -> str:
+    """The cache key of a recipe over local `files`; ValueError (with `help`) if one is empty."""
+    for p in files.values():
+        if p.stat().st_size == 0:
+            raise ValueError(f"{p} is empty. {help}")
+    return _cache_key(
+        {
+            "recipe": recipe,
+            "files": {s: _file_key(p) for s, p in files.items()},
+            "vocab_size": vocab_size,
+            "max_len": max_len,
+        }
+    )
+
+
+def _find_files(
+    path, name: str, candidates: Iterable[dict[str, Path]], missing: str, help: str
+) -> dict[str, Path]:
+    """The first of `candidates` (split -> file, relative to the folder `path`) whose files
+    all exist; FileNotFoundError naming `missing` and listing the folder otherwise."""
+    if path is None:
+        raise FileNotFoundError(f"no path given for {name}. {help}")
+    root = Path(path).expanduser()
+    if not root.is_dir():
+        raise FileNotFoundError(f"{root} is not a folder. {help}")
+    for rel in candidates:
+        files = {s: root / p for s, p in rel.items()}
+        if all(p.is_file() for p in files.values()):
+            return files
+    found = sorted(p.name for p in root.iterdir())[:10]
+    raise FileNotFoundError(f"{root} holds no {missing} (found: {found}). {help}")
+
+
 def _cached_word_arrays(
     folder: Path, build: Callable[[Path], None]
 ) -> tuple[dict[str, np.ndarray | None], tuple[str, ...]]:
@@ -234,6 +269,61 @@ def _check_sizes(vocab_size, max_len, min_len: int) -> tuple[int, int]:
     return int(vocab_size), int(max_len)
 
 
+def _count_words(
+    units: dict[str, Callable[[], Iterable[str]]],
+    tokenizer: str,
+    size: Callable[[list[str]], int],
+) -> tuple[Counter, dict[str, int]]:
+    """The first pass over every split's texts (lines, stories): the word counts of the
+    train split and, per split, the total of ``size(words)`` over its texts (the room
+    the second pass, the encoding, needs)."""
+    counts: Counter = Counter()
+    sizes = {}
+    for split, texts in units.items():
+        n = 0
+        for text in texts():
+            words = tokenize(text, tokenizer)
+            n += size(words)
+            if split == "train":
+                counts.update(words)
+        sizes[split] = n
+    return counts, sizes
+
+
+def _encoder(
+    counts: Counter, vocab_size: int, specials: tuple[str, ...], tokenizer: str
+) -> tuple[tuple[str, ...], Callable[[str], list[int]]]:
+    """The vocabulary ([`build_vocab`][syncattn.data._words.build_vocab]) and the map
+    from a text to its ids (UNK outside the vocabulary)."""
+    vocab = build_vocab(counts, vocab_size, specials)
+    table = {w: i for i, w in enumerate(vocab)}
+
+    def encode(text: str) -> list[int]:
+        return [table.get(w, UNK_ID) for w in tokenize(text, tokenizer)]
+
+    return vocab, encode
+
+
+def _word_corpus(
+    name, tokenizer: str, vocab: tuple[str, ...], arrays, source: str
+) -> Corpus:
+    return Corpus(
+        name=name,
+        kind="word",
+        vocab_size=len(vocab),
+        train=arrays["train"],
+        val=arrays["val"],
+        test=arrays["test"],
+        pad_id=PAD_ID,
+        vocab=vocab,
+        source=source,
+        tokenizer=tokenizer,
+        bos_id=BOS_ID,
+        eos_id=EOS_ID,
+        unk_id=UNK_ID,
+    )
+
+
 # ---------------------------------------------------------------- WikiText-2 recipe
 
 
@@ -245,29 +335,17 @@ def _build_wt2(
     what: str,
 ) -> None:
     """Two passes per split: count words (train) and tokens, then encode into one stream and chunk."""
-    counts: Counter = Counter()
-    n_tokens = {}
-    for split, lines in splits.items():
-        n = 0
-        for line in lines():
-            if line.strip():
-                words = tokenize(line, "wikitext2")
-                n += len(words)
-                if split == "train":
-                    counts.update(words)
-        n_tokens[split] = n
+    counts, n_tokens = _count_words(splits, "wikitext2", len)
     if n_tokens["train"] == 0:
         raise ValueError(f"{what}: the train split holds no words; is the file empty?")
-    vocab = build_vocab(counts, vocab_size, WT2_SPECIALS)
-    table = {w: i for i, w in enumerate(vocab)}
+    vocab, encode = _encoder(counts, vocab_size, WT2_SPECIALS, "wikitext2")
     for split, lines in splits.items():
         ids = np.empty(n_tokens[split], dtype=np.int32)
         pos = 0
         for line in lines():
-            if line.strip():
-                enc = [table.get(w, UNK_ID) for w in tokenize(line, "wikitext2")]
-                ids[pos : pos + len(enc)] = enc
-                pos += len(enc)
+            enc = encode(line)
+            ids[pos : pos + len(enc)] = enc
+            pos += len(enc)
         rows = chunk_stream(ids, max_len)
         if rows.shape[0] == 0:
             raise ValueError(f"{what}: the {split} split has fewer than 2 words.")
@@ -275,42 +353,20 @@ def _build_wt2(
     _write_vocab(tmp, vocab, {"tokenizer": "wikitext2", "max_len": max_len})
 
 
-def _wt2_corpus(name, vocab: tuple[str, ...], arrays, source: str) -> Corpus:
-    return Corpus(
-        name=name,
-        kind="word",
-        vocab_size=len(vocab),
-        train=arrays["train"],
-        val=arrays["val"],
-        test=arrays["test"],
-        pad_id=PAD_ID,
-        vocab=vocab,
-        source=source,
-        tokenizer="wikitext2",
-        bos_id=BOS_ID,
-        eos_id=EOS_ID,
-        unk_id=UNK_ID,
-    )
-
-
 def _find_wikitext_files(path) -> dict[str, Path]:
-    if path is None:
-        raise FileNotFoundError(f"no path given for wikitext2. {WIKITEXT2_HELP}")
-    root = Path(path).expanduser()
-    if not root.is_dir():
-        raise FileNotFoundError(f"{root} is not a folder. {WIKITEXT2_HELP}")
-    for sub in (root, root / "wikitext-2-raw", root / "wikitext-2"):
-        for ext in ("raw", "tokens"):
-            files = {
-                s: sub / f"wiki.{f}.{ext}"
+    return _find_files(
+        path,
+        "wikitext2",
+        (
+            {
+                s: Path(sub, f"wiki.{f}.{ext}")
                 for s, f in (("train", "train"), ("val", "valid"), ("test", "test"))
             }
-            if all(p.is_file() for p in files.values()):
-                return files
-    found = sorted(p.name for p in root.iterdir())[:10]
-    raise FileNotFoundError(
-        f"{root} holds no wiki.train/valid/test.raw (or .tokens) triple (found: {found}). "
-        f"{WIKITEXT2_HELP}"
+            for sub in ("", "wikitext-2-raw", "wikitext-2")
+            for ext in ("raw", "tokens")
+        ),
+        "wiki.train/valid/test.raw (or .tokens) triple",
+        WIKITEXT2_HELP,
     )
 
 
@@ -320,17 +376,7 @@ def load_wikitext2(
     """WikiText-2 from local files, seed 001's recipe (see the module docstring)."""
     vocab_size, max_len = _check_sizes(vocab_size, max_len, 4)
     files = _find_wikitext_files(path)
-    for split, p in files.items():
-        if p.stat().st_size == 0:
-            raise ValueError(f"{p} is empty. {WIKITEXT2_HELP}")
-    key = _cache_key(
-        {
-            "recipe": "wikitext2",
-            "files": {s: _file_key(p) for s, p in files.items()},
-            "vocab_size": vocab_size,
-            "max_len": max_len,
-        }
-    )
+    key = _files_cache_key("wikitext2", files, vocab_size, max_len, WIKITEXT2_HELP)
     splits = {
         s: (lambda p=p, s=s: _iter_lines(p, f"wikitext2 {s}")) for s, p in files.items()
     }
@@ -340,7 +386,8 @@ def load_wikitext2(
             tmp, splits, vocab_size, max_len, str(files["train"].parent)
         ),
     )
-    return _wt2_corpus(
+    return _word_corpus(
+        "wikitext2",
         "wikitext2",
         vocab,
         arrays,
@@ -403,8 +450,9 @@ def load_embedded_words(
     arrays, vocab = _cached_word_arrays(
         cache / "words" / f"embedded-words-{key}", build
     )
-    return _wt2_corpus(
+    return _word_corpus(
         "embedded-words",
+        "wikitext2",
         vocab,
         arrays,
         "King James Bible (public domain, shipped), lines split 90/5/5, WikiText-2 tokenisation",
@@ -415,41 +463,35 @@ def load_embedded_words(
 
 
 def _find_tinystories_files(path) -> dict[str, Path]:
-    if path is None:
-        raise FileNotFoundError(f"no path given for tinystories. {TINYSTORIES_HELP}")
-    root = Path(path).expanduser()
-    if not root.is_dir():
-        raise FileNotFoundError(f"{root} is not a folder. {TINYSTORIES_HELP}")
-    for stem in ("TinyStories", "TinyStoriesV2-GPT4"):
-        files = {"train": root / f"{stem}-train.txt", "val": root / f"{stem}-valid.txt"}
-        if all(p.is_file() for p in files.values()):
-            return files
-    found = sorted(p.name for p in root.iterdir())[:10]
-    raise FileNotFoundError(
-        f"{root} holds no TinyStories-train.txt / TinyStories-valid.txt pair (found: {found}). "
-        f"{TINYSTORIES_HELP}"
+    return _find_files(
+        path,
+        "tinystories",
+        (
+            {"train": Path(f"{stem}-train.txt"), "val": Path(f"{stem}-valid.txt")}
+            for stem in ("TinyStories", "TinyStoriesV2-GPT4")
+        ),
+        "TinyStories-train.txt / TinyStories-valid.txt pair",
+        TINYSTORIES_HELP,
     )
 
 
 def _build_tinystories(
     tmp: Path, files: dict[str, Path], vocab_size: int, max_len: int
 ) -> None:
-    counts: Counter = Counter()
-    n_rows = {}
+    counts, n_rows = _count_words(
+        {
+            s: (lambda p=p, s=s: _iter_stories(p, f"tinystories {s} (count)"))
+            for s, p in files.items()
+        },
+        "tinystories",
+        lambda words: len(story_pieces(len(words), max_len)),
+    )
     for split, p in files.items():
-        rows = 0
-        for story in _iter_stories(p, f"tinystories {split} (count)"):
-            words = tokenize(story, "tinystories")
-            rows += len(story_pieces(len(words), max_len))
-            if split == "train":
-                counts.update(words)
-        if rows == 0:
+        if n_rows[split] == 0:
             raise ValueError(
                 f"{p} holds no story of at least 3 words; is it a TinyStories file?"
             )
-        n_rows[split] = rows
-    vocab = build_vocab(counts, vocab_size, TS_SPECIALS)
-    table = {w: i for i, w in enumerate(vocab)}
+    vocab, encode = _encoder(counts, vocab_size, TS_SPECIALS, "tinystories")
     for split, p in files.items():
         out = np.lib.format.open_memmap(
             tmp / f"{split}.npy",
@@ -460,11 +502,7 @@ def _build_tinystories(
         out[:] = PAD_ID
         r = 0
         for story in _iter_stories(p, f"tinystories {split} (encode)"):
-            ids = [
-                BOS_ID,
-                *(table.get(w, UNK_ID) for w in tokenize(story, "tinystories")),
-                EOS_ID,
-            ]
+            ids = [BOS_ID, *encode(story), EOS_ID]
             for start, stop in story_pieces(len(ids) - 2, max_len):
                 out[r, : stop - start] = ids[start:stop]
                 r += 1
@@ -479,33 +517,15 @@ def load_tinystories(
     """TinyStories from local ``*-train.txt`` / ``*-valid.txt`` files, seed 001's recipe (no test split)."""
     vocab_size, max_len = _check_sizes(vocab_size, max_len, 5)
     files = _find_tinystories_files(path)
-    for p in files.values():
-        if p.stat().st_size == 0:
-            raise ValueError(f"{p} is empty. {TINYSTORIES_HELP}")
-    key = _cache_key(
-        {
-            "recipe": "tinystories",
-            "files": {s: _file_key(p) for s, p in files.items()},
-            "vocab_size": vocab_size,
-            "max_len": max_len,
-        }
-    )
+    key = _files_cache_key("tinystories", files, vocab_size, max_len, TINYSTORIES_HELP)
     arrays, vocab = _cached_word_arrays(
         cache / "words" / f"tinystories-{key}",
         lambda tmp: _build_tinystories(tmp, files, vocab_size, max_len),
     )
-    return Corpus(
-        name="tinystories",
-        kind="word",
-        vocab_size=len(vocab),
-        train=arrays["train"],
-        val=arrays["val"],
-        test=None,
-        pad_id=PAD_ID,
-        vocab=vocab,
-        source=f"TinyStories files {files['train'].name} / {files['val'].name} in {files['train'].parent}",
-        tokenizer="tinystories",
-        bos_id=BOS_ID,
-        eos_id=EOS_ID,
-        unk_id=UNK_ID,
+    return _word_corpus(
+        "tinystories",
+        "tinystories",
+        vocab,
+        arrays,
+        f"TinyStories files {files['train'].name} / {files['val'].name} in {files['train'].parent}",
     )

@@ -10,7 +10,12 @@ experiments need on top:
 * [`write_experiment_config`][syncattn.experiments._common.write_experiment_config]:
   ``config.json`` with the experiment name, size, config, code revision and versions;
 * [`describe_values`][syncattn.experiments._common.describe_values]: mean, sample
-  standard deviation and median of per-seed values (the papers' summaries).
+  standard deviation and median of per-seed values (the papers' summaries);
+* [`TableRecipe`][syncattn.experiments._common.TableRecipe] and
+  [`ScalingRecipe`][syncattn.experiments._common.ScalingRecipe]: the training fields
+  of experiments 1-3 and 5-7, which the later experiments share with the first;
+* [`start_run`][syncattn.experiments._common.start_run]: the output folder, its
+  ``config.json`` and the grid, as every ``run`` begins.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from .._checks import split_override
 from ..studies._common import (
     new_figure as new_figure,
     progress as progress,
@@ -38,12 +44,16 @@ from ..studies._common import (
 
 __all__ = [
     "SIZES",
+    "ScalingRecipe",
+    "TableRecipe",
     "apply_overrides",
     "default_outdir",
     "describe_values",
     "new_figure",
     "progress",
+    "recipe_fields",
     "save_figure",
+    "start_run",
     "to_jsonable",
     "write_csv",
     "write_experiment_config",
@@ -122,10 +132,7 @@ def apply_overrides(config, items: Iterable[str]):
     fields = {f.name for f in dataclasses.fields(config)}
     changes = {}
     for item in items:
-        key, sep, value = str(item).partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise ValueError(f"overrides are KEY=VALUE; got {item!r}.")
+        key, value = split_override(item)
         if key not in fields:
             raise ValueError(
                 f"unknown config key {key!r} for {type(config).__module__}; "
@@ -164,6 +171,119 @@ def write_experiment_config(config, out: str | Path, name: str, size: str | None
         "written": datetime.datetime.now().isoformat(timespec="seconds"),
     }
     return write_json(Path(out) / "config.json", payload)
+
+
+def start_run(config, out, name: str, size: str | None, grid=None, progress: bool = True):
+    """Begin experiment `name`'s ``run``: ``(out, grid, files)``.
+
+    ``out`` is created (as a `Path`), its ``config.json`` written
+    ([`write_experiment_config`][syncattn.experiments._common.write_experiment_config]);
+    ``grid`` is the one given, else a sequential [`Grid`][syncattn.experiments.Grid]
+    with ``progress``; ``files`` is ``{"config": path of config.json}``.
+    """
+    from ._grid import Grid
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    grid = grid or Grid(progress=progress)
+    return out, grid, {"config": write_experiment_config(config, out, name, size)}
+
+
+# --------------------------------------------------------------------------- recipes
+
+
+def recipe_fields(config, recipe) -> dict[str, Any]:
+    """``{name: value}`` in `config` of the fields of the dataclass `recipe` (a base of
+    ``type(config)``, or any class whose fields `config` has)."""
+    return {f.name: getattr(config, f.name) for f in dataclasses.fields(recipe)}
+
+
+@dataclasses.dataclass(frozen=True)
+class TableRecipe:
+    """The training fields of experiment 1 (seed 000's byte-level LMs), which experiments
+    2 and 3 share so that their Kuramoto cells are experiment 1's.
+
+    Attributes:
+        data: ``"auto"`` (enwik8 when ``data_path`` is given, else the embedded
+            corpus) or a corpus name of `syncattn.data.load_corpus`.
+        data_path: the enwik8 file (or another corpus file).
+        steps: optimiser steps per cell (``None``: the preset's: 5,000 at 1m,
+            20,000 at 5m).
+        batch_size, seq_len: per step (``None``: the preset's, 32/64 x 256).
+        eval_batches: validation batches of the final BPC (``None``: whole split).
+        train: further ``key=value`` training or model overrides for every cell
+            (default: a 30-step warm-up, as the presets' 200-500 suit their 5,000-20,000
+            steps, not 300).
+    """
+
+    data: str = "auto"
+    data_path: str | None = None
+    steps: int | None = 300
+    batch_size: int | None = 16
+    seq_len: int | None = 128
+    eval_batches: int | None = 40
+    train: tuple[str, ...] = ("warmup_steps=30", "eval_every=100", "ckpt_every=50")
+
+    @classmethod
+    def _smoke(cls, **fields):
+        """``cls(**fields)`` trained for seconds: 8 steps of 4 x 32 bytes (the tests)."""
+        return cls(**{
+            "steps": 8, "batch_size": 4, "seq_len": 32, "eval_batches": 2,
+            "train": ("eval_every=4", "ckpt_every=4", "log_every=2", "eval_batches=1",
+                      "warmup_steps=2"),
+        } | fields)  # fmt: skip
+
+    @classmethod
+    def _full(cls, **fields):
+        """``cls(**fields)`` with the presets' own steps, batches and warm-up, evaluated
+        on the whole validation split."""
+        return cls(**{"steps": None, "batch_size": None, "seq_len": None,
+                      "eval_batches": None, "train": ()} | fields)  # fmt: skip
+
+
+@dataclasses.dataclass(frozen=True)
+class ScalingRecipe:
+    """The training fields of experiment 5 (seed 001's LM recipe), which experiments 6
+    and 7 share so that they can reuse experiment 5's run folders.
+
+    Attributes:
+        data: ``"auto"`` (WikiText-2 / TinyStories from `data_path`, else
+            ``"embedded-words"``) or a corpus name.
+        data_path: the corpus files.
+        steps, batch_size: per training (the paper: 30 epochs of batch 64 on WikiText-2).
+        eval_batches: validation batches of the final PPL (``None``: the whole split).
+        train: further ``key=value`` overrides for every cell.
+    """
+
+    data: str = "auto"
+    data_path: str | None = None
+    steps: int = 150
+    batch_size: int = 32
+    eval_batches: int | None = 10
+    train: tuple[str, ...] = ()
+
+    @classmethod
+    def _smoke(cls, **fields):
+        """``cls(**fields)`` trained for seconds: 3 steps of 4 rows (the tests)."""
+        return cls(**{
+            "steps": 3, "batch_size": 4, "eval_batches": 1,
+            "train": ("eval_every=3", "ckpt_every=3", "log_every=1", "eval_batches=1"),
+        } | fields)  # fmt: skip
+
+    @classmethod
+    def _cpu(cls, **fields):
+        """``cls(**fields)`` with the default (CPU) size's changes to the recipe
+        ([`CPU_STEPS`][syncattn.experiments.scaling.CPU_STEPS] steps and
+        [`CPU_TRAIN`][syncattn.experiments.scaling.CPU_TRAIN])."""
+        from .scaling import CPU_STEPS, CPU_TRAIN
+
+        return cls(**{"steps": CPU_STEPS, "train": CPU_TRAIN} | fields)
+
+    @classmethod
+    def _full(cls, **fields):
+        """``cls(**fields)`` with the paper's recipe: about 21,000 steps of batch 64 (30
+        epochs of WikiText-2), the whole validation split."""
+        return cls(**{"steps": 21_000, "batch_size": 64, "eval_batches": None} | fields)
 
 
 # --------------------------------------------------------------------------- statistics

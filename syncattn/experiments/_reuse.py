@@ -1,4 +1,9 @@
-"""Experiments 6 and 7 reuse experiment 5's run folders: the recipe and where each cell lives."""
+"""Experiments 6 and 7 reuse experiment 5's run folders: the recipe and where each cell lives.
+
+Their configs are [`ReusedRecipe`][syncattn.experiments._reuse.ReusedRecipe]s: experiment
+5's training fields and ``runs_from``; their ``run`` trains its cells through
+[`run_cells`][syncattn.experiments._reuse.run_cells].
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,21 @@ import dataclasses
 import json
 from pathlib import Path
 
+from ._common import ScalingRecipe, recipe_fields
 from ._grid import RESULT, Grid
+
+
+@dataclasses.dataclass(frozen=True)
+class ReusedRecipe(ScalingRecipe):
+    """Experiment 5's training fields and the experiment-5 folder to take the cells from.
+
+    Attributes:
+        runs_from: an experiment-5 output folder whose finished cells are reused
+            (``None``: train them here with the recipe fields, which are experiment
+            5's: [`ScalingRecipe`][syncattn.experiments._common.ScalingRecipe]).
+    """
+
+    runs_from: str | None = None
 
 
 def recipe(config):
@@ -28,9 +47,7 @@ def recipe(config):
         raw = json.loads(path.read_text())["config"]
         kw = {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items() if k in fields}
         return ScalingConfig(**kw)
-    own = {k: getattr(config, k) for k in ("data", "data_path", "steps", "batch_size",
-                                          "eval_batches", "train") if hasattr(config, k)}  # fmt: skip
-    return ScalingConfig(**own)
+    return ScalingConfig(**recipe_fields(config, ScalingRecipe))
 
 
 def run_cells(config, cells, out: Path, grid: Grid, desc: str) -> tuple[list[dict], list[Path]]:

@@ -23,16 +23,17 @@ import dataclasses
 from pathlib import Path
 
 from ._common import (
+    TableRecipe,
     describe_values,
     fmt_mean_std,
     new_figure,
     save_figure,
+    start_run,
     write_csv,
-    write_experiment_config,
     write_json,
 )
 from ._grid import Grid, TrainCell
-from .table import corpus_choice, train_overrides
+from .table import table_cell
 
 
 __all__ = ["Config", "run", "summary", "cells", "VARIANTS", "PAPER"]
@@ -54,7 +55,7 @@ PAPER = {
 
 
 @dataclasses.dataclass(frozen=True)
-class Config:
+class Config(TableRecipe):
     """Experiment 2's settings (the training fields are experiment 1's).
 
     Attributes:
@@ -63,7 +64,7 @@ class Config:
             (``full`` is always trained: it is the reference).
         seeds: training seeds, one cell per (variant, seed).
         data, data_path, steps, batch_size, seq_len, eval_batches, train: as in
-            experiment 1 ([`syncattn.experiments.table.Config`][]).
+            experiment 1 ([`TableRecipe`][syncattn.experiments._common.TableRecipe]).
         runs: the folder of the run folders (``None``: ``OUT/runs``); experiment
             1's ``runs/`` shares its full-model cells.
     """
@@ -71,13 +72,6 @@ class Config:
     size: str = "1m"
     variants: tuple[str, ...] = ("full", "learned-value", "no-ffn", "no-gates")
     seeds: tuple[int, ...] = (0, 1, 2)
-    data: str = "auto"
-    data_path: str | None = None
-    steps: int | None = 300
-    batch_size: int | None = 16
-    seq_len: int | None = 128
-    eval_batches: int | None = 40
-    train: tuple[str, ...] = ("warmup_steps=30", "eval_every=100", "ckpt_every=50")
     runs: str | None = None
 
     def __post_init__(self):
@@ -92,11 +86,7 @@ class Config:
     @classmethod
     def smoke(cls) -> Config:
         """Seconds: the tiny preset, 4 variants x 1 seed x 8 steps (tests)."""
-        return cls(
-            size="tiny", seeds=(0,), steps=8, batch_size=4, seq_len=32, eval_batches=2,
-            train=("eval_every=4", "ckpt_every=4", "log_every=2", "eval_batches=1",
-                   "warmup_steps=2"),
-        )
+        return cls._smoke(size="tiny", seeds=(0,))
 
     @classmethod
     def default(cls) -> Config:
@@ -108,25 +98,17 @@ class Config:
     def full(cls) -> Config:
         """The paper's size as far as it is known: "5m", 5 seeds, the preset's steps
         (the paper does not say at which size it ablated). For a GPU."""
-        return cls(size="5m", seeds=(0, 1, 2, 3, 4), steps=None, batch_size=None,
-                   seq_len=None, eval_batches=None, train=())
+        return cls._full(size="5m", seeds=(0, 1, 2, 3, 4))
 
 
 def cells(config) -> list[TrainCell]:
     """One Kuramoto-LM [`TrainCell`][syncattn.experiments.TrainCell] per (variant, seed)."""
-    data, path = corpus_choice(config)
-    out = []
-    for variant in config.variants:
-        tag = "" if variant == "full" else f"{variant}-"
-        for seed in config.seeds:
-            out.append(TrainCell(
-                name=f"{config.size}-kuramoto-{tag}seed{seed}", model="kuramoto",
-                config=config.size, seed=seed, data=data, data_path=path,
-                steps=config.steps,
-                overrides=(*train_overrides(config), *VARIANTS[variant]),
-                eval_batches=config.eval_batches,
-            ))
-    return out
+    return [
+        table_cell(config, config.size, "kuramoto", seed,
+                   "" if variant == "full" else variant, VARIANTS[variant])
+        for variant in config.variants
+        for seed in config.seeds
+    ]  # fmt: skip
 
 
 def aggregate(config, cell_list, results) -> dict:
@@ -158,10 +140,7 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
         size: str | None = None) -> dict[str, Path]:
     """Train the variants (resuming; sharing ``runs``), write config.json,
     results.json, ablations.csv and ablations.png; return the files."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    grid = grid or Grid(progress=progress)
-    files = {"config": write_experiment_config(config, out, NAME, size)}
+    out, grid, files = start_run(config, out, NAME, size, grid, progress)
     cell_list = cells(config)
     runs = Path(config.runs) if config.runs else out / "runs"
     results = grid.run(cell_list, runs, desc=NAME)

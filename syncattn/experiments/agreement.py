@@ -28,15 +28,16 @@ from ._common import (
     describe_values,
     fmt_mean_std,
     new_figure,
+    recipe_fields,
     save_figure,
+    start_run,
     write_csv,
-    write_experiment_config,
     write_json,
 )
 from ._grid import Grid
 
 
-__all__ = ["Config", "SVACell", "sva_cell", "cells", "run", "summary", "PAPER"]
+__all__ = ["Config", "SVARecipe", "SVACell", "sva_cell", "cells", "run", "summary", "PAPER"]
 
 NAME = "agreement"
 
@@ -55,12 +56,18 @@ PAPER = {
 
 
 @dataclasses.dataclass(frozen=True)
-class SVACell:
-    """One SVA training: model, seed and the recipe (a cell of the grid)."""
+class SVARecipe:
+    """Seed 001's classifier recipe: what every training of the grid shares.
 
-    name: str
-    model: str
-    seed: int
+    Attributes:
+        d_osc: oscillator dimension (the paper: 2).
+        epochs, batch_size, lr, weight_decay: the recipe (paper: 20, 64, 5e-4, 1e-4).
+        n_train, n_val: use the first sentences of each split (``None``: all 40,000 /
+            4,000).
+        data_path: a folder with seed 001's ``sva_{train,val,test}.jsonl``
+            (``None``: generated with seed 001's generator, the same sentences).
+    """
+
     d_osc: int = 2
     epochs: int = 20
     batch_size: int = 64
@@ -69,6 +76,15 @@ class SVACell:
     n_train: int | None = None
     n_val: int | None = None
     data_path: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class SVACell(SVARecipe):
+    """One SVA training: its folder name, model, seed and the recipe (a cell of the grid)."""
+
+    name: str
+    model: str
+    seed: int
 
 
 def sva_cell(cell: SVACell, folder) -> dict:
@@ -102,31 +118,20 @@ def sva_cell(cell: SVACell, folder) -> dict:
 
 
 @dataclasses.dataclass(frozen=True)
-class Config:
+class Config(SVARecipe):
     """Experiment 4's settings.
 
     Attributes:
         models: ``"oscillator"`` and/or ``"softmax"``.
         seeds: training seeds (one cell per model and seed).
-        d_osc: oscillator dimension (the paper: 2).
-        epochs, batch_size, lr, weight_decay: the recipe (paper: 20, 64, 5e-4, 1e-4).
-        n_train, n_val: use the first sentences of each split (``None``: all 40,000 /
-            4,000).
-        data_path: a folder with seed 001's ``sva_{train,val,test}.jsonl``
-            (``None``: generated with seed 001's generator, the same sentences).
+        d_osc, epochs, batch_size, lr, weight_decay, n_train, n_val, data_path: the
+            recipe of every cell
+            ([`SVARecipe`][syncattn.experiments.agreement.SVARecipe]).
         confidence: level of the failure-rate intervals.
     """
 
     models: tuple[str, ...] = ("oscillator", "softmax")
     seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
-    d_osc: int = 2
-    epochs: int = 20
-    batch_size: int = 64
-    lr: float = 5e-4
-    weight_decay: float = 1e-4
-    n_train: int | None = None
-    n_val: int | None = None
-    data_path: str | None = None
     confidence: float = 0.95
 
     def __post_init__(self):
@@ -158,12 +163,8 @@ class Config:
 def cells(config: Config) -> list[SVACell]:
     """One [`SVACell`][syncattn.experiments.agreement.SVACell] per (model, seed)."""
     return [
-        SVACell(
-            name=f"{m}-d{config.d_osc}-seed{s}", model=m, seed=s, d_osc=config.d_osc,
-            epochs=config.epochs, batch_size=config.batch_size, lr=config.lr,
-            weight_decay=config.weight_decay, n_train=config.n_train, n_val=config.n_val,
-            data_path=config.data_path,
-        )  # fmt: skip
+        SVACell(name=f"{m}-d{config.d_osc}-seed{s}", model=m, seed=s,
+                **recipe_fields(config, SVARecipe))  # fmt: skip
         for m in config.models
         for s in config.seeds
     ]
@@ -205,10 +206,7 @@ def aggregate(config: Config, cell_list, results) -> dict:
 def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
         size: str | None = None) -> dict[str, Path]:
     """Train the grid (resuming), write config.json, results.json, runs.csv, agreement.png."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    grid = grid or Grid(progress=progress)
-    files = {"config": write_experiment_config(config, out, NAME, size)}
+    out, grid, files = start_run(config, out, NAME, size, grid, progress)
     cell_list = cells(config)
     results = grid.run(cell_list, out / "runs", sva_cell, desc=NAME)
     agg = aggregate(config, cell_list, results)

@@ -26,15 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ._common import (
-    new_figure,
-    save_figure,
-    write_csv,
-    write_experiment_config,
-    write_json,
-)
+from ._common import new_figure, save_figure, start_run, write_csv, write_json
 from ._grid import Grid
-from ._reuse import recipe, run_cells
+from ._reuse import ReusedRecipe, recipe, run_cells
 
 
 __all__ = ["Config", "run", "summary", "PAPER", "drives"]
@@ -50,15 +44,15 @@ PAPER = {
 
 
 @dataclasses.dataclass(frozen=True)
-class Config:
+class Config(ReusedRecipe):
     """Experiment 6's settings.
 
     Attributes:
         dims: the $d_\\mathrm{osc}$ of the trained models.
         seed: which training seed's model to inspect.
-        runs_from: an experiment-5 output folder to reuse (``None``: train here with
-            the recipe fields below, which are experiment 5's).
-        data, data_path, steps, batch_size, eval_batches, train: that recipe.
+        runs_from, data, data_path, steps, batch_size, eval_batches, train: experiment
+            5's folder to reuse, else its recipe to train with
+            ([`ReusedRecipe`][syncattn.experiments._reuse.ReusedRecipe]).
         n_chunks: validation rows whose drives are taken (the paper: 32).
         n_starts: uniform starts per oscillator (the paper: 5).
         T: horizon; converged_tol, antipodal_tol: the error thresholds.
@@ -69,13 +63,6 @@ class Config:
 
     dims: tuple[int, ...] = (2, 8, 32)
     seed: int = 0
-    runs_from: str | None = None
-    data: str = "auto"
-    data_path: str | None = None
-    steps: int = 150
-    batch_size: int = 32
-    eval_batches: int | None = 10
-    train: tuple[str, ...] = ()
     n_chunks: int = 8
     n_starts: int = 5
     T: float = 30.0
@@ -95,18 +82,17 @@ class Config:
     @classmethod
     def smoke(cls) -> Config:
         """Seconds: d in {2, 4}, 3 training steps, 1 validation row, 2 starts."""
-        return cls(dims=(2, 4), steps=3, batch_size=4, eval_batches=1, n_chunks=1, n_starts=2,
-                   train=("eval_every=3", "ckpt_every=3", "log_every=1", "eval_batches=1"))  # fmt: skip
+        return cls._smoke(dims=(2, 4), n_chunks=1, n_starts=2)
 
     @classmethod
     def default(cls) -> Config:
         """Experiment 5's default models (reused with runs_from), 8 rows x 5 starts."""
-        return cls()
+        return cls._cpu()
 
     @classmethod
     def full(cls) -> Config:
         """The paper's count: 32 validation rows x 5 starts, on experiment 5's full models."""
-        return cls(n_chunks=32, steps=21_000, batch_size=64, eval_batches=None)
+        return cls._full(n_chunks=32)
 
 
 def drives(model, rows, layer: int = -1, pad_id: int | None = 0) -> np.ndarray:
@@ -158,10 +144,7 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
     from .. import training
     from .scaling import lm_cell
 
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    grid = grid or Grid(progress=progress)
-    files = {"config": write_experiment_config(config, out, NAME, size)}
+    out, grid, files = start_run(config, out, NAME, size, grid, progress)
     sc = recipe(config)
     cell_list = [lm_cell(sc, "oscillator", config.seed, d) for d in config.dims]
     results, folders = run_cells(config, cell_list, out, grid, NAME)

@@ -31,14 +31,15 @@ from pathlib import Path
 import numpy as np
 
 from ._common import (
+    TableRecipe,
     new_figure,
     save_figure,
+    start_run,
     write_csv,
-    write_experiment_config,
     write_json,
 )
 from ._grid import Grid, TrainCell
-from .table import corpus_choice, train_overrides
+from .table import table_cell
 
 
 __all__ = ["Config", "run", "summary", "cells", "layer_statistics", "verdicts"]
@@ -47,14 +48,14 @@ NAME = "dynamics"
 
 
 @dataclasses.dataclass(frozen=True)
-class Config:
+class Config(TableRecipe):
     """Experiment 3's settings (the training fields are experiment 1's).
 
     Attributes:
         size: the model preset.
         seeds: the Kuramoto cells to analyse (trained if missing).
         data, data_path, steps, batch_size, seq_len, eval_batches, train: as in
-            experiment 1 ([`syncattn.experiments.table.Config`][]).
+            experiment 1 ([`TableRecipe`][syncattn.experiments._common.TableRecipe]).
         runs: the folder of the run folders (``None``: ``OUT/runs``); experiment
             1's ``runs/`` reuses its trained Kuramoto models.
         n_sequences: validation windows the statistics average over.
@@ -63,13 +64,6 @@ class Config:
 
     size: str = "1m"
     seeds: tuple[int, ...] = (0, 1, 2)
-    data: str = "auto"
-    data_path: str | None = None
-    steps: int | None = 300
-    batch_size: int | None = 16
-    seq_len: int | None = 128
-    eval_batches: int | None = 40
-    train: tuple[str, ...] = ("warmup_steps=30", "eval_every=100", "ckpt_every=50")
     runs: str | None = None
     n_sequences: int = 16
     local_threshold: float = 0.9
@@ -85,12 +79,7 @@ class Config:
     @classmethod
     def smoke(cls) -> Config:
         """Seconds: one tiny model, 8 steps, 2 windows (tests)."""
-        return cls(
-            size="tiny", seeds=(0,), steps=8, batch_size=4, seq_len=32, eval_batches=2,
-            train=("eval_every=4", "ckpt_every=4", "log_every=2", "eval_batches=1",
-                   "warmup_steps=2"),
-            n_sequences=2,
-        )
+        return cls._smoke(size="tiny", seeds=(0,), n_sequences=2)
 
     @classmethod
     def default(cls) -> Config:
@@ -101,20 +90,12 @@ class Config:
     @classmethod
     def full(cls) -> Config:
         """The "5m" models of the paper-size table, 5 seeds, 64 windows. For a GPU."""
-        return cls(size="5m", seeds=(0, 1, 2, 3, 4), steps=None, batch_size=None,
-                   seq_len=None, eval_batches=None, train=(), n_sequences=64)
+        return cls._full(size="5m", seeds=(0, 1, 2, 3, 4), n_sequences=64)
 
 
 def cells(config) -> list[TrainCell]:
     """The Kuramoto cells, named as experiment 1's (``SIZE-kuramoto-seedS``)."""
-    data, path = corpus_choice(config)
-    return [
-        TrainCell(name=f"{config.size}-kuramoto-seed{seed}", model="kuramoto",
-                  config=config.size, seed=seed, data=data, data_path=path,
-                  steps=config.steps, overrides=train_overrides(config),
-                  eval_batches=config.eval_batches)
-        for seed in config.seeds
-    ]
+    return [table_cell(config, config.size, "kuramoto", seed) for seed in config.seeds]
 
 
 def layer_statistics(model, tokens) -> dict[str, np.ndarray]:
@@ -186,10 +167,7 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
     from .. import data as data_mod, models
     from ..training import load_run
 
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    grid = grid or Grid(progress=progress)
-    files = {"config": write_experiment_config(config, out, NAME, size)}
+    out, grid, files = start_run(config, out, NAME, size, grid, progress)
     cell_list = cells(config)
     runs = Path(config.runs) if config.runs else out / "runs"
     results = grid.run(cell_list, runs, desc=NAME)

@@ -28,12 +28,12 @@ from ._common import (
     fmt_mean_std,
     new_figure,
     save_figure,
+    start_run,
     write_csv,
-    write_experiment_config,
     write_json,
 )
 from ._grid import Grid
-from ._reuse import recipe, run_cells
+from ._reuse import ReusedRecipe, recipe, run_cells
 
 
 __all__ = ["Config", "run", "summary", "PAPER"]
@@ -47,28 +47,22 @@ PAPER = {
 
 
 @dataclasses.dataclass(frozen=True)
-class Config:
+class Config(ReusedRecipe):
     """Experiment 7's settings.
 
     Attributes:
         d: the oscillator dimension (experiment 5's largest: 32).
         seeds: training seeds.
-        runs_from: an experiment-5 output folder whose softplus and softmax cells are
-            reused (``None``: train them here).
-        data, data_path, steps, batch_size, eval_batches, train: the recipe of experiment 5.
+        runs_from, data, data_path, steps, batch_size, eval_batches, train: the
+            experiment-5 folder whose softplus and softmax cells are reused, else its
+            recipe to train them with
+            ([`ReusedRecipe`][syncattn.experiments._reuse.ReusedRecipe]).
         benchmark: ``results.json`` of ``benchmarks/attention.py`` (relative paths are
             taken from the working directory); missing: no speed column.
     """
 
     d: int = 32
     seeds: tuple[int, ...] = (0, 1)
-    runs_from: str | None = None
-    data: str = "auto"
-    data_path: str | None = None
-    steps: int = 150
-    batch_size: int = 32
-    eval_batches: int | None = 10
-    train: tuple[str, ...] = ()
     benchmark: str | None = "benchmarks/results/attention/results.json"
 
     def __post_init__(self):
@@ -78,18 +72,17 @@ class Config:
     @classmethod
     def smoke(cls) -> Config:
         """Seconds: d = 4, one seed, 3 steps of 4 rows."""
-        return cls(d=4, seeds=(0,), steps=3, batch_size=4, eval_batches=1,
-                   train=("eval_every=3", "ckpt_every=3", "log_every=1", "eval_batches=1"))  # fmt: skip
+        return cls._smoke(d=4, seeds=(0,))
 
     @classmethod
     def default(cls) -> Config:
         """Experiment 5's default recipe at d = 32, 2 seeds (reuse it with runs_from)."""
-        return cls()
+        return cls._cpu()
 
     @classmethod
     def full(cls) -> Config:
         """Experiment 5's full recipe at d = 32, 5 seeds."""
-        return cls(seeds=(0, 1, 2, 3, 4), steps=21_000, batch_size=64, eval_batches=None)
+        return cls._full(seeds=(0, 1, 2, 3, 4))
 
 
 def _speed(path) -> dict | None:
@@ -114,10 +107,7 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
     runs.csv and linear.png."""
     from .scaling import lm_cell
 
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    grid = grid or Grid(progress=progress)
-    files = {"config": write_experiment_config(config, out, NAME, size)}
+    out, grid, files = start_run(config, out, NAME, size, grid, progress)
     sc = recipe(config)
     kinds = {
         "linear": [lm_cell(sc, "oscillator", s, config.d, 1, "elu1", "linear") for s in config.seeds],

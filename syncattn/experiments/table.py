@@ -20,18 +20,19 @@ import dataclasses
 from pathlib import Path
 
 from ._common import (
+    TableRecipe,
     describe_values,
     fmt_mean_std,
     new_figure,
     save_figure,
+    start_run,
     write_csv,
-    write_experiment_config,
     write_json,
 )
 from ._grid import Grid, TrainCell
 
 
-__all__ = ["Config", "run", "summary", "cells", "PAPER"]
+__all__ = ["Config", "run", "summary", "cells", "table_cell", "PAPER"]
 
 NAME = "table"
 
@@ -47,35 +48,20 @@ PAPER = {
 
 
 @dataclasses.dataclass(frozen=True)
-class Config:
+class Config(TableRecipe):
     """Experiment 1's settings.
 
     Attributes:
         sizes: model presets (``"tiny"``, ``"1m"``, ``"5m"``).
         models: ``"kuramoto"`` and ``"softmax"`` (the RoPE + SwiGLU transformer).
         seeds: training seeds (one cell per seed).
-        data: ``"auto"`` (enwik8 when ``data_path`` is given, else the embedded
-            corpus) or a corpus name of `syncattn.data.load_corpus`.
-        data_path: the enwik8 file (or another corpus file).
-        steps: optimiser steps per cell (``None``: the preset's: 5,000 at 1m,
-            20,000 at 5m).
-        batch_size, seq_len: per step (``None``: the preset's, 32/64 x 256).
-        eval_batches: validation batches of the final BPC (``None``: whole split).
-        train: further ``key=value`` training or model overrides for every cell
-            (default: a 30-step warm-up, as the presets' 200-500 suit their 5,000-20,000
-            steps, not 300).
+        data, data_path, steps, batch_size, seq_len, eval_batches, train: the training
+            recipe ([`TableRecipe`][syncattn.experiments._common.TableRecipe]).
     """
 
     sizes: tuple[str, ...] = ("1m",)
     models: tuple[str, ...] = ("kuramoto", "softmax")
     seeds: tuple[int, ...] = (0, 1, 2)
-    data: str = "auto"
-    data_path: str | None = None
-    steps: int | None = 300
-    batch_size: int | None = 16
-    seq_len: int | None = 128
-    eval_batches: int | None = 40
-    train: tuple[str, ...] = ("warmup_steps=30", "eval_every=100", "ckpt_every=50")
 
     def __post_init__(self):
         for m in self.models:
@@ -87,11 +73,7 @@ class Config:
     @classmethod
     def smoke(cls) -> Config:
         """Seconds: the tiny preset, 2 models x 2 seeds x 8 steps (tests)."""
-        return cls(
-            sizes=("tiny",), seeds=(0, 1), steps=8, batch_size=4, seq_len=32,
-            eval_batches=2, train=("eval_every=4", "ckpt_every=4", "log_every=2",
-                                   "eval_batches=1", "warmup_steps=2"),
-        )
+        return cls._smoke(sizes=("tiny",), seeds=(0, 1))
 
     @classmethod
     def default(cls) -> Config:
@@ -103,10 +85,7 @@ class Config:
     def full(cls) -> Config:
         """The paper's table: "1m" and "5m", 5 seeds, the presets' steps and batches
         (enwik8 when ``data_path`` is given). For a GPU."""
-        return cls(
-            sizes=("1m", "5m"), seeds=(0, 1, 2, 3, 4), steps=None, batch_size=None,
-            seq_len=None, eval_batches=None, train=(),
-        )
+        return cls._full(sizes=("1m", "5m"), seeds=(0, 1, 2, 3, 4))
 
 
 def corpus_choice(config) -> tuple[str, str | None]:
@@ -126,15 +105,27 @@ def train_overrides(config) -> tuple[str, ...]:
     return (*items, *config.train)
 
 
+def table_cell(config, size: str, model: str, seed: int, variant: str = "",
+               extra: tuple[str, ...] = ()) -> TrainCell:  # fmt: skip
+    """The [`TrainCell`][syncattn.experiments.TrainCell] ``SIZE-MODEL-[VARIANT-]seedS`` of
+    this recipe (`extra`: the variant's model overrides).
+
+    Experiments 2 and 3 build their cells here, so that their full Kuramoto models
+    are (and reuse) experiment 1's.
+    """
+    data, path = corpus_choice(config)
+    tag = f"{variant}-" if variant else ""
+    return TrainCell(
+        name=f"{size}-{model}-{tag}seed{seed}", model=model, config=size, seed=seed,
+        data=data, data_path=path, steps=config.steps,
+        overrides=(*train_overrides(config), *extra), eval_batches=config.eval_batches,
+    )  # fmt: skip
+
+
 def cells(config) -> list[TrainCell]:
     """One [`TrainCell`][syncattn.experiments.TrainCell] per (size, model, seed)."""
-    data, path = corpus_choice(config)
     return [
-        TrainCell(
-            name=f"{size}-{model}-seed{seed}", model=model, config=size, seed=seed,
-            data=data, data_path=path, steps=config.steps,
-            overrides=train_overrides(config), eval_batches=config.eval_batches,
-        )
+        table_cell(config, size, model, seed)
         for size in config.sizes
         for model in config.models
         for seed in config.seeds
@@ -178,10 +169,7 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
         size: str | None = None) -> dict[str, Path]:
     """Train the grid (resuming), aggregate, write config.json, results.json,
     table.csv and table.png into ``out``; return the files written."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    grid = grid or Grid(progress=progress)
-    files = {"config": write_experiment_config(config, out, NAME, size)}
+    out, grid, files = start_run(config, out, NAME, size, grid, progress)
     cell_list = cells(config)
     results = grid.run(cell_list, out / "runs", desc=NAME)
     agg = aggregate(config, cell_list, results)

@@ -140,7 +140,7 @@ def lorentzian_frequencies(
     """
     if not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be a positive int; got {n!r}.")
-    check_scalar_range(gamma, "gamma", low=0.0)
+    gamma = check_scalar_range(gamma, "gamma", low=0.0)
 
     dtype = dtype or default_floating_dtype()
     q = (jnp.arange(1, n + 1, dtype=dtype) - 0.5) / n
@@ -156,7 +156,7 @@ def sample_lorentzian(
         >>> sample_lorentzian(jax.random.key(0), (3,)).shape
         (3,)
     """
-    check_scalar_range(gamma, "gamma", low=0.0)
+    gamma = check_scalar_range(gamma, "gamma", low=0.0)
 
     dtype = dtype or default_floating_dtype()
     return center + gamma * jax.random.cauchy(
@@ -201,7 +201,7 @@ def self_consistent_order_parameter(
     """
     from scipy import integrate, optimize
 
-    check_scalar_range(K, "K", low=0.0)
+    K = check_scalar_range(K, "K", low=0.0)
     K = float(K)
     g0 = float(density(0.0))
     if not (math.isfinite(g0) and g0 > 0):

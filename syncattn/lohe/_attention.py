@@ -158,7 +158,7 @@ def readout(
         )
     check_finite(z, "z")
     check_finite(r, "r")
-    check_scalar_range(p, "p", low=1.0)
+    p = check_scalar_range(p, "p", low=1.0)
     mask = jnp.ones((), bool) if mask is None else jnp.asarray(mask)
     if mask.dtype != jnp.bool_:
         raise TypeError(f"mask must be boolean (True = attend); got {mask.dtype}.")

@@ -128,9 +128,9 @@ def predict_convergence(
     if a.size == 0:
         raise ValueError("norm_h must not be empty.")
     check_finite(a, "norm_h")
-    check_scalar_range(a, "norm_h", low=0.0)
+    a = check_scalar_range(a, "norm_h", low=0.0)
     T = as_float(T, "T")
-    check_scalar_range(T, "T", low=0.0)
+    T = check_scalar_range(T, "T", low=0.0)
     if jnp.ndim(T) != 0:
         raise ValueError(f"T must be a scalar; got shape {jnp.shape(T)}.")
     for v, name in ((converged_tol, "converged_tol"), (antipodal_tol, "antipodal_tol")):
@@ -223,7 +223,7 @@ def fixed_query_errors(
             raise ValueError(
                 f"z0 must lie on the unit sphere; max | ||z0|| - 1 | = {dev:.3g}."
             )
-    check_scalar_range(t1, "t1", low=0.0)
+    t1 = check_scalar_range(t1, "t1", low=0.0)
     dtype = jnp.result_type(h.dtype, z0.dtype)
     return _errors(
         h.astype(dtype), z0.astype(dtype), jnp.asarray(t1, dtype),

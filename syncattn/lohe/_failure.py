@@ -137,8 +137,8 @@ def finite_time_threshold(
         >>> finite_time_threshold(1.0, 0.1)  # log cot(0.05) = 2.9945
     """
     a, delta = as_float(norm_h, "norm_h"), as_float(delta, "delta")
-    check_scalar_range(a, "norm_h", low=0.0)
-    check_scalar_range(
+    a = check_scalar_range(a, "norm_h", low=0.0)
+    delta = check_scalar_range(
         delta, "delta", low=0.0, high=math.pi, low_inclusive=False, high_inclusive=False
     )
     return _threshold(a, delta)
@@ -146,7 +146,7 @@ def finite_time_threshold(
 
 @functools.partial(jax.jit, static_argnums=(3, 4, 5, 6, 7))
 def _drive_hits(key, eps, scale, d, m, chunk, n_samples, relative):
-    """Count draws of $h = \sum_j \operatorname{softplus}(s g_j) r_j$ with $\|h\| < \varepsilon$
+    r"""Count draws of $h = \sum_j \operatorname{softplus}(s g_j) r_j$ with $\|h\| < \varepsilon$
     (or $< \varepsilon \|w\|_2$ when `relative`): one sampler for both degenerate events."""
 
     def hits(args):
@@ -165,6 +165,28 @@ def _drive_hits(key, eps, scale, d, m, chunk, n_samples, relative):
     n_chunks = -(-n_samples // chunk)
     keys = jax.random.split(key, n_chunks)
     return jnp.sum(jax.lax.map(hits, (keys, jnp.arange(n_chunks))))
+
+
+def _drive_estimate(key, d, n_anchors, eps, n_samples, scale, chunk_size, relative):
+    r"""The checked arguments of a degenerate-drive probability, then $\hat p$ of
+    [`_drive_hits`][syncattn.lohe._failure._drive_hits] and its binomial standard error
+    $\sqrt{\hat p(1-\hat p)/N}$: the body of [`syncattn.lohe.degenerate_probability`][]
+    and [`syncattn.lohe.relative_degenerate_probability`][]."""
+    d = check_dim(d)
+    for v, name in (
+        (n_anchors, "n_anchors"),
+        (n_samples, "n_samples"),
+        (chunk_size, "chunk_size"),
+    ):
+        check_count(v, name)
+    eps = check_scalar_range(eps, "eps", low=0.0, low_inclusive=False)
+    scale = check_scalar_range(scale, "scale", low=0.0, low_inclusive=False)
+    chunk = int(min(chunk_size, n_samples))
+    count = _drive_hits(
+        key, eps, scale, d, int(n_anchors), chunk, int(n_samples), relative
+    )
+    p_hat = count / n_samples
+    return p_hat, jnp.sqrt(p_hat * (1 - p_hat) / n_samples)
 
 
 def degenerate_probability(
@@ -216,18 +238,9 @@ def degenerate_probability(
     Example:
         >>> p, se = degenerate_probability(jax.random.key(0), 3, 4, 0.5, 10_000)
     """
-    d = check_dim(d)
-    for v, name in ((n_anchors, "n_anchors"), (n_samples, "n_samples")):
-        check_count(v, name)
-    check_count(chunk_size, "chunk_size")
-    check_scalar_range(eps, "eps", low=0.0, low_inclusive=False)
-    check_scalar_range(scale, "scale", low=0.0, low_inclusive=False)
-    chunk = int(min(chunk_size, n_samples))
-    count = _drive_hits(
-        key, eps, scale, d, int(n_anchors), chunk, int(n_samples), False
+    return _drive_estimate(
+        key, d, n_anchors, eps, n_samples, scale, chunk_size, relative=False
     )
-    p_hat = count / n_samples
-    return p_hat, jnp.sqrt(p_hat * (1 - p_hat) / n_samples)
 
 
 def degenerate_probability_exact(
@@ -280,8 +293,8 @@ def degenerate_probability_exact(
     d = check_dim(d)
     check_count(n_anchors, "n_anchors")
     check_count(nodes, "nodes")
-    check_scalar_range(eps, "eps", low=0.0, low_inclusive=False)
-    check_scalar_range(scale, "scale", low=0.0, low_inclusive=False)
+    eps = check_scalar_range(eps, "eps", low=0.0, low_inclusive=False)
+    scale = check_scalar_range(scale, "scale", low=0.0, low_inclusive=False)
     eps, scale = float(eps), float(scale)
     if n_anchors == 1:
         # h = w r, |h| = w: P(softplus(s g) < eps) = Phi(log(e^eps - 1) / s); the integral

@@ -235,7 +235,7 @@ def simulate(
             _ode_rhs, _order, x0, (Omega, K), t1, ts, solver, controller, dt0,
             int(max_steps), True,
         )
-    check_scalar_range(dt0, "dt0", low=0.0, low_inclusive=False)
+    dt0 = check_scalar_range(dt0, "dt0", low=0.0, low_inclusive=False)
     if ts_np is None or t1_np is None:
         raise ValueError(
             "method='geodesic' needs concrete t1 and saveat (they fix the number "

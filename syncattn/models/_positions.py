@@ -48,7 +48,7 @@ def sinusoidal_positions(
     freq = jnp.exp(
         jnp.arange(0, d_model, 2, dtype=work) * (-math.log(10000.0) / d_model)
     )
-    angle = t * freq  # (T, ceil(d/2))
+    angle = t * freq[None, :]  # (T, ceil(d/2))
     table = jnp.stack([jnp.sin(angle), jnp.cos(angle)], axis=-1).reshape(length, -1)
     return table[:, :d_model].astype(dtype)
 

@@ -220,10 +220,17 @@ def _antipodal_counter(dims: tuple[int, ...], chunk: int):
     return count
 
 
-def _degenerate_counter(
-    dims: tuple[int, ...], chunk: int, m: int, eps: float, scale: float
+def _small_drive_counter(
+    dims: tuple[int, ...],
+    chunk: int,
+    m: int,
+    eps: float,
+    scale: float,
+    *,
+    relative: bool = False,
 ):
-    """Counts of ||h|| < eps for every d in ``dims``, one jitted program."""
+    """Counts of ||h|| < eps (``relative``: ||h|| < eps ||w||_2) for every d in ``dims``,
+    one jitted program."""
     import jax
     import jax.numpy as jnp
 
@@ -239,36 +246,26 @@ def _degenerate_counter(
             )
             r = sphere.sample_uniform(k_r, (chunk, m), d, dtype=jnp.float32)
             h = lohe.drive(w, r)[:, 0, :]
-            out.append(jnp.sum(jnp.sum(h * h, axis=-1) < eps * eps))
+            bound = eps * eps
+            if relative:
+                bound = bound * jnp.sum(w[:, 0, :] ** 2, axis=-1)
+            out.append(jnp.sum(jnp.sum(h * h, axis=-1) < bound))
         return jnp.stack(out)
 
     return count
 
 
-def _relative_counter(
-    dims: tuple[int, ...], chunk: int, m: int, rel_eps: float, scale: float
-):
-    """Counts of ||h|| < rel_eps ||w||_2 for every d in ``dims``, one jitted program."""
+def _count(counter, key, n_chunks: int, desc: str, progress: bool, *args) -> np.ndarray:
+    """Total of the int64 counts ``counter(k, *args)`` over ``n_chunks`` keys split from
+    ``key`` (one progress bar)."""
     import jax
-    import jax.numpy as jnp
 
-    from .. import lohe, sphere
-
-    @jax.jit
-    def count(key):
-        out = []
-        for k, d in zip(jax.random.split(key, len(dims)), dims, strict=True):
-            k_g, k_r = jax.random.split(k)
-            w = jax.nn.softplus(
-                scale * jax.random.normal(k_g, (chunk, 1, m), jnp.float32)
-            )
-            r = sphere.sample_uniform(k_r, (chunk, m), d, dtype=jnp.float32)
-            h = lohe.drive(w, r)[:, 0, :]
-            ww = jnp.sum(w[:, 0, :] ** 2, axis=-1)
-            out.append(jnp.sum(jnp.sum(h * h, axis=-1) < rel_eps * rel_eps * ww))
-        return jnp.stack(out)
-
-    return count
+    total = 0
+    for k in _common.progress(
+        list(jax.random.split(key, n_chunks)), desc=desc, enabled=progress
+    ):
+        total = total + np.asarray(counter(k, *args), dtype=np.int64)
+    return np.asarray(total, dtype=np.int64)
 
 
 def _hull_hits(rng: np.random.Generator, n: int, m: int, d: int) -> int:
@@ -291,6 +288,15 @@ def _hull_hits(rng: np.random.Generator, n: int, m: int, d: int) -> int:
             raise RuntimeError(f"linprog failed: {res.message}")
         hits += res.status == 0
     return hits
+
+
+def _binom_pvalues(counts, n: int, p) -> np.ndarray:
+    """[`_binom_pvalue`][syncattn.studies.failure._binom_pvalue] of every (count, theory)
+    pair of two arrays of the same shape."""
+    counts, p = np.asarray(counts), np.asarray(p)
+    return np.array(
+        [_binom_pvalue(k, n, q) for k, q in zip(counts.ravel(), p.ravel(), strict=True)]
+    ).reshape(counts.shape)
 
 
 def _binom_pvalue(k, n, p) -> float:
@@ -325,33 +331,23 @@ def run(
     # ---- antipodal: Monte Carlo on every d, theory = lohe.antipodal_probability
     n_chunks = -(-config.n_antipodal // config.chunk)  # n is rounded up to whole chunks
     n_a = n_chunks * config.chunk
-    counts = np.zeros((len(dims), len(alphas)), dtype=np.int64)
     counter = _antipodal_counter(tuple(dims), config.chunk)
     cos_alphas = jnp.cos(jnp.asarray(alphas))
-    for k in _common.progress(
-        list(jax.random.split(k_anti, n_chunks)), desc="antipodal MC", enabled=progress
-    ):
-        counts += np.asarray(counter(k, cos_alphas), dtype=np.int64)
-    p_theory = np.array(
-        [[float(lohe.antipodal_probability(float(a), d)) for a in alphas] for d in dims]
-    )
-    lo, hi = _common.clopper_pearson(counts, n_a, config.confidence)
-    pvals = np.array(
-        [
+    counts = _count(counter, k_anti, n_chunks, "antipodal MC", progress, cos_alphas)
+
+    def antipodal_theory(ds):
+        return np.array(
             [
-                _binom_pvalue(counts[i, j], n_a, p_theory[i, j])
-                for j in range(len(alphas))
+                [float(lohe.antipodal_probability(float(a), int(d))) for a in alphas]
+                for d in ds
             ]
-            for i in range(len(dims))
-        ]
-    )
+        )
+
+    p_theory = antipodal_theory(dims)
+    lo, hi = _common.clopper_pearson(counts, n_a, config.confidence)
+    pvals = _binom_pvalues(counts, n_a, p_theory)
     d_curve = np.arange(min(dims), max(dims) + 1)
-    curve = np.array(
-        [
-            [float(lohe.antipodal_probability(float(a), int(d))) for a in alphas]
-            for d in d_curve
-        ]
-    )
+    curve = antipodal_theory(d_curve)
     antipodal = {
         "dims": dims,
         "alphas": alphas.tolist(),
@@ -397,14 +393,8 @@ def run(
     se_lohe = np.full(len(dims), np.nan)
     idx = np.flatnonzero(sampled)
     if idx.size:
-        cnt[idx] = 0
-        counter = _degenerate_counter(tuple(dims[i] for i in idx), chunk_d, m, eps, s)
-        for k in _common.progress(
-            list(jax.random.split(k_deg, n_chunks)),
-            desc="degenerate MC",
-            enabled=progress,
-        ):
-            cnt[idx] += np.asarray(counter(k), dtype=np.int64)
+        counter = _small_drive_counter(tuple(dims[i] for i in idx), chunk_d, m, eps, s)
+        cnt[idx] = _count(counter, k_deg, n_chunks, "degenerate MC", progress)
     lohe_dims = dims if config.lohe_dims is None else [int(d) for d in config.lohe_dims]
     lohe_keys = jax.random.split(k_lohe, len(dims))
     for i in _common.progress(
@@ -466,12 +456,10 @@ def run(
 
     # ---- scale-free events: relative threshold and convex hull
     k_rel, k_rel_lohe, k_bound = jax.random.split(jax.random.fold_in(key, 1), 3)
-    cnt_rel = np.zeros(len(dims), dtype=np.int64)
-    counter = _relative_counter(tuple(dims), chunk_d, m, config.rel_eps, s)
-    for k in _common.progress(
-        list(jax.random.split(k_rel, n_chunks)), desc="relative MC", enabled=progress
-    ):
-        cnt_rel += np.asarray(counter(k), dtype=np.int64)
+    counter = _small_drive_counter(
+        tuple(dims), chunk_d, m, config.rel_eps, s, relative=True
+    )
+    cnt_rel = _count(counter, k_rel, n_chunks, "relative MC", progress)
     lo_r, hi_r = _common.clopper_pearson(cnt_rel, n_d, config.confidence)
     p_rel_lohe = np.full(len(dims), np.nan)
     for i, d in enumerate(dims):
@@ -522,28 +510,27 @@ def run(
         "n_hull": config.n_hull,
         "hull_count": hull_hits,
         "hull_exact": hull_exact,
-        "hull_p_value": np.array(
-            [
-                _binom_pvalue(k, config.n_hull, p)
-                for k, p in zip(hull_hits, hull_exact, strict=True)
-            ]
-        ),
+        "hull_p_value": _binom_pvalues(hull_hits, config.n_hull, hull_exact),
     }
 
     # ---- finite-time failure on both sides of the threshold ||h||T = log cot(delta/2)
     ratios = np.asarray(config.threshold_ratios, dtype=float)
     L = float(lohe.finite_time_threshold(1.0, config.delta))  # ||h|| = 1: T_c = L
     horizons = ratios * L
-    thr_curve = np.array(
-        [
-            np.asarray(
-                lohe.finite_time_failure_probability(
-                    1.0, horizons, config.delta, int(d)
+
+    def threshold_theory(ds):
+        return np.array(
+            [
+                np.asarray(
+                    lohe.finite_time_failure_probability(
+                        1.0, horizons, config.delta, int(d)
+                    )
                 )
-            )
-            for d in d_curve
-        ]
-    )
+                for d in ds
+            ]
+        )
+
+    thr_curve = threshold_theory(d_curve)
     thr_count = np.zeros((len(dims), len(ratios)), dtype=np.int64)
     for i, (k, d) in enumerate(
         zip(jax.random.split(jax.random.fold_in(key, 2), len(dims)), dims, strict=True)
@@ -552,14 +539,7 @@ def run(
         phi0 = np.arccos(np.clip(z[:, 0], -1.0, 1.0))  # angle to h/||h|| = e_1
         phiT = np.asarray(lohe.exact_angle(phi0[:, None], 1.0, horizons[None, :]))
         thr_count[i] = np.sum(phiT > config.delta, axis=0)
-    thr_theory = np.array(
-        [
-            np.asarray(
-                lohe.finite_time_failure_probability(1.0, horizons, config.delta, d)
-            )
-            for d in dims
-        ]
-    )
+    thr_theory = threshold_theory(dims)
     threshold = {
         "dims": dims,
         "delta": config.delta,
@@ -570,15 +550,7 @@ def run(
         "count": thr_count,
         "p_mc": thr_count / config.n_threshold,
         "p_theory": thr_theory,
-        "p_value": np.array(
-            [
-                [
-                    _binom_pvalue(thr_count[i, j], config.n_threshold, thr_theory[i, j])
-                    for j in range(len(ratios))
-                ]
-                for i in range(len(dims))
-            ]
-        ),
+        "p_value": _binom_pvalues(thr_count, config.n_threshold, thr_theory),
         "d_curve": d_curve,
         "p_curve": thr_curve,
     }
@@ -610,21 +582,11 @@ def _write(results: dict, config: Config, out: Path) -> None:
             lw=1.2,
             label=f"$\\alpha={deg:.0f}°$ theory, $\\lambda$={a['rate_theory'][j]:.3f}",
         )
-        k = a["count"][:, j]
-        hit = k > 0
-        p = a["p_mc"][:, j]
+        hit = a["count"][:, j] > 0
         x = dims + (j - (len(a["alphas"]) - 1) / 2) * 0.012 * dims.max()  # dodge
-        ax1.errorbar(
-            x[hit],
-            p[hit],
-            yerr=[p[hit] - a["ci_lo"][hit, j], a["ci_hi"][hit, j] - p[hit]],
-            fmt="o",
-            ms=4,
-            color=c,
-            capsize=2,
+        _common.plot_counts(
+            ax1, x, a["p_mc"][:, j], a["ci_lo"][:, j], a["ci_hi"][:, j], hit, ~hit, c
         )
-        if (~hit).any():
-            ax1.plot(x[~hit], a["ci_hi"][~hit, j], "v", color=c, ms=6, mfc="none")
     ax1.plot(
         [],
         [],
@@ -651,28 +613,18 @@ def _write(results: dict, config: Config, out: Path) -> None:
     ok = np.asarray(g["count"]) >= 0
     hit = ok & (np.asarray(g["count"]) > 0)
     zero = ok & (np.asarray(g["count"]) == 0)
-    p = np.asarray(g["p_mc"])
-    if hit.any():
-        ax2.errorbar(
-            dims[hit],
-            p[hit],
-            yerr=[p[hit] - g["ci_lo"][hit], g["ci_hi"][hit] - p[hit]],
-            fmt="o",
-            ms=4,
-            color="C0",
-            capsize=2,
-            label=f"Monte Carlo (lohe.drive), n={g['n']:.0e}",
-        )
-    if zero.any():
-        ax2.plot(
-            dims[zero],
-            g["ci_hi"][zero],
-            "v",
-            color="C0",
-            mfc="none",
-            ms=6,
-            label="zero count: upper bound",
-        )
+    _common.plot_counts(
+        ax2,
+        dims,
+        np.asarray(g["p_mc"]),
+        g["ci_lo"],
+        g["ci_hi"],
+        hit,
+        zero,
+        "C0",
+        label=f"Monte Carlo (lohe.drive), n={g['n']:.0e}",
+        zero_label="zero count: upper bound",
+    )
     pl = np.asarray(g["p_lohe"])
     okl = ok & (pl > 0)
     lo_l, hi_l = np.full(len(dims), np.nan), np.full(len(dims), np.nan)
@@ -710,21 +662,18 @@ def _write(results: dict, config: Config, out: Path) -> None:
 
     sf = results["scale_free"]
     dc = np.asarray(sf["d_curve"])
-    k = np.asarray(sf["count_relative"])
-    p = np.asarray(sf["p_relative"])
-    hit = k > 0
-    ax3.errorbar(
-        dims[hit],
-        p[hit],
-        yerr=[p[hit] - sf["ci_lo_relative"][hit], sf["ci_hi_relative"][hit] - p[hit]],
-        fmt="o",
-        ms=4,
-        color="C0",
-        capsize=2,
+    hit = np.asarray(sf["count_relative"]) > 0
+    _common.plot_counts(
+        ax3,
+        dims,
+        np.asarray(sf["p_relative"]),
+        sf["ci_lo_relative"],
+        sf["ci_hi_relative"],
+        hit,
+        ~hit,
+        "C0",
         label=f"P($\\|h\\| < {sf['rel_eps']:g}\\,\\|w\\|_2$), MC n={sf['n']:.0e}",
     )
-    if (~hit).any():
-        ax3.plot(dims[~hit], sf["ci_hi_relative"][~hit], "v", color="C0", mfc="none")
     pl = np.asarray(sf["p_relative_lohe"])
     okl = np.isfinite(pl) & (pl > 0)
     if okl.any():

@@ -24,7 +24,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jaxtyping import Array, Bool, Float, Int, PRNGKeyArray
+from jaxtyping import Array, ArrayLike, Bool, Float, Int, PRNGKeyArray
 
 from ._checkpoint import restore_checkpoint, save_checkpoint
 from ._config import TrainConfig
@@ -58,10 +58,10 @@ def _verb_logits(model, tokens, mask, verb_pos, key):
 
 def verb_bce_loss(
     model,
-    tokens: Int[Array, "B L"],
-    mask: Bool[Array, "B L"],
-    verb_pos: Int[Array, " B"],
-    label: Int[Array, " B"],
+    tokens: Int[ArrayLike, "B L"],
+    mask: Bool[ArrayLike, "B L"],
+    verb_pos: Int[ArrayLike, " B"],
+    label: Int[ArrayLike, " B"],
     *,
     key: PRNGKeyArray | None = None,
 ) -> Float[Array, ""]:

@@ -6,14 +6,16 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jaxtyping import Array, Float, Int, PRNGKeyArray
+from jaxtyping import Array, ArrayLike, Float, Int, PRNGKeyArray
+
+from .._types import ScalarLike
 
 
 __all__ = ["generate", "sampling_logits"]
 
 
 def sampling_logits(
-    logits: Float[Array, " vocab"], *, temperature: float, top_k: int | None,
+    logits: Float[Array, " vocab"], *, temperature: ScalarLike, top_k: int | None,
     banned_id: int | None = None,
 ) -> Float[Array, " vocab"]:
     r"""The logits that next-token sampling draws from.
@@ -58,7 +60,7 @@ def _generate(model, buf, key, n_prompt, temperature, *, context, top_k, greedy,
 
 def generate(
     model,
-    prompt: Int[Array, " P"],
+    prompt: Int[ArrayLike, " P"],
     *,
     length: int,
     context: int,
@@ -66,7 +68,7 @@ def generate(
     temperature: float = 1.0,
     top_k: int | None = None,
     banned_id: int | None = None,
-) -> Int[Array, " P+length"]:
+) -> Int[Array, " n_out"]:  # n_out = P + length (an argument, not an axis)
     r"""Continue `prompt` by `length` tokens, each drawn from the model's next-token law.
 
     $$x_{t} \sim \operatorname{softmax}\!\big(\tilde z_{t-1} / \tau\big), \qquad

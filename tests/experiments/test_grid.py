@@ -137,3 +137,15 @@ def test_ray_runs_stand_in_cells(tmp_path):
     par = Grid(workers=2, progress=False).run(cells, tmp_path, toy_cell)
     assert [r["square"] for r in par] == [0, 1, 4, 9]
     assert all((tmp_path / c.name / RESULT).is_file() for c in cells)
+
+
+@pytest.mark.parametrize("name", ["convergence", "linear"])
+def test_default_recipe_is_experiment_5s(name):
+    """Experiments 6 and 7 at default size find experiment 5's default cells by name."""
+    from syncattn.experiments import get, scaling
+    from syncattn.experiments._reuse import recipe
+
+    sc = scaling.Config.default()
+    mine = recipe(get(name).Config.default())
+    for model, d in (("softmax", None), ("oscillator", 2), ("oscillator", 32)):
+        assert scaling.lm_cell(mine, model, 0, d) == scaling.lm_cell(sc, model, 0, d)
