@@ -10,7 +10,7 @@ import jax.numpy as jnp
 
 from .. import entropic, kuramoto, torus
 from .._numerics import sincos
-from .._types import Array, ArrayLike, Float, PRNGKeyArray
+from .._types import Array, ArrayLike, Bool, Float, PRNGKeyArray
 from ._common import (
     attend,
     attention_weights,
@@ -18,6 +18,7 @@ from ._common import (
     check_choice,
     check_input,
     check_int,
+    check_key_mask,
     check_positive,
     linear,
 )
@@ -84,6 +85,16 @@ class KuramotoAttention(eqx.Module):
     is one call of `jax.nn.dot_product_attention` with head width $2k_h$ (a fused
     kernel on GPU, $O(T \cdot k)$ memory). float64 takes an exact einsum path of the
     same shape (that function's softmax runs in float32).
+
+    Key padding: `__call__(theta, mask=m)`, `m` bool `(T,)` with True = a real token,
+    gives the padded keys $u$ ($m_u$ = False) zero weight: $A^h_{tu}$ is the softmax
+    over $u \in \{u \le t : m_u\}$ (every real $u$ if not causal), on both paths (the
+    mask goes to `jax.nn.dot_product_attention`, and to the exact float64 path). A
+    query with no real key to attend to (left padding, or an all-False mask) keeps its
+    unmasked row, so its output is finite and equals the unmasked layer's, eagerly and
+    under `jit` alike. Padded queries are updated like any other token (their outputs
+    are for the caller to ignore). With a mask, `global_order` is taken over the real
+    tokens (all tokens if there is none).
 
     Ablations: `value="learned"` replaces the values by a learned projection
     $W_\text{val} x_u$ (read as $(\operatorname{Re}, \operatorname{Im})$ pairs; this
@@ -198,13 +209,18 @@ class KuramotoAttention(eqx.Module):
         return q, kk, v, x
 
     def __call__(
-        self, theta: Float[ArrayLike, "T k"], *, diagnostics: bool = False
+        self,
+        theta: Float[ArrayLike, "T k"],
+        *,
+        mask: Bool[ArrayLike, " T"] | None = None,
+        diagnostics: bool = False,
     ) -> Float[Array, "T k"] | tuple[Float[Array, "T k"], dict]:
         theta = check_input(theta, "theta", f"(T, k={self.k})", self.k)
         T, H = theta.shape[0], self.n_heads
+        km = check_key_mask(mask, T)
         kh = self.k // H
         q, kk, v, x = self._features(theta)
-        out = attend(q, kk, v, self.causal)  # (T, H, 2 k_h)
+        out = attend(q, kk, v, self.causal, km)  # (T, H, 2 k_h)
         re = out[..., :kh].reshape(T, self.k)
         im = out[..., kh:].reshape(T, self.k)
         a = kuramoto.tangent_update(theta, (re, im))  # the Kuramoto coupling
@@ -215,13 +231,15 @@ class KuramotoAttention(eqx.Module):
             return y
         cdt = jnp.promote_types(theta.dtype, jnp.float32)
         G = jax.lax.complex(re.astype(cdt), im.astype(cdt))
+        # the global order over the real tokens (all of them if none is real)
+        w = None if km is None else jnp.where(jnp.any(km), km, True).astype(theta.dtype)
         aux = {
-            "weights": attention_weights(q, kk, self.causal),
+            "weights": attention_weights(q, kk, self.causal, km),
             "coupling": a,
             "local_order": jnp.abs(G).astype(theta.dtype),
-            "global_order": jnp.abs(torus.order_parameter(theta, axis=0)).astype(
-                theta.dtype
-            ),
+            "global_order": jnp.abs(
+                torus.order_parameter(theta, None if w is None else w[:, None], axis=0)
+            ).astype(theta.dtype),
             "coherence": entropic.local_coherence(theta.astype(cdt), G).astype(
                 theta.dtype
             ),

@@ -43,8 +43,12 @@ def rotate_pairs(x, angles):
     return y
 
 
-def kuramoto_attention(layer, theta):
-    """Naive O(T^2 k) Kuramoto attention: the scores written with cos(theta_t - theta_u + w (t-u))."""
+def kuramoto_attention(layer, theta, key_mask=None):
+    """Naive O(T^2 k) Kuramoto attention: the scores written with cos(theta_t - theta_u + w (t-u)).
+
+    `key_mask` (T,) bool, True = real token: padded keys get zero weight (a row with no
+    real key keeps its unmasked row, `allowed_matrix`).
+    """
     th = np_(theta)
     T, k = th.shape
     H = layer.n_heads
@@ -61,7 +65,7 @@ def kuramoto_attention(layer, theta):
         gq = gk = np.ones((T, k))
     tau, om = math.exp(float(layer.log_tau)), np_(layer.omega)
     A = np.zeros((H, T, T))
-    allowed = np.tril(np.ones((T, T), bool)) if layer.causal else np.ones((T, T), bool)
+    allowed = allowed_matrix(T, layer.causal, key_mask)
     for h in range(H):
         s = np.zeros((T, T))
         for t in range(T):

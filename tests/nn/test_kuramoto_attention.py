@@ -162,3 +162,77 @@ def test_bad_inputs():
         L(jnp.zeros((0, K)))
     with pytest.raises(TypeError, match="floating"):
         L(jnp.zeros((T, K), jnp.int32))
+
+
+PAD = jnp.ones(T, bool).at[2].set(False).at[T - 2 :].set(False)
+
+
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("value", ["phase", "learned"])
+def test_key_padding_mask_matches_naive_loop_float64(causal, value):
+    L, th = layer(causal=causal, value=value, tau=1.3), phases(6)
+    y, aux = L(th, mask=PAD, diagnostics=True)
+    want, A, a = reference.kuramoto_attention(L, th, PAD)
+    assert_close(y, want)
+    assert_close(aux["weights"], A)
+    assert_close(aux["coupling"], a)
+    assert np.all(np.asarray(aux["weights"])[:, :, ~np.asarray(PAD)] == 0)
+    assert_close(L(th, mask=PAD), y, rtol=0, atol=0)  # diagnostics do not change it
+    real = np.asarray(PAD)
+    thn = np.asarray(th)[real]
+    assert_close(aux["global_order"], np.abs(np.exp(1j * thn).mean(0)))
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_key_padding_fused_path_float32_matches_naive(causal):
+    L, th = layer(causal=causal), phases(7)
+    want, _, _ = reference.kuramoto_attention(L, th, PAD)
+    f = eqx.filter_jit(lambda m, t, k: m(t, mask=k))
+    y = f(L, th.astype(jnp.float32), PAD)
+    assert y.dtype == jnp.float32
+    assert_close(y, want, jnp.float32)
+    # what a padded token holds does not reach the real tokens' rows
+    th2 = jnp.where(PAD[:, None], th, th + 2.5).astype(jnp.float32)
+    real = np.asarray(PAD)
+    assert_close(np.asarray(f(L, th2, PAD))[real], np.asarray(y)[real], jnp.float32)
+
+
+@pytest.mark.parametrize("dtype", [jnp.float64, jnp.float32])
+def test_rows_without_a_real_key_keep_their_unmasked_row(dtype):
+    """All-False mask, and left padding: documented finite fallback, eager = jit."""
+    L, th = layer(), phases(8).astype(dtype)
+    jitted = eqx.filter_jit(lambda m, t, k: m(t, mask=k))
+    unmasked = np.asarray(L(th))
+    none = jnp.zeros(T, bool)
+    for y in (L(th, mask=none), jitted(L, th, none)):
+        assert np.all(np.isfinite(np.asarray(y)))
+        assert_close(y, unmasked)
+    left = jnp.arange(T) >= 3  # queries 0..2 see no real key
+    y_eager, y_jit = np.asarray(L(th, mask=left)), np.asarray(jitted(L, th, left))
+    assert_close(y_jit, y_eager)
+    assert_close(y_eager[:3], unmasked[:3])
+    if dtype == jnp.float64:
+        want, _, _ = reference.kuramoto_attention(L, th, left)
+        assert_close(y_eager, want)
+    g = eqx.filter_jit(eqx.filter_grad(lambda m: jnp.sum(m(th, mask=none) ** 2)))(L)
+    leaves = jax.tree.leaves(eqx.filter(g, eqx.is_inexact_array))
+    assert all(np.all(np.isfinite(np.asarray(x))) for x in leaves)
+
+
+@pytest.mark.parametrize("dtype", [jnp.float64, jnp.float32])
+def test_causality_exact_with_mask(dtype):
+    L, th = layer(), phases(9).astype(dtype)
+    f = eqx.filter_jit(lambda m, t, k: m(t, mask=k))
+    y = np.asarray(f(L, th, PAD))
+    for u in (3, T - 1):
+        th2 = th.at[u:].add(1.234)
+        pad2 = PAD.at[u:].set(~PAD[u:])  # the future's padding changes too
+        np.testing.assert_array_equal(np.asarray(f(L, th2, pad2))[:u], y[:u])
+
+
+def test_bad_mask():
+    L = layer()
+    with pytest.raises(ValueError, match="mask"):
+        L(phases(), mask=jnp.ones(T))
+    with pytest.raises(ValueError, match="mask"):
+        L(phases(), mask=jnp.ones(T + 1, bool))
