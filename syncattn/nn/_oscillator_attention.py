@@ -250,7 +250,8 @@ class OscillatorAttention(eqx.Module):
       \max(0, 1 + Z R^\top)^p)\,[V, \mathbf 1]$, each mask fused into its
       nonlinearity, and the normalised $a_{ij}$ never formed. The backward pass
       recomputes both $(T, T)$ maps instead of storing them (a hand-written VJP), so the
-      step needs about the memory of softmax attention.
+      step needs about the memory of softmax attention. Being a custom VJP, it supports
+      reverse-mode differentiation (`grad`, `vjp`) but not `jax.jvp`.
     - `"linear"` (coupling `"elu1"`, integer $p$, unit anchors): $h_i = \phi(q_i)^\top
       \sum_{j \le i}\phi(k_j) r_j^\top / d_h$ and, since $(1 + z\cdot r)^p =
       \psi_p(z)\cdot\psi_p(r)$ with $\psi_p(x) = [1, x]^{\otimes p}$ and $1 + z\cdot r
