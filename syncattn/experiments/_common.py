@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from .._checks import split_override
 from ..studies._common import (
     new_figure as new_figure,
     progress as progress,
@@ -131,10 +132,7 @@ def apply_overrides(config, items: Iterable[str]):
     fields = {f.name for f in dataclasses.fields(config)}
     changes = {}
     for item in items:
-        key, sep, value = str(item).partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise ValueError(f"overrides are KEY=VALUE; got {item!r}.")
+        key, value = split_override(item)
         if key not in fields:
             raise ValueError(
                 f"unknown config key {key!r} for {type(config).__module__}; "

@@ -167,6 +167,28 @@ def _drive_hits(key, eps, scale, d, m, chunk, n_samples, relative):
     return jnp.sum(jax.lax.map(hits, (keys, jnp.arange(n_chunks))))
 
 
+def _drive_estimate(key, d, n_anchors, eps, n_samples, scale, chunk_size, relative):
+    r"""The checked arguments of a degenerate-drive probability, then $\hat p$ of
+    [`_drive_hits`][syncattn.lohe._failure._drive_hits] and its binomial standard error
+    $\sqrt{\hat p(1-\hat p)/N}$: the body of [`syncattn.lohe.degenerate_probability`][]
+    and [`syncattn.lohe.relative_degenerate_probability`][]."""
+    d = check_dim(d)
+    for v, name in (
+        (n_anchors, "n_anchors"),
+        (n_samples, "n_samples"),
+        (chunk_size, "chunk_size"),
+    ):
+        check_count(v, name)
+    eps = check_scalar_range(eps, "eps", low=0.0, low_inclusive=False)
+    scale = check_scalar_range(scale, "scale", low=0.0, low_inclusive=False)
+    chunk = int(min(chunk_size, n_samples))
+    count = _drive_hits(
+        key, eps, scale, d, int(n_anchors), chunk, int(n_samples), relative
+    )
+    p_hat = count / n_samples
+    return p_hat, jnp.sqrt(p_hat * (1 - p_hat) / n_samples)
+
+
 def degenerate_probability(
     key: PRNGKeyArray,
     d: int,
@@ -216,18 +238,9 @@ def degenerate_probability(
     Example:
         >>> p, se = degenerate_probability(jax.random.key(0), 3, 4, 0.5, 10_000)
     """
-    d = check_dim(d)
-    for v, name in ((n_anchors, "n_anchors"), (n_samples, "n_samples")):
-        check_count(v, name)
-    check_count(chunk_size, "chunk_size")
-    eps = check_scalar_range(eps, "eps", low=0.0, low_inclusive=False)
-    scale = check_scalar_range(scale, "scale", low=0.0, low_inclusive=False)
-    chunk = int(min(chunk_size, n_samples))
-    count = _drive_hits(
-        key, eps, scale, d, int(n_anchors), chunk, int(n_samples), False
+    return _drive_estimate(
+        key, d, n_anchors, eps, n_samples, scale, chunk_size, relative=False
     )
-    p_hat = count / n_samples
-    return p_hat, jnp.sqrt(p_hat * (1 - p_hat) / n_samples)
 
 
 def degenerate_probability_exact(

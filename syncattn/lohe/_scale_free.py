@@ -26,7 +26,7 @@ import jax.numpy as jnp
 
 from .._checks import as_float, check_count, check_dim, check_finite, check_scalar_range
 from .._types import Array, ArrayLike, Float, PRNGKeyArray, ScalarLike
-from ._failure import _drive_hits
+from ._failure import _drive_estimate
 
 
 __all__ = [
@@ -216,18 +216,6 @@ def relative_degenerate_probability(
     Example:
         >>> p, se = relative_degenerate_probability(jax.random.key(0), 8, 16, 0.5, 10_000)
     """
-    d = check_dim(d)
-    for v, name in (
-        (n_anchors, "n_anchors"),
-        (n_samples, "n_samples"),
-        (chunk_size, "chunk_size"),
-    ):
-        check_count(v, name)
-    eps = check_scalar_range(eps, "eps", low=0.0, low_inclusive=False)
-    scale = check_scalar_range(scale, "scale", low=0.0, low_inclusive=False)
-    chunk = int(min(chunk_size, n_samples))
-    count = _drive_hits(
-        key, eps, scale, d, int(n_anchors), chunk, int(n_samples), True
+    return _drive_estimate(
+        key, d, n_anchors, eps, n_samples, scale, chunk_size, relative=True
     )
-    p_hat = count / n_samples
-    return p_hat, jnp.sqrt(p_hat * (1 - p_hat) / n_samples)

@@ -26,6 +26,8 @@ import types
 import typing
 from typing import Any
 
+from .._checks import split_override
+
 
 __all__ = ["ModelConfig", "get_config", "list_configs", "parse_overrides"]
 
@@ -341,10 +343,7 @@ def parse_overrides(items: list[str] | tuple[str, ...]) -> dict[str, Any]:
     """
     out = {}
     for item in items:
-        key, sep, value = str(item).partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise ValueError(f"overrides must be KEY=VALUE; got {item!r}.")
+        key, value = split_override(item, "overrides must be")
         _check_keys({key: None})
         out[key] = _parse_value(key, value.strip())
     return out

@@ -29,6 +29,8 @@ import sys
 import time
 from pathlib import Path
 
+from .._checks import split_override
+
 
 STUDIES = {
     "failure": "failure",
@@ -84,10 +86,7 @@ def _apply_overrides(config, overrides: list[str]):
     fields = {f.name for f in dataclasses.fields(config)}
     changes = {}
     for item in overrides:
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep:
-            raise ValueError(f"--set expects KEY=VALUE; got {item!r}.")
+        key, value = split_override(item, "--set expects")
         if key not in fields:
             raise ValueError(
                 f"unknown config field {key!r}; fields are {sorted(fields)}."

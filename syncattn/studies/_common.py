@@ -221,6 +221,24 @@ def dim_ticks(ax, dims) -> None:
     ax.set_xticks(dims, labels)
 
 
+def plot_counts(ax, x, p, lo, hi, hit, zero, color, label=None, zero_label=None):
+    """Monte Carlo frequencies ``p`` with their interval ``[lo, hi]`` where ``hit`` (a
+    count > 0), and the upper end ``hi`` as an open triangle where ``zero``."""
+    if hit.any():
+        ax.errorbar(
+            x[hit],
+            p[hit],
+            yerr=[p[hit] - lo[hit], hi[hit] - p[hit]],
+            fmt="o",
+            ms=4,
+            color=color,
+            capsize=2,
+            label=label,
+        )
+    if zero.any():
+        ax.plot(x[zero], hi[zero], "v", color=color, ms=6, mfc="none", label=zero_label)
+
+
 def save_figure(fig, path: str | Path, *, dpi: int = 100) -> Path:
     """Save ``fig`` as a PNG at ``dpi`` (100 keeps committed images small)."""
     path = Path(path)

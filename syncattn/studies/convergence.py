@@ -113,7 +113,12 @@ def _instances(key, d: int, config: Config):
     h = lohe.drive(w, r)[:, 0, :]
     h_hat, _ = lohe.equilibrium(h)
     pad = ((0, 0), (0, max(config.dims) - d))  # exact: the flow stays in span(z0, h)
-    return jnp.pad(h, pad), jnp.pad(z0, pad), _angle(z0, h_hat), jnp.linalg.norm(h, axis=-1)
+    return (
+        jnp.pad(h, pad),
+        jnp.pad(z0, pad),
+        _angle(z0, h_hat),
+        jnp.linalg.norm(h, axis=-1),
+    )
 
 
 def _weight_norms(key, config: Config, n: int):
@@ -407,26 +412,18 @@ def _write(results: dict, config: Config, out: Path) -> None:
         label=f"theory, fitted rate {results['rate_theory']:.3f}",
     )
     hit = frac > 0
-    ax3.errorbar(
-        dims[hit],
-        frac[hit],
-        yerr=[frac[hit] - lo[hit], hi[hit] - frac[hit]],
-        fmt="o",
-        ms=4,
-        color="C0",
-        capsize=2,
+    _common.plot_counts(
+        ax3,
+        dims,
+        frac,
+        lo,
+        hi,
+        hit,
+        ~hit,
+        "C0",
         label=f"diffrax, n={per_d[0]['n']} per d ({config.confidence:.0%} CI)",
+        zero_label="zero count: upper bound",
     )
-    if (~hit).any():
-        ax3.plot(
-            dims[~hit],
-            hi[~hit],
-            "v",
-            color="C0",
-            mfc="none",
-            ms=6,
-            label="zero count: upper bound",
-        )
     lim = results["limit"]
     ax3.axhspan(lim["ci_lo"], lim["ci_hi"], color="C3", alpha=0.2)
     ax3.axhline(

@@ -567,24 +567,6 @@ def run(
     return results
 
 
-def _plot_counts(ax, x, p, lo, hi, hit, zero, color, label=None, zero_label=None):
-    """Monte Carlo frequencies ``p`` with their interval ``[lo, hi]`` where ``hit`` (a
-    count > 0), and the upper end ``hi`` as an open triangle where ``zero``."""
-    if hit.any():
-        ax.errorbar(
-            x[hit],
-            p[hit],
-            yerr=[p[hit] - lo[hit], hi[hit] - p[hit]],
-            fmt="o",
-            ms=4,
-            color=color,
-            capsize=2,
-            label=label,
-        )
-    if zero.any():
-        ax.plot(x[zero], hi[zero], "v", color=color, ms=6, mfc="none", label=zero_label)
-
-
 def _write(results: dict, config: Config, out: Path) -> None:
     a, g = results["antipodal"], results["degenerate"]
     dims = np.asarray(a["dims"])
@@ -602,7 +584,7 @@ def _write(results: dict, config: Config, out: Path) -> None:
         )
         hit = a["count"][:, j] > 0
         x = dims + (j - (len(a["alphas"]) - 1) / 2) * 0.012 * dims.max()  # dodge
-        _plot_counts(
+        _common.plot_counts(
             ax1, x, a["p_mc"][:, j], a["ci_lo"][:, j], a["ci_hi"][:, j], hit, ~hit, c
         )
     ax1.plot(
@@ -631,7 +613,7 @@ def _write(results: dict, config: Config, out: Path) -> None:
     ok = np.asarray(g["count"]) >= 0
     hit = ok & (np.asarray(g["count"]) > 0)
     zero = ok & (np.asarray(g["count"]) == 0)
-    _plot_counts(
+    _common.plot_counts(
         ax2,
         dims,
         np.asarray(g["p_mc"]),
@@ -681,7 +663,7 @@ def _write(results: dict, config: Config, out: Path) -> None:
     sf = results["scale_free"]
     dc = np.asarray(sf["d_curve"])
     hit = np.asarray(sf["count_relative"]) > 0
-    _plot_counts(
+    _common.plot_counts(
         ax3,
         dims,
         np.asarray(sf["p_relative"]),

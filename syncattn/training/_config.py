@@ -7,6 +7,8 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .._checks import split_override
+
 
 __all__ = ["TrainConfig", "parse_overrides", "BOOKKEEPING_FIELDS"]
 
@@ -164,10 +166,7 @@ def parse_overrides(
     fields = {g: set(f) for g, f in groups.items()}
     out: dict[str, dict[str, Any]] = {g: {} for g in groups}
     for item in items:
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise ValueError(f"overrides are KEY=VALUE; got {item!r}.")
+        key, value = split_override(item)
         group, dot, field = key.partition(".")
         if dot and group in fields:
             if field not in fields[group]:

@@ -26,6 +26,15 @@ def run_cli(*args, cache=None):
             os.environ["JAX_COMPILATION_CACHE_DIR"] = old
 
 
+def smoke_on_table_runs(name, tmp_path_factory, table_smoke, cache):
+    """Experiment `name` (2 or 3) at smoke size on experiment 1's run folders (``runs=``);
+    its output folder."""
+    out = tmp_path_factory.mktemp(name)
+    runs = table_smoke / "runs"
+    assert run_cli(name, "--smoke", "--out", str(out), f"runs={runs}", cache=cache) == 0
+    return out
+
+
 @pytest.fixture(scope="session")
 def table_smoke(tmp_path_factory, compile_cache):
     """Experiment 1 at smoke size; experiments 2 and 3 reuse its trained cells."""

@@ -6,16 +6,12 @@ import pytest
 
 from syncattn.experiments import ablations
 
-from .conftest import run_cli
+from .conftest import smoke_on_table_runs
 
 
 @pytest.fixture(scope="module")
 def smoke(tmp_path_factory, table_smoke, compile_cache):
-    out = tmp_path_factory.mktemp("ablations")
-    runs = table_smoke / "runs"
-    assert run_cli("ablations", "--smoke", "--out", str(out), f"runs={runs}",
-                   cache=compile_cache) == 0
-    return out
+    return smoke_on_table_runs("ablations", tmp_path_factory, table_smoke, compile_cache)
 
 
 @pytest.mark.slow  # three more model variants to compile and train; .ci/run runs it

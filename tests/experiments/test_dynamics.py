@@ -10,16 +10,12 @@ from syncattn.experiments import dynamics
 from syncattn.training import load_run
 
 from ..helpers import assert_close
-from .conftest import run_cli
+from .conftest import smoke_on_table_runs
 
 
 @pytest.fixture(scope="module")
 def smoke(tmp_path_factory, table_smoke, compile_cache):
-    out = tmp_path_factory.mktemp("dynamics")
-    runs = table_smoke / "runs"
-    assert run_cli("dynamics", "--smoke", "--out", str(out), f"runs={runs}",
-                   cache=compile_cache) == 0
-    return out
+    return smoke_on_table_runs("dynamics", tmp_path_factory, table_smoke, compile_cache)
 
 
 def test_dynamics_smoke(smoke, table_smoke):
