@@ -5,7 +5,7 @@
   (`jax_numpy_rank_promotion="raise"`, per test, see `RANK_PROMOTION_PENDING`), so
   axis mix-ups fail loudly.
 * Runtime shape checks: the modules in `TYPECHECKED` (the maths core, the models,
-  the data and the training code) are imported through jaxtyping's import hook
+  the data, the training code and the nn layers) are imported through jaxtyping's import hook
   with beartype, so every annotated argument and return shape
   (`Float[Array, "*batch n"]`, ...) is checked on every call in the tests (at
   trace time under `jit`), not just written down. They are imported lazily by
@@ -30,7 +30,7 @@ jax.config.update("jax_enable_x64", True)
 TESTS = Path(__file__).resolve().parent
 # Test folders whose code still relies on implicit rank promotion: they run with it
 # allowed until their owners clear them (remove the entry; the rest raise).
-RANK_PROMOTION_PENDING = ("nn",)
+RANK_PROMOTION_PENDING = ()
 
 
 @pytest.fixture(autouse=True)
@@ -57,6 +57,7 @@ TYPECHECKED = (
     "syncattn.lohe",
     "syncattn.entropic",
     "syncattn._simulate",
+    "syncattn.nn",
     "syncattn.models",
     "syncattn.data",
     "syncattn.training",

@@ -6,7 +6,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from .._types import Array, Float, PRNGKeyArray
+from .._types import Array, ArrayLike, Float, PRNGKeyArray
 from ._common import cast, check_input, check_int, check_positive, linear
 
 
@@ -39,7 +39,7 @@ class SwiGLU(eqx.Module):
         self.w3 = eqx.nn.Linear(d_model, d_hidden, use_bias=False, key=k3)
         self.d_model = d_model
 
-    def __call__(self, x: Float[Array, "T d_model"]) -> Float[Array, "T d_model"]:
+    def __call__(self, x: Float[ArrayLike, "T d_model"]) -> Float[Array, "T d_model"]:
         x = check_input(x, "x", f"(T, d_model={self.d_model})", self.d_model)
         s = cast(self, x.dtype)
         return linear(s.w2, jax.nn.silu(linear(s.w1, x)) * linear(s.w3, x))
@@ -67,7 +67,7 @@ class RMSNorm(eqx.Module):
         self.eps = check_positive(eps, "eps")
         self.weight = jnp.ones(self.d_model)
 
-    def __call__(self, x: Float[Array, "T d_model"]) -> Float[Array, "T d_model"]:
+    def __call__(self, x: Float[ArrayLike, "T d_model"]) -> Float[Array, "T d_model"]:
         x = check_input(x, "x", f"(T, d_model={self.d_model})", self.d_model)
         wdt = jnp.promote_types(x.dtype, jnp.float32)
         xf = x.astype(wdt)

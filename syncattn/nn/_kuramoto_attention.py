@@ -10,7 +10,7 @@ import jax.numpy as jnp
 
 from .. import entropic, kuramoto, torus
 from .._numerics import sincos
-from .._types import Array, Float, PRNGKeyArray
+from .._types import Array, ArrayLike, Float, PRNGKeyArray
 from ._common import (
     attend,
     attention_weights,
@@ -198,7 +198,7 @@ class KuramotoAttention(eqx.Module):
         return q, kk, v, x
 
     def __call__(
-        self, theta: Float[Array, "T k"], *, diagnostics: bool = False
+        self, theta: Float[ArrayLike, "T k"], *, diagnostics: bool = False
     ) -> Float[Array, "T k"] | tuple[Float[Array, "T k"], dict]:
         theta = check_input(theta, "theta", f"(T, k={self.k})", self.k)
         T, H = theta.shape[0], self.n_heads

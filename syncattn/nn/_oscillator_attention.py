@@ -3,13 +3,14 @@ r"""Fixed-query oscillator attention (seed 001): each query settles on the spher
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import equinox as eqx
 import jax
 import jax.numpy as jnp
 
 from .. import lohe, sphere
-from .._types import Array, Bool, Float, PRNGKeyArray
+from .._types import Array, ArrayLike, Bool, Float, PRNGKeyArray
 from ._common import (
     allowed,
     cast,
@@ -72,6 +73,131 @@ def _linear_attention(qf, kf, v, causal: bool, chunk: int):
     return (inter + intra).reshape(H, N * C, -1)[:, :T]
 
 
+def _sigma_core(q, k, coupling: str):
+    """sigma(q_i, k_j) for q (H, T, d_h), k (H, U, d_h): (H, T, U)."""
+    dh = q.shape[-1]
+    if coupling == "elu1":
+        return jnp.einsum("htd,hud->htu", _elu1(q), _elu1(k)) / dh
+    raw = jnp.einsum("htd,hud->htu", q, k) / math.sqrt(dh)
+    if coupling == "softplus":
+        return jax.nn.softplus(raw)
+    return jax.nn.relu(raw) + RELU_EPS
+
+
+def _drive_mask(T: int, km, causal: bool):
+    """(1, T, T) bool: key j enters query i's drive (causal, and real), or None (all)."""
+    if not causal and km is None:
+        return None
+    m = causal_mask(T) if causal else jnp.ones((T, T), bool)
+    if km is not None:
+        m = m & km[None, :]
+    return m[None]
+
+
+def _after(g, *xs):
+    r"""`xs` unchanged, but data-dependent on the cotangent `g`.
+
+    XLA on CPU drops optimisation barriers, and its scheduler would then hoist the
+    backward pass's recomputation of the (H, T, T) matrices into the forward pass,
+    where they would sit in memory just as if they had been stored. Adding
+    $0 \cdot g_{0}$ (not folded away: $0 \cdot \infty$ is NaN) orders them after
+    the cotangent exists. A NaN/inf cotangent already makes every gradient NaN/inf.
+    """
+    zero = jnp.zeros((), g.dtype) * g.reshape(-1)[0]
+    return tuple(x + zero.astype(x.dtype) for x in xs)
+
+
+def _masked(w, m):
+    return w if m is None else jnp.where(m, w, 0.0)
+
+
+@partial(jax.custom_vjp, nondiff_argnums=(4, 5))
+def _drive(q, k, r, km, coupling: str, causal: bool):
+    r"""$h_i = \sum_j \mu_{ij}\,\sigma(q_i, k_j)\, r_j$ (H, T, d_osc), the mask fused into $\sigma$.
+
+    q, k (H, T, d_h), r (H, T, d_osc), km (T,) bool or None. The backward pass
+    recomputes the couplings (key-major, $w^\top$) instead of storing them: they would
+    be the step's largest buffers.
+    """
+    w = _masked(_sigma_core(q, k, coupling), _drive_mask(q.shape[1], km, causal))
+    return jnp.einsum("htu,hud->htd", w, r)
+
+
+def _drive_fwd(q, k, r, km, coupling, causal):
+    return _drive(q, k, r, km, coupling, causal), (q, k, r, km)
+
+
+def _drive_bwd(coupling, causal, res, g):
+    q, k, r, km = res
+    q, k = _after(g, q, k)
+    m = _drive_mask(q.shape[1], km, causal)
+    mt = None if m is None else jnp.swapaxes(m, -1, -2)
+
+    def wt(q, k):  # (H, U, T): w_tu, key-major (sigma is symmetric in its arguments)
+        return _masked(_sigma_core(k, q, coupling), mt)
+
+    w_t, vjp = jax.vjp(wt, q, k)
+    g_r = jnp.einsum("hut,htd->hud", w_t, g)
+    g_q, g_k = vjp(jnp.einsum("hud,htd->hut", r, g))
+    return g_q, g_k, g_r, None
+
+
+_drive.defvjp(_drive_fwd, _drive_bwd)
+
+
+def _readout_u(base, mask, p):
+    """mask * max(0, base)^p in one pass; double where: 0^p and its gradient stay finite."""
+    pos = base > 0
+    if mask is not None:
+        pos = pos & mask
+    if p == 1:
+        return jnp.where(pos, base, 0.0)
+    return jnp.where(pos, jnp.where(pos, base, 1.0) ** p, 0.0)
+
+
+def _readout_mask_core(T: int, km, causal: bool):
+    """(T, T) bool readout mask (`allowed`), or None (bidirectional, no key mask)."""
+    return allowed(T, causal, km) if causal or km is not None else None
+
+
+def _readout_weights_t(z, r, km, p, causal: bool):
+    r"""$u_{ij} = \mu_{ij}\max(0, 1 + z_i\cdot r_j)^p$, key-major: (H, U, T) holds $u_{ij}$ at [j, i]."""
+    m = _readout_mask_core(z.shape[1], km, causal)
+    base = 1.0 + jnp.einsum("hud,htd->hut", r, z)
+    return _readout_u(base, None if m is None else m.T[None], p)
+
+
+@partial(jax.custom_vjp, nondiff_argnums=(4, 5))
+def _readout_sums(z, r, vv, km, p, causal: bool):
+    r"""$\sum_j \mu_{ij} \max(0, 1 + z_i\cdot r_j)^p\, [v_j, 1]$: numerator and denominator.
+
+    $\mu$ is the readout mask ([`allowed`][syncattn.nn._common.allowed]: causal, and
+    real keys for a query that has one); the last column of `vv` is 1, so the row sums
+    of the (H, T, T) weights come out of the same product. The backward pass
+    recomputes the weights, like `_drive`.
+    """
+    m = _readout_mask_core(z.shape[1], km, causal)
+    base = 1.0 + jnp.einsum("htd,hud->htu", z, r)
+    u = _readout_u(base, None if m is None else m[None], p)
+    return jnp.einsum("htu,hud->htd", u, vv)
+
+
+def _readout_fwd(z, r, vv, km, p, causal):
+    return _readout_sums(z, r, vv, km, p, causal), (z, r, vv, km)
+
+
+def _readout_bwd(p, causal, res, g):
+    z, r, vv, km = res
+    z, r = _after(g, z, r)
+    u_t, vjp = jax.vjp(lambda z, r: _readout_weights_t(z, r, km, p, causal), z, r)
+    g_vv = jnp.einsum("hut,htd->hud", u_t, g)
+    g_z, g_r = vjp(jnp.einsum("hud,htd->hut", vv, g))
+    return g_z, g_r, g_vv, None
+
+
+_readout_sums.defvjp(_readout_fwd, _readout_bwd)
+
+
 class OscillatorAttention(eqx.Module):
     r"""Fixed-query oscillator attention: queries settle on $S^{d_\mathrm{osc}-1}$, then read out the values.
 
@@ -88,7 +214,10 @@ class OscillatorAttention(eqx.Module):
     $z_i$ is the stable equilibrium of the fixed-query flow $\dot z = (I - z z^\top) h_i$.
     The pieces are the library's: [`syncattn.lohe.fixed_query_weights`][] (softplus
     coupling), [`syncattn.lohe.drive`][], [`syncattn.lohe.equilibrium`][] and
-    [`syncattn.lohe.readout`][].
+    [`syncattn.lohe.readout`][]. The equilibrium is computed by
+    [`syncattn.lohe.equilibrium`][] on every path; the drive and readout sums are
+    evaluated in fused form (below), and the diagnostics' $(T, T)$ matrices come from
+    the library functions themselves (the tests hold both to a float64 loop).
 
     Couplings $\sigma$: `"softplus"` $\log(1 + e^{q\cdot k/\sqrt{d_h}})$ (published),
     `"relu"` $\max(0, q\cdot k/\sqrt{d_h}) + 10^{-3}$ (published ablation), `"elu1"`
@@ -116,7 +245,12 @@ class OscillatorAttention(eqx.Module):
 
     Implementations (same parameters, same result):
 
-    - `"quadratic"`: the $(T, T)$ matrices above.
+    - `"quadratic"`: the $(T, T)$ matrices above, in two products: $h = (\mu \odot
+      \sigma) R$ and $[\text{numerator}, \text{denominator}] = (\mu' \odot
+      \max(0, 1 + Z R^\top)^p)\,[V, \mathbf 1]$, each mask fused into its
+      nonlinearity, and the normalised $a_{ij}$ never formed. The backward pass
+      recomputes both $(T, T)$ maps instead of storing them (a hand-written VJP), so the
+      step needs about the memory of softmax attention.
     - `"linear"` (coupling `"elu1"`, integer $p$, unit anchors): $h_i = \phi(q_i)^\top
       \sum_{j \le i}\phi(k_j) r_j^\top / d_h$ and, since $(1 + z\cdot r)^p =
       \psi_p(z)\cdot\psi_p(r)$ with $\psi_p(x) = [1, x]^{\otimes p}$ and $1 + z\cdot r
@@ -138,7 +272,8 @@ class OscillatorAttention(eqx.Module):
     Diagnostics: `__call__(x, diagnostics=True)` returns `(y, aux)` with `couplings`
     $w$ $(n_h, T, T)$ after masking, `anchors` $r$, `h`, `z` $(n_h, T, d_\mathrm{osc})$,
     `weights` $a$ $(n_h, T, T)$ and `degenerate` $(n_h, T)$ bool; $y$ is unchanged (the
-    linear and chunked paths build the $(T, T)$ matrices only for `aux`).
+    $(T, T)$ matrices of `aux` are built for inspection only, from
+    [`syncattn.lohe.fixed_query_weights`][] and [`syncattn.lohe.readout`][]).
 
     Args:
         d_model: width $d$.
@@ -312,13 +447,7 @@ class OscillatorAttention(eqx.Module):
 
     def _sigma(self, q, k):
         """sigma(q_i, k_j) for q (H, T, d_h), k (H, C, d_h): (H, T, C), dot products by einsum."""
-        dh = self.d_head
-        if self.coupling == "elu1":
-            return jnp.einsum("htd,hcd->htc", _elu1(q), _elu1(k)) / dh
-        raw = jnp.einsum("htd,hcd->htc", q, k) / math.sqrt(dh)
-        if self.coupling == "softplus":
-            return jax.nn.softplus(raw)
-        return jax.nn.relu(raw) + RELU_EPS
+        return _sigma_core(q, k, self.coupling)
 
     def _readout_mask(self, T, km):
         """The readout's (1, T, T) mask, or None (bidirectional, no padding mask)."""
@@ -360,15 +489,18 @@ class OscillatorAttention(eqx.Module):
 
     # ------------------------------------------------------------------ paths
     def _quadratic(self, s, x, v, km, key):
-        T = x.shape[0]
         q, k = self._qk(s, x)
         r = self._anchor_vectors(s, x)
-        w = self._couplings(s, x, q, k, km)
-        h = lohe.drive(w, r)
+        h = _drive(q, k, r, km, self.coupling, self.causal)
         z, deg = self._settle(h, key)
-        a = lohe.readout(z, r, mask=self._readout_mask(T, km), p=self.p)
-        out = jnp.einsum("htu,hud->htd", a, v)
-        return out, dict(couplings=w, anchors=r, h=h, z=z, weights=a, degenerate=deg)
+        km_read = km if self.mask_readout else None
+        vv = jnp.concatenate([v, jnp.ones_like(v[..., :1])], -1)
+        nd = _readout_sums(z, r, vv, km_read, self.p, self.causal)
+        out = self._normalise(nd[..., :-1], nd[..., -1:], v, None)
+        if km_read is not None:
+            out_m = self._normalise(nd[..., :-1], nd[..., -1:], v, km_read)
+            out = jnp.where(self._has_real_key(km_read)[None, :, None], out_m, out)
+        return out, dict(anchors=r, h=h, z=z, degenerate=deg)
 
     def _linear(self, s, x, v, km, key):
         q, k = self._qk(s, x)
@@ -480,9 +612,9 @@ class OscillatorAttention(eqx.Module):
     # ------------------------------------------------------------------ call
     def __call__(
         self,
-        x: Float[Array, "T d_model"],
+        x: Float[ArrayLike, "T d_model"],
         *,
-        mask: Bool[Array, " T"] | None = None,
+        mask: Bool[ArrayLike, " T"] | None = None,
         key: PRNGKeyArray | None = None,
         diagnostics: bool = False,
     ) -> Float[Array, "T d_model"] | tuple[Float[Array, "T d_model"], dict]:
@@ -504,13 +636,13 @@ class OscillatorAttention(eqx.Module):
         y = linear(s.wo, out.transpose(1, 0, 2).reshape(T, H * self.d_head))
         if not diagnostics:
             return y
-        if self.impl != "quadratic":  # the (T, T) matrices, for inspection only
-            q, k = self._qk(s, x)
-            aux["couplings"] = self._couplings(s, x, q, k, km)
-            rmask = self._readout_mask(T, km)
-            aux["weights"] = lohe.readout(
-                aux["z"], aux["anchors"], mask=rmask, p=self.p
-            )
+        # the (T, T) matrices, for inspection only, from lohe's own functions (every
+        # path evaluates its sums without keeping them)
+        q, k = self._qk(s, x)
+        aux["couplings"] = self._couplings(s, x, q, k, km)
+        aux["weights"] = lohe.readout(
+            aux["z"], aux["anchors"], mask=self._readout_mask(T, km), p=self.p
+        )
         return y, aux
 
 

@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 
 from .. import torus
-from .._types import Array, Float, Int, PRNGKeyArray
+from .._types import Array, ArrayLike, Float, Int, PRNGKeyArray
 from ._blocks import SwiGLU
 from ._common import cast, check_input, check_int, check_positive
 from ._kuramoto_attention import bounded_increment
@@ -38,7 +38,7 @@ class PhaseEmbedding(eqx.Module):
             key, (self.vocab_size, self.k), minval=-math.pi, maxval=math.pi
         )
 
-    def __call__(self, tokens: Int[Array, " T"]) -> Float[Array, "T k"]:
+    def __call__(self, tokens: Int[ArrayLike, " T"]) -> Float[Array, "T k"]:
         tokens = jnp.asarray(tokens)
         if not jnp.issubdtype(tokens.dtype, jnp.integer) or tokens.ndim != 1:
             raise TypeError(
@@ -81,7 +81,7 @@ class AngleSwiGLU(eqx.Module):
         self.bound = check_positive(bound, "bound")
         self.ffn = SwiGLU(self.k, d_hidden, key=key)
 
-    def __call__(self, theta: Float[Array, "T k"]) -> Float[Array, "T k"]:
+    def __call__(self, theta: Float[ArrayLike, "T k"]) -> Float[Array, "T k"]:
         theta = check_input(theta, "theta", f"(T, k={self.k})", self.k)
         return theta + bounded_increment(self.ffn(theta), self.bound)
 
@@ -116,7 +116,7 @@ class PrototypeReadout(eqx.Module):
         )
         self.scale = jnp.asarray(s / math.sqrt(self.k))
 
-    def __call__(self, theta: Float[Array, "T k"]) -> Float[Array, "T vocab"]:
+    def __call__(self, theta: Float[ArrayLike, "T k"]) -> Float[Array, "T vocab"]:
         theta = check_input(theta, "theta", f"(T, k={self.k})", self.k)
         s = cast(self, theta.dtype)
         xt, xp = torus.lift(theta), torus.lift(s.prototypes)

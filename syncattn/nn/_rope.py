@@ -6,7 +6,7 @@ import math
 
 import jax.numpy as jnp
 
-from .._types import Array, Float
+from .._types import Array, ArrayLike, Float, Real
 
 
 __all__ = ["rope", "rope_frequencies"]
@@ -30,9 +30,9 @@ def rope_frequencies(m: int, base: float = 10_000.0, dtype=None) -> Float[Array,
 
 
 def rope(
-    x: Float[Array, "T *heads two_m"],
-    omega: Float[Array, "*#heads m"],
-    positions: Float[Array, " T"] | None = None,
+    x: Float[ArrayLike, "T *heads two_m"],
+    omega: Float[ArrayLike, "*#heads m"],
+    positions: Real[ArrayLike, " T"] | None = None,
 ) -> Float[Array, "T *heads two_m"]:
     r"""Rotate the pairs $(x_j, x_{j+m})$ of every token by the angle $\omega_j t$.
 

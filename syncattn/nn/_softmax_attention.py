@@ -8,7 +8,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from .._types import Array, Bool, Float, PRNGKeyArray
+from .._types import Array, ArrayLike, Bool, Float, PRNGKeyArray
 from ._common import (
     attend,
     attention_weights,
@@ -93,9 +93,9 @@ class SoftmaxAttention(eqx.Module):
 
     def __call__(
         self,
-        x: Float[Array, "T d_model"],
+        x: Float[ArrayLike, "T d_model"],
         *,
-        mask: Bool[Array, " T"] | None = None,
+        mask: Bool[ArrayLike, " T"] | None = None,
         diagnostics: bool = False,
     ) -> Float[Array, "T d_model"] | tuple[Float[Array, "T d_model"], dict]:
         x = check_input(x, "x", f"(T, d_model={self.d_model})", self.d_model)
