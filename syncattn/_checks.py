@@ -132,6 +132,15 @@ def check_count(v, name: str) -> int:
     return int(v)
 
 
+def check_broadcast(message: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The broadcast shape of `shapes` (numpy rules); ``ValueError(message)`` when they
+    do not broadcast."""
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ValueError(message) from None
+
+
 def split_override(item, prefix: str = "overrides are") -> tuple[str, str]:
     """A command-line ``"key=value"`` as ``(key, value)``, the key stripped.
 

@@ -35,6 +35,21 @@ _COMMANDS = {
 }
 
 
+def parse_command_line(parser, argv, *, intermixed: bool = False):
+    """`parser`'s namespace for `argv` (``None``: ``sys.argv[1:]``), or, where argparse
+    exits (``--help``, or a usage error it has printed), the exit status it chose as an
+    int: a subcommand returns that int instead of exiting.
+
+    With ``intermixed``, options and positionals may interleave
+    (``parse_intermixed_args``).
+    """
+    parse = parser.parse_intermixed_args if intermixed else parser.parse_args
+    try:
+        return parse(argv)
+    except SystemExit as e:
+        return int(e.code or 0)
+
+
 def _usage() -> str:
     lines = ["usage: syncattn COMMAND [options]", "", "commands:"]
     lines += [f"  {name:<10} {help_}" for name, (_, help_) in _COMMANDS.items()]

@@ -23,7 +23,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ._checks import as_float, check_finite, check_nonempty, is_concrete
+from ._checks import (
+    as_float,
+    check_broadcast,
+    check_finite,
+    check_nonempty,
+    is_concrete,
+)
 from ._types import Array, ArrayLike, Float, Inexact, ScalarLike
 
 
@@ -105,13 +111,12 @@ def objective(
     s = _check_scores(s, -1)
     tau = _check_tau(tau, strict=False)
     check_nonempty(a, "a", axis=-1)
-    try:
-        jnp.broadcast_shapes(a.shape, s.shape)
-    except ValueError as e:
-        raise ValueError(
-            f"a (*batch, n) and s (*batch, n) must have broadcastable shapes; "
-            f"got a {a.shape}, s {s.shape}."
-        ) from e
+    check_broadcast(
+        f"a (*batch, n) and s (*batch, n) must have broadcastable shapes; "
+        f"got a {a.shape}, s {s.shape}.",
+        a.shape,
+        s.shape,
+    )
     check_finite(a, "a")
     tau = tau.astype(jnp.result_type(a, s))
     if is_concrete(a) and np.any(np.asarray(a) < 0):
@@ -216,13 +221,12 @@ def local_coherence(
         raise TypeError(f"G must be a complex array; got {type(G).__name__}.") from e
     if not jnp.issubdtype(G.dtype, jnp.inexact):
         G = G.astype(theta.dtype)
-    try:
-        jnp.broadcast_shapes(theta.shape, G.shape)
-    except ValueError as e:
-        raise ValueError(
-            "theta_t and G must have broadcastable shapes; "
-            f"got theta_t {theta.shape}, G {G.shape}."
-        ) from e
+    check_broadcast(
+        "theta_t and G must have broadcastable shapes; "
+        f"got theta_t {theta.shape}, G {G.shape}.",
+        theta.shape,
+        G.shape,
+    )
     check_finite(theta, "theta_t")
     if is_concrete(G) and not np.all(np.isfinite(np.asarray(G))):
         raise ValueError("G must be finite; got NaN/inf entries.")

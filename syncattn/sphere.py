@@ -25,7 +25,14 @@ import jax.numpy as jnp
 import jax.scipy.special as jsp
 import numpy as np
 
-from ._checks import as_float, check_dim, check_finite, check_nonempty, is_concrete
+from ._checks import (
+    as_float,
+    check_broadcast,
+    check_dim,
+    check_finite,
+    check_nonempty,
+    is_concrete,
+)
 from ._numerics import default_floating_dtype, safe_norm
 from ._types import Array, ArrayLike, Float, PRNGKeyArray
 
@@ -50,13 +57,12 @@ def _vector(x, name: str):
 
 def _pair(x, v, xname: str, vname: str):
     x, v = _vector(x, xname), _vector(v, vname)
-    try:
-        jnp.broadcast_shapes(x.shape, v.shape)
-    except ValueError as e:
-        raise ValueError(
-            f"{xname} (*batch, d) and {vname} (*batch, d) must have broadcastable "
-            f"shapes with the same d; got {xname} {x.shape}, {vname} {v.shape}."
-        ) from e
+    check_broadcast(
+        f"{xname} (*batch, d) and {vname} (*batch, d) must have broadcastable "
+        f"shapes with the same d; got {xname} {x.shape}, {vname} {v.shape}.",
+        x.shape,
+        v.shape,
+    )
     return x, v
 
 

@@ -25,7 +25,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ._checks import as_float, check_finite, check_nonempty, is_concrete
+from ._checks import (
+    as_float,
+    check_broadcast,
+    check_finite,
+    check_nonempty,
+    is_concrete,
+)
 from ._numerics import mean_field, sincos
 from ._types import Array, ArrayLike, Complex, Float, Real
 
@@ -98,12 +104,11 @@ def angle_diff(
     """
     a = as_float(a, "a")
     b = as_float(b, "b")
-    try:
-        jnp.broadcast_shapes(a.shape, b.shape)
-    except ValueError as e:
-        raise ValueError(
-            f"a and b must have broadcastable shapes; got a {a.shape}, b {b.shape}."
-        ) from e
+    check_broadcast(
+        f"a and b must have broadcastable shapes; got a {a.shape}, b {b.shape}.",
+        a.shape,
+        b.shape,
+    )
     check_finite(a, "a")
     check_finite(b, "b")
     a, b = jnp.broadcast_arrays(a, b)

@@ -47,6 +47,8 @@ import traceback
 from pathlib import Path
 from types import ModuleType
 
+from .cli import parse_command_line
+
 
 __all__ = ["main", "find_proofs", "load_statements", "run", "Statement", "CheckResult"]
 
@@ -598,11 +600,9 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``syncattn verify``; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = _parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as e:  # --help (0) or a usage error (2)
-        return int(e.code or 0)
+    args = parse_command_line(_parser(), argv)
+    if isinstance(args, int):  # --help (0) or a usage error (2)
+        return args
     args.argv = argv
     try:
         proofs_dir = find_proofs(args.proofs)

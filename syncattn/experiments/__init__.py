@@ -38,6 +38,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..cli import parse_command_line
 from ._grid import (
     RESULT as RESULT,
     Grid as Grid,
@@ -158,11 +159,9 @@ def _compile_cache_dir() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``syncattn experiment``; returns the exit status (2: usage error)."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        args = _parser().parse_intermixed_args(argv)
-    except SystemExit as e:
-        return int(e.code or 0)
+    args = parse_command_line(_parser(), argv, intermixed=True)
+    if isinstance(args, int):
+        return args
     size = "smoke" if args.smoke else "full" if args.full else "default"
     try:
         config = make_config(

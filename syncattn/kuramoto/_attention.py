@@ -7,6 +7,7 @@ import jax.numpy as jnp
 
 from .._checks import (
     as_float,
+    check_broadcast,
     check_finite,
 )
 from .._numerics import sincos
@@ -115,12 +116,12 @@ def tangent_update(
     else:
         G = jnp.asarray(G)
         re, im = jnp.real(G), jnp.imag(G)
-    try:
-        jnp.broadcast_shapes(re.shape, im.shape, theta_t.shape)
-    except ValueError:
-        raise ValueError(
-            f"G must broadcast to theta_t's shape {theta_t.shape}; got {re.shape}."
-        ) from None
+    check_broadcast(
+        f"G must broadcast to theta_t's shape {theta_t.shape}; got {re.shape}.",
+        re.shape,
+        im.shape,
+        theta_t.shape,
+    )
     check_finite(theta_t, "theta_t")
     check_finite(re, "G")
     check_finite(im, "G")

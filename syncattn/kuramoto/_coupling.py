@@ -15,6 +15,7 @@ from jax.experimental import sparse as jsparse
 
 from .._checks import (
     as_float,
+    check_broadcast,
     check_finite,
     check_nonempty,
 )
@@ -124,12 +125,11 @@ def _check_coupling(coupling, n: int, batch_shape: tuple[int, ...]):
                 f"coupling must be a scalar or a square (N, N)=({n}, {n}) matrix (row i = the oscillators i "
                 f"listens to); got shape {K.shape}."
             )
-        try:
-            jnp.broadcast_shapes(K.shape[:-2], batch_shape)
-        except ValueError:
-            raise ValueError(
-                f"coupling batch shape {K.shape[:-2]} does not broadcast against theta's batch shape {batch_shape}."
-            ) from None
+        check_broadcast(
+            f"coupling batch shape {K.shape[:-2]} does not broadcast against theta's batch shape {batch_shape}.",
+            K.shape[:-2],
+            batch_shape,
+        )
     return K
 
 
@@ -144,12 +144,11 @@ def _check_omega(omega, theta, theta_name):
     omega = as_float(omega, "omega")
     check_finite(omega, "omega")
     n = theta.shape[-1]
-    try:
-        jnp.broadcast_shapes(omega.shape, theta.shape)
-    except ValueError:
-        raise ValueError(
-            f"omega must broadcast to {theta_name}'s shape {theta.shape}; got {omega.shape}."
-        ) from None
+    check_broadcast(
+        f"omega must broadcast to {theta_name}'s shape {theta.shape}; got {omega.shape}.",
+        omega.shape,
+        theta.shape,
+    )
     if jnp.ndim(omega) > 0 and omega.shape[-1] not in (1, n):
         raise ValueError(
             f"omega must have N={n} entries on its last axis; got shape {omega.shape}."

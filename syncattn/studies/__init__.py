@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 from .._checks import split_override
+from ..cli import parse_command_line
 
 
 STUDIES = {
@@ -100,12 +101,9 @@ def _apply_overrides(config, overrides: list[str]):
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `syncattn study`; returns the exit status."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    parser = _parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as e:  # --help, or a usage error already printed by argparse
-        return int(e.code or 0)
+    args = parse_command_line(_parser(), argv)
+    if isinstance(args, int):  # --help, or a usage error already printed by argparse
+        return args
     if args.full and args.size not in (None, "full"):
         print("syncattn study: --full contradicts --size", file=sys.stderr)
         return 2

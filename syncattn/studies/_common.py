@@ -35,6 +35,7 @@ from ..stats import clopper_pearson as clopper_pearson, wilson as wilson
 
 __all__ = [
     "SIZES",
+    "DefaultSize",
     "make_outdir",
     "write_config",
     "write_json",
@@ -43,6 +44,7 @@ __all__ = [
     "new_figure",
     "save_figure",
     "dim_ticks",
+    "plot_counts",
     "clopper_pearson",
     "wilson",
     "fit_exponential_rate",
@@ -54,6 +56,16 @@ SIZES = ("small", "default", "full")
 
 
 # --------------------------------------------------------------------------- keys
+
+
+class DefaultSize:
+    """Base of every study's ``Config``: its ``default()`` size is the dataclass
+    defaults (``small()`` and ``full()`` are each study's)."""
+
+    @classmethod
+    def default(cls):
+        """About a minute on 2 CPU cores."""
+        return cls()
 
 
 def prng_key(seed: int):

@@ -45,7 +45,7 @@ __all__ = ["Config", "run", "summary"]
 
 
 @dataclasses.dataclass(frozen=True)
-class Config:
+class Config(_common.DefaultSize):
     """Configuration of the `convergence` study."""
 
     seed: int = 0  # PRNG seed
@@ -67,11 +67,6 @@ class Config:
     def small(cls) -> Config:
         """Test size: a few seconds after compilation."""
         return cls(dims=(2, 5), n_instances=600, n_limit=20_000)
-
-    @classmethod
-    def default(cls) -> Config:
-        """About a minute on 2 CPU cores."""
-        return cls()
 
     @classmethod
     def full(cls) -> Config:

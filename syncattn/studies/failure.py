@@ -74,7 +74,7 @@ from ..lohe import degenerate_probability_exact  # noqa: E402
 
 
 @dataclasses.dataclass(frozen=True)
-class Config:
+class Config(_common.DefaultSize):
     """Configuration of the ``failure`` study."""
 
     seed: int = 0  # PRNG seed
@@ -121,11 +121,6 @@ class Config:
             n_hull=150,
             n_threshold=20_000,
         )
-
-    @classmethod
-    def default(cls) -> Config:
-        """About a minute on 2 CPU cores."""
-        return cls()
 
     @classmethod
     def full(cls) -> Config:

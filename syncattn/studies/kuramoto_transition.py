@@ -46,7 +46,7 @@ __all__ = ["Config", "Density", "densities", "self_consistent_r", "run", "summar
 
 
 @dataclasses.dataclass(frozen=True)
-class Config:
+class Config(_common.DefaultSize):
     """Configuration of the `kuramoto` study."""
 
     seed: int = 0  # PRNG seed for the initial phases (and random frequencies)
@@ -89,11 +89,6 @@ class Config:
     def small(cls) -> Config:
         """Test size: a few seconds."""
         return cls(n=2000, k_over_kc=(0.6, 2.0), t1=40.0, n_save=41, oa_t1=20.0)
-
-    @classmethod
-    def default(cls) -> Config:
-        """About a minute on 2 CPU cores."""
-        return cls()
 
     @classmethod
     def full(cls) -> Config:

@@ -38,7 +38,7 @@ __all__ = ["Config", "random_frequencies", "run", "summary"]
 
 
 @dataclasses.dataclass(frozen=True)
-class Config:
+class Config(_common.DefaultSize):
     """Configuration of the `lohe` study."""
 
     seed: int = 0  # PRNG seed (numpy) for frequencies and starts
@@ -83,11 +83,6 @@ class Config:
             match_n=100,
             match_t1=10.0,
         )
-
-    @classmethod
-    def default(cls) -> Config:
-        """About a minute on 2 CPU cores."""
-        return cls()
 
     @classmethod
     def full(cls) -> Config:

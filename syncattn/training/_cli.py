@@ -10,6 +10,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..cli import parse_command_line
+
 
 _EPILOG_TRAIN = """\
 overrides: KEY=VALUE, a training field (lr, batch_size, seq_len, warmup_steps,
@@ -31,13 +33,6 @@ def _fail(cmd: str, err: BaseException, code: int = 2) -> int:
     return code
 
 
-def _parse(parser: argparse.ArgumentParser, argv) -> argparse.Namespace | int:
-    try:
-        return parser.parse_args(argv)
-    except SystemExit as e:
-        return int(e.code or 0)
-
-
 def train(argv: list[str] | None = None) -> int:
     """``syncattn train --model M [--config C] [--data D] ... [KEY=VALUE ...]``."""
     p = argparse.ArgumentParser(
@@ -56,7 +51,7 @@ def train(argv: list[str] | None = None) -> int:
     p.add_argument("--num-processes", type=int, help="multi-host: number of processes")
     p.add_argument("--process-id", type=int, help="multi-host: this process's id")
     p.add_argument("overrides", nargs="*", metavar="KEY=VALUE")
-    args = _parse(p, argv)
+    args = parse_command_line(p, argv)
     if isinstance(args, int):
         return args
 
@@ -105,7 +100,7 @@ def evaluate(argv: list[str] | None = None) -> int:
     p.add_argument("--batches", type=int, help="at most this many batches (default: the whole split)")
     p.add_argument("--batch-size", type=int, help="default: the run's batch_size")
     p.add_argument("--data-path", help="where the corpus lives now, if it moved")
-    args = _parse(p, argv)
+    args = parse_command_line(p, argv)
     if isinstance(args, int):
         return args
     from ._checkpoint import CheckpointError
@@ -135,7 +130,7 @@ def sample(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--num", type=int, default=1, help="number of samples")
     p.add_argument("--data-path", help="where the corpus lives now, if it moved")
-    args = _parse(p, argv)
+    args = parse_command_line(p, argv)
     if isinstance(args, int):
         return args
     from ._checkpoint import CheckpointError
@@ -162,7 +157,7 @@ def report(argv: list[str] | None = None) -> int:
     )
     p.add_argument("runs", nargs="+", type=Path, help="run folders")
     p.add_argument("--out", type=Path, default=Path("syncattn-report"), help="output folder")
-    args = _parse(p, argv)
+    args = parse_command_line(p, argv)
     if isinstance(args, int):
         return args
     from ._report import report as make_report

@@ -11,13 +11,6 @@ import syncattn.data as data
 from syncattn.data import _corpus
 
 
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    d = tmp_path / "cache"
-    monkeypatch.setenv("SYNCATTN_CACHE", str(d))
-    return d
-
-
 EMBEDDED = Path(_corpus.__file__).parent / "_embedded"
 
 

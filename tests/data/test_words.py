@@ -11,11 +11,7 @@ import syncattn.data as data
 from syncattn.data import _words
 
 
-@pytest.fixture(autouse=True)
-def cache(tmp_path, monkeypatch):
-    d = tmp_path / "cache"
-    monkeypatch.setenv("SYNCATTN_CACHE", str(d))
-    return d
+pytestmark = pytest.mark.usefixtures("cache")  # every test on a fresh cache (conftest)
 
 
 # ---------------------------------------------------------------- reference rules
