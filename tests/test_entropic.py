@@ -28,6 +28,10 @@ def _np_objective(a, s, tau):
     return total
 
 
+# scipy's SLSQP (ftol 1e-14 on the value) locates the maximiser only to about the
+# square root of that: the optimiser's accuracy, not rounding
+SLSQP_ATOL = 1e-5
+
 _scores = st.lists(st.floats(-30, 30), min_size=_N, max_size=_N).map(np.array)
 _taus = st.floats(0.05, 20.0)
 
@@ -50,7 +54,7 @@ def test_gibbs_beats_random_simplex_points(s, tau, seed):
 @given(s=_scores, tau=_taus)
 def test_value_is_objective_at_maximiser(s, tau):
     a_star, value = entropic.gibbs(s, tau)
-    assert_close(entropic.objective(a_star, s, tau), value, rtol=1e-11, atol=1e-9)
+    assert_close(entropic.objective(a_star, s, tau), value)
     assert float(value) == pytest.approx(
         _np_objective(a_star, s, tau), rel=1e-11, abs=1e-9
     )
@@ -86,7 +90,7 @@ def test_gibbs_matches_scipy_slsqp(seed, tau):
     )
     assert res.success
     a_star, value = entropic.gibbs(s, tau)
-    assert_close(a_star, res.x, rtol=0, atol=1e-5)
+    assert_close(a_star, res.x, rtol=0, atol=SLSQP_ATOL)
     assert float(value) == pytest.approx(-res.fun, abs=1e-7)
 
 
@@ -113,6 +117,8 @@ def test_gibbs_stable_and_low_temperature_limit():
     # high temperature: uniform weights, value ~ mean(s) + tau log n
     s = jnp.array([0.3, -0.2, 0.5])
     a, v = entropic.gibbs(s, 1e6)
+    # a_j = softmax(s / tau)_j = (1 + O(|s| / tau)) / 3, and |s| / tau <= 5e-7: the
+    # asymptotic band, not rounding
     assert_close(a, np.full(3, 1 / 3), rtol=1e-6)
     assert float(v) - 1e6 * np.log(3) == pytest.approx(0.2, abs=1e-5)
 
@@ -165,10 +171,10 @@ def test_local_coherence_gradient_is_kuramoto_coupling(seed):
         for c in range(k):
             for u in range(U):
                 ref[t, c] += A[t, u] * math.sin(theta_u[u, c] - theta_t[t, c])
-    assert_close(grad, ref, atol=1e-12)
+    assert_close(grad, ref, scale=0.01)  # |ref| <= U = 5: at most 5e-12
     # and the value is Re(e^{-i theta} G) = sum_u A_tu cos(theta_u - theta_t)
     val = np.einsum("tu,tuk->tk", A, np.cos(theta_u[None] - theta_t[:, None]))
-    assert_close(entropic.local_coherence(theta_t, G), val, atol=1e-12)
+    assert_close(entropic.local_coherence(theta_t, G), val, scale=0.01)
 
 
 def test_local_coherence_golden_and_real_G():
@@ -187,10 +193,8 @@ def test_float32_dtype_preserved():
     G = jnp.array([1 + 2j, -0.5j], jnp.complex64)
     c = entropic.local_coherence(th, G)
     assert c.dtype == jnp.float32
-    np.testing.assert_allclose(
-        np.asarray(c),
-        np.real(np.exp(-1j * np.asarray(th, float)) * np.asarray(G)),
-        atol=1e-6,
+    assert_close(  # float32, one product: a tenth of float32's tolerance
+        c, np.real(np.exp(-1j * np.asarray(th, float)) * np.asarray(G)), scale=0.1
     )
 
 
@@ -253,4 +257,4 @@ def test_jit_and_vmap_agree_with_eager():
     assert_close(vj, v)
     assert_close(av, a)
     assert_close(vv, v)
-    assert_close(jax.jit(entropic.objective)(a, s, 0.5), v, rtol=1e-11, atol=1e-11)
+    assert_close(jax.jit(entropic.objective)(a, s, 0.5), v, scale=0.1)

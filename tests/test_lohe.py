@@ -98,8 +98,8 @@ def test_vector_field_matches_numpy_loop(seed, shape):
 
 def test_vector_field_is_tangent_and_zero_coupling():
     f = lohe.vector_field(X0, OMEGA, 2.0)
-    assert_close(jnp.sum(f * X0, -1), np.zeros((B, N)), atol=1e-14)
-    assert_close(lohe.vector_field(X0, None, 0.0), np.zeros((B, N, D)), atol=0)
+    assert_close(jnp.sum(f * X0, -1), np.zeros((B, N)), scale=0.01)  # atol 1e-14
+    np.testing.assert_array_equal(lohe.vector_field(X0, None, 0.0), 0.0)
 
 
 def test_d2_lohe_is_kuramoto():
@@ -197,12 +197,15 @@ def test_simulate_grad_matches_finite_differences():
             / (2 * eps)
             for k in range(2)
         ]
+        # central differences at eps = 1e-5: truncation O(eps^2) and rounding/eps
         assert_close(g, np.array(fd), rtol=1e-6, atol=1e-8)
 
 
 def test_simulate_jit_vmap_over_x0():
     f = jax.jit(jax.vmap(lambda x: _solve(x, OMEGA, KMAT, 2.0).x, out_axes=1))
     ref = _solve(X0, OMEGA, KMAT, 2.0).x  # one batched eager solve
+    # one step-size controller for 3 vs all starts: the solves agree at the solver's
+    # tolerance, not at rounding
     assert_close(f(X0[:3]), ref[:, :3], rtol=0, atol=1e-9)
     g = jax.jit(
         lambda x: lohe.simulate(x, OMEGA, KMAT, 2.0, saveat=11, method="geodesic").x
@@ -281,9 +284,8 @@ def test_equilibrium_is_unit_h(seed, d, scale):
     z, deg = lohe.equilibrium(jnp.asarray(h))
     assert_close(z, h / np.linalg.norm(h, axis=-1, keepdims=True))
     assert not np.any(np.asarray(deg))
-    assert_close(
-        lohe.fixed_query_field(z, jnp.asarray(h)), np.zeros_like(h), atol=1e-9 * scale
-    )
+    # the field is O(|h|), and so is its rounding
+    assert_close(lohe.fixed_query_field(z, jnp.asarray(h)), np.zeros_like(h), scale=scale)
 
 
 def test_degenerate_drive_is_finite_with_finite_gradients():
@@ -318,6 +320,7 @@ def test_exact_angle_solves_angle_ode(phi0, a, t):
     sol = scipy.integrate.solve_ivp(
         lambda s, p: -a * np.sin(p), (0.0, t), [phi0], rtol=1e-12, atol=1e-14
     )
+    # scipy's solve at rtol=1e-12: solver error
     assert_close(lohe.exact_angle(phi0, a, t), sol.y[0, -1], rtol=1e-8, atol=1e-10)
 
 
@@ -352,17 +355,17 @@ def test_exact_angle_matches_diffrax_and_all_starts_converge():
     ts, traj = np.asarray(sol.ts), np.asarray(sol.x)
     assert_close(traj[..., -1, :], np.broadcast_to(u, (11, B, D)), atol=0)
     phi = _angle(traj[..., :-1, :], a * u)
-    assert_close(
+    assert_close(  # diffrax's solve against the exact angle: solver error
         phi, lohe.exact_angle(phi0[None], a, ts[:, None, None]), rtol=0, atol=1e-8
     )
     # every start, the near-antipodal one included, ends at h/|h|
     assert np.max(np.linalg.norm(traj[-1, :, :-1] - u, axis=-1)) < 1e-8
     # the antipode is an equilibrium: the field vanishes, so it never moves
     h = jnp.asarray(a * u)
-    assert_close(lohe.fixed_query_field(jnp.asarray(-u), h), np.zeros(D), atol=1e-15)
+    assert_close(lohe.fixed_query_field(jnp.asarray(-u), h), np.zeros(D), scale=1e-3)
     x0[:, 0] = -u
     sol = _solve(jnp.asarray(x0), 0 * OMEGA, jnp.asarray(K), T)
-    assert_close(sol.x[-1, :, 0], np.broadcast_to(-u, (B, D)), atol=1e-14)
+    assert_close(sol.x[-1, :, 0], np.broadcast_to(-u, (B, D)), scale=0.1)
 
 
 def test_time_to_converge_vs_quadrature_and_edges():
@@ -374,7 +377,7 @@ def test_time_to_converge_vs_quadrature_and_edges():
         ref = scipy.integrate.quad(
             lambda p: 1 / (a * np.sin(p)), delta, phi0, epsabs=1e-13, epsrel=1e-12
         )[0]
-        assert_close(lohe.time_to_converge(phi0, a, delta), ref, rtol=1e-9)
+        assert_close(lohe.time_to_converge(phi0, a, delta), ref)
     assert float(lohe.time_to_converge(0.2, 1.0, 0.3)) == 0.0
     assert float(lohe.time_to_converge(math.pi, 1.0, 0.3)) == math.inf
     assert float(lohe.time_to_converge(1.0, 0.0, 0.3)) == math.inf
@@ -404,23 +407,16 @@ def test_tangent_basis_orthonormal_and_tangent(z):
     B = np.asarray(lohe.tangent_basis(z))
     d = z.shape[-1]
     assert B.shape == (*z.shape, d - 1)
-    assert_close(
-        np.swapaxes(B, -1, -2) @ B,
-        np.broadcast_to(np.eye(d - 1), B.shape[:-2] + (d - 1, d - 1)),
-        atol=1e-13,
-    )
-    assert_close(
-        np.einsum("...dk,...d->...k", B, np.asarray(z)),
-        np.zeros(B.shape[:-2] + (d - 1,)),
-        atol=1e-13,
-    )
+    # deviations from orthonormality, against zero: atol 1e-13
+    assert_close(np.swapaxes(B, -1, -2) @ B - np.eye(d - 1), 0.0, scale=0.1)
+    assert_close(np.einsum("...dk,...d->...k", B, np.asarray(z)), 0.0, scale=0.1)
 
 
 def test_tangent_basis_edge_points():
     for z in (np.eye(3)[1], -np.eye(3)[0], np.array([0.0, 0.6, -0.8]), np.zeros(3)):
         B = np.asarray(lohe.tangent_basis(jnp.asarray(z)))
-        assert_close(B.T @ B, np.eye(2), atol=1e-15)
-        assert_close(B.T @ z, np.zeros(2), atol=1e-15)
+        assert_close(B.T @ B - np.eye(2), 0.0, scale=1e-3)  # atol 1e-15
+        assert_close(B.T @ z, np.zeros(2), scale=1e-3)
     with pytest.raises(ValueError, match="d >= 2"):
         lohe.tangent_basis(jnp.ones(1))
 
@@ -439,6 +435,7 @@ def test_jacobian_spectrum_vs_finite_differences(seed, d):
     ref = np.sort(np.linalg.eigvals(B.T @ J @ B).real)
     got = np.asarray(lohe.jacobian_spectrum(jnp.asarray(z), jnp.asarray(h)))
     assert got.shape == (d - 1,)
+    # J by central differences at eps = 1e-6: truncation and rounding/eps, not rounding
     assert_close(got, ref, rtol=1e-7, atol=1e-8)
     u = h / np.linalg.norm(h)
     assert_close(

@@ -1,4 +1,8 @@
-"""Tests for the shared helpers in syncattn._numerics and syncattn._checks."""
+"""Tests for the shared helpers in syncattn._numerics and syncattn._checks.
+
+The sin/cos tolerances below are the kernel's accuracy claim in ulps (the subject of
+the tests), so they stay literal rather than coming from `tests/helpers.py`.
+"""
 
 import jax
 import jax.numpy as jnp

@@ -90,21 +90,18 @@ def test_exp_map_geodesic(x, seed):
     v = _tangent(x, seed, np.pi)  # ||v|| <= pi
     y = np.asarray(sphere.exp_map(x, v))
     assert np.all(np.abs(np.linalg.norm(y, axis=-1) - 1) < 1e-12)
-    np.testing.assert_allclose(_angle(x, y), np.linalg.norm(v, axis=-1), atol=1e-7)
+    assert_close(_angle(x, y), np.linalg.norm(v, axis=-1))
     # independent: the rotation exp(v x^T - x v^T) carries x along the geodesic
     for xi, vi, yi in zip(np.asarray(x), v, y, strict=True):
         R = scipy.linalg.expm(np.outer(vi, xi) - np.outer(xi, vi))
-        assert_close(yi, R @ xi, atol=1e-11)
+        assert_close(yi, R @ xi)
 
 
 def test_exp_map_golden_and_at_zero():
     x = jnp.array([1.0, 0.0, 0.0])
-    assert_close(
-        sphere.exp_map(x, jnp.array([0.0, np.pi / 2, 0.0])), [0.0, 1.0, 0.0], atol=1e-15
-    )
-    assert_close(
-        sphere.exp_map(x, jnp.array([0.0, 0.0, np.pi])), [-1.0, 0.0, 0.0], atol=1e-15
-    )
+    # cos(pi/2) = 6e-17 in float64: atol 1e-15
+    assert_close(sphere.exp_map(x, jnp.array([0.0, np.pi / 2, 0.0])), [0, 1, 0], scale=1e-3)
+    assert_close(sphere.exp_map(x, jnp.array([0.0, 0.0, np.pi])), [-1, 0, 0], scale=1e-3)
     np.testing.assert_array_equal(
         np.asarray(sphere.exp_map(x, jnp.zeros(3))), np.asarray(x)
     )
@@ -115,7 +112,7 @@ def test_exp_map_golden_and_at_zero():
     v = jnp.array([0.0, 0.3, -0.7])
     h = 1e-6
     fd = (sphere.exp_map(x, h * v) - sphere.exp_map(x, -h * v)) / (2 * h)
-    assert_close(fd, v, rtol=1e-8, atol=1e-9)
+    assert_close(fd, v, rtol=1e-8, atol=1e-9)  # central differences: truncation error
 
 
 # --- sample_uniform --------------------------------------------------------------
@@ -160,8 +157,8 @@ _cap_grad = jax.vmap(jax.grad(sphere.cap_probability), (0, None))
 
 
 def test_cap_closed_forms():
-    assert_close(sphere.cap_probability(_A, 2), _A / np.pi, atol=1e-13)
-    assert_close(sphere.cap_probability(_A, 3), (1 - np.cos(_A)) / 2, atol=1e-13)
+    assert_close(sphere.cap_probability(_A, 2), _A / np.pi, scale=0.1)
+    assert_close(sphere.cap_probability(_A, 3), (1 - np.cos(_A)) / 2, scale=0.1)
     assert float(sphere.cap_probability(_A, 17)[120]) == pytest.approx(0.5, abs=1e-14)
 
 
@@ -170,7 +167,7 @@ def test_cap_vs_scipy_beta(d):
     # angle < alpha  <=>  z_1 > cos(alpha), and (z_1 + 1)/2 ~ Beta((d-1)/2, (d-1)/2)
     a = (d - 1) / 2
     ref = scipy.stats.beta.sf((1 + np.cos(_A)) / 2, a, a)
-    assert_close(sphere.cap_probability(_A, d), ref, rtol=1e-9, atol=1e-13)
+    assert_close(sphere.cap_probability(_A, d), ref)
 
 
 @pytest.mark.parametrize("d", [2, 3, 8, 32])
@@ -209,7 +206,7 @@ def test_cap_monotone_endpoints_and_gradient(d):
 
 def test_cap_gradient_closed_forms_and_jit():
     assert_close(_cap_grad(jnp.asarray(_A), 2), np.full(_A.shape, 1 / np.pi))
-    assert_close(_cap_grad(jnp.asarray(_A), 3), np.sin(_A) / 2, atol=1e-13)
+    assert_close(_cap_grad(jnp.asarray(_A), 3), np.sin(_A) / 2, scale=0.1)
     f = jax.jit(sphere.cap_probability, static_argnums=1)
     assert float(f(1.0, 3)) == pytest.approx((1 - np.cos(1.0)) / 2, abs=1e-14)
 
@@ -218,7 +215,7 @@ def test_cap_float32():
     a = jnp.asarray(_A, jnp.float32)
     P = sphere.cap_probability(a, 3)
     assert P.dtype == jnp.float32
-    np.testing.assert_allclose(np.asarray(P), (1 - np.cos(_A)) / 2, atol=1e-6)
+    assert_close(P, (1 - np.cos(_A)) / 2, scale=0.1)  # float32, |P| <= 1: atol 1e-6
     assert sphere.cap_probability_bound(a, 3).dtype == jnp.float32
     assert float(P[-1]) == pytest.approx(1.0)
 
@@ -249,7 +246,7 @@ def test_cap_bound_dominates_and_log_linear():
     assert np.all(B <= np.exp(-ds[:, None] * np.cos(a) ** 2 / 2) * (1 + 1e-12))
     # log bound = d log rho(alpha): exactly linear in d, slope log rho < 0
     logB = np.log(B)
-    assert_close(logB, ds[:, None] * np.log(_rho(a)), rtol=1e-12, atol=1e-12)
+    assert_close(logB, ds[:, None] * np.log(_rho(a)), scale=0.01)
     assert np.all(np.abs(np.diff(logB, n=2, axis=0)) < 1e-9)
     assert np.all(np.log(_rho(a)) < 0)
     # and it also dominates the implementation's own cap_probability
@@ -270,7 +267,7 @@ def test_cap_bound_golden_and_gradient():
     a = _A[1:120]
     rho = _rho(a)
     drho = np.where(a <= np.pi / 4, rho * np.tan(a), np.cos(a))
-    assert_close(g[1:120], 5 * rho**4 * drho, rtol=1e-10, atol=1e-13)
+    assert_close(g[1:120], 5 * rho**4 * drho)
     assert np.all(g[121:] == 0.0)
 
 

@@ -25,6 +25,8 @@ from syncattn.studies import (
     lohe_sync,
 )
 
+from .helpers import assert_close
+
 
 def _read_csv(path):
     with open(path) as f:
@@ -59,9 +61,7 @@ def test_intervals_match_scipy(k, n):
     for method, fn in (("exact", _common.clopper_pearson), ("wilson", _common.wilson)):
         lo, hi = fn(k, n, 0.95)
         want = ref.proportion_ci(0.95, method=method)
-        np.testing.assert_allclose(
-            [lo, hi], [want.low, want.high], rtol=1e-9, atol=1e-12
-        )
+        assert_close([lo, hi], [want.low, want.high])
 
 
 def test_clopper_pearson_coverage_monte_carlo():
@@ -180,7 +180,7 @@ def test_failure_antipodal_matches_theory(failure_out):
     a = _read_csv(failure_out / "antipodal.csv")
     # the theory column is the cap formula 1/2 I_{sin^2 alpha}((d-1)/2, 1/2) (scipy, independent)
     want = 0.5 * special.betainc((a["d"] - 1) / 2, 0.5, np.sin(a["alpha"]) ** 2)
-    np.testing.assert_allclose(a["p_theory"], want, rtol=1e-10)
+    assert_close(a["p_theory"], want)
     pv = [
         _binom_p(k, n, p)
         for k, n, p in zip(a["count"], a["n"], a["p_theory"], strict=True)
@@ -239,9 +239,7 @@ def test_failure_scale_free_events(failure_out):
     cfg = failure.Config.small()
     m = cfg.n_anchors
     # Wendel's law, independently: P(Bin(m-1, 1/2) >= d)
-    np.testing.assert_allclose(
-        sf["hull_exact"], stats.binom.sf(sf["d"] - 1, m - 1, 0.5), rtol=1e-12
-    )
+    assert_close(sf["hull_exact"], stats.binom.sf(sf["d"] - 1, m - 1, 0.5), scale=0.01)
     hulls = sf["hull_count"] >= 0
     assert hulls.sum() == len(res["scale_free"]["hull_dims"]) >= 1
     for k, p in zip(sf["hull_count"][hulls], sf["hull_exact"][hulls], strict=True):
@@ -286,7 +284,7 @@ def test_failure_threshold_regimes(failure_out):
         > 1e-3
     )
     at = th["ratio"] == 1.0
-    np.testing.assert_allclose(th["p_theory"][at], 0.5, atol=1e-12)
+    assert_close(th["p_theory"][at], 0.5, scale=0.1)
     for d in np.unique(th["d"]):
         sel = th["d"] == d
         r, p = th["ratio"][sel], th["p_theory"][sel]

@@ -9,6 +9,7 @@ from syncattn import data
 from syncattn.experiments import dynamics
 from syncattn.training import load_run
 
+from ..helpers import assert_close
 from .conftest import smoke_on_table_runs
 
 
@@ -33,7 +34,8 @@ def test_dynamics_smoke(smoke, table_smoke):
     ref = np.abs(np.exp(1j * phi).mean(1)).mean()
     assert seed["trained"]["global_order"][0] == pytest.approx(ref, rel=1e-5)
     omega = [np.abs(np.asarray(a.omega)).mean() for a in model.attentions]
-    np.testing.assert_allclose(seed["trained"]["omega_abs"], omega, rtol=1e-6)
+    # float32 means of the float32 weights, summed in another order
+    assert_close(seed["trained"]["omega_abs"], omega, np.float32, scale=0.1)
     for k in ("local_order", "global_order"):
         assert all(0.0 <= v <= 1.0 + 1e-6 for v in seed["trained"][k] + seed["init"][k])
 

@@ -12,6 +12,8 @@ import pytest
 from syncattn.experiments import Grid, TrainCell, _common, make_config, table
 from syncattn.experiments._grid import RESULT, read_result
 
+from ..helpers import assert_close
+
 
 HAVE_RAY = importlib.util.find_spec("ray") is not None
 
@@ -121,9 +123,10 @@ def test_ray_grid_matches_sequential(tmp_path, compile_cache):
         cells, tmp_path / "ray")
     assert [r["cell"] for r in par] == [r["cell"] for r in seq]
     assert all(r["status"] == "ok" for r in seq + par)
-    np.testing.assert_allclose(_bpcs(par), _bpcs(seq), rtol=1e-6)
-    np.testing.assert_allclose([r["train_loss"] for r in par],
-                               [r["train_loss"] for r in seq], rtol=1e-6)
+    # float32 training, the same programs: agreement well inside float32 rounding
+    assert_close(_bpcs(par), _bpcs(seq), np.float32, scale=0.1)
+    assert_close([r["train_loss"] for r in par], [r["train_loss"] for r in seq],
+                 np.float32, scale=0.1)
     # the seeds and models differ, so the four results do too (the check can fail)
     assert len(set(np.round(_bpcs(seq), 6))) == 4
     for r in par:

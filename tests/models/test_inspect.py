@@ -8,6 +8,8 @@ import pytest
 from syncattn import lohe, models
 from syncattn.models import _layers
 
+from ..helpers import assert_close
+
 
 @pytest.fixture(scope="module")
 def lm():
@@ -30,9 +32,9 @@ def test_last_layer_diagnostics_reproduce_the_forward_pass(lm):
     y = _layers.apply_norm(last.norm1, x)
     _, aux_ref = last.attention(y, diagnostics=True)
     aux = models.attention_diagnostics(lm, tokens)
-    np.testing.assert_allclose(aux["h"], aux_ref["h"], rtol=1e-6, atol=1e-6)
+    assert_close(aux["h"], aux_ref["h"])
     # z is the equilibrium h/|h| of the drives
-    np.testing.assert_allclose(aux["z"], lohe.equilibrium(aux["h"])[0], atol=1e-6)
+    assert_close(aux["z"], lohe.equilibrium(aux["h"])[0])
     assert aux["h"].shape == (lm.config.n_heads, 8, 3)
     first = models.attention_diagnostics(lm, tokens, layer=0)
     assert first["h"].shape == aux["h"].shape

@@ -9,6 +9,8 @@ import pytest
 
 from syncattn.training import TrainConfig, lr_schedule, make_optimizer, parse_overrides
 
+from ..helpers import assert_close
+
 
 def _eta(s, cfg):
     S, w, peak = cfg.steps, min(cfg.warmup_steps, cfg.steps), cfg.lr
@@ -60,8 +62,9 @@ def test_adamw_with_clipping_matches_reference():
     for g in grads:
         upd, state = opt.update(jnp.asarray(g), state, theta)
         theta = optax.apply_updates(theta, upd)
-    # optax evaluates the schedule in float32: the learning rate carries ~1e-8 error
-    np.testing.assert_allclose(theta, _adamw_reference(grads, theta0, cfg), rtol=1e-6)
+    # optax evaluates the schedule in float32: the learning rate carries float32
+    # rounding (~1e-8), a tenth of float32's tolerance after six steps
+    assert_close(theta, _adamw_reference(grads, theta0, cfg), np.float32, scale=0.1)
 
 
 def test_config_validation_and_overrides():

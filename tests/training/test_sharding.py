@@ -11,6 +11,8 @@ import pytest
 
 from syncattn.training import initialize_distributed
 
+from ..helpers import assert_close
+
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -31,9 +33,10 @@ def test_two_devices_match_one_device(tmp_path):
     one, two = np.array(curves["one"]), np.array(curves["all"])
     assert len(one) == len(two) == 20
     assert one[-1] < one[0] - 0.2  # it learns
-    # the same maths; only the order of the float32 sums differs
-    np.testing.assert_allclose(two, one, rtol=2e-4, atol=2e-5)
-    np.testing.assert_allclose(curves["all_eval"], curves["one_eval"], rtol=2e-4)
+    # the same maths; only the order of the float32 sums differs, and 20 training
+    # steps compound that rounding (scale=20)
+    assert_close(two, one, np.float32, scale=20)
+    assert_close(curves["all_eval"], curves["one_eval"], np.float32, scale=20)
     assert "multiple of the number of devices (2)" in curves["uneven_batch_error"]
 
 
