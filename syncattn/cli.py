@@ -50,6 +50,18 @@ def parse_command_line(parser, argv, *, intermixed: bool = False):
         return int(e.code or 0)
 
 
+def registered_module(registry: dict[str, str], name: str, package: str, what: str):
+    """The module ``package.registry[name]`` (imported on first use).
+
+    Raises:
+        ValueError: ``"unknown {what} ..."`` with the registered names, for a name not in
+            `registry`.
+    """
+    if name not in registry:
+        raise ValueError(f"unknown {what} {name!r}; choose one of {sorted(registry)}.")
+    return importlib.import_module(f".{registry[name]}", package)
+
+
 def _usage() -> str:
     lines = ["usage: syncattn COMMAND [options]", "", "commands:"]
     lines += [f"  {name:<10} {help_}" for name, (_, help_) in _COMMANDS.items()]

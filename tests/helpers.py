@@ -4,8 +4,12 @@
 about 1e-5, bfloat16/float16 about 2e-2). A computation that accumulates more
 rounding (a long sum, a solve to `rtol=1e-11`) asks for `scale=` times that, so the
 number in a test says how many rounding units it allows, not a bare literal.
-Method errors (a solver's tolerance, a Monte Carlo standard error) are not rounding
-and are stated where they arise.
+A comparison that involves less rounding than the dtype's unit (the same ops run
+twice, one closed form against another) asks for `scale` < 1. An absolute bound (a
+quantity that cancels to ~0) is written as the difference against 0, which the
+helper checks with `atol` alone.
+Method errors (a solver's tolerance, finite differences, a Monte Carlo standard
+error) are not rounding: they stay literal, named or commented where they arise.
 """
 
 import jax.numpy as jnp

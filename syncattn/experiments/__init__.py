@@ -32,13 +32,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib
 import json
 import sys
 import time
 from pathlib import Path
 
-from ..cli import parse_command_line
+from ..cli import parse_command_line, registered_module
 from ._grid import (
     RESULT as RESULT,
     Grid as Grid,
@@ -67,9 +66,7 @@ def get(name: str):
     Raises:
         ValueError: for an unknown name.
     """
-    if name not in EXPERIMENTS:
-        raise ValueError(f"unknown experiment {name!r}; choose one of {sorted(EXPERIMENTS)}.")
-    return importlib.import_module(f".{EXPERIMENTS[name]}", __name__)
+    return registered_module(EXPERIMENTS, name, __name__, "experiment")
 
 
 def make_config(

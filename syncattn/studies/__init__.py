@@ -24,13 +24,12 @@ from __future__ import annotations
 import argparse
 import ast
 import dataclasses
-import importlib
 import sys
 import time
 from pathlib import Path
 
 from .._checks import split_override
-from ..cli import parse_command_line
+from ..cli import parse_command_line, registered_module
 
 
 STUDIES = {
@@ -49,9 +48,7 @@ def get(name: str):
     Raises:
         ValueError: for an unknown name.
     """
-    if name not in STUDIES:
-        raise ValueError(f"unknown study {name!r}; choose one of {sorted(STUDIES)}.")
-    return importlib.import_module(f".{STUDIES[name]}", __name__)
+    return registered_module(STUDIES, name, __name__, "study")
 
 
 def _parser() -> argparse.ArgumentParser:
