@@ -171,7 +171,7 @@ def _readout_weights_t(z, r, km, p, causal: bool):
 def _readout_sums(z, r, vv, km, p, causal: bool):
     r"""$\sum_j \mu_{ij} \max(0, 1 + z_i\cdot r_j)^p\, [v_j, 1]$: numerator and denominator.
 
-    $\mu$ is the readout mask ([`allowed`][syncattn.nn._common.allowed]: causal, and
+    $\mu$ is the readout mask (`allowed` of `_common`: causal, and
     real keys for a query that has one); the last column of `vv` is 1, so the row sums
     of the (H, T, T) weights come out of the same product. The backward pass
     recomputes the weights, like `_drive`.
