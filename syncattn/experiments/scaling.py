@@ -268,6 +268,8 @@ def _plot(config, agg, path):
         p = PAPER[key]
         bx.loglog(PAPER["dims"], np.array(p["ppl"]) - p["softmax"], "x--", color=col, lw=0.8,
                   label=f"paper {key} (alpha={p['alpha']})")  # fmt: skip
+    bx.set_xticks(PAPER["dims"], [str(d) for d in PAPER["dims"]])
+    bx.xaxis.set_minor_formatter("")  # log-axis minor labels overlap the dims
     bx.set_xlabel("d_osc")
     bx.set_ylabel("PPL gap to softmax")
     bx.set_title(fit["status"] if fit["status"] != "ok" else "gap = C d^-alpha")
