@@ -10,10 +10,15 @@ quantity that cancels to ~0) is written as the difference against 0, which the
 helper checks with `atol` alone.
 Method errors (a solver's tolerance, finite differences, a Monte Carlo standard
 error) are not rounding: they stay literal, named or commented where they arise.
+
+Arrays are compared with `assert_close`; a scalar (or a short list, a tuple) in an
+`==` comparison with `approx`, the same tolerances as a `pytest.approx`:
+`assert float(v) == approx(np.log(4.0))`.
 """
 
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 
 TOL = {
@@ -44,3 +49,14 @@ def assert_close(actual, desired, dtype=None, *, scale: float = 1.0, **override)
     if a.dtype == jnp.bfloat16 or a.dtype == np.float16:
         a = a.astype(np.float32)
     np.testing.assert_allclose(a, np.asarray(desired), **kw)
+
+
+def approx(expected, dtype=None, *, scale: float = 1.0):
+    """`pytest.approx(expected)` with `rel`/`abs` from `tol(dtype, scale)`.
+
+    `dtype` is that of the computed value (default: that of `expected`, float64 for
+    a Python number). As with `pytest.approx`, the check passes within the larger of
+    `rel * |expected|` and `abs`.
+    """
+    t = tol(_dtype_of(expected) if dtype is None else dtype, scale)
+    return pytest.approx(expected, rel=t["rtol"], abs=t["atol"])

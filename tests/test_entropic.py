@@ -13,7 +13,7 @@ from hypothesis import given
 from syncattn import entropic
 
 from . import strategies
-from .helpers import assert_close
+from .helpers import approx, assert_close
 
 
 _N = 6  # one simplex size for the property tests: every new shape costs a compilation
@@ -31,6 +31,9 @@ def _np_objective(a, s, tau):
 # scipy's SLSQP (ftol 1e-14 on the value) locates the maximiser only to about the
 # square root of that: the optimiser's accuracy, not rounding
 SLSQP_ATOL = 1e-5
+# ... and the value, stationary there, to about the square of it, less what the
+# stopping rule leaves: the optimiser's accuracy again
+SLSQP_VALUE_ATOL = 1e-7
 
 _scores = st.lists(st.floats(-30, 30), min_size=_N, max_size=_N).map(np.array)
 _taus = st.floats(0.05, 20.0)
@@ -47,7 +50,7 @@ def test_gibbs_beats_random_simplex_points(s, tau, seed):
     )
     F = np.asarray(entropic.objective(pts, s, tau))
     assert np.all(F <= float(value) + 1e-9 * (1 + abs(float(value))))
-    assert float(np.sum(a_star)) == pytest.approx(1.0, abs=1e-12)
+    assert float(np.sum(a_star)) == approx(1.0, scale=0.01)  # a sum of 6 weights
     assert np.all(np.asarray(a_star) >= 0)
 
 
@@ -55,13 +58,11 @@ def test_gibbs_beats_random_simplex_points(s, tau, seed):
 def test_value_is_objective_at_maximiser(s, tau):
     a_star, value = entropic.gibbs(s, tau)
     assert_close(entropic.objective(a_star, s, tau), value)
-    assert float(value) == pytest.approx(
-        _np_objective(a_star, s, tau), rel=1e-11, abs=1e-9
-    )
+    assert float(value) == approx(_np_objective(a_star, s, tau))
     # value = tau log sum exp(s / tau), shifted by the max
     m = np.max(s)
     ref = m + tau * math.log(np.sum(np.exp((s - m) / tau)))
-    assert float(value) == pytest.approx(ref, rel=1e-12, abs=1e-12)
+    assert float(value) == approx(ref, scale=0.1)
 
 
 @pytest.mark.parametrize("seed, tau", [(0, 1.0), (1, 0.3), (2, 5.0)])
@@ -91,13 +92,13 @@ def test_gibbs_matches_scipy_slsqp(seed, tau):
     assert res.success
     a_star, value = entropic.gibbs(s, tau)
     assert_close(a_star, res.x, rtol=0, atol=SLSQP_ATOL)
-    assert float(value) == pytest.approx(-res.fun, abs=1e-7)
+    assert float(value) == pytest.approx(-res.fun, abs=SLSQP_VALUE_ATOL)
 
 
 def test_gibbs_golden_axis_and_batch():
     a, v = entropic.gibbs(jnp.array([0.0, np.log(3.0)]), 1.0)
     assert_close(a, [0.25, 0.75])
-    assert float(v) == pytest.approx(np.log(4.0), abs=1e-15)
+    assert float(v) == approx(np.log(4.0), scale=1e-5)  # one log: a few ulp
     s = np.random.default_rng(3).normal(size=(4, 5, 3))
     a0, v0 = entropic.gibbs(s, 0.7, axis=1)
     a1, v1 = entropic.gibbs(np.moveaxis(s, 1, -1), 0.7)
@@ -110,9 +111,8 @@ def test_gibbs_stable_and_low_temperature_limit():
     s = jnp.array([1e4, -3e4, 1e4 - 1.0, 2.0])
     a, v = entropic.gibbs(s, 1e-3)
     assert np.all(np.isfinite(np.asarray(a))) and np.isfinite(float(v))
-    assert float(v) == pytest.approx(
-        1e4, abs=1e-9
-    )  # tau log(1 + e^{-1000} + ...) -> max s
+    # tau log(1 + e^{-1000} + ...) -> max s, to a few hundred ulp of 1e4
+    assert float(v) == approx(1e4, scale=1e-3)
     assert_close(a, [1.0, 0.0, 0.0, 0.0])
     # high temperature: uniform weights, value ~ mean(s) + tau log n
     s = jnp.array([0.3, -0.2, 0.5])
@@ -120,6 +120,7 @@ def test_gibbs_stable_and_low_temperature_limit():
     # a_j = softmax(s / tau)_j = (1 + O(|s| / tau)) / 3, and |s| / tau <= 5e-7: the
     # asymptotic band, not rounding
     assert_close(a, np.full(3, 1 / 3), rtol=1e-6)
+    # v = mean(s) + tau log 3 + Var(s) / (2 tau) + ..., the last ~5e-8: the same band
     assert float(v) - 1e6 * np.log(3) == pytest.approx(0.2, abs=1e-5)
 
 
@@ -127,8 +128,8 @@ def test_gibbs_masked_scores():
     s = jnp.array([1.0, -jnp.inf, 2.0])
     a, v = entropic.gibbs(s, 1.0)
     assert_close(a, np.array([1.0, 0.0, np.e]) / (1 + np.e))
-    assert float(v) == pytest.approx(np.log(np.e + np.e**2))
-    assert float(entropic.objective(a, s, 1.0)) == pytest.approx(float(v))
+    assert float(v) == approx(np.log(np.e + np.e**2))
+    assert float(entropic.objective(a, s, 1.0)) == approx(float(v))
     g = jax.grad(lambda x: entropic.gibbs(x, 1.0)[1])(s)
     assert np.all(np.isfinite(np.asarray(g)))
     assert_close(g, a)  # d value / d s = a_star
@@ -142,12 +143,12 @@ def test_objective_vs_numpy_loop_and_zero_entries():
     s = rng.normal(size=(3, _N))
     F = np.asarray(entropic.objective(a, s, 0.8))
     for b in range(3):
-        assert F[b] == pytest.approx(_np_objective(a[b], s[b], 0.8), rel=1e-13)
+        assert F[b] == approx(_np_objective(a[b], s[b], 0.8), scale=1e-3)
     # 0 log 0 = 0, golden value, and tau = 0 is the linear score
     a0 = jnp.array([0.5, 0.5, 0.0])
     s0 = jnp.array([1.0, 3.0, 7.0])
-    assert float(entropic.objective(a0, s0, 1.0)) == pytest.approx(2.0 + np.log(2.0))
-    assert float(entropic.objective(a0, s0, 0.0)) == pytest.approx(2.0)
+    assert float(entropic.objective(a0, s0, 1.0)) == approx(2.0 + np.log(2.0))
+    assert float(entropic.objective(a0, s0, 0.0)) == approx(2.0)
     # gradient: d/da_j = s_j - tau (log a_j + 1), reported finite (0 entropy part) at a_j = 0
     g = np.asarray(jax.grad(entropic.objective)(a0, s0, 1.0))
     assert np.all(np.isfinite(g))
@@ -178,9 +179,9 @@ def test_local_coherence_gradient_is_kuramoto_coupling(seed):
 
 
 def test_local_coherence_golden_and_real_G():
-    assert float(entropic.local_coherence(np.pi / 2, 2.0 + 3.0j)) == pytest.approx(3.0)
-    assert float(entropic.local_coherence(0.0, 2.0 + 3.0j)) == pytest.approx(2.0)
-    assert float(entropic.local_coherence(np.pi / 3, 2.0)) == pytest.approx(1.0)
+    assert float(entropic.local_coherence(np.pi / 2, 2.0 + 3.0j)) == approx(3.0)
+    assert float(entropic.local_coherence(0.0, 2.0 + 3.0j)) == approx(2.0)
+    assert float(entropic.local_coherence(np.pi / 3, 2.0)) == approx(1.0)
 
 
 def test_float32_dtype_preserved():
@@ -188,7 +189,7 @@ def test_float32_dtype_preserved():
     a, v = entropic.gibbs(s, 0.5)
     assert a.dtype == jnp.float32 and v.dtype == jnp.float32
     assert entropic.objective(a, s, 0.5).dtype == jnp.float32
-    assert float(entropic.objective(a, s, 0.5)) == pytest.approx(float(v), rel=1e-5)
+    assert float(entropic.objective(a, s, 0.5)) == approx(float(v), jnp.float32)
     th = jnp.array([0.3, 1.0], jnp.float32)
     G = jnp.array([1 + 2j, -0.5j], jnp.complex64)
     c = entropic.local_coherence(th, G)
