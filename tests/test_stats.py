@@ -9,7 +9,7 @@ from scipy.stats import binomtest
 
 from syncattn import stats
 
-from .helpers import assert_close
+from .helpers import approx, assert_close
 
 
 @pytest.mark.parametrize("k,n", [(0, 5), (1, 5), (3, 50), (12, 50), (50, 50), (7, 13)])
@@ -18,8 +18,8 @@ def test_binomial_intervals_match_scipy(k, n, conf):
     for method, fn in (("exact", stats.clopper_pearson), ("wilson", stats.wilson)):
         ci = binomtest(k, n).proportion_ci(confidence_level=conf, method=method)
         lo, hi = fn(k, n, conf)
-        assert float(lo) == pytest.approx(ci.low, abs=1e-10)
-        assert float(hi) == pytest.approx(ci.high, abs=1e-10)
+        assert float(lo) == approx(ci.low)
+        assert float(hi) == approx(ci.high)
 
 
 @pytest.mark.parametrize("args", [(-1, 5), (6, 5), (0, 0), (1, 5, 1.0), (float("nan"), 5)])
@@ -49,6 +49,7 @@ TS = [10.911, 10.276, 9.784, 9.345, 9.105]
 )
 def test_power_law_fit_reproduces_published_uniform_fit(means, base, alpha, C, r2):
     fit = stats.power_law_fit(DIMS, np.asarray(means) - base)
+    # the published numbers, to half a unit of their last printed digit
     assert fit["alpha"] == pytest.approx(alpha, abs=5e-4)
     assert fit["C"] == pytest.approx(C, abs=5e-3)
     assert fit["r2"] == pytest.approx(r2, abs=5e-4)
@@ -57,14 +58,14 @@ def test_power_law_fit_reproduces_published_uniform_fit(means, base, alpha, C, r
 def test_power_law_fit_exact_power_and_polyfit():
     d = np.array([2.0, 4, 8, 16, 32])
     fit = stats.power_law_fit(d, 7.0 * d**-0.37)
-    assert fit["alpha"] == pytest.approx(0.37, abs=1e-12)
-    assert fit["C"] == pytest.approx(7.0, rel=1e-12)
-    assert fit["r2"] == pytest.approx(1.0, abs=1e-12)
+    assert fit["alpha"] == approx(0.37, scale=0.01)
+    assert fit["C"] == approx(7.0, scale=0.01)
+    assert fit["r2"] == approx(1.0, scale=0.01)
     g = np.array([3.0, 2.5, 1.1, 0.9, 0.3])
     slope, icpt = np.polyfit(np.log(d), np.log(g), 1)
     fit = stats.power_law_fit(d, g)
-    assert fit["alpha"] == pytest.approx(-slope, rel=1e-12)
-    assert fit["C"] == pytest.approx(math.exp(icpt), rel=1e-12)
+    assert fit["alpha"] == approx(-slope, scale=0.01)
+    assert fit["C"] == approx(math.exp(icpt), scale=0.01)
 
 
 @pytest.mark.parametrize(
@@ -99,7 +100,7 @@ def test_bootstrap_matches_plain_loop():
     assert_close(res["alpha_boot"], ref, equal_nan=True)
     assert res["n_invalid"] == int(np.isnan(ref).sum())
     lo, hi = np.nanpercentile(ref, [2.5, 97.5])
-    assert res["alpha_ci"] == pytest.approx((lo, hi), rel=1e-10)
+    assert res["alpha_ci"] == approx((lo, hi))
 
 
 def test_bootstrap_recovers_known_alpha():
@@ -138,8 +139,8 @@ def test_bootstrap_bad_input():
 
 def test_summarize():
     s = stats.summarize([1.0, 2.0, 4.0])
-    assert s["mean"] == pytest.approx(7 / 3)
-    assert s["std"] == pytest.approx(math.sqrt(((1 - 7 / 3) ** 2 + (2 - 7 / 3) ** 2 + (4 - 7 / 3) ** 2) / 2))
+    assert s["mean"] == approx(7 / 3)
+    assert s["std"] == approx(math.sqrt(((1 - 7 / 3) ** 2 + (2 - 7 / 3) ** 2 + (4 - 7 / 3) ** 2) / 2))
     assert s["median"] == 2.0 and s["n"] == 3
     assert stats.summarize([5.0])["std"] == 0.0
     with pytest.raises(ValueError):

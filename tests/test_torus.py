@@ -54,7 +54,7 @@ def test_wrap_identity_in_range_and_edges():
     np.testing.assert_array_equal(np.asarray(torus.wrap(x)), x)
     assert float(torus.wrap(np.pi)) == -np.pi
     assert float(torus.wrap(-1e-20)) == -1e-20
-    assert float(torus.wrap(3 * np.pi / 2)) == approx(-np.pi / 2, scale=1e-5)  # a few ulp
+    assert float(torus.wrap(3 * np.pi / 2)) == approx(-np.pi / 2, scale=1e-5)  # ulps
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
