@@ -25,7 +25,7 @@ from syncattn.studies import (
     lohe_sync,
 )
 
-from .helpers import assert_close
+from .helpers import approx, assert_close
 
 
 def _read_csv(path):
@@ -87,8 +87,8 @@ def test_fit_exponential_rate_recovers_rate_and_skips_zeros():
     p[-1] = 0.0
     fit = _common.fit_exponential_rate(d, p)
     assert fit["n_points"] == 5
-    assert fit["rate"] == pytest.approx(0.7, rel=1e-12)
-    assert fit["intercept"] == pytest.approx(math.log(3.0), rel=1e-12)
+    assert fit["rate"] == approx(0.7, scale=0.01)
+    assert fit["intercept"] == approx(math.log(3.0), scale=0.01)
     assert math.isnan(_common.fit_exponential_rate([2, 3], [0.1, 0.0])["rate"])
 
 
@@ -378,15 +378,15 @@ def test_convergence_rate_flat_and_saturation_limit(conv):
     res = conv[0]
     cfg = convergence.Config.small()
     lim = res["limit"]
-    assert lim["critical_norm"] == pytest.approx(
-        math.log(1 / math.tan(cfg.delta / 2)) / cfg.horizon, rel=1e-12
+    assert lim["critical_norm"] == approx(
+        math.log(1 / math.tan(cfg.delta / 2)) / cfg.horizon, scale=0.01
     )
     assert lim["ci_lo"] <= lim["p"] <= lim["ci_hi"]
     for p in res["per_d"]:
         nh2 = res["norm_h"][res["d"] == p["d"]] ** 2
         se = nh2.std() / math.sqrt(nh2.size)
         assert abs(nh2.mean() - lim["mean_norm_w_sq"]) < 5 * se
-        assert p["mean_norm_h_sq"] == pytest.approx(nh2.mean(), rel=1e-12)
+        assert p["mean_norm_h_sq"] == approx(nh2.mean(), scale=0.01)
         assert p["ci_hi"] > lim["p"]
 
 
@@ -415,9 +415,12 @@ def test_kuramoto_outputs(kur):
 
 def test_self_consistency_solver_against_closed_forms():
     dens = kt.densities(kt.Config())
+    # r solved by brentq on an integral from quad (epsrel 1e-10): r to about 1e-8, the
+    # quadrature's accuracy, not rounding
+    quad_atol = 1e-8
     for K in (1.01, 1.5, 3.0):  # Lorentzian gamma = 0.5: sqrt(1 - 2 gamma / K)
         assert kt.self_consistent_r(K, dens["lorentzian"]) == pytest.approx(
-            math.sqrt(1 - 1 / K), abs=1e-8
+            math.sqrt(1 - 1 / K), abs=quad_atol
         )
     # uniform on [-1, 1]: with s = 1/(K r) <= 1, 1 = (K/2)(asin s + s sqrt(1 - s^2))
     Kc = 4 / math.pi
@@ -426,8 +429,10 @@ def test_self_consistency_solver_against_closed_forms():
             lambda s: K / 2 * (math.asin(s) + s * math.sqrt(1 - s * s)) - 1, 1e-12, 1.0
         )
         assert kt.self_consistent_r(K, dens["uniform"]) == pytest.approx(
-            1 / (K * s), abs=1e-8
+            1 / (K * s), abs=quad_atol
         )
+    # r jumps to pi/4 at K_c (flat density): that limit, approached from 1e-9 above
+    # K_c, to 1e-6 (a method band: the offset and the quadrature, not rounding)
     assert kt.self_consistent_r(Kc * (1 + 1e-9), dens["uniform"]) == pytest.approx(
         math.pi / 4, abs=1e-6
     )
