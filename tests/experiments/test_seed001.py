@@ -8,6 +8,8 @@ import pytest
 
 from syncattn import cli, stats
 
+from ..helpers import approx
+
 
 # about 7 minutes on the shared 2-core machine (trainings and diffrax compiles): CI runs them
 pytestmark = pytest.mark.slow
@@ -36,7 +38,7 @@ def test_agreement_smoke(tmp_path, compile_cache):
     for m, t in res["table"].items():
         assert t["n"] == 2 and t["failures"] == sum(r["failed"] for r in res["rows"] if r["model"] == m)
         lo, hi = stats.clopper_pearson(t["failures"], t["n"])
-        assert t["clopper_pearson"] == pytest.approx([float(lo), float(hi)])
+        assert t["clopper_pearson"] == approx([float(lo), float(hi)])
         for r in res["rows"]:
             assert 0 <= r["acc_hard"] <= 100 and r["failed"] == (r["acc_hard"] < 85)
     # finished cells are not trained again
@@ -54,7 +56,7 @@ def test_scaling_smoke(scaling):
         gaps, [res["ppl"][d]["mean"] - res["softmax"]["mean"] for d in ("2", "4")]
     )
     if res["fit"]["status"] == "ok":  # two points: the fit goes through both
-        assert res["fit"]["alpha"] == pytest.approx(stats.power_law_fit([2, 4], gaps)["alpha"])
+        assert res["fit"]["alpha"] == approx(stats.power_law_fit([2, 4], gaps)["alpha"])
     else:
         assert min(gaps) <= 0
     assert (scaling / "scaling.png").stat().st_size > 0
@@ -80,6 +82,6 @@ def test_linear_smoke_reuses_scaling(scaling, tmp_path, compile_cache):
     res = json.loads((tmp_path / "results.json").read_text())
     assert set(res["ppl"]) == {"linear", "softplus", "softmax"}
     assert len(res["reused"]) == 2  # softplus and softmax came from experiment 5
-    assert res["linear_minus_softplus"]["mean"] == pytest.approx(
+    assert res["linear_minus_softplus"]["mean"] == approx(
         res["ppl"]["linear"]["mean"] - res["ppl"]["softplus"]["mean"]
     )

@@ -9,6 +9,8 @@ import pytest
 from syncattn import cli
 from syncattn.experiments import table
 
+from ..helpers import approx
+
 
 @pytest.fixture
 def smoke(table_smoke):
@@ -40,12 +42,12 @@ def test_table_aggregates_its_rows(smoke):
     for model in ("kuramoto", "softmax"):
         vals = [r["val_bpc"] for r in res["rows"] if r["model"] == model]
         d = res["table"]["tiny"][model]
-        assert d["mean"] == pytest.approx(sum(vals) / 2)
-        assert d["std"] == pytest.approx(abs(vals[0] - vals[1]) / math.sqrt(2))
+        assert d["mean"] == approx(sum(vals) / 2)
+        assert d["std"] == approx(abs(vals[0] - vals[1]) / math.sqrt(2))
     k = {r["seed"]: r["val_bpc"] for r in res["rows"] if r["model"] == "kuramoto"}
     s = {r["seed"]: r["val_bpc"] for r in res["rows"] if r["model"] == "softmax"}
     diff = res["table"]["tiny"]["kuramoto_minus_softmax"]
-    assert diff["mean"] == pytest.approx((k[0] - s[0] + k[1] - s[1]) / 2)
+    assert diff["mean"] == approx((k[0] - s[0] + k[1] - s[1]) / 2)
     assert "1.637" in table.summary(res)
 
 
