@@ -31,8 +31,8 @@ def _np_objective(a, s, tau):
 # scipy's SLSQP (ftol 1e-14 on the value) locates the maximiser only to about the
 # square root of that: the optimiser's accuracy, not rounding
 SLSQP_ATOL = 1e-5
-# ... and the value, stationary there, to about the square of it, less what the
-# stopping rule leaves: the optimiser's accuracy again
+# ... and the value (stationary at the maximiser, so less sensitive) to 1e-7: the
+# optimiser's accuracy again
 SLSQP_VALUE_ATOL = 1e-7
 
 _scores = st.lists(st.floats(-30, 30), min_size=_N, max_size=_N).map(np.array)

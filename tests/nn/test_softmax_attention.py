@@ -1,7 +1,5 @@
 """SoftmaxAttention and RoPE against naive float64 loops; causality, dtypes, errors."""
 
-import math
-
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -10,7 +8,7 @@ import pytest
 
 from syncattn import nn
 
-from ..helpers import assert_close
+from ..helpers import approx, assert_close
 from . import reference
 
 
@@ -117,7 +115,7 @@ def test_rope_errors():
         nn.rope(jnp.zeros((3, 4)), jnp.zeros(2), jnp.zeros(4))
     with pytest.raises(ValueError, match="base"):
         nn.rope_frequencies(4, base=1.0)
-    assert math.isclose(float(nn.rope_frequencies(1)[0]), 1.0)
+    assert float(nn.rope_frequencies(1)[0]) == approx(1.0)  # base^0
 
 
 def test_key_padding_mask_rope_switch_and_bias():
