@@ -9,6 +9,10 @@ Apps (studies, experiments) call these; nothing here knows about models.
 * [`syncattn.stats.power_law_bootstrap`][]: the same fit on per-seed values, with a
   percentile bootstrap interval for $\alpha$ and $C$ (resampling the seeds within
   each $d$ and within the baseline);
+* [`syncattn.stats.binomial_pvalue`][]: the exact two-sided binomial test of a
+  Monte Carlo count against a theory's probability (the studies' acceptance checks);
+* [`syncattn.stats.exponential_rate_fit`][]: $p(d) = e^{a - \lambda d}$ by least
+  squares of $\log p$ on $d$ (the studies' failure rates in the oscillator dimension);
 * [`syncattn.stats.summarize`][]: mean, sample standard deviation, median.
 
 Everything is NumPy float64 on the host (these are a handful of numbers per run).
@@ -26,6 +30,8 @@ import numpy as np
 __all__ = [
     "clopper_pearson",
     "wilson",
+    "binomial_pvalue",
+    "exponential_rate_fit",
     "power_law_fit",
     "power_law_bootstrap",
     "summarize",
@@ -105,6 +111,81 @@ def wilson(k, n, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+
+
+def binomial_pvalue(k, n, p) -> np.ndarray:
+    r"""Exact two-sided binomial test of $k$ successes in $n$ trials against $p$.
+
+    $$\pi(k) = \sum_{i:\ P(X = i) \le P(X = k)} P(X = i),\qquad
+      X \sim \operatorname{Bin}(n, p)$$
+
+    (the "minimum likelihood" two-sided p-value of `scipy.stats.binomtest`). A theory
+    value $p \le 0$ gives $\pi = 1$ if $k = 0$ and $0$ otherwise; $p > 1$ is clipped
+    to 1. Broadcasts over `k`, `n` and `p`.
+
+    Args:
+        k: successes, $0 \le k \le n$.
+        n: trials, $n \ge 1$.
+        p: the probability under test (finite).
+
+    Returns:
+        $\pi \in [0, 1]$, a float array of the broadcast shape.
+
+    Raises:
+        ValueError: $k$ outside $[0, n]$, $n < 1$, or non-finite values.
+
+    Example:
+        >>> binomial_pvalue(3, 50, 0.24)  # 0.0021
+    """
+    from scipy.stats import binomtest  # scipy.stats is slow to import: only here
+
+    k, n = _check_counts(k, n, 0.5)
+    p = np.asarray(p, dtype=float)
+    if not np.all(np.isfinite(p)):
+        raise ValueError(f"p must be finite; got {p.tolist()}.")
+    k, n, p = np.broadcast_arrays(k, n, p)
+    out = np.empty(k.shape, dtype=float)
+    for i in np.ndindex(k.shape):
+        if p[i] <= 0:
+            out[i] = 1.0 if k[i] == 0 else 0.0
+        else:
+            out[i] = binomtest(int(k[i]), int(n[i]), float(min(p[i], 1.0))).pvalue
+    return out
+
+
+def exponential_rate_fit(x, p) -> dict[str, float]:
+    r"""Least-squares rate $\lambda$ of $\log p = a - \lambda x$ over the points with $p > 0$.
+
+    $$(\hat a, \hat\lambda) = \arg\min_{a, \lambda} \sum_{i:\, p_i > 0}
+      \bigl(\log p_i - a + \lambda x_i\bigr)^2$$
+
+    Zero or non-finite $p_i$ (a Monte Carlo count of 0) are skipped.
+
+    Args:
+        x: abscissae (the oscillator dimension $d$).
+        p: probabilities, the same length as `x`.
+
+    Returns:
+        `{"rate": lambda, "intercept": a, "n_points": m}`; rate and intercept are NaN
+        when fewer than two usable points remain.
+
+    Raises:
+        ValueError: `x` and `p` of different lengths.
+
+    Example:
+        >>> exponential_rate_fit([2, 3, 4], [e**-2, e**-3, e**-4])["rate"]  # 1.0
+    """
+    x = np.asarray(x, dtype=float).reshape(-1)
+    p = np.asarray(p, dtype=float).reshape(-1)
+    if x.shape != p.shape:
+        raise ValueError(
+            f"x and p must have the same length; got {x.size} and {p.size}."
+        )
+    ok = np.isfinite(p) & (p > 0) & np.isfinite(x)
+    if ok.sum() < 2 or np.unique(x[ok]).size < 2:
+        return {"rate": math.nan, "intercept": math.nan, "n_points": int(ok.sum())}
+    slope, intercept = np.polyfit(x[ok], np.log(p[ok]), 1)
+    return {"rate": float(-slope), "intercept": float(intercept), "n_points": int(ok.sum())}
 
 
 # --------------------------------------------------------------------------- power law

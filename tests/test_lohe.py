@@ -644,3 +644,4 @@ def test_degenerate_probability_exact_bad_input():
         lohe.degenerate_probability_exact(3, 2, 0.0)
     with pytest.raises(ValueError, match="scale must lie in"):
         lohe.degenerate_probability_exact(3, 2, 1.0, -1.0)
+

@@ -230,3 +230,36 @@ def test_threshold_edges_and_jit():
 def test_threshold_rejects_bad_input(nh, dl):
     with pytest.raises(ValueError):
         lohe.finite_time_threshold(nh, dl)
+
+
+# ------------------------------------------------------------------ hull test (one instance)
+
+
+def _origin_in_hull_2d(r):
+    """d = 2, independently: 0 is in the hull iff no angular gap between the anchors'
+    directions exceeds pi."""
+    a = np.sort(np.arctan2(r[:, 1], r[:, 0]))
+    gaps = np.diff(np.r_[a, a[0] + 2 * np.pi])
+    return bool(gaps.max() <= np.pi)
+
+
+def test_hull_contains_origin_against_angular_gaps():
+    rng = np.random.default_rng(3)
+    seen = set()
+    for _ in range(200):
+        m = int(rng.integers(2, 7))
+        r = rng.standard_normal((m, 2)) * rng.uniform(0.1, 3.0, (m, 1))  # any norms
+        got = lohe.hull_contains_origin(r)
+        assert got == _origin_in_hull_2d(r)
+        seen.add(got)
+    assert seen == {True, False}  # both outcomes exercised
+
+
+def test_hull_contains_origin_cases_and_errors():
+    assert lohe.hull_contains_origin(np.array([[1.0, 0.0, 0.0], [-2.0, 0.0, 0.0]]))
+    assert not lohe.hull_contains_origin(np.eye(3))  # a simplex face away from 0
+    assert lohe.hull_contains_origin(np.vstack([np.eye(3), -np.ones((1, 3))]))
+    with pytest.raises(ValueError, match="r must have shape"):
+        lohe.hull_contains_origin(np.ones(3))
+    with pytest.raises(ValueError):
+        lohe.hull_contains_origin(np.array([[np.nan, 1.0]]))

@@ -145,3 +145,48 @@ def test_summarize():
     assert stats.summarize([5.0])["std"] == 0.0
     with pytest.raises(ValueError):
         stats.summarize([])
+
+
+# --------------------------------------------------------------------------- binomial test
+
+
+def _pvalue_by_hand(k, n, p):
+    """Two-sided minimum-likelihood p-value from the pmf written out (math.comb)."""
+    pmf = [math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(n + 1)]
+    return min(1.0, sum(q for q in pmf if q <= pmf[k] * (1 + 1e-7)))
+
+
+@pytest.mark.parametrize("k,n,p", [(3, 50, 0.24), (12, 50, 0.24), (0, 20, 0.1), (7, 7, 0.5)])
+def test_binomial_pvalue_against_the_pmf(k, n, p):
+    assert float(stats.binomial_pvalue(k, n, p)) == approx(_pvalue_by_hand(k, n, p))
+
+
+def test_binomial_pvalue_broadcasts_and_edges():
+    got = stats.binomial_pvalue([0, 1, 3], 10, [0.0, 0.0, 1.5])
+    assert got.shape == (3,)
+    assert got[0] == 1.0 and got[1] == 0.0  # theory p = 0: only k = 0 is consistent
+    assert got[2] == 0.0  # p clipped to 1: k < n impossible
+    with pytest.raises(ValueError, match="p must be finite"):
+        stats.binomial_pvalue(1, 10, float("nan"))
+    with pytest.raises(ValueError):
+        stats.binomial_pvalue(11, 10, 0.5)
+
+
+def test_exponential_rate_fit_recovers_rate_and_skips_zeros():
+    d = np.array([2, 3, 4, 8, 16, 32])
+    p = 3.0 * np.exp(-0.7 * d)
+    p[-1] = 0.0
+    fit = stats.exponential_rate_fit(d, p)
+    assert fit["n_points"] == 5
+    assert fit["rate"] == approx(0.7)
+    assert fit["intercept"] == approx(math.log(3.0))
+    # a noisy exponential: the rate is the least-squares slope (numpy's lstsq, independently)
+    rng = np.random.default_rng(0)
+    q = np.exp(1.0 - 0.3 * d + 0.1 * rng.standard_normal(d.size))
+    A = np.stack([np.ones(d.size), -d.astype(float)], 1)
+    a, lam = np.linalg.lstsq(A, np.log(q), rcond=None)[0]
+    assert stats.exponential_rate_fit(d, q)["rate"] == approx(lam)
+    assert math.isnan(stats.exponential_rate_fit([2, 3], [0.1, 0.0])["rate"])
+    assert math.isnan(stats.exponential_rate_fit([2, 2], [0.1, 0.2])["rate"])
+    with pytest.raises(ValueError, match="same length"):
+        stats.exponential_rate_fit([1, 2, 3], [0.1, 0.2])

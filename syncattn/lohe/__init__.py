@@ -35,6 +35,7 @@ from ._failure import (
     degenerate_probability_exact as degenerate_probability_exact,
     finite_time_failure_probability as finite_time_failure_probability,
     finite_time_threshold as finite_time_threshold,
+    weight_norm_probability as weight_norm_probability,
 )
 from ._fixed_query import (
     equilibrium as equilibrium,
@@ -51,6 +52,7 @@ from ._flow import (
 )
 from ._scale_free import (
     HullOdds as HullOdds,
+    hull_contains_origin as hull_contains_origin,
     hull_degenerate_probability as hull_degenerate_probability,
     relative_degenerate_bound as relative_degenerate_bound,
     relative_degenerate_probability as relative_degenerate_probability,
@@ -74,10 +76,12 @@ __all__ = [
     "antipodal_probability",
     "finite_time_failure_probability",
     "degenerate_probability",
+    "weight_norm_probability",
     "finite_time_threshold",
     "predict_convergence",
     "fixed_query_errors",
     "HullOdds",
+    "hull_contains_origin",
     "hull_degenerate_probability",
     "relative_degenerate_bound",
     "relative_degenerate_probability",

@@ -327,3 +327,52 @@ def degenerate_probability_exact(
         integrand, 0.0, np.inf, limit=2000, epsabs=1e-300, epsrel=1e-8
     )
     return float(min(max(val, 0.0), 1.0))
+
+
+def weight_norm_probability(
+    n_anchors: int, eps: float, scale: float = 1.0, *, bins: int = 4096
+) -> tuple[float, float]:
+    r"""Bracket of $P(\|w\|_2 < \varepsilon)$, $w_j = \operatorname{softplus}(s g_j)$ i.i.d.: the $d \to \infty$ plateau of the absolute degenerate event.
+
+    $$\lim_{d\to\infty} P(\|h\| < \varepsilon) = P\Bigl(\sum_{j=1}^m w_j^2 <
+      \varepsilon^2\Bigr), \qquad P(w_j^2 < x) = \Phi\bigl(\log(e^{\sqrt x} - 1)/s\bigr)$$
+
+    for the drive model of [`syncattn.lohe.degenerate_probability`][]: the cross terms
+    of $\|h\|^2 = \|w\|_2^2 + 2\sum_{j<k} w_jw_k\langle r_j, r_k\rangle$ vanish like
+    $d^{-1/2}$. The law of $w_j^2$ on $[0, \varepsilon^2]$ is cut into `bins` cells;
+    putting each cell's mass at its left (right) end and convolving the $m$-fold sum
+    exactly over- (under-) estimates the probability, so the two ends bracket it.
+
+    Args:
+        n_anchors: $m \ge 1$.
+        eps: threshold $\varepsilon > 0$.
+        scale: score standard deviation $s > 0$.
+        bins: cells of $[0, \varepsilon^2]$ (the bracket narrows like $m/$`bins`).
+
+    Returns:
+        `(lower, upper)`, Python floats with lower $\le P \le$ upper.
+
+    Raises:
+        ValueError: `n_anchors` or `bins` not a positive int, `eps` or `scale` not $> 0$.
+
+    Example:
+        >>> weight_norm_probability(1, 1.0)  # both ends near Phi(log(e - 1)) = 0.7058
+    """
+    from scipy import special
+
+    check_count(n_anchors, "n_anchors")
+    check_count(bins, "bins")
+    eps = float(check_scalar_range(eps, "eps", low=0.0, low_inclusive=False))
+    scale = float(check_scalar_range(scale, "scale", low=0.0, low_inclusive=False))
+    x = np.linspace(0.0, eps * eps, int(bins) + 1)
+    with np.errstate(divide="ignore"):
+        F = special.ndtr(np.log(np.expm1(np.sqrt(x))) / scale)
+    F[0] = 0.0
+    pmf = np.diff(F)  # mass of w^2 in cell i
+    acc = np.zeros(int(bins))
+    acc[0] = 1.0
+    for _ in range(int(n_anchors)):
+        acc = np.convolve(acc, pmf)[: int(bins)]
+    upper = float(acc.sum())  # every left end < eps^2
+    lower = float(acc[: max(int(bins) - int(n_anchors) + 1, 0)].sum())  # right ends <= eps^2
+    return lower, upper

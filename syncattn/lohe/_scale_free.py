@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .._checks import as_float, check_count, check_dim, check_finite, check_scalar_range
 from .._types import Array, ArrayLike, Float, PRNGKeyArray, ScalarLike
@@ -31,6 +32,7 @@ from ._failure import _drive_estimate
 
 __all__ = [
     "HullOdds",
+    "hull_contains_origin",
     "hull_degenerate_probability",
     "relative_degenerate_bound",
     "relative_degenerate_probability",
@@ -100,6 +102,50 @@ def hull_degenerate_probability(n_anchors: int, d: int) -> HullOdds:
     check_count(n_anchors, "n_anchors")
     m = int(n_anchors)
     return HullOdds(_hull_exact(m, d), _hull_bound(m, d))
+
+
+def hull_contains_origin(r: Float[ArrayLike, "m d"]) -> bool:
+    r"""Whether $0 \in \operatorname{conv}\{r_1, \dots, r_m\}$: some positive drive cancels.
+
+    $$0 \in \operatorname{conv}\{r_j\} \iff \exists\, \lambda \in \mathbb R^m:\
+      \lambda \ge 0,\ \textstyle\sum_j \lambda_j = 1,\ \sum_j \lambda_j r_j = 0$$
+
+    decided as the feasibility of that linear programme (`scipy.optimize.linprog`,
+    HiGHS). The event whose probability for uniform anchors is
+    [`syncattn.lohe.hull_degenerate_probability`][] (Wendel's law); this is the
+    per-instance test its Monte Carlo counts.
+
+    Args:
+        r: anchors, shape `(m, d)` (any norms: the event is scale free).
+
+    Returns:
+        `True` if the origin lies in the (closed) convex hull.
+
+    Raises:
+        ValueError: `r` not 2-D and non-empty, or NaN/inf.
+        RuntimeError: the LP solver fails (neither feasible nor infeasible).
+
+    Example:
+        >>> hull_contains_origin(jnp.array([[1.0, 0.0], [-1.0, 0.0]]))  # True
+    """
+    from scipy.optimize import linprog  # slow to import: only where a hull is tested
+
+    r = as_float(r, "r")
+    if r.ndim != 2 or not r.size:
+        raise ValueError(f"r must have shape (m, d) with m, d >= 1; got {r.shape}.")
+    check_finite(r, "r")
+    R = np.asarray(r, dtype=float)
+    m, d = R.shape
+    res = linprog(
+        np.zeros(m),
+        A_eq=np.vstack([R.T, np.ones((1, m))]),
+        b_eq=np.r_[np.zeros(d), 1.0],
+        bounds=(0, None),
+        method="highs",
+    )
+    if res.status not in (0, 2):  # 0 feasible (optimal), 2 infeasible
+        raise RuntimeError(f"linprog failed on the hull test: {res.message}")
+    return bool(res.status == 0)
 
 
 # ------------------------------------------------------------- relative threshold

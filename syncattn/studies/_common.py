@@ -30,7 +30,11 @@ from typing import Any
 
 import numpy as np
 
-from ..stats import clopper_pearson as clopper_pearson, wilson as wilson
+from ..stats import (
+    clopper_pearson as clopper_pearson,
+    exponential_rate_fit as exponential_rate_fit,
+    wilson as wilson,
+)
 
 
 __all__ = [
@@ -260,30 +264,5 @@ def save_figure(fig, path: str | Path, *, dpi: int = 100) -> Path:
 
 # --------------------------------------------------------------------------- statistics
 
-
-def fit_exponential_rate(x, p) -> dict:
-    r"""Least-squares fit of $\log p = a - \lambda x$ over the points with $p > 0$.
-
-    Args:
-        x: abscissae (here the dimension $d$).
-        p: probabilities; zero or non-finite entries are skipped.
-
-    Returns:
-        ``{"rate": lambda, "intercept": a, "n_points": m}`` (rate and intercept are
-        NaN when fewer than two usable points remain).
-    """
-    x = np.asarray(x, dtype=float).reshape(-1)
-    p = np.asarray(p, dtype=float).reshape(-1)
-    ok = np.isfinite(p) & (p > 0) & np.isfinite(x)
-    if ok.sum() < 2:
-        return {
-            "rate": float("nan"),
-            "intercept": float("nan"),
-            "n_points": int(ok.sum()),
-        }
-    slope, intercept = np.polyfit(x[ok], np.log(p[ok]), 1)
-    return {
-        "rate": float(-slope),
-        "intercept": float(intercept),
-        "n_points": int(ok.sum()),
-    }
+# the rate fit lives in syncattn.stats (apps hold no maths); the old name stays
+fit_exponential_rate = exponential_rate_fit

@@ -18,25 +18,26 @@ For $d = d_\text{osc} \in \{2, 3, 4, 8, 16, 32, 64\}$:
      \mathrm{Unif}(S^{d-1})$$
 
    (one row of fixed-query softplus couplings with i.i.d. Gaussian scores, and
-   uniformly random anchors). Compared three ways: this study's own Monte Carlo
-   (weights and anchors sampled here, summed by [`syncattn.lohe.drive`][]),
-   ``lohe.degenerate_probability`` itself, and the exact value
-   [`syncattn.lohe.degenerate_probability_exact`][] (a Kluyver-type Bessel integral, see
-   there), which is the "theory" of this panel.
+   uniformly random anchors). The Monte Carlo of ``lohe.degenerate_probability``
+   against the exact value [`syncattn.lohe.degenerate_probability_exact`][] (a
+   Kluyver-type Bessel integral, see there), which is the "theory" of this panel.
+   (The sampler itself is checked against an independent numpy sampler in the
+   tests of ``lohe``.)
 
    This absolute event does **not** keep decaying: $\|h\|^2 = \|w\|_2^2 +
    2\sum_{j<k} w_jw_k\langle r_j, r_k\rangle$ with cross terms $O(d^{-1/2})$, so it
-   tends to $P(\|w\|_2 < \varepsilon)$ (`weight_norm_probability`, drawn as
+   tends to $P(\|w\|_2 < \varepsilon)$ ([`syncattn.lohe.weight_norm_probability`][], drawn as
    the plateau): it measures the scale of the weights, not the anchors.
 
 3. **Scale-free degenerate events**, which do vanish: the relative event
    $\|h\| < \varepsilon_{rel}\|w\|_2$ (Monte Carlo on the same model,
-   ``lohe.relative_degenerate_probability`` at ``lohe_dims``, and the proved bound
+   ``lohe.relative_degenerate_probability``, and the proved bound
    ``lohe.relative_degenerate_bound`` averaged over the weights), and the
    convex-hull event $0 \in \operatorname{conv}\{r_j\}$, the only way positive
    weights can cancel: Wendel's law ``lohe.hull_degenerate_probability`` (exactly 0
-   for $d \ge m$) with its Hoeffding bound, against a Monte Carlo that decides
-   hull membership by linear programming (``scipy.optimize.linprog``).
+   for $d \ge m$) with its Hoeffding bound, against a Monte Carlo over uniform
+   anchor sets that decides hull membership with ``lohe.hull_contains_origin`` (a
+   linear programme).
 
 4. **Finite-time failure on both sides of the threshold**
    $\|h\|T = \log\cot(\delta/2)$ (``lohe.finite_time_threshold``): the exact
@@ -69,8 +70,12 @@ NAME = "failure"
 
 __all__ = ["Config", "degenerate_probability_exact", "run", "summary"]
 
-# the exact probability moved into the core; the old import path keeps working
-from ..lohe import degenerate_probability_exact  # noqa: E402
+# the exact probability and the plateau moved into the core; the old import paths keep working
+from ..lohe import (  # noqa: E402
+    degenerate_probability_exact as degenerate_probability_exact,
+    weight_norm_probability as weight_norm_probability,
+)
+from ..stats import binomial_pvalue  # noqa: E402
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,14 +93,11 @@ class Config(_common.DefaultSize):
     n_anchors: int = 16  # m anchors in the drive
     eps: float = 1.0  # degeneracy threshold on ||h||
     scale: float = 1.0  # std s of the Gaussian scores g_j
-    n_degenerate: int = 400_000  # Monte Carlo drives per d (each method)
+    n_degenerate: int = 400_000  # Monte Carlo drives per d
     min_expected: float = (
         1.0  # sample the degenerate drive only where n * p_exact >= this
     )
     chunk: int = 100_000  # samples per jitted chunk (n is rounded up to whole chunks)
-    lohe_dims: tuple[int, ...] | None = (
-        None  # d at which lohe.degenerate_probability runs (None: all sampled)
-    )
     confidence: float = 0.95  # confidence level of the plotted intervals
     rel_eps: float = 0.5  # relative threshold: event ||h|| < rel_eps ||w||_2
     n_hull: int = 600  # anchor sets per d for the convex-hull Monte Carlo (one LP each)
@@ -117,7 +119,6 @@ class Config(_common.DefaultSize):
             n_antipodal=200_000,
             n_degenerate=50_000,
             chunk=50_000,
-            lohe_dims=(5,),
             n_hull=150,
             n_threshold=20_000,
         )
@@ -152,39 +153,6 @@ class Config(_common.DefaultSize):
             )
 
 
-# --------------------------------------------------------------------------- exact theory
-
-
-def weight_norm_probability(
-    n_anchors: int, eps: float, scale: float = 1.0, *, bins: int = 4096
-) -> tuple[float, float]:
-    r"""Bracket of $P(\|w\|_2 < \varepsilon)$, $w_j = \operatorname{softplus}(s g_j)$ i.i.d.
-
-    The $d \to \infty$ limit of the absolute event $P(\|h\| < \varepsilon)$: the cross
-    terms of $\|h\|^2 = \|w\|_2^2 + 2\sum_{j<k} w_jw_k\langle r_j, r_k\rangle$ vanish like
-    $d^{-1/2}$. With $x = w^2$, $P(w^2 < x) = \Phi(\log(e^{\sqrt x} - 1)/s)$; the mass of
-    each of ``bins`` cells of $[0, \varepsilon^2]$ is put at its left (right) end and the
-    $m$-fold sum is convolved exactly, which over- (under-) estimates the probability.
-
-    Returns:
-        ``(lower, upper)``.
-    """
-    from scipy import stats
-
-    x = np.linspace(0.0, eps * eps, bins + 1)
-    with np.errstate(divide="ignore"):
-        F = stats.norm.cdf(np.log(np.expm1(np.sqrt(x))) / scale)
-    F[0] = 0.0
-    pmf = np.diff(F)  # mass of w^2 in cell i
-    acc = np.zeros(bins)
-    acc[0] = 1.0
-    for _ in range(int(n_anchors)):
-        acc = np.convolve(acc, pmf)[:bins]
-    upper = float(acc.sum())  # sum of left ends < eps^2
-    lower = float(acc[: max(bins - int(n_anchors) + 1, 0)].sum())  # right ends <= eps^2
-    return lower, upper
-
-
 # --------------------------------------------------------------------------- Monte Carlo
 
 
@@ -215,41 +183,6 @@ def _antipodal_counter(dims: tuple[int, ...], chunk: int):
     return count
 
 
-def _small_drive_counter(
-    dims: tuple[int, ...],
-    chunk: int,
-    m: int,
-    eps: float,
-    scale: float,
-    *,
-    relative: bool = False,
-):
-    """Counts of ||h|| < eps (``relative``: ||h|| < eps ||w||_2) for every d in ``dims``,
-    one jitted program."""
-    import jax
-    import jax.numpy as jnp
-
-    from .. import lohe, sphere
-
-    @jax.jit
-    def count(key):
-        out = []
-        for k, d in zip(jax.random.split(key, len(dims)), dims, strict=True):
-            k_g, k_r = jax.random.split(k)
-            w = jax.nn.softplus(
-                scale * jax.random.normal(k_g, (chunk, 1, m), jnp.float32)
-            )
-            r = sphere.sample_uniform(k_r, (chunk, m), d, dtype=jnp.float32)
-            h = lohe.drive(w, r)[:, 0, :]
-            bound = eps * eps
-            if relative:
-                bound = bound * jnp.sum(w[:, 0, :] ** 2, axis=-1)
-            out.append(jnp.sum(jnp.sum(h * h, axis=-1) < bound))
-        return jnp.stack(out)
-
-    return count
-
-
 def _count(counter, key, n_chunks: int, desc: str, progress: bool, *args) -> np.ndarray:
     """Total of the int64 counts ``counter(k, *args)`` over ``n_chunks`` keys split from
     ``key`` (one progress bar)."""
@@ -261,45 +194,6 @@ def _count(counter, key, n_chunks: int, desc: str, progress: bool, *args) -> np.
     ):
         total = total + np.asarray(counter(k, *args), dtype=np.int64)
     return np.asarray(total, dtype=np.int64)
-
-
-def _hull_hits(rng: np.random.Generator, n: int, m: int, d: int) -> int:
-    """How many of n uniform anchor sets have 0 in their hull (LP feasibility, scipy)."""
-    from scipy.optimize import linprog
-
-    hits = 0
-    for _ in range(n):
-        r = rng.standard_normal((m, d))
-        r /= np.linalg.norm(r, axis=-1, keepdims=True)
-        A = np.vstack([r.T, np.ones((1, m))])
-        res = linprog(
-            np.zeros(m),
-            A_eq=A,
-            b_eq=np.r_[np.zeros(d), 1.0],
-            bounds=(0, None),
-            method="highs",
-        )
-        if res.status not in (0, 2):
-            raise RuntimeError(f"linprog failed: {res.message}")
-        hits += res.status == 0
-    return hits
-
-
-def _binom_pvalues(counts, n: int, p) -> np.ndarray:
-    """[`_binom_pvalue`][syncattn.studies.failure._binom_pvalue] of every (count, theory)
-    pair of two arrays of the same shape."""
-    counts, p = np.asarray(counts), np.asarray(p)
-    return np.array(
-        [_binom_pvalue(k, n, q) for k, q in zip(counts.ravel(), p.ravel(), strict=True)]
-    ).reshape(counts.shape)
-
-
-def _binom_pvalue(k, n, p) -> float:
-    from scipy import stats
-
-    if p <= 0:
-        return 1.0 if k == 0 else 0.0
-    return float(stats.binomtest(int(k), int(n), float(min(p, 1.0))).pvalue)
 
 
 def run(
@@ -321,7 +215,7 @@ def run(
     dims = [int(d) for d in config.dims]
     alphas = np.asarray(config.alphas, dtype=float)
     key = _common.prng_key(config.seed)
-    k_anti, k_deg, k_lohe = jax.random.split(key, 3)
+    k_anti, k_deg, _ = jax.random.split(key, 3)  # three: the antipodal keys stay put
 
     # ---- antipodal: Monte Carlo on every d, theory = lohe.antipodal_probability
     n_chunks = -(-config.n_antipodal // config.chunk)  # n is rounded up to whole chunks
@@ -340,7 +234,7 @@ def run(
 
     p_theory = antipodal_theory(dims)
     lo, hi = _common.clopper_pearson(counts, n_a, config.confidence)
-    pvals = _binom_pvalues(counts, n_a, p_theory)
+    pvals = binomial_pvalue(counts, n_a, p_theory)
     d_curve = np.arange(min(dims), max(dims) + 1)
     curve = antipodal_theory(d_curve)
     antipodal = {
@@ -384,42 +278,21 @@ def run(
     n_d = n_chunks * chunk_d
     sampled = exact * n_d >= config.min_expected
     cnt = np.full(len(dims), -1, dtype=np.int64)
-    p_lohe = np.full(len(dims), np.nan)
-    se_lohe = np.full(len(dims), np.nan)
+    se_mc = np.full(len(dims), np.nan)
     idx = np.flatnonzero(sampled)
-    if idx.size:
-        counter = _small_drive_counter(tuple(dims[i] for i in idx), chunk_d, m, eps, s)
-        cnt[idx] = _count(counter, k_deg, n_chunks, "degenerate MC", progress)
-    lohe_dims = dims if config.lohe_dims is None else [int(d) for d in config.lohe_dims]
-    lohe_keys = jax.random.split(k_lohe, len(dims))
-    for i in _common.progress(
-        [i for i in idx if dims[i] in lohe_dims],
-        desc="lohe.degenerate_probability",
-        enabled=progress,
-    ):
+    deg_keys = jax.random.split(k_deg, len(dims))
+    for i in _common.progress(idx, desc="degenerate MC", enabled=progress):
         p, se = lohe.degenerate_probability(
-            lohe_keys[i], dims[i], m, eps, n_d, scale=s, chunk_size=8192
+            deg_keys[i], dims[i], m, eps, n_d, scale=s, chunk_size=chunk_d
         )
-        p_lohe[i], se_lohe[i] = float(p), float(se)
+        cnt[i], se_mc[i] = int(np.rint(float(p) * n_d)), float(se)
     ok = cnt >= 0
     lo_d, hi_d = np.full(len(dims), np.nan), np.full(len(dims), np.nan)
     if ok.any():
         lo_d[ok], hi_d[ok] = _common.clopper_pearson(cnt[ok], n_d, config.confidence)
-    pv_d = np.array(
-        [
-            _binom_pvalue(cnt[i], n_d, exact[i]) if ok[i] else np.nan
-            for i in range(len(dims))
-        ]
-    )
-    k_lohe_counts = np.rint(p_lohe * n_d)
-    pv_lohe = np.array(
-        [
-            _binom_pvalue(k_lohe_counts[i], n_d, exact[i])
-            if np.isfinite(p_lohe[i])
-            else np.nan
-            for i in range(len(dims))
-        ]
-    )
+    pv_d = np.full(len(dims), np.nan)
+    if ok.any():
+        pv_d[ok] = binomial_pvalue(cnt[ok], n_d, exact[ok])
     degenerate = {
         "dims": dims,
         "n_anchors": m,
@@ -429,16 +302,12 @@ def run(
         "sampled": sampled,
         "count": cnt,
         "p_mc": np.where(ok, cnt / n_d, np.nan),
+        "se_mc": se_mc,
         "ci_lo": lo_d,
         "ci_hi": hi_d,
-        "p_lohe": p_lohe,
-        "se_lohe": se_lohe,
         "p_theory": exact,
         "p_value": pv_d,
-        "p_value_lohe": pv_lohe,
-        "min_p_value": float(np.nanmin(np.r_[pv_d, pv_lohe]))
-        if ok.any()
-        else float("nan"),
+        "min_p_value": float(np.nanmin(pv_d)) if ok.any() else float("nan"),
         "rate_theory": _common.fit_exponential_rate(dims, exact)["rate"],
         "rate_mc": _common.fit_exponential_rate(
             np.asarray(dims)[ok], np.where(ok, cnt / n_d, np.nan)[ok]
@@ -450,20 +319,30 @@ def run(
     degenerate["plateau"] = weight_norm_probability(m, eps, s)  # d -> infinity limit
 
     # ---- scale-free events: relative threshold and convex hull
-    k_rel, k_rel_lohe, k_bound = jax.random.split(jax.random.fold_in(key, 1), 3)
-    counter = _small_drive_counter(
-        tuple(dims), chunk_d, m, config.rel_eps, s, relative=True
-    )
-    cnt_rel = _count(counter, k_rel, n_chunks, "relative MC", progress)
-    lo_r, hi_r = _common.clopper_pearson(cnt_rel, n_d, config.confidence)
-    p_rel_lohe = np.full(len(dims), np.nan)
-    for i, d in enumerate(dims):
-        if d in lohe_dims:
-            p_rel_lohe[i] = float(
-                lohe.relative_degenerate_probability(
-                    jax.random.fold_in(k_rel_lohe, d), d, m, config.rel_eps, n_d, s
-                )[0]
+    k_rel, k_hull, k_bound = jax.random.split(jax.random.fold_in(key, 1), 3)
+    cnt_rel = np.array(
+        [
+            np.rint(
+                float(
+                    lohe.relative_degenerate_probability(
+                        k, d, m, config.rel_eps, n_d, s, chunk_size=chunk_d
+                    )[0]
+                )
+                * n_d
             )
+            for k, d in zip(
+                _common.progress(
+                    jax.random.split(k_rel, len(dims)),
+                    desc="relative MC",
+                    enabled=progress,
+                ),
+                dims,
+                strict=True,
+            )
+        ],
+        dtype=np.int64,
+    )
+    lo_r, hi_r = _common.clopper_pearson(cnt_rel, n_d, config.confidence)
     # the provable bound, averaged over the weight model (a bound on the mixture)
     w_b = jax.nn.softplus(s * jax.random.normal(k_bound, (8192, m)))
     rel_bound = np.array(
@@ -474,11 +353,21 @@ def run(
     )
     hull = [lohe.hull_degenerate_probability(m, int(d)) for d in d_curve]
     hull_dims = [d for d in dims if d <= m]
-    np_rng = np.random.default_rng(config.seed)
     hull_hits = np.array(
         [
-            _hull_hits(np_rng, config.n_hull, m, d)
-            for d in _common.progress(hull_dims, desc="hull LP", enabled=progress)
+            sum(
+                lohe.hull_contains_origin(r)
+                for r in np.asarray(sphere.sample_uniform(k, (config.n_hull, m), d))
+            )
+            for k, d in zip(
+                _common.progress(
+                    jax.random.split(k_hull, len(hull_dims)),
+                    desc="hull LP",
+                    enabled=progress,
+                ),
+                hull_dims,
+                strict=True,
+            )
         ],
         dtype=np.int64,
     )
@@ -494,7 +383,6 @@ def run(
         "p_relative": cnt_rel / n_d,
         "ci_lo_relative": lo_r,
         "ci_hi_relative": hi_r,
-        "p_relative_lohe": p_rel_lohe,
         "rate_relative_mc": _common.fit_exponential_rate(dims, cnt_rel / n_d)["rate"],
         "d_curve": d_curve,
         "relative_bound": rel_bound,
@@ -505,7 +393,7 @@ def run(
         "n_hull": config.n_hull,
         "hull_count": hull_hits,
         "hull_exact": hull_exact,
-        "hull_p_value": _binom_pvalues(hull_hits, config.n_hull, hull_exact),
+        "hull_p_value": binomial_pvalue(hull_hits, config.n_hull, hull_exact),
     }
 
     # ---- finite-time failure on both sides of the threshold ||h||T = log cot(delta/2)
@@ -545,7 +433,7 @@ def run(
         "count": thr_count,
         "p_mc": thr_count / config.n_threshold,
         "p_theory": thr_theory,
-        "p_value": _binom_pvalues(thr_count, config.n_threshold, thr_theory),
+        "p_value": binomial_pvalue(thr_count, config.n_threshold, thr_theory),
         "d_curve": d_curve,
         "p_curve": thr_curve,
     }
@@ -617,27 +505,9 @@ def _write(results: dict, config: Config, out: Path) -> None:
         hit,
         zero,
         "C0",
-        label=f"Monte Carlo (lohe.drive), n={g['n']:.0e}",
+        label=f"Monte Carlo (lohe.degenerate_probability), n={g['n']:.0e}",
         zero_label="zero count: upper bound",
     )
-    pl = np.asarray(g["p_lohe"])
-    okl = ok & (pl > 0)
-    lo_l, hi_l = np.full(len(dims), np.nan), np.full(len(dims), np.nan)
-    if okl.any():
-        lo_l[okl], hi_l[okl] = _common.clopper_pearson(
-            np.rint(pl[okl] * g["n"]), g["n"], results["confidence"]
-        )
-        ax2.errorbar(
-            dims[okl] + 0.02 * dims.max(),
-            pl[okl],
-            yerr=[pl[okl] - lo_l[okl], hi_l[okl] - pl[okl]],
-            fmt="s",
-            ms=4,
-            color="C1",
-            mfc="none",
-            capsize=2,
-            label="lohe.degenerate_probability",
-        )
     lo_p, hi_p = g["plateau"]
     ax2.axhspan(lo_p, hi_p, color="0.5", alpha=0.5)
     ax2.axhline(
@@ -669,18 +539,6 @@ def _write(results: dict, config: Config, out: Path) -> None:
         "C0",
         label=f"P($\\|h\\| < {sf['rel_eps']:g}\\,\\|w\\|_2$), MC n={sf['n']:.0e}",
     )
-    pl = np.asarray(sf["p_relative_lohe"])
-    okl = np.isfinite(pl) & (pl > 0)
-    if okl.any():
-        ax3.plot(
-            dims[okl],
-            pl[okl],
-            "s",
-            ms=6,
-            color="C1",
-            mfc="none",
-            label="lohe.relative_degenerate_probability",
-        )
     ax3.semilogy(
         dc,
         np.maximum(sf["relative_bound"], 1e-300),
@@ -787,8 +645,7 @@ def _write(results: dict, config: Config, out: Path) -> None:
             "p_mc": g["p_mc"],
             "ci_lo": g["ci_lo"],
             "ci_hi": g["ci_hi"],
-            "p_lohe": g["p_lohe"],
-            "se_lohe": g["se_lohe"],
+            "se_mc": g["se_mc"],
             "p_theory": g["p_theory"],
             "p_value": g["p_value"],
         },
@@ -803,7 +660,6 @@ def _write(results: dict, config: Config, out: Path) -> None:
             "p_relative": sf["p_relative"],
             "ci_lo_relative": sf["ci_lo_relative"],
             "ci_hi_relative": sf["ci_hi_relative"],
-            "p_relative_lohe": sf["p_relative_lohe"],
             "hull_exact": sf["hull_exact_all"],
             "hull_count": [
                 int(sf["hull_count"][sf["hull_dims"].index(d)])
@@ -838,6 +694,8 @@ def _write(results: dict, config: Config, out: Path) -> None:
                     "n",
                     "p_relative",
                     "rate_relative_mc",
+                    "d_curve",
+                    "relative_bound",
                     "hull_dims",
                     "n_hull",
                     "hull_count",
