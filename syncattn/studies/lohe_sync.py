@@ -112,11 +112,6 @@ def random_frequencies(
     return sigma * (A - np.swapaxes(A, -1, -2)) / math.sqrt(2.0)
 
 
-def _uniform_sphere(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
-    g = rng.standard_normal((n, d))
-    return g / np.linalg.norm(g, axis=-1, keepdims=True)
-
-
 def run(
     config: Config, out: str | Path | None = None, *, progress: bool = False
 ) -> dict:
@@ -129,7 +124,7 @@ def run(
     import jax
     import jax.numpy as jnp
 
-    from .. import kuramoto, lohe, torus
+    from .. import kuramoto, lohe, sphere, torus
     from .kuramoto_transition import Density, self_consistent_r
 
     t_start = time.perf_counter()
@@ -138,9 +133,10 @@ def run(
     late = np.linspace(0.0, config.t1, config.n_save) >= config.t1 / 2
     sweep: dict[int, dict] = {}
     inputs = {}
-    for d in config.dims:
+    start_keys = jax.random.split(_common.prng_key(config.seed), len(config.dims))
+    for d, k in zip(config.dims, start_keys, strict=True):
         # the sphere check of lohe.simulate uses the working dtype's tolerance
-        x0 = jnp.asarray(_uniform_sphere(rng, config.n, d), dtype)
+        x0 = sphere.sample_uniform(k, (config.n,), d, dtype=dtype)
         inputs[d] = (
             x0,
             jnp.asarray(random_frequencies(rng, config.n, d, config.freq_scale), dtype),
