@@ -12,18 +12,17 @@ Nothing here imports JAX: batches are numpy ``int32`` arrays.
 
 from . import sva as sva
 from ._corpus import (
-    CORPUS_NAMES as CORPUS_NAMES,
     ENWIK8_SIZE as ENWIK8_SIZE,
     Corpus as Corpus,
     cache_dir as cache_dir,
-    load_corpus as load_corpus,
 )
+from ._load import CORPUS_NAMES as CORPUS_NAMES, load_corpus as load_corpus
 from ._sampler import (
     eval_batches as eval_batches,
     num_eval_windows as num_eval_windows,
     sample_batch as sample_batch,
 )
-from ._words import tokenize as tokenize
+from ._tokenize import tokenize as tokenize
 
 
 __all__ = [

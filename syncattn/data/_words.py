@@ -25,9 +25,7 @@ import codecs
 import hashlib
 import json
 import os
-import re
 import shutil
-import string
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -36,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from ._corpus import Corpus, _load_npy, embedded_text_bytes
+from ._tokenize import tokenize as tokenize
 
 
 PAD_ID, BOS_ID, EOS_ID, UNK_ID = 0, 1, 2, 3
@@ -46,8 +45,6 @@ _FORMAT_VERSION = 1
 _BLOCK = 1 << 23
 _PROGRESS_MIN_BYTES = 64 << 20
 
-_WT2_PUNCT = re.compile(r"""([.,!?;:()\[\]{}"'])""")
-_TS_TABLE = str.maketrans(string.punctuation, " " * len(string.punctuation))
 
 WIKITEXT2_HELP = (
     "WikiText-2 is the folder `wikitext-2-raw` of wikitext-2-raw-v1.zip (files "
@@ -61,17 +58,6 @@ TINYSTORIES_HELP = (
     "dataset, stories separated by <|endoftext|>; put them in one folder and pass "
     "it as path= / --data-path."
 )
-
-
-def tokenize(text: str, tokenizer: str | None) -> list[str]:
-    """Split `text` into words by seed 001's rule ``"wikitext2"`` or ``"tinystories"``."""
-    if tokenizer == "wikitext2":
-        return _WT2_PUNCT.sub(r" \1 ", text.lower()).split()
-    if tokenizer == "tinystories":
-        return text.lower().translate(_TS_TABLE).split()
-    raise ValueError(
-        f"tokenizer must be 'wikitext2' or 'tinystories'; got {tokenizer!r}."
-    )
 
 
 def build_vocab(
