@@ -38,6 +38,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .._outputs import progress, to_jsonable
+
 
 __all__ = ["Grid", "TrainCell", "train_cell", "RESULT", "read_result", "use_compile_cache"]
 
@@ -137,7 +139,6 @@ def read_result(folder: str | os.PathLike) -> dict | None:
 
 
 def _write_result(folder: Path, result: dict) -> None:
-    from ._common import to_jsonable
 
     folder.mkdir(parents=True, exist_ok=True)
     tmp = folder / (RESULT + ".tmp")
@@ -277,7 +278,6 @@ class Grid:
         return results  # type: ignore[return-value]
 
     def _run_sequential(self, cells, root, fn, desc):
-        from ._common import progress
 
         kwargs = {"progress": True} if self.progress and fn is train_cell else {}
         call = (lambda c, f: fn(c, f, **kwargs)) if kwargs else fn

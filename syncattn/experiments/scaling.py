@@ -33,6 +33,8 @@ from pathlib import Path
 import numpy as np
 
 from ._common import (
+    CPU_STEPS as CPU_STEPS,
+    CPU_TRAIN as CPU_TRAIN,
     ScalingRecipe,
     describe_values,
     fmt_mean_std,
@@ -69,15 +71,7 @@ RECIPE = (
 )  # fmt: skip
 """Seed 001's optimiser (PyTorch AdamW defaults for the betas)."""
 
-CPU_STEPS = 300
-CPU_TRAIN = ("lr=3e-3", "warmup_steps=30", "data.vocab_size=2000")
-"""The default (CPU) size's changes to the recipe, our choice: 300 steps of 32 rows is
-about 470 k tokens, under one pass over the corpus. With the published lr 5e-4, no
-warm-up and 10,000 words every model stays at the unigram level there (validation PPL
-about 1,050 for every d and for softmax after 60 steps, measured). A 2,000-word
-vocabulary (the output layer is most of the cost), lr 3e-3 and a 30-step warm-up let the
-models learn word order within the budget (PPL 87 vs 84 for d = 2 vs softmax at 300 steps,
-one seed, measured); ``--full`` keeps the published recipe."""
+# CPU_STEPS, CPU_TRAIN (the default size's recipe) live in _common, beside the recipes
 
 
 @dataclasses.dataclass(frozen=True)

@@ -18,18 +18,20 @@ it is the bookkeeping every study needs:
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import datetime
-import json
-import math
 import platform
-from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from .._outputs import (
+    new_figure as new_figure,
+    progress as progress,
+    save_figure as save_figure,
+    to_jsonable as to_jsonable,
+    write_csv as write_csv,
+    write_json as write_json,
+)
 from ..stats import (
     clopper_pearson as clopper_pearson,
     exponential_rate_fit as exponential_rate_fit,
@@ -114,41 +116,6 @@ def make_outdir(name: str, out: str | Path | None = None) -> Path:
     return path
 
 
-def to_jsonable(obj: Any) -> Any:
-    """Convert NumPy/JAX scalars and arrays, tuples and dataclasses to plain JSON types.
-
-    Non-finite floats become ``None`` (JSON has no NaN/inf).
-    """
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        obj = dataclasses.asdict(obj)
-    if isinstance(obj, Mapping):
-        return {str(k): to_jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (str, bool)) or obj is None:
-        return obj
-    if isinstance(obj, (int, np.integer)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        x = float(obj)
-        return x if math.isfinite(x) else None
-    if isinstance(obj, (list, tuple)):
-        return [to_jsonable(v) for v in obj]
-    if hasattr(obj, "__array__"):
-        arr = np.asarray(obj)
-        if arr.dtype == bool:
-            return arr.tolist()
-        if arr.ndim == 0:
-            return to_jsonable(arr.item())
-        return [to_jsonable(v) for v in arr]
-    raise TypeError(f"cannot write {type(obj).__name__} to JSON.")
-
-
-def write_json(path: str | Path, obj: Any) -> Path:
-    """Write ``obj`` (after `to_jsonable`) as indented JSON; return the path."""
-    path = Path(path)
-    path.write_text(json.dumps(to_jsonable(obj), indent=2) + "\n")
-    return path
-
-
 def write_config(config: Any, outdir: str | Path, study: str) -> Path:
     """Write ``config.json``: the study name, its frozen config, and the software versions."""
     import jax
@@ -167,62 +134,7 @@ def write_config(config: Any, outdir: str | Path, study: str) -> Path:
     return write_json(Path(outdir) / "config.json", payload)
 
 
-def write_csv(path: str | Path, columns: Mapping[str, Iterable]) -> Path:
-    """Write equal-length columns as a CSV file with a header row; return the path.
-
-    Raises:
-        ValueError: if the columns have different lengths.
-    """
-    cols = {k: np.asarray(v).reshape(-1) for k, v in columns.items()}
-    lengths = {k: len(v) for k, v in cols.items()}
-    if len(set(lengths.values())) > 1:
-        raise ValueError(f"columns must have equal lengths; got {lengths}.")
-    path = Path(path)
-    with path.open("w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(list(cols))
-        for row in zip(*cols.values(), strict=True):
-            w.writerow([_fmt(v) for v in row])
-    return path
-
-
-def _fmt(v) -> str:
-    if isinstance(v, (float, np.floating)):
-        return repr(float(v))
-    if isinstance(v, (np.bool_, bool)):
-        return str(bool(v))
-    return str(v.item() if hasattr(v, "item") else v)
-
-
 # --------------------------------------------------------------------------- progress and plots
-
-
-def progress(
-    iterable: Iterable, *, desc: str, total: int | None = None, enabled: bool = True
-):
-    """``tqdm`` progress bar on stderr (a plain iterator when ``enabled`` is false)."""
-    if not enabled:
-        return iterable
-    from tqdm.auto import tqdm
-
-    return tqdm(iterable, desc=desc, total=total, leave=False, dynamic_ncols=True)
-
-
-def new_figure(
-    ncols: int = 1, nrows: int = 1, *, width: float = 4.6, height: float = 3.6
-):
-    """A Matplotlib figure on the Agg canvas (no pyplot, no global backend change).
-
-    Returns:
-        ``(fig, axes)`` with ``axes`` a flat list of ``nrows * ncols`` axes.
-    """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width * ncols, height * nrows), layout="constrained")
-    FigureCanvasAgg(fig)
-    axes = fig.subplots(nrows, ncols, squeeze=False)
-    return fig, [ax for row in axes for ax in row]
 
 
 def dim_ticks(ax, dims) -> None:
@@ -253,13 +165,6 @@ def plot_counts(ax, x, p, lo, hi, hit, zero, color, label=None, zero_label=None)
         )
     if zero.any():
         ax.plot(x[zero], hi[zero], "v", color=color, ms=6, mfc="none", label=zero_label)
-
-
-def save_figure(fig, path: str | Path, *, dpi: int = 100) -> Path:
-    """Save ``fig`` as a PNG at ``dpi`` (100 keeps committed images small)."""
-    path = Path(path)
-    fig.savefig(path, dpi=dpi)
-    return path
 
 
 # --------------------------------------------------------------------------- statistics
