@@ -65,7 +65,8 @@ def test_train_resume_eval_sample_report(tmp_path, small_text, tiny_models, caps
         (r["step"], r["loss"]) for r in log
     ]
     # bookkeeping may change on resume; the maths may not
-    assert _train(run, small_text, *ARGS, "log_every=3") == 0
+    # (each key once: a duplicate is an error, see tests/training/test_faults.py)
+    assert _train(run, small_text, *[a for a in ARGS if a != "log_every=2"], "log_every=3") == 0
     assert _train(run, small_text, *ARGS, "lr=0.5") == 2
     err = capsys.readouterr().err
     assert "train.lr" in err and "new --out" in err
