@@ -24,6 +24,7 @@ round-trips bit for bit.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -135,21 +136,53 @@ def save_checkpoint(directory: str | Path, step: int, state: Any, *, keep: int) 
         else:
             tmp.rename(final)
     except BaseException as e:
+        os_err = _os_error_in(e)
+        if os_err is not None and os_err.errno is None:
+            os_err = _short_write(os_err, directory)
         shutil.rmtree(tmp, ignore_errors=True)
-        if isinstance(e, OSError):
-            if e.filename is None:
-                e.filename = str(final)
-            prev = [p.name for s_, p in list_checkpoints(directory) if s_ != step]
-            e.add_note(
-                f"while writing checkpoint {final.name} in {directory}: its partial "
-                "files were removed; the newest complete checkpoint is "
-                f"{prev[0] if prev else 'none (nothing was saved yet)'}."
-            )
-        raise
+        if os_err is None:
+            raise
+        if os_err.filename is None:
+            os_err.filename = str(final)
+        prev = [p.name for s_, p in list_checkpoints(directory) if s_ != step]
+        os_err.add_note(
+            f"while writing checkpoint {final.name} in {directory}: its partial "
+            "files were removed; the newest complete checkpoint is "
+            f"{prev[0] if prev else 'none (nothing was saved yet)'}."
+        )
+        if os_err is e:
+            raise
+        # equinox wraps it in a TreePathError naming the leaf; NumPy's short write
+        # has no errno (see _short_write)
+        raise os_err from None
     _fsync_dir(directory)
     for _, path in list_checkpoints(directory)[keep:]:
         shutil.rmtree(path, ignore_errors=True)
     return final
+
+
+def _os_error_in(err: BaseException) -> OSError | None:
+    """`err` if it is an OSError, else the first OSError among its causes."""
+    seen = 0
+    while err is not None and seen < 16:
+        if isinstance(err, OSError):
+            return err
+        err, seen = err.__cause__ or err.__context__, seen + 1
+    return None
+
+
+def _short_write(err: OSError, directory: Path) -> OSError:
+    """NumPy reports a short write (``"4096 requested and 3741 written"``) without an
+    errno; with under 1 MiB left on the disk it is ENOSPC, else EIO."""
+    try:
+        free = shutil.disk_usage(directory).free
+    except OSError:  # pragma: no cover
+        free = None
+    code = errno.ENOSPC if free is not None and free < 2**20 else errno.EIO
+    new = OSError(code, os.strerror(code))
+    new.add_note(f"(a short write: {err})")
+    new.__cause__ = err
+    return new
 
 
 def list_quarantined(directory: str | Path) -> list[Path]:
