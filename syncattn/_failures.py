@@ -1,6 +1,6 @@
 """How a command fails: one message and one documented exit status per error, no traceback.
 
-A command body runs under [`run_command`][syncattn._failures.run_command]. Each
+A command body runs under `run_command`. Each
 error becomes one line (or a few) on stderr that names the file or the argument
 and says what to do, and an exit status:
 

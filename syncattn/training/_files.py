@@ -4,16 +4,16 @@ Every file of a run folder is written by one of three means, so that a crash, a
 full disk or a signal at any moment leaves either the old content or the new one,
 never a mixture:
 
-* [`atomic_write`][syncattn.training._files.atomic_write]: the bytes go to a
+* `atomic_write`: the bytes go to a
   temporary file ``.tmp-PID-RANDOM-NAME`` beside the target, are flushed and
   ``fsync``-ed, and the temporary is renamed onto the target (``os.replace`` is
   atomic on POSIX). If anything fails, the temporary is removed before the error
   propagates.
-* [`append_line`][syncattn.training._files.append_line]: one line appended to a
+* `append_line`: one line appended to a
   log; a failed write (``ENOSPC``) truncates the file back to its previous length,
   and a torn last line left by a killed process is cut before the next append.
 * checkpoints: a temporary folder renamed whole (``_checkpoint.py``), using the
-  same naming, so that [`clean_stale`][syncattn.training._files.clean_stale] finds
+  same naming, so that `clean_stale` finds
   the leftovers of a crashed process.
 
 A run folder is held by one training process at a time through an OS lock

@@ -17,7 +17,7 @@ yet (an attempt that failed before its first save) holds nothing to resume and i
 taken over by the new run.
 
 Everything is validated before anything is written
-([`validate_run`][syncattn.training._run.validate_run]); every file is written
+([`syncattn.training.validate_run`][]); every file is written
 atomically (`syncattn.training._files`), and one training process at a time holds
 a run folder (an OS lock on ``RUN/.lock``).
 """
@@ -123,7 +123,7 @@ def make_spec(
     row length - 1.
 
     Nothing is written; [`train_run`][syncattn.training.train_run] validates the
-    whole run ([`validate_run`][syncattn.training._run.validate_run]) before it
+    whole run ([`syncattn.training.validate_run`][]) before it
     writes.
 
     Raises:
@@ -357,7 +357,7 @@ def train_run(
 ) -> dict[str, Any]:
     """Train (or resume) the run `spec` in folder `out`; see [`syncattn.training.fit`][].
 
-    First validates the whole run ([`validate_run`][syncattn.training._run.validate_run])
+    First validates the whole run ([`syncattn.training.validate_run`][])
     and the folder (`out` may not be a file): a bad run writes nothing. Then it
     holds ``out/.lock`` for the whole run (a second process into the same folder
     is refused), removes the temporaries a crashed process left behind, and writes

@@ -52,15 +52,22 @@ CHILD = (
 )
 
 
-def _child_env(**extra):
-    env = dict(os.environ, PYTHONPATH=str(ROOT), **extra)
+def _train_child(out, corpus, delay: str):
+    """`syncattn train ... ARGS` into `out` in a child process, `delay` s per step."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), SYNCATTN_DEBUG_STEP_DELAY=delay)
     env.pop("XLA_FLAGS", None)
-    return env
+    argv = ["train", "--model", "softmax", "--config", "tiny", "--data", "text",
+            "--data-path", str(corpus), "--out", str(out), "--quiet", *ARGS]
+    return subprocess.Popen([sys.executable, "-c", CHILD, *argv], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def _train_argv(out, corpus, *extra):
-    return ["train", "--model", "softmax", "--config", "tiny", "--data", "text",
-            "--data-path", str(corpus), "--out", str(out), "--quiet", *extra]
+def _wait_for(what, proc, timeout=120):
+    deadline = time.monotonic() + timeout
+    while not what():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
 
 
 def _losses(run):
@@ -503,17 +510,9 @@ def test_lock_of_a_killed_process_does_not_block(tmp_path, small_text, tiny_mode
 def test_two_trainers_into_one_folder(trained, tmp_path, tiny_models, capsys):
     ref, corpus = trained
     out = tmp_path / "run"
-    first = subprocess.Popen(
-        [sys.executable, "-c", CHILD, *_train_argv(out, corpus, *ARGS)], cwd=ROOT,
-        env=_child_env(SYNCATTN_DEBUG_STEP_DELAY="0.5"), stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True,
-    )
+    first = _train_child(out, corpus, "0.5")
     try:
-        deadline = time.monotonic() + 120
-        while not (out / "config.json").exists():  # written while holding the lock
-            assert first.poll() is None, first.communicate()
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        _wait_for((out / "config.json").exists, first)  # written while holding the lock
         assert train_cli(out, corpus, *ARGS) == 5
         assert "is in use by another process" in capsys.readouterr().err
         assert first.wait(timeout=300) == 0, first.communicate()
@@ -590,16 +589,8 @@ def test_ctrl_c_in_a_real_process(trained, tmp_path):
     saying where the run stands, no traceback, and a checkpoint of the last step."""
     _, corpus = trained
     out = tmp_path / "run"
-    proc = subprocess.Popen(
-        [sys.executable, "-c", CHILD, *_train_argv(out, corpus, *ARGS)], cwd=ROOT,
-        env=_child_env(SYNCATTN_DEBUG_STEP_DELAY="0.3"), stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True,
-    )
-    deadline = time.monotonic() + 120
-    while not list_checkpoints(out / "checkpoints"):
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    proc = _train_child(out, corpus, "0.3")
+    _wait_for(lambda: list_checkpoints(out / "checkpoints"), proc)
     time.sleep(0.4)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
