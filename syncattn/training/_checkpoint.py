@@ -196,9 +196,9 @@ def list_quarantined(directory: str | Path) -> list[Path]:
 
 
 _RESTART_HINT = (
-    "To train this run again from step 0 in the same folder, repeat the command with "
-    "--restart (the unreadable checkpoints stay, as corrupt-step_*); or train into a "
-    "new --out folder."
+    "To train this run again from step 0 in the same folder, repeat its `syncattn "
+    "train` command with --restart (the unreadable checkpoints stay, as "
+    "corrupt-step_*); or train into a new --out folder."
 )
 
 
