@@ -393,13 +393,14 @@ def test_validation_comes_before_any_write(tmp_path, small_text, tiny_models, ca
 def test_folder_without_checkpoint_is_taken_over(tmp_path, small_text, tiny_models, capsys):
     """A failed first attempt that saved nothing does not block the corrected retry."""
     out = tmp_path / "run"
-    assert train_cli(out, small_text, "--steps", "2", "batch_size=2", "seq_len=8",
-                     "ckpt_every=5") == 0
+    assert train_cli(out, small_text, *ARGS, "--seed", "1") == 0  # (the same compiled step)
+    assert train_cli(out, small_text, *ARGS, "--seed", "2") == 2  # it holds checkpoints
+    assert "holds a different run" in capsys.readouterr().err
     shutil.rmtree(out / "checkpoints")  # as if it had died before its first checkpoint
-    assert train_cli(out, small_text, *ARGS) == 0
+    assert train_cli(out, small_text, *ARGS, "--seed", "2") == 0
     assert "holds no checkpoint, so nothing of the run it described is kept" in \
         capsys.readouterr().err
-    assert json.loads((out / "config.json").read_text())["train"]["steps"] == 12
+    assert json.loads((out / "config.json").read_text())["train"]["seed"] == 2
 
 
 # --------------------------------------------------------------------------- 3. broken config.json
