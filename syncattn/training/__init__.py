@@ -40,6 +40,7 @@ from ._classify import (
 )
 from ._config import TrainConfig as TrainConfig, parse_overrides as parse_overrides
 from ._files import RunBusy as RunBusy
+from ._load import eval_run as eval_run, load_run as load_run, sample_run as sample_run
 from ._loop import (
     TrainingDiverged as TrainingDiverged,
     TrainingInterrupted as TrainingInterrupted,
@@ -54,11 +55,8 @@ from ._run import (
     RunConfigMismatch as RunConfigMismatch,
     RunFolderError as RunFolderError,
     RunSpec as RunSpec,
-    eval_run as eval_run,
-    load_run as load_run,
     make_spec as make_spec,
     read_config as read_config,
-    sample_run as sample_run,
     train_run as train_run,
     validate_run as validate_run,
 )

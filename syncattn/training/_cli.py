@@ -114,7 +114,7 @@ def evaluate(argv: list[str] | None = None) -> int:
 
 
 def _evaluate(args) -> int:
-    from ._run import eval_run, record_eval
+    from ._load import eval_run, record_eval
 
     res = eval_run(args.run, split=args.split, max_batches=args.batches,
                    data_path=args.data_path, batch_size=args.batch_size, record=False)
@@ -154,7 +154,7 @@ def sample(argv: list[str] | None = None) -> int:
 
 
 def _sample(args) -> int:
-    from ._run import generate_samples, record_samples
+    from ._load import generate_samples, record_samples
 
     texts, header = generate_samples(
         args.run, prompt=args.prompt, length=args.length, temperature=args.temperature,

@@ -34,7 +34,7 @@ from syncattn.training import (
     parse_overrides,
     read_log,
 )
-from syncattn.training._run import _prompt_ids
+from syncattn.training._load import _prompt_ids
 from tests.training.conftest import train_cli
 
 
