@@ -84,8 +84,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"syncattn: unknown command {cmd!r}.\n\n{_usage()}", file=sys.stderr)
         return 2
     module_name, _, func = _COMMANDS[cmd][0].partition(":")
-    module = importlib.import_module(module_name)
-    return int(getattr(module, func or "main")(rest) or 0)
+    try:
+        module = importlib.import_module(module_name)
+        return int(getattr(module, func or "main")(rest) or 0)
+    except KeyboardInterrupt as err:  # Ctrl-C in any command: a message, status 130
+        from ._failures import debug_requested, describe
+
+        if debug_requested():
+            raise
+        code, message = describe(err, cmd)
+        print(message, file=sys.stderr)
+        return code
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -111,6 +111,32 @@ def sample_batch(
     return np.asarray(tokens[index], dtype=np.int32)
 
 
+def require_window(tokens, seq_len: int, what: str, *, hint: str = "more data") -> int:
+    r"""Check that `tokens` holds at least one window of ``seq_len + 1`` ids; return the
+    number of evaluation windows ([`num_eval_windows`][syncattn.data.num_eval_windows]).
+
+    A 1-D stream of $n$ ids needs $n \ge L + 1$ (then both `sample_batch` and
+    `eval_batches` have a window); a 2-D chunk array needs rows of $L + 1$ ids.
+    Training calls it on the training and validation splits before it writes
+    anything.
+
+    Raises:
+        ValueError: ``"{what} has n tokens, fewer than one window ..."``.
+    """
+    tokens = _check_tokens(tokens)
+    if tokens.ndim == 2:
+        _check_rows_seq_len(tokens, seq_len)
+        return tokens.shape[0]
+    seq_len = _int(seq_len, "seq_len", 1)
+    n = tokens.shape[0]
+    if n < seq_len + 1:
+        raise ValueError(
+            f"{what} has {n:,} tokens, fewer than one window of seq_len + 1 = "
+            f"{seq_len + 1:,}; use a shorter seq_len (now {seq_len}), {hint}."
+        )
+    return (n - 1) // seq_len
+
+
 def num_eval_windows(tokens: np.ndarray, seq_len: int | None) -> int:
     """Number of rows `eval_batches` yields in all: $\\lfloor (n-1)/L \\rfloor$ windows, or ``n_chunks``."""
     tokens = _check_tokens(tokens)

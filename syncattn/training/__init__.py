@@ -18,12 +18,15 @@ r"""Training: optimiser and schedule, the compiled step, data parallelism, check
 * [`syncattn.training.generate`][]: autoregressive sampling.
 * [`syncattn.training.train_run`][] and friends: run folders (config.json,
   log.jsonl, checkpoints/, samples.txt, revision) behind ``syncattn train``,
-  ``eval``, ``sample`` and ``report``.
+  ``eval``, ``sample`` and ``report``; [`syncattn.training.validate_run`][] checks a
+  run before anything is written, and one process at a time trains into a folder
+  ([`syncattn.training.RunBusy`][]).
 """
 
 from ._checkpoint import (
     CheckpointError as CheckpointError,
     list_checkpoints as list_checkpoints,
+    list_quarantined as list_quarantined,
     restore_checkpoint as restore_checkpoint,
     save_checkpoint as save_checkpoint,
 )
@@ -36,8 +39,11 @@ from ._classify import (
     verb_bce_loss as verb_bce_loss,
 )
 from ._config import TrainConfig as TrainConfig, parse_overrides as parse_overrides
+from ._files import RunBusy as RunBusy
+from ._load import eval_run as eval_run, load_run as load_run, sample_run as sample_run
 from ._loop import (
     TrainingDiverged as TrainingDiverged,
+    TrainingInterrupted as TrainingInterrupted,
     count_parameters as count_parameters,
     evaluate as evaluate,
     fit as fit,
@@ -47,12 +53,12 @@ from ._optim import lr_schedule as lr_schedule, make_optimizer as make_optimizer
 from ._report import report as report, summarise_run as summarise_run
 from ._run import (
     RunConfigMismatch as RunConfigMismatch,
+    RunFolderError as RunFolderError,
     RunSpec as RunSpec,
-    eval_run as eval_run,
-    load_run as load_run,
     make_spec as make_spec,
-    sample_run as sample_run,
+    read_config as read_config,
     train_run as train_run,
+    validate_run as validate_run,
 )
 from ._sample import generate as generate, sampling_logits as sampling_logits
 from ._sharding import (
@@ -80,11 +86,13 @@ __all__ = [
     "verb_bce_loss",
     "CheckpointError",
     "list_checkpoints",
+    "list_quarantined",
     "restore_checkpoint",
     "save_checkpoint",
     "TrainConfig",
     "parse_overrides",
     "TrainingDiverged",
+    "TrainingInterrupted",
     "count_parameters",
     "evaluate",
     "fit",
@@ -94,12 +102,16 @@ __all__ = [
     "report",
     "summarise_run",
     "RunConfigMismatch",
+    "RunFolderError",
+    "RunBusy",
     "RunSpec",
     "eval_run",
     "load_run",
     "make_spec",
+    "read_config",
     "sample_run",
     "train_run",
+    "validate_run",
     "generate",
     "sampling_logits",
     "data_mesh",

@@ -1,15 +1,19 @@
 """``syncattn train | eval | sample | report``: the command-line front of the run folders.
 
-Exit status: 0 success, 2 usage or configuration error (unknown key, missing data
-file, a run folder holding another run), 3 training stopped on a NaN/inf loss.
+Every command validates before it writes, and maps every error to one message
+and an exit status (`syncattn._failures`): 0 success, 1 unexpected error or out of
+memory, 2 bad input or configuration, 3 training stopped on a NaN/inf loss, 4 no
+readable checkpoint, 5 run folder in use, 6 file-system error, 130 / 143 stopped
+by SIGINT / SIGTERM (after a checkpoint). ``--debug`` (or ``SYNCATTN_DEBUG=1``)
+shows the traceback instead.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
+from .._failures import run_command
 from ..cli import parse_command_line
 
 
@@ -20,6 +24,12 @@ overrides: KEY=VALUE, a training field (lr, batch_size, seq_len, warmup_steps,
   option, e.g. data.val_fraction=0.1). Prefix train./model. if a name is ambiguous.
 
 Training into a folder that holds the same run resumes it from its latest checkpoint.
+Ctrl-C (SIGINT) or SIGTERM finishes the step, saves a checkpoint and exits 130 / 143;
+the same command resumes. One process at a time trains into a folder.
+
+Exit status: 0 done, 1 unexpected error or out of memory, 2 bad input, 3 NaN/inf
+loss, 4 no readable checkpoint (see --restart), 5 folder in use, 6 file-system
+error (disk full, read-only, ...), 130 / 143 stopped by SIGINT / SIGTERM.
 
 Several hosts: run the same command on every host with --coordinator-address
 HOST:PORT --num-processes N --process-id I (or SYNCATTN_COORDINATOR_ADDRESS,
@@ -28,9 +38,11 @@ batch is sharded over every device of every host.
 """
 
 
-def _fail(cmd: str, err: BaseException, code: int = 2) -> int:
-    print(f"syncattn {cmd}: {err}", file=sys.stderr)
-    return code
+def _debug_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--debug", action="store_true",
+        help="show the Python traceback of an error (also: SYNCATTN_DEBUG=1)",
+    )
 
 
 def train(argv: list[str] | None = None) -> int:
@@ -47,6 +59,12 @@ def train(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, help="run folder (default runs/MODEL-CONFIG-DATA-seedN)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--restart", action="store_true",
+        help="when every checkpoint of the run is unreadable, train it again from step 0 "
+        "(without it such a run is refused)",
+    )
+    _debug_flag(p)
     p.add_argument("--coordinator-address", help="multi-host: HOST:PORT of process 0")
     p.add_argument("--num-processes", type=int, help="multi-host: number of processes")
     p.add_argument("--process-id", type=int, help="multi-host: this process's id")
@@ -55,33 +73,21 @@ def train(argv: list[str] | None = None) -> int:
     if isinstance(args, int):
         return args
 
+    return run_command("train", lambda: _train(args), debug=args.debug)
+
+
+def _train(args) -> int:
+    from ._run import default_out, make_spec, train_run
     from ._sharding import initialize_distributed
 
-    try:
-        initialize_distributed(args.coordinator_address, args.num_processes, args.process_id)
-    except ValueError as e:
-        return _fail("train", e)
-
-    from ._checkpoint import CheckpointError
-    from ._loop import TrainingDiverged
-    from ._run import RunConfigMismatch, default_out, make_spec, train_run
-
-    try:
-        spec, corpus = make_spec(
-            args.model, args.config, data=args.data, data_path=args.data_path,
-            steps=args.steps, seed=args.seed, overrides=args.overrides,
-        )
-    except (ValueError, TypeError, FileNotFoundError) as e:
-        return _fail("train", e)
+    initialize_distributed(args.coordinator_address, args.num_processes, args.process_id)
+    spec, corpus = make_spec(
+        args.model, args.config, data=args.data, data_path=args.data_path,
+        steps=args.steps, seed=args.seed, overrides=args.overrides,
+    )
     out = args.out or default_out(args.model, args.config, args.seed, args.data)
-    try:
-        res = train_run(spec, corpus, out, progress=not args.quiet)
-    except RunConfigMismatch as e:
-        return _fail("train", e)
-    except CheckpointError as e:
-        return _fail("train", e)
-    except TrainingDiverged as e:
-        return _fail("train", e, code=3)
+    res = train_run(spec, corpus, out, progress=not args.quiet, restart=args.restart,
+                    stop_on_signal=True)
     ev = res.get("eval") or {}
     metric = "bpc" if corpus.kind == "byte" else "ppl"
     val = f", val {metric} {ev[metric]:.4f}" if metric in ev else ""
@@ -100,21 +106,31 @@ def evaluate(argv: list[str] | None = None) -> int:
     p.add_argument("--batches", type=int, help="at most this many batches (default: the whole split)")
     p.add_argument("--batch-size", type=int, help="default: the run's batch_size")
     p.add_argument("--data-path", help="where the corpus lives now, if it moved")
+    _debug_flag(p)
     args = parse_command_line(p, argv)
     if isinstance(args, int):
         return args
-    from ._checkpoint import CheckpointError
-    from ._run import eval_run
+    return run_command("eval", lambda: _evaluate(args), debug=args.debug)
 
-    try:
-        res = eval_run(args.run, split=args.split, max_batches=args.batches,
-                       data_path=args.data_path, batch_size=args.batch_size)
-    except (ValueError, FileNotFoundError, CheckpointError) as e:
-        return _fail("eval", e)
+
+def _evaluate(args) -> int:
+    from ._load import eval_run, record_eval
+
+    res = eval_run(args.run, split=args.split, max_batches=args.batches,
+                   data_path=args.data_path, batch_size=args.batch_size, record=False)
     metric = "bpc" if "bpc" in res else "ppl"
     print(f"{args.run} step {res['step']} {res['split']}: loss {res['loss']:.4f} nats/token, "
-          f"{metric} {res[metric]:.4f} over {res['tokens']:,} tokens")
+          f"{metric} {res[metric]:.4f} over {res['tokens']:,} tokens", flush=True)
+    _record(lambda: record_eval(args.run, res), "the score above", "eval.json")
     return 0
+
+
+def _record(write, what: str, name: str) -> None:
+    try:
+        write()
+    except OSError as e:
+        e.add_note(f"{what} was not recorded in {name}.")
+        raise
 
 
 def sample(argv: list[str] | None = None) -> int:
@@ -124,28 +140,30 @@ def sample(argv: list[str] | None = None) -> int:
     )
     p.add_argument("run", type=Path, help="run folder")
     p.add_argument("--prompt", default="", help="text to continue (default: a newline / BOS)")
-    p.add_argument("--length", type=int, default=200, help="tokens to generate")
+    p.add_argument("--length", type=int, default=200, help="tokens to generate (at most 100000)")
     p.add_argument("--temperature", type=float, default=0.8, help="0 = greedy")
     p.add_argument("--top-k", type=int, default=None)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--num", type=int, default=1, help="number of samples")
+    p.add_argument("--num", type=int, default=1, help="number of samples (at most 1000)")
     p.add_argument("--data-path", help="where the corpus lives now, if it moved")
+    _debug_flag(p)
     args = parse_command_line(p, argv)
     if isinstance(args, int):
         return args
-    from ._checkpoint import CheckpointError
-    from ._run import sample_run
+    return run_command("sample", lambda: _sample(args), debug=args.debug)
 
-    try:
-        texts = sample_run(
-            args.run, prompt=args.prompt, length=args.length, temperature=args.temperature,
-            top_k=args.top_k, seed=args.seed, num_samples=args.num, data_path=args.data_path,
-        )
-    except (ValueError, TypeError, FileNotFoundError, CheckpointError) as e:
-        return _fail("sample", e)
+
+def _sample(args) -> int:
+    from ._load import generate_samples, record_samples
+
+    texts, header = generate_samples(
+        args.run, prompt=args.prompt, length=args.length, temperature=args.temperature,
+        top_k=args.top_k, seed=args.seed, num_samples=args.num, data_path=args.data_path,
+    )
     for text in texts:
         print(text)
         print()
+    _record(lambda: record_samples(args.run, texts, **header), "the text above", "samples.txt")
     return 0
 
 
@@ -157,15 +175,17 @@ def report(argv: list[str] | None = None) -> int:
     )
     p.add_argument("runs", nargs="+", type=Path, help="run folders")
     p.add_argument("--out", type=Path, default=Path("syncattn-report"), help="output folder")
+    _debug_flag(p)
     args = parse_command_line(p, argv)
     if isinstance(args, int):
         return args
+    return run_command("report", lambda: _report(args), debug=args.debug)
+
+
+def _report(args) -> int:
     from ._report import report as make_report
 
-    try:
-        files = make_report(args.runs, args.out)
-    except (ValueError, FileNotFoundError) as e:
-        return _fail("report", e)
+    files = make_report(args.runs, args.out)
     print(files["markdown"].read_text())
     print(f"wrote {files['png']} and {files['markdown']}")
     return 0

@@ -10,7 +10,9 @@ from typing import Any
 from .._checks import split_override
 
 
-__all__ = ["TrainConfig", "parse_overrides", "BOOKKEEPING_FIELDS"]
+__all__ = ["TrainConfig", "parse_overrides", "BOOKKEEPING_FIELDS", "MAX_SEED"]
+
+MAX_SEED = 2**32 - 2  # the dropout key is PRNGKey(seed + 1): a uint32
 
 _COMPUTE_DTYPES = ("float32", "bfloat16", "float64")
 
@@ -48,7 +50,8 @@ class TrainConfig:
         compute_dtype: "float32" (default), "bfloat16" (parameters are stored in
             float32 and cast for the forward/backward pass; the loss is in float32)
             or "float64".
-        seed: the run's seed (parameter init, data order, dropout).
+        seed: the run's seed (parameter init, data order, dropout), in
+            $[0, 2^{32} - 2]$.
         eval_every, eval_batches: evaluate every `eval_every` steps on at most
             `eval_batches` validation batches.
         ckpt_every, keep: save a checkpoint every `ckpt_every` steps; keep the last
@@ -80,8 +83,13 @@ class TrainConfig:
         _positive_int(self, "eval_batches", "ckpt_every", "keep", "log_every")
         if not isinstance(self.warmup_steps, int) or self.warmup_steps < 0:
             raise ValueError(f"warmup_steps must be an int >= 0; got {self.warmup_steps!r}.")
-        if not isinstance(self.seed, int):
+        if not isinstance(self.seed, int) or isinstance(self.seed, bool):
             raise TypeError(f"seed must be an int; got {self.seed!r}.")
+        if not 0 <= self.seed <= MAX_SEED:
+            raise ValueError(
+                f"seed (--seed) must lie in [0, {MAX_SEED}]; got {self.seed}. It seeds "
+                "the data order (numpy, non-negative) and the PRNG key seed + 1 (uint32)."
+            )
         for name in ("lr", "eps"):
             v = getattr(self, name)
             if not isinstance(v, (int, float)) or not v > 0 or v != v or v == float("inf"):
@@ -145,45 +153,63 @@ def parse_value(text: str) -> Any:
 
 
 def parse_overrides(
-    items: Iterable[str], groups: Mapping[str, Iterable[str]]
+    items: Iterable[str], groups: Mapping[str, Iterable[str] | None]
 ) -> dict[str, dict[str, Any]]:
     """Split ``key=value`` strings into per-group override dicts.
 
     A key may carry its group as a prefix (``train.lr=1e-3``, ``model.d_model=64``);
-    a bare key goes to the one group that has such a field.
+    a bare key goes to the one group that has such a field. A group whose field
+    list is ``None`` is open: it takes any field, always with its prefix
+    (``data.val_fraction=0.1``).
 
     Args:
         items: the ``key=value`` strings.
-        groups: group name -> the field names it accepts.
+        groups: group name -> the field names it accepts (``None``: any, prefixed).
 
     Returns:
         group name -> {field: value} (every group present, possibly empty).
 
     Raises:
-        ValueError: for an item without ``=``, a key no group knows, or a bare key
-            that two groups share (the message says which prefix to add).
+        ValueError: for an item without ``=``, a key no group knows, a bare key
+            that two groups share (the message says which prefix to add), or a key
+            given twice (also as ``lr`` and ``train.lr``).
     """
-    fields = {g: set(f) for g, f in groups.items()}
+    fields = {g: None if f is None else set(f) for g, f in groups.items()}
     out: dict[str, dict[str, Any]] = {g: {} for g in groups}
+    seen: dict[tuple[str, str], str] = {}
+
+    def put(group, field, value, item):
+        if (group, field) in seen:
+            raise ValueError(
+                f"{group}.{field} is given twice ({seen[group, field]!r} and {item!r}); "
+                "give each key once."
+            )
+        seen[group, field] = item
+        out[group][field] = parse_value(value)
+
     for item in items:
         key, value = split_override(item)
         group, dot, field = key.partition(".")
         if dot and group in fields:
-            if field not in fields[group]:
+            known = fields[group]
+            if known is not None and field not in known:
                 raise ValueError(
                     f"unknown {group} field {field!r}; {group} fields are "
-                    f"{sorted(fields[group])}."
+                    f"{sorted(known)}."
                 )
-            out[group][field] = parse_value(value)
+            put(group, field, value, item)
             continue
-        owners = [g for g, fs in fields.items() if key in fs]
+        owners = [g for g, fs in fields.items() if fs is not None and key in fs]
         if not owners:
-            listing = "; ".join(f"{g}: {sorted(fs)}" for g, fs in fields.items())
+            listing = "; ".join(
+                f"{g}: {sorted(fs) if fs is not None else g + '.OPTION'}"
+                for g, fs in fields.items()
+            )
             raise ValueError(f"unknown config key {key!r}. Known keys are {listing}.")
         if len(owners) > 1:
             raise ValueError(
                 f"key {key!r} is a field of {owners}; write it with a prefix, e.g. "
                 f"{owners[0]}.{key}={value}."
             )
-        out[owners[0]][key] = parse_value(value)
+        put(owners[0], key, value, item)
     return out

@@ -7,7 +7,13 @@ Run-folder files written here (by process 0 only):
   "lr", "grad_norm", "tokens_per_s", ...}`` every `log_every` steps and
   ``{"kind": "eval", "step", "loss", "bpc" | "ppl", ...}`` at every evaluation.
   ``step`` counts the updates done. On resume, lines past the restored step are
-  dropped, so the log always describes one run.
+  dropped, so the log always describes one run. Lines are appended whole
+  (`syncattn.training._files.append_line`) and the log is flushed to disk before
+  each checkpoint.
+
+With ``stop_on_signal``, SIGINT and SIGTERM finish the current step, save a
+checkpoint and raise [`TrainingInterrupted`][syncattn.training.TrainingInterrupted];
+the same call resumes exactly where it stopped.
 
 Resuming needs no data-loader state: batch $s$ is ``sample_batch(train, seed,
 step=s)``, a pure function; the dropout key is part of the saved state.
@@ -18,12 +24,15 @@ sleeps after every step, so that the kill-and-resume test's SIGKILL lands mid-ru
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import json
 import math
 import os
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -33,18 +42,70 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ._checkpoint import restore_checkpoint, save_checkpoint
+from ._checkpoint import CheckpointError, restore_checkpoint, save_checkpoint
 from ._config import BOOKKEEPING_FIELDS, TrainConfig
+from ._files import append_line, atomic_write, fsync_file
 from ._optim import lr_schedule, make_optimizer
 from ._sharding import data_mesh, is_main_process, replicate, shard_batch
 from ._step import cast_floating, make_eval_step, make_train_step, metric_from_loss
 
 
-__all__ = ["fit", "evaluate", "TrainingDiverged", "read_log", "count_parameters"]
+__all__ = [
+    "fit",
+    "evaluate",
+    "TrainingDiverged",
+    "TrainingInterrupted",
+    "read_log",
+    "count_parameters",
+]
 
 
 class TrainingDiverged(RuntimeError):
-    """The loss or gradient became NaN or infinite; the last good checkpoint is kept."""
+    """The loss or gradient became NaN or infinite; the last good checkpoint is kept
+    (command-line exit status 3)."""
+
+    exit_code = 3
+
+
+class TrainingInterrupted(RuntimeError):
+    """SIGINT or SIGTERM stopped training after a step and a checkpoint.
+
+    Attributes:
+        signum: the signal; ``exit_code`` is ``128 + signum`` (130 for SIGINT, 143
+            for SIGTERM), the shell's convention.
+        step: the step saved.
+    """
+
+    def __init__(self, message: str, signum: int, step: int):
+        super().__init__(message)
+        self.signum = signum
+        self.step = step
+        self.exit_code = 128 + int(signum)
+
+
+@contextlib.contextmanager
+def _stop_on_signals(enabled: bool):
+    """While active, SIGINT / SIGTERM set ``state["signum"]`` instead of acting; a
+    second one acts at once (the previous handler is put back by the first)."""
+    state: dict[str, Any] = {"signum": None}
+    if not enabled or threading.current_thread() is not threading.main_thread():
+        yield state
+        return
+    previous = {}
+
+    def handler(signum, frame):
+        state["signum"] = signum
+        signal.signal(signum, previous[signum])
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        old = signal.getsignal(sig)
+        previous[sig] = signal.SIG_DFL if old is None else old
+        signal.signal(sig, handler)
+    try:
+        yield state
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
 
 
 def count_parameters(model) -> int:
@@ -94,15 +155,11 @@ def read_log(path: str | Path) -> list[dict]:
 
 def _truncate_log(path: Path, step: int) -> None:
     records = [r for r in read_log(path) if r.get("step", 0) <= step]
-    tmp = path.with_suffix(".jsonl.tmp")
-    tmp.write_text("".join(json.dumps(r) + "\n" for r in records))
-    os.replace(tmp, path)
+    atomic_write(path, "".join(json.dumps(r) + "\n" for r in records))
 
 
 def _append(path: Path, record: dict) -> None:
-    with path.open("a") as f:
-        f.write(json.dumps(record) + "\n")
-        f.flush()
+    append_line(path, json.dumps(record))
 
 
 # --------------------------------------------------------------------------- data access
@@ -227,6 +284,8 @@ def fit(
     log=None,
     sample_batch=None,
     eval_batches=None,
+    restart: bool = False,
+    stop_on_signal: bool = False,
 ) -> dict[str, Any]:
     r"""Train `model` on `corpus` into `run_dir`, resuming from its latest checkpoint.
 
@@ -247,11 +306,20 @@ def fit(
         progress: show a tqdm bar (loss, BPC or PPL, tokens/s).
         log: a function of one string for messages (default: print to stderr).
         sample_batch, eval_batches: the data functions (default: `syncattn.data`'s).
+        restart: when ``checkpoints/`` holds checkpoints but none is readable (or
+            only ``corrupt-step_*`` folders set aside by an earlier attempt), train
+            again from step 0. Without it that case raises `CheckpointError`: a run
+            never restarts silently.
+        stop_on_signal: SIGINT and SIGTERM finish the current step, save a
+            checkpoint of it and raise `TrainingInterrupted` (main thread only; a
+            second signal acts at once).
 
     Returns:
         ``{"step", "loss", "eval", "resumed_from", "params", "devices"}``.
 
     Raises:
+        CheckpointError: no readable checkpoint where some existed (see `restart`).
+        TrainingInterrupted: a signal stopped the run (with `stop_on_signal`).
         TrainingDiverged: when a loss or gradient norm is NaN/inf. The state of that
             step is not applied and not saved; ``checkpoints/`` keeps the last good
             checkpoint.
@@ -276,7 +344,14 @@ def fit(
     state = _State(model, opt_state, key, 0)
 
     template = {"model": model, "opt_state": opt_state, "key": key, "step": np.asarray(0, np.int64)}
-    restored = restore_checkpoint(ckpt_dir, template, quarantine=main, log=log)
+    try:
+        restored = restore_checkpoint(ckpt_dir, template, quarantine=main, log=log)
+    except CheckpointError:
+        if not restart:
+            raise
+        log(f"--restart: no readable checkpoint in {ckpt_dir}; training again from step 0 "
+            "(the unreadable ones are kept as corrupt-step_*).")
+        restored = None
     resumed_from = None
     if restored is not None:
         tree, step, path = restored
@@ -286,6 +361,9 @@ def fit(
         if main:
             _truncate_log(log_path, step)
     elif main and log_path.exists():
+        if read_log(log_path):
+            log(f"{ckpt_dir} holds no checkpoint yet: training from step 0 "
+                "(log.jsonl restarts).")
         _truncate_log(log_path, 0)
 
     mesh = data_mesh(devices)
@@ -309,6 +387,7 @@ def fit(
 
     def save(step):
         if main:
+            fsync_file(log_path)  # the log is durable up to the checkpoint
             save_checkpoint(
                 ckpt_dir, step,
                 _host_tree({"model": model_r, "opt_state": opt_r, "key": key_r,
@@ -323,7 +402,10 @@ def fit(
     loss = math.nan
     step_time, step_count, first = 0.0, 0, True
     tps = None
-    try:
+    with contextlib.ExitStack() as stack:
+        stop = stack.enter_context(_stop_on_signals(stop_on_signal))
+        if bar is not None:
+            stack.callback(bar.close)
         for s in range(state.step, config.steps):
             t0 = time.perf_counter()
             batch = np.asarray(
@@ -381,9 +463,15 @@ def fit(
                     post[f"val_{m}"] = f"{last_eval[m]:.3f}"
                 bar.set_postfix(post, refresh=False)
                 bar.update(1)
-    finally:
-        if bar is not None:
-            bar.close()
+            if stop["signum"] is not None and step < config.steps:
+                if step % config.ckpt_every != 0:
+                    save(step)
+                raise TrainingInterrupted(
+                    f"stopped by {signal.Signals(stop['signum']).name} after step {step} of "
+                    f"{config.steps} (train loss {loss:.4f}); checkpoint step_{step:08d} is "
+                    f"saved in {ckpt_dir}. Run the same command to resume from it.",
+                    stop["signum"], step,
+                )
     if state.step >= config.steps:  # nothing to do: report the logged end state
         records = read_log(log_path)
         evals = [r for r in records if r.get("kind") == "eval"]

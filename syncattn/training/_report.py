@@ -8,7 +8,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ._files import atomic_save, atomic_write, check_folder_target
 from ._loop import read_log
+from ._run import RunFolderError, read_config
 
 
 __all__ = ["report", "summarise_run"]
@@ -24,12 +26,10 @@ def summarise_run(run_dir: str | os.PathLike) -> dict[str, Any]:
 
     Raises:
         FileNotFoundError: no ``config.json``.
+        RunFolderError: a broken ``config.json`` or ``eval.json`` (the message names it).
     """
     run_dir = Path(run_dir)
-    cfg_path = run_dir / "config.json"
-    if not cfg_path.is_file():
-        raise FileNotFoundError(f"{run_dir} is not a run folder (no config.json).")
-    cfg = json.loads(cfg_path.read_text())
+    cfg = read_config(run_dir).to_json() | _extra_fields(run_dir)
     records = read_log(run_dir / "log.jsonl")
     train = [r for r in records if r.get("kind") == "train"]
     evals = [r for r in records if r.get("kind") == "eval"]
@@ -50,10 +50,29 @@ def summarise_run(run_dir: str | os.PathLike) -> dict[str, Any]:
         "val_metric": evals[-1].get(metric) if evals else None,
         "metric": metric,
         "tokens_per_s": sorted(tps)[len(tps) // 2] if tps else None,
-        "eval": json.loads(extra.read_text()) if extra.is_file() else None,
+        "eval": _read_eval(extra) if extra.is_file() else None,
         "_train": train,
         "_evals": evals,
     }
+
+
+def _extra_fields(run_dir: Path) -> dict[str, Any]:
+    """``params`` from config.json (read_config checked the file already)."""
+    raw = json.loads((run_dir / "config.json").read_bytes())
+    return {"params": raw.get("params")}
+
+
+def _read_eval(path: Path) -> dict[str, Any]:
+    try:
+        table = json.loads(path.read_bytes())
+    except ValueError as e:
+        raise RunFolderError(
+            f"{path} is not valid JSON ({e}); run `syncattn eval {path.parent}` to write "
+            "it again, or delete it."
+        ) from None
+    if not isinstance(table, dict):
+        raise RunFolderError(f"{path} is not a table of splits; run `syncattn eval` again.")
+    return table
 
 
 def _fmt(x, spec=".4f"):
@@ -74,9 +93,12 @@ def report(run_dirs, out: str | os.PathLike) -> dict[str, Path]:
     Returns:
         ``{"png": path, "markdown": path}``.
 
+    Both files are written atomically (a temporary, then a rename).
+
     Raises:
-        ValueError: no run folders given.
+        ValueError: no run folders given, or `out` is a file.
         FileNotFoundError: a folder without ``config.json``.
+        RunFolderError: a broken ``config.json`` or ``eval.json``.
     """
     from ..studies._common import new_figure, save_figure
 
@@ -84,7 +106,7 @@ def report(run_dirs, out: str | os.PathLike) -> dict[str, Path]:
     if not run_dirs:
         raise ValueError("give at least one run folder.")
     runs = [summarise_run(r) for r in run_dirs]
-    out = Path(out)
+    out = check_folder_target(out, "--out")
     out.mkdir(parents=True, exist_ok=True)
 
     fig, (ax_t, ax_v) = new_figure(2, 1, width=5.0, height=3.6)
@@ -100,7 +122,7 @@ def report(run_dirs, out: str | os.PathLike) -> dict[str, Path]:
         ax.set_title(title)
         ax.grid(alpha=0.3)
     ax_v.legend(fontsize=7)
-    png = save_figure(fig, out / "loss_curves.png")
+    png = atomic_save(out / "loss_curves.png", lambda tmp: save_figure(fig, tmp))
 
     lines = [
         "| run | model | config | data | params | steps | train loss | val loss | val BPC / PPL | "
@@ -115,12 +137,12 @@ def report(run_dirs, out: str | os.PathLike) -> dict[str, Path]:
             f"{_fmt(run['val_loss'])} | {_fmt(run['val_metric'])} {metric} | "
             f"{_full_val(run)} | {_fmt(run['tokens_per_s'], ',.0f')} |"
         )
-    md = out / "report.md"
-    md.write_text(
+    md = atomic_write(
+        out / "report.md",
         "# Training runs\n\n![loss curves](loss_curves.png)\n\n" + "\n".join(lines) + "\n\n"
         "Losses in nats per token; the validation columns are the last evaluation in "
         "each run's log.jsonl (a subset of the split: `eval_batches`); `syncattn eval "
-        "RUN` scores the whole split. tokens/s: median over the logged intervals.\n"
+        "RUN` scores the whole split. tokens/s: median over the logged intervals.\n",
     )
     return {"png": png, "markdown": md}
 

@@ -8,11 +8,19 @@ A run folder holds
 * ``revision``: the git revision of the code that trained it (``+dirty`` when the
   checkout had local changes), or the package version outside a git checkout;
 * ``log.jsonl``, ``checkpoints/`` (see [`syncattn.training.fit`][]);
-* ``samples.txt`` (``syncattn sample``) and ``eval.json`` (``syncattn eval``).
+* ``samples.txt`` (``syncattn sample``) and ``eval.json`` (``syncattn eval``),
+  written by `syncattn.training._load`.
 
 Training into a folder that already holds a run resumes it, provided the
 configs agree; any difference (other than how often to log, evaluate and save)
-is an error that names the differing fields.
+is an error that names the differing fields. A folder that holds no checkpoint
+yet (an attempt that failed before its first save) holds nothing to resume and is
+taken over by the new run.
+
+Everything is validated before anything is written
+([`syncattn.training.validate_run`][]); every file is written
+atomically (`syncattn.training._files`), and one training process at a time holds
+a run folder (an OS lock on ``RUN/.lock``).
 """
 
 from __future__ import annotations
@@ -30,21 +38,36 @@ from pathlib import Path
 from typing import Any
 
 from ._config import BOOKKEEPING_FIELDS, TrainConfig, parse_overrides, parse_value
+from ._files import (
+    atomic_write,
+    check_folder_target,
+    clean_stale,
+    records_lock,
+    run_lock,
+)
 
 
 __all__ = [
     "RunSpec",
     "make_spec",
     "train_run",
-    "load_run",
-    "eval_run",
-    "sample_run",
     "RunConfigMismatch",
+    "RunFolderError",
+    "read_config",
+    "validate_run",
 ]
 
 
 class RunConfigMismatch(ValueError):
-    """The run folder holds a run with a different configuration."""
+    """The run folder holds a run with a different configuration (exit status 2)."""
+
+    exit_code = 2
+
+
+class RunFolderError(ValueError):
+    """A run folder's ``config.json`` (or ``eval.json``) is unreadable or incomplete (exit status 2)."""
+
+    exit_code = 2
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,25 +113,25 @@ def make_spec(
     corpus's ``vocab_size`` and ``pad_id``; word corpora fix ``seq_len`` to their
     row length - 1.
 
+    Nothing is written; [`train_run`][syncattn.training.train_run] validates the
+    whole run ([`syncattn.training.validate_run`][]) before it
+    writes.
+
     Raises:
-        ValueError: unknown model, config or key, a value of the wrong type, a
-            sequence longer than the model's ``max_len``.
+        ValueError: unknown model, config or key, a key given twice, a value of the
+            wrong type or range (e.g. ``seed``).
         FileNotFoundError: a missing data file (the message says how to get it).
     """
     from .. import data as data_mod, models
 
     if model not in ("kuramoto", "oscillator", "softmax"):
         raise ValueError(f"--model must be kuramoto, oscillator or softmax; got {model!r}.")
-    data_opts, rest = {}, []
-    for item in overrides:
-        key, sep, value = item.partition("=")
-        if key.startswith("data.") and sep:
-            data_opts[key[5:]] = parse_value(value)
-        else:
-            rest.append(item)
     model_fields = [f.name for f in dataclasses.fields(models.ModelConfig)]
     train_fields = [f.name for f in dataclasses.fields(TrainConfig)]
-    groups = parse_overrides(rest, {"train": train_fields, "model": model_fields})
+    groups = parse_overrides(
+        overrides, {"train": train_fields, "model": model_fields, "data": None}
+    )
+    data_opts = groups["data"]
     for key in ("vocab_size", "attention", "name"):
         if key in groups["model"]:
             raise ValueError(
@@ -135,11 +158,6 @@ def make_spec(
             )
         train_kw["seq_len"] = row
     tcfg = TrainConfig.preset(config, **train_kw)
-    if tcfg.seq_len > mcfg.max_len:
-        raise ValueError(
-            f"seq_len={tcfg.seq_len} exceeds the model's max_len={mcfg.max_len}; set "
-            f"seq_len<={mcfg.max_len} or model.max_len>={tcfg.seq_len}."
-        )
     spec = RunSpec(
         model={"preset": config, **dataclasses.asdict(mcfg)},
         data={"name": data, "path": path, "options": data_opts, "kind": corpus.kind,
@@ -154,6 +172,91 @@ def _model_config(spec: RunSpec):
 
     fields = {k: v for k, v in spec.model.items() if k != "preset"}
     return models.ModelConfig(**fields)
+
+
+def read_config(run_dir: str | os.PathLike) -> RunSpec:
+    """The [`RunSpec`][syncattn.training.RunSpec] in ``run_dir/config.json``, checked.
+
+    Raises:
+        FileNotFoundError: no ``config.json`` (not a run folder).
+        RunFolderError: ``config.json`` is not JSON, not an object, lacks
+            ``model``, ``data`` or ``train``, or holds values that no longer make a
+            valid configuration; the message names the file.
+    """
+    run_dir = Path(run_dir)
+    path = run_dir / "config.json"
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{run_dir} is not a run folder (no config.json); pass the --out folder of "
+            "a `syncattn train` run."
+        )
+    what_to_do = (
+        "It is written by `syncattn train`: restore it (e.g. from a backup), or train "
+        "into a new --out folder."
+    )
+    try:
+        raw = json.loads(path.read_bytes())
+    except ValueError as e:  # JSONDecodeError, UnicodeDecodeError
+        raise RunFolderError(f"{path} is not valid JSON ({e}). {what_to_do}") from None
+    missing = [k for k in ("model", "data", "train") if not isinstance(
+        raw.get(k) if isinstance(raw, dict) else None, dict)]
+    if missing:
+        raise RunFolderError(
+            f"{path} is not a run config: it lacks the section(s) "
+            f"{', '.join(missing)}. {what_to_do}"
+        )
+    spec = RunSpec(model=raw["model"], data=raw["data"], train=raw["train"])
+    try:
+        for key in ("name", "kind"):
+            if key not in spec.data:
+                raise ValueError(f"data has no {key!r}")
+        _model_config(spec)
+        TrainConfig(**spec.train)
+    except (TypeError, ValueError) as e:
+        raise RunFolderError(f"{path} holds an invalid run config ({e}). {what_to_do}") from None
+    return spec
+
+
+def validate_run(spec: RunSpec, corpus) -> tuple[Any, TrainConfig]:
+    """Check a run before anything of it is written: ``(ModelConfig, TrainConfig)``.
+
+    The configs are constructed (each validates its own fields), then the pieces
+    are checked against each other: the model is a language model (``task="lm"``:
+    a classifier preset such as ``paper-b-sva`` is trained by ``syncattn
+    experiment``), ``seq_len`` fits the model's ``max_len``, and the training and
+    validation splits each hold at least one window of ``seq_len + 1`` tokens.
+
+    Raises:
+        ValueError: the first failed check, naming the setting and its range.
+    """
+    from ..data._sampler import require_window
+
+    mcfg = _model_config(spec)
+    tcfg = TrainConfig(**spec.train)
+    preset = spec.model.get("preset", mcfg.name)
+    if mcfg.task != "lm":
+        raise ValueError(
+            f"--config {preset!r} is a {mcfg.task} preset (task={mcfg.task!r}); "
+            "`syncattn train` trains language models (task='lm'): choose tiny, 1m, 5m "
+            "or paper-b-lm. The agreement classifier is trained by `syncattn experiment`."
+        )
+    if tcfg.seq_len > mcfg.max_len:
+        raise ValueError(
+            f"seq_len={tcfg.seq_len} exceeds the model's max_len={mcfg.max_len}; set "
+            f"seq_len<={mcfg.max_len} or model.max_len>={tcfg.seq_len}."
+        )
+    if mcfg.vocab_size < corpus.vocab_size:
+        raise ValueError(
+            f"the model's vocab_size={mcfg.vocab_size} is smaller than the corpus's "
+            f"{corpus.vocab_size}."
+        )
+    name = spec.data.get("name", corpus.name)
+    require_window(corpus.train, tcfg.seq_len, f"the training split of corpus {name!r}")
+    require_window(
+        corpus.val, tcfg.seq_len, f"the validation split of corpus {name!r}",
+        hint="a larger validation split (data.val_fraction=...)",
+    )
+    return mcfg, tcfg
 
 
 def _build_model(config, seed: int):
@@ -185,13 +288,7 @@ def _diff(old: dict, new: dict, prefix: str, ignore=frozenset()) -> list[str]:
 
 def check_compatible(run_dir: Path, spec: RunSpec) -> None:
     """Raise [`RunConfigMismatch`][syncattn.training.RunConfigMismatch] if ``run_dir/config.json`` describes another run."""
-    path = run_dir / "config.json"
-    try:
-        old = json.loads(path.read_text())
-    except ValueError as e:
-        raise RunConfigMismatch(
-            f"{path} is not valid JSON ({e}); move the folder away or use a new --out."
-        ) from None
+    old = read_config(run_dir).to_json()
     new = json.loads(json.dumps(spec.to_json()))
     diffs = _diff(old.get("model", {}), new["model"], "model.")
     diffs += _diff(
@@ -227,9 +324,7 @@ def revision() -> str:
 
 
 def _write_json(path: Path, obj: Any) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(obj, indent=2) + "\n")
-    os.replace(tmp, path)
+    atomic_write(path, json.dumps(obj, indent=2) + "\n")
 
 
 def default_out(model: str, config: str, seed: int, data: str = "embedded") -> Path:
@@ -248,16 +343,38 @@ def train_run(
     progress: bool = True,
     devices=None,
     log=None,
+    restart: bool = False,
+    stop_on_signal: bool = False,
 ) -> dict[str, Any]:
     """Train (or resume) the run `spec` in folder `out`; see [`syncattn.training.fit`][].
 
-    Writes ``config.json`` and ``revision`` on a fresh start; on resume checks that
-    the folder's config matches `spec`.
+    First validates the whole run ([`syncattn.training.validate_run`][])
+    and the folder (`out` may not be a file): a bad run writes nothing. Then it
+    holds ``out/.lock`` for the whole run (a second process into the same folder
+    is refused), removes the temporaries a crashed process left behind, and writes
+    ``config.json`` and ``revision`` on a fresh start, or, on resume, checks that
+    the folder's config matches `spec`. A folder whose config differs but which
+    holds no checkpoint (nothing was saved) is taken over, with a message.
+
+    Args:
+        restart: when every checkpoint is unreadable, train again from step 0
+            (without it, such a run is refused; see [`syncattn.training.fit`][]).
+        stop_on_signal: SIGINT / SIGTERM finish the step, save a checkpoint and
+            raise [`TrainingInterrupted`][syncattn.training.TrainingInterrupted]
+            (the command line turns on; main thread only).
 
     Raises:
-        RunConfigMismatch: the folder holds a different run.
+        ValueError: an invalid run (see `validate_run`), `out` is a file.
+        RunConfigMismatch: the folder holds a different run with checkpoints.
+        RunFolderError: the folder's config.json is broken and it holds checkpoints.
+        RunBusy: another process trains into `out`.
         TrainingDiverged: NaN/inf loss (the last good checkpoint is kept).
+        TrainingInterrupted: a signal stopped the run (with `stop_on_signal`).
+        OSError: the file system refused a write (full, read-only, ...); nothing
+            partial is left behind.
     """
+    import contextlib
+
     import jax
 
     from .. import models
@@ -265,170 +382,63 @@ def train_run(
     from ._sharding import is_main_process
 
     log = log or (lambda msg: print(msg, file=sys.stderr))
-    out = Path(out)
-    mcfg = _model_config(spec)
-    tcfg = TrainConfig(**spec.train)
+    out = check_folder_target(out, "--out")
+    mcfg, tcfg = validate_run(spec, corpus)
     model = _build_model(mcfg, tcfg.seed)
     n_params = models.count_params(model)
-    if (out / "config.json").exists():
-        check_compatible(out, spec)
-    elif is_main_process():
+    main = is_main_process()
+    if main:
         out.mkdir(parents=True, exist_ok=True)
-        payload = spec.to_json() | {
-            "params": n_params,
-            "versions": {
-                "syncattn": _version(), "jax": jax.__version__,
-                "python": platform.python_version(),
-            },
-            "devices": [str(d) for d in (devices or jax.devices())],
-            "written": datetime.datetime.now().isoformat(timespec="seconds"),
-        }
-        _write_json(out / "config.json", payload)
-        (out / "revision").write_text(revision() + "\n")
-    log(
-        f"{mcfg.attention} model, config {spec.model['preset']!r}: {n_params:,} parameters; "
-        f"data {spec.data['name']} ({spec.data['kind']}, vocab {spec.data['vocab_size']}); "
-        f"{tcfg.steps} steps of {tcfg.batch_size} x {tcfg.seq_len} tokens on "
-        f"{len(devices or jax.devices())} device(s) -> {out}"
-    )
-    return fit(model, tcfg, corpus, out, devices=devices, progress=progress, log=log)
+    with run_lock(out) if main else contextlib.nullcontext():
+        if main:
+            with records_lock(out):
+                cleaned = clean_stale(out)
+            cleaned += clean_stale(out / "checkpoints")
+            if cleaned:
+                log(f"removed what an interrupted process left in {out}: {', '.join(cleaned)}")
+        fresh = True
+        if (out / "config.json").exists():
+            try:
+                check_compatible(out, spec)
+                fresh = False
+            except (RunConfigMismatch, RunFolderError) as e:
+                if not main or _holds_checkpoints(out):
+                    raise
+                log(
+                    f"{out} holds no checkpoint, so nothing of the run it described is "
+                    f"kept; it now holds this run. (Was: {str(e).splitlines()[0]})"
+                )
+        if fresh and main:
+            payload = spec.to_json() | {
+                "params": n_params,
+                "versions": {
+                    "syncattn": _version(), "jax": jax.__version__,
+                    "python": platform.python_version(),
+                },
+                "devices": [str(d) for d in (devices or jax.devices())],
+                "written": datetime.datetime.now().isoformat(timespec="seconds"),
+            }
+            _write_json(out / "config.json", payload)
+            atomic_write(out / "revision", revision() + "\n")
+        log(
+            f"{mcfg.attention} model, config {spec.model['preset']!r}: {n_params:,} parameters; "
+            f"data {spec.data['name']} ({spec.data['kind']}, vocab {spec.data['vocab_size']}); "
+            f"{tcfg.steps} steps of {tcfg.batch_size} x {tcfg.seq_len} tokens on "
+            f"{len(devices or jax.devices())} device(s) -> {out}"
+        )
+        return fit(model, tcfg, corpus, out, devices=devices, progress=progress, log=log,
+                   restart=restart, stop_on_signal=stop_on_signal)
+
+
+def _holds_checkpoints(run_dir: Path) -> bool:
+    """Whether ``run_dir/checkpoints`` holds any checkpoint, readable or set aside."""
+    from ._checkpoint import list_checkpoints, list_quarantined
+
+    ckpt = run_dir / "checkpoints"
+    return bool(list_checkpoints(ckpt) or list_quarantined(ckpt))
 
 
 def _version() -> str:
     from .. import __version__
 
     return __version__
-
-
-# --------------------------------------------------------------------------- load / eval / sample
-
-
-def load_run(run_dir: str | os.PathLike, *, data_path: str | None = None, log=None):
-    """Load a run folder: ``(spec, corpus, model, step)`` with the latest readable checkpoint.
-
-    Args:
-        run_dir: the run folder.
-        data_path: where the corpus lives now, when it moved since training.
-
-    Raises:
-        FileNotFoundError: no ``config.json`` (not a run folder).
-        CheckpointError: no readable checkpoint.
-    """
-    import equinox as eqx
-    import jax
-
-    from .. import data as data_mod
-    from ._checkpoint import CheckpointError, restore_checkpoint
-    from ._optim import make_optimizer
-    from ._step import cast_floating
-
-    run_dir = Path(run_dir)
-    cfg_path = run_dir / "config.json"
-    if not cfg_path.is_file():
-        raise FileNotFoundError(
-            f"{run_dir} is not a run folder (no config.json); pass the --out folder of "
-            "a `syncattn train` run."
-        )
-    raw = json.loads(cfg_path.read_text())
-    spec = RunSpec(model=raw["model"], data=raw["data"], train=raw["train"])
-    path = data_path if data_path is not None else spec.data.get("path")
-    corpus = data_mod.load_corpus(spec.data["name"], path, **spec.data.get("options", {}))
-    tcfg = TrainConfig(**spec.train)
-    model = _build_model(_model_config(spec), tcfg.seed)
-    import jax.numpy as jnp
-
-    model = cast_floating(model, jnp.float64 if tcfg.compute_dtype == "float64" else jnp.float32)
-    opt_state = make_optimizer(tcfg).init(eqx.filter(model, eqx.is_inexact_array))
-    template = {
-        "model": model, "opt_state": opt_state, "key": jax.random.PRNGKey(0),
-        "step": __import__("numpy").asarray(0, "int64"),
-    }
-    restored = restore_checkpoint(run_dir / "checkpoints", template, log=log)
-    if restored is None:
-        raise CheckpointError(
-            f"{run_dir} has no checkpoint yet; train it first (`syncattn train ... --out {run_dir}`)."
-        )
-    state, step, _ = restored
-    return spec, corpus, state["model"], int(step)
-
-
-def eval_run(
-    run_dir: str | os.PathLike,
-    *,
-    split: str = "val",
-    max_batches: int | None = None,
-    data_path: str | None = None,
-    batch_size: int | None = None,
-    log=None,
-) -> dict[str, Any]:
-    """Evaluate the latest checkpoint of a run on a split; record it in ``eval.json``.
-
-    Returns:
-        ``{"step", "split", "loss", "bpc" | "ppl", "tokens"}``.
-    """
-    from ._loop import evaluate
-
-    if split not in ("train", "val", "test"):
-        raise ValueError(f"split must be train, val or test; got {split!r}.")
-    spec, corpus, model, step = load_run(run_dir, data_path=data_path, log=log)
-    tokens = getattr(corpus, split)
-    if tokens is None:
-        raise ValueError(f"corpus {spec.data['name']!r} has no {split} split.")
-    tcfg = TrainConfig(**spec.train)
-    res = evaluate(
-        model, tokens, kind=corpus.kind, pad_id=corpus.pad_id,
-        batch_size=batch_size or tcfg.batch_size, seq_len=tcfg.seq_len,
-        max_batches=max_batches, compute_dtype=tcfg.compute_dtype,
-    )
-    record = {"step": step, "split": split, "max_batches": max_batches, **res}
-    path = Path(run_dir) / "eval.json"
-    try:
-        table = json.loads(path.read_text()) if path.exists() else {}
-    except ValueError:
-        table = {}
-    table[split] = record
-    _write_json(path, table)
-    return record
-
-
-def sample_run(
-    run_dir: str | os.PathLike,
-    *,
-    prompt: str = "",
-    length: int = 200,
-    temperature: float = 1.0,
-    top_k: int | None = None,
-    seed: int = 0,
-    num_samples: int = 1,
-    data_path: str | None = None,
-    log=None,
-) -> list[str]:
-    """Generate `num_samples` continuations of `prompt` from the latest checkpoint of a
-    run, and append them to ``samples.txt``; see [`syncattn.training.generate`][]."""
-    import jax
-    import numpy as np
-
-    from ._sample import generate
-
-    spec, corpus, model, step = load_run(run_dir, data_path=data_path, log=log)
-    tcfg = TrainConfig(**spec.train)
-    ids = np.asarray(corpus.encode(prompt), dtype=np.int32)
-    if ids.size == 0:
-        start = corpus.bos_id if corpus.kind == "word" and corpus.bos_id is not None else None
-        ids = np.asarray([start if start is not None else ord("\n")], np.int32)
-    banned = corpus.pad_id
-    texts = []
-    key = jax.random.PRNGKey(seed)
-    for i in range(num_samples):
-        out = generate(
-            model, ids, length=length, context=tcfg.seq_len, key=jax.random.fold_in(key, i),
-            temperature=temperature, top_k=top_k, banned_id=banned,
-        )
-        texts.append(corpus.decode(np.asarray(out)))
-    with (Path(run_dir) / "samples.txt").open("a") as f:
-        for i, text in enumerate(texts):
-            f.write(
-                f"=== step {step}, seed {seed}, sample {i}, temperature {temperature}, "
-                f"top_k {top_k}, prompt {prompt!r}\n{text}\n\n"
-            )
-    return texts

@@ -2,34 +2,9 @@
 
 import json
 
-import pytest
-
-from syncattn import cli, data, models
+from syncattn import cli, data
 from syncattn.training import read_log
-from tests.training._standin import TinyLM
-
-
-@pytest.fixture
-def small_text(tmp_path):
-    """A UTF-8 file with some structure, loaded as a byte corpus via --data text."""
-    lines = [f"line {i % 7} says {'abc'[i % 3] * (i % 5 + 1)}.\n" for i in range(600)]
-    path = tmp_path / "corpus.txt"
-    path.write_text("".join(lines))
-    return path
-
-
-@pytest.fixture
-def tiny_models(monkeypatch):
-    """models.build gives the stand-in LM, to keep these tests fast (test_models_smoke
-    runs the real models)."""
-    monkeypatch.setattr(models, "build", lambda cfg, *, key: TinyLM(cfg.vocab_size, key=key))
-
-
-def _train(out, path, *extra):
-    return cli.main([
-        "train", "--model", "softmax", "--config", "tiny", "--data", "text",
-        "--data-path", str(path), "--out", str(out), "--quiet", *extra,
-    ])
+from tests.training.conftest import train_cli as _train
 
 
 ARGS = ("--steps", "12", "batch_size=4", "seq_len=16", "eval_every=6", "ckpt_every=6",
@@ -65,7 +40,8 @@ def test_train_resume_eval_sample_report(tmp_path, small_text, tiny_models, caps
         (r["step"], r["loss"]) for r in log
     ]
     # bookkeeping may change on resume; the maths may not
-    assert _train(run, small_text, *ARGS, "log_every=3") == 0
+    # (each key once: a duplicate is an error, see tests/training/test_faults.py)
+    assert _train(run, small_text, *[a for a in ARGS if a != "log_every=2"], "log_every=3") == 0
     assert _train(run, small_text, *ARGS, "lr=0.5") == 2
     err = capsys.readouterr().err
     assert "train.lr" in err and "new --out" in err
