@@ -89,3 +89,11 @@ def test_the_package_has_no_import_cycles():
     assert "syncattn.lohe._fixed_query" in graph  # the walk found the modules
     assert "syncattn.sphere" in graph["syncattn.lohe._fixed_query"]  # and their imports
     assert cycles(graph) == []
+
+
+def test_nothing_imports_the_command_line_entry_point():
+    """`syncattn.cli` only dispatches: no module of the package imports it (the shared
+    helpers live in the leaf `syncattn._commands`)."""
+    graph = import_graph()
+    assert "syncattn._commands" in graph["syncattn.verify"]
+    assert [m for m, deps in graph.items() if "syncattn.cli" in deps] == []

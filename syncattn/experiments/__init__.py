@@ -37,7 +37,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..cli import parse_command_line, registered_module
+from .._commands import parse_command_line, registered_module
 from ._grid import (
     RESULT as RESULT,
     Grid as Grid,

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 from .._checks import split_override
-from ..cli import parse_command_line, registered_module
+from .._commands import parse_command_line, registered_module
 
 
 STUDIES = {

@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .._commands import parse_command_line
 from .._failures import run_command
-from ..cli import parse_command_line
 
 
 _EPILOG_TRAIN = """\

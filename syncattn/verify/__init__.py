@@ -41,7 +41,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..cli import parse_command_line
+from .._commands import parse_command_line
 from ._report import (
     _cell as _cell,
     _config,
