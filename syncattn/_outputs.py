@@ -6,6 +6,7 @@ their folders through these, so their files look alike:
 * `to_jsonable`, `write_json`, `write_csv`: NumPy and JAX values to plain JSON
   (non-finite floats become ``null``) and equal-length columns to CSV;
 * `progress`: a ``tqdm`` bar on stderr, or the bare iterable;
+* `revision`: the git revision of the code (recorded in every run and app folder);
 * `new_figure`, `save_figure`: Matplotlib's object API on the Agg canvas (no
   pyplot, no global backend), PNG at 100 dpi.
 """
@@ -16,6 +17,7 @@ import csv
 import dataclasses
 import json
 import math
+import subprocess
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -23,7 +25,8 @@ from typing import Any
 import numpy as np
 
 
-__all__ = ["new_figure", "progress", "save_figure", "to_jsonable", "write_csv", "write_json"]
+__all__ = [
+    "revision","new_figure", "progress", "save_figure", "to_jsonable", "write_csv", "write_json"]
 
 
 def to_jsonable(obj: Any) -> Any:
@@ -121,3 +124,22 @@ def save_figure(fig, path: str | Path, *, dpi: int = 100) -> Path:
     path = Path(path)
     fig.savefig(path, dpi=dpi)
     return path
+
+
+def revision() -> str:
+    """The git revision of the installed code (``+dirty`` with local changes)."""
+    from . import __version__  # the package root: read at call time
+
+    here = Path(__file__).resolve().parent
+    try:
+        rev = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True,
+            timeout=10, check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
+            capture_output=True, text=True, timeout=10, check=True,
+        ).stdout.strip()
+        return f"{rev}{'+dirty' if dirty else ''}"
+    except (OSError, subprocess.SubprocessError):
+        return f"syncattn {__version__} (not a git checkout)"

@@ -35,6 +35,7 @@ from .._checks import split_override
 from .._outputs import (
     new_figure as new_figure,
     progress as progress,
+    revision,
     save_figure as save_figure,
     to_jsonable as to_jsonable,
     write_csv as write_csv,
@@ -159,7 +160,6 @@ def write_experiment_config(config, out: str | Path, name: str, size: str | None
     import jax
 
     from .. import __version__
-    from ..training._run import revision
 
     payload = {
         "experiment": name,

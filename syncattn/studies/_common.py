@@ -27,6 +27,7 @@ from typing import Any
 from .._outputs import (
     new_figure as new_figure,
     progress as progress,
+    revision,
     save_figure as save_figure,
     to_jsonable as to_jsonable,
     write_csv as write_csv,
@@ -125,6 +126,7 @@ def write_config(config: Any, outdir: str | Path, study: str) -> Path:
     payload = {
         "study": study,
         "config": dataclasses.asdict(config),
+        "revision": revision(),
         "syncattn": __version__,
         "jax": jax.__version__,
         "x64": bool(jax.config.jax_enable_x64),

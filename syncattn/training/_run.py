@@ -31,12 +31,12 @@ import functools
 import json
 import os
 import platform
-import subprocess
 import sys
 import typing
 from pathlib import Path
 from typing import Any
 
+from .._outputs import revision as revision
 from ._config import BOOKKEEPING_FIELDS, TrainConfig, parse_overrides, parse_value
 from ._files import (
     atomic_write,
@@ -302,25 +302,6 @@ def check_compatible(run_dir: Path, spec: RunSpec) -> None:
             "To resume it, repeat its own settings (see its config.json); to start "
             "another run, pass a new --out folder."
         )
-
-
-def revision() -> str:
-    """The git revision of the installed code (``+dirty`` with local changes)."""
-    from .. import __version__
-
-    here = Path(__file__).resolve().parent
-    try:
-        rev = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True,
-            timeout=10, check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
-            capture_output=True, text=True, timeout=10, check=True,
-        ).stdout.strip()
-        return f"{rev}{'+dirty' if dirty else ''}"
-    except (OSError, subprocess.SubprocessError):
-        return f"syncattn {__version__} (not a git checkout)"
 
 
 def _write_json(path: Path, obj: Any) -> None:
