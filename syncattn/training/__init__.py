@@ -56,6 +56,7 @@ from ._run import (
 )
 from ._sample import generate as generate, sampling_logits as sampling_logits
 from ._sharding import (
+    broadcast_from_main as broadcast_from_main,
     data_mesh as data_mesh,
     initialize_distributed as initialize_distributed,
     replicate as replicate,
@@ -102,6 +103,7 @@ __all__ = [
     "train_run",
     "generate",
     "sampling_logits",
+    "broadcast_from_main",
     "data_mesh",
     "initialize_distributed",
     "replicate",

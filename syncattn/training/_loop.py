@@ -287,6 +287,11 @@ def fit(
             _truncate_log(log_path, step)
     elif main and log_path.exists():
         _truncate_log(log_path, 0)
+    # several hosts: process 0's state is the run's (the others may not see its disk)
+    from ._sharding import broadcast_from_main
+
+    *tree, step = broadcast_from_main((state.model, state.opt_state, state.key, np.int64(state.step)))
+    state = _State(*tree, int(step))
 
     mesh = data_mesh(devices)
     n_dev = mesh.devices.size
