@@ -102,7 +102,7 @@ def test_the_time_box_holds_and_the_summary_says_what_was_cut(tmp_path):
         assert s["wall_s"] <= s["limit_s"] + 6
     summary = json.loads((out / "summary.json").read_text())
     assert summary["complete"] is False
-    assert "| experiment1 | skipped | 0.0 | 0 |" in (out / "summary.md").read_text()
+    assert "| experiment1 | skipped | " in (out / "summary.md").read_text()
 
 
 def test_report_of_a_run_cut_short(tmp_path):

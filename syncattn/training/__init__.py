@@ -7,7 +7,8 @@ r"""Training: optimiser and schedule, the compiled step, data parallelism, check
 * [`syncattn.training.next_token_loss`][], [`syncattn.training.make_train_step`][],
   [`syncattn.training.make_eval_step`][]: the loss and the jit-compiled steps.
 * [`syncattn.training.data_mesh`][], [`syncattn.training.shard_batch`][],
-  [`syncattn.training.initialize_distributed`][]: `jax.sharding` data parallelism
+  [`syncattn.training.initialize_distributed`][],
+  [`syncattn.training.broadcast_from_main`][]: `jax.sharding` data parallelism
   over the local devices; `jax.distributed` for several hosts.
 * [`syncattn.training.save_checkpoint`][], [`syncattn.training.restore_checkpoint`][]:
   atomic checkpoints, last k kept, fallback past a corrupt one.
