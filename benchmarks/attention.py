@@ -172,6 +172,8 @@ def run(cfg, out: Path):
                 )
             rows.append(row)
         print(table([r for r in rows if r["T"] == T]), flush=True)
+        # the rows so far, in case the run is stopped (main overwrites it at the end)
+        (out / "results.json").write_text(json.dumps(dict(config=cfg, rows=rows, partial=True), indent=2))
     return rows
 
 

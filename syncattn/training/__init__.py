@@ -7,7 +7,8 @@ r"""Training: optimiser and schedule, the compiled step, data parallelism, check
 * [`syncattn.training.next_token_loss`][], [`syncattn.training.make_train_step`][],
   [`syncattn.training.make_eval_step`][]: the loss and the jit-compiled steps.
 * [`syncattn.training.data_mesh`][], [`syncattn.training.shard_batch`][],
-  [`syncattn.training.initialize_distributed`][]: `jax.sharding` data parallelism
+  [`syncattn.training.initialize_distributed`][],
+  [`syncattn.training.broadcast_from_main`][]: `jax.sharding` data parallelism
   over the local devices; `jax.distributed` for several hosts.
 * [`syncattn.training.save_checkpoint`][], [`syncattn.training.restore_checkpoint`][]:
   atomic checkpoints, last k kept, fallback past a corrupt one.
@@ -62,6 +63,7 @@ from ._run import (
 )
 from ._sample import generate as generate, sampling_logits as sampling_logits
 from ._sharding import (
+    broadcast_from_main as broadcast_from_main,
     data_mesh as data_mesh,
     initialize_distributed as initialize_distributed,
     replicate as replicate,
@@ -114,6 +116,7 @@ __all__ = [
     "validate_run",
     "generate",
     "sampling_logits",
+    "broadcast_from_main",
     "data_mesh",
     "initialize_distributed",
     "replicate",

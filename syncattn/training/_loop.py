@@ -46,7 +46,13 @@ from ._checkpoint import CheckpointError, restore_checkpoint, save_checkpoint
 from ._config import BOOKKEEPING_FIELDS, TrainConfig
 from ._files import append_line, atomic_write, fsync_file
 from ._optim import lr_schedule, make_optimizer
-from ._sharding import data_mesh, is_main_process, replicate, shard_batch
+from ._sharding import (
+    broadcast_from_main,
+    data_mesh,
+    is_main_process,
+    replicate,
+    shard_batch,
+)
 from ._step import cast_floating, make_eval_step, make_train_step, metric_from_loss
 
 
@@ -365,6 +371,9 @@ def fit(
             log(f"{ckpt_dir} holds no checkpoint yet: training from step 0 "
                 "(log.jsonl restarts).")
         _truncate_log(log_path, 0)
+    # several hosts: process 0's state is the run's (the others may not see its disk)
+    *tree, step = broadcast_from_main((state.model, state.opt_state, state.key, np.int64(state.step)))
+    state = _State(*tree, int(step))
 
     mesh = data_mesh(devices)
     n_dev = mesh.devices.size

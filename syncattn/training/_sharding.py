@@ -13,7 +13,17 @@ JAX call (the CLI does it when `--coordinator-address`, `--num-processes` and
 lists the devices of every host, the mesh spans them all, and each process feeds
 only its own rows of the global batch (the sampler is a pure function of
 (seed, step), so every process computes the same global batch and keeps its
-slice). Only process 0 writes checkpoints and logs.
+slice). Only process 0 writes checkpoints and logs; when a run resumes, every
+process takes process 0's restored state ([`syncattn.training.broadcast_from_main`][]),
+so the other hosts need not see the run folder (a node-local disk is enough).
+
+Tested for real (tests/training/test_multihost.py): two processes on 127.0.0.1 with
+one CPU device each give the same losses and the same checkpoint bytes as one
+process with two devices. Bitwise, not merely to round-off: each device runs the
+same partitioned program on the same rows, and the only cross-device reductions
+are two-term all-reduces, where $a + b = b + a$ exactly whatever transport sums
+them. With three or more processes the all-reduce may add in another order, so
+expect agreement to float round-off there.
 """
 
 from __future__ import annotations
@@ -33,6 +43,7 @@ __all__ = [
     "shard_batch",
     "initialize_distributed",
     "is_main_process",
+    "broadcast_from_main",
 ]
 
 _ENV = {
@@ -88,6 +99,32 @@ def shard_batch(batch: np.ndarray, mesh: Mesh) -> jax.Array:
 def is_main_process() -> bool:
     """True on process 0 (the only one that writes files)."""
     return jax.process_index() == 0
+
+
+def broadcast_from_main(tree):
+    r"""`tree` with every array leaf replaced by process 0's value.
+
+    $$x_p \leftarrow \sum_{q} [q = 0]\, x_q \quad\text{for every process } p,$$
+
+    one `jax.experimental.multihost_utils.broadcast_one_to_all` over the array
+    leaves (non-array leaves are kept). Adding zeros is exact, so the values arrive
+    bit for bit (except that $-0$ becomes $+0$). Every process must call it with
+    leaves of the same shapes and dtypes. In a single-process run it returns
+    `tree` unchanged, without any computation.
+
+    [`syncattn.training.fit`][] calls it on the (possibly restored) training state,
+    so that a resumed multi-host run needs the checkpoint on process 0's disk only.
+    """
+    if jax.process_count() == 1:
+        return tree
+    from jax.experimental import multihost_utils
+
+    arrays, static = eqx.partition(tree, eqx.is_array)
+    leaves, treedef = jax.tree.flatten(arrays)
+    dtypes = [np.asarray(x).dtype for x in leaves]
+    out = multihost_utils.broadcast_one_to_all(leaves)
+    out = [np.asarray(x).astype(d, copy=False) for x, d in zip(out, dtypes, strict=True)]
+    return eqx.combine(jax.tree.unflatten(treedef, out), static)
 
 
 def initialize_distributed(
