@@ -94,6 +94,10 @@ class KWSRecipe:
         voices: speakers per split ``(train, val, test)``.
         clips_per_class: clips of each class per speaker.
         d_osc: oscillator dimension (the paper: 2).
+        normalize_anchors: keep the oscillator anchors on the sphere (the library's
+            presets, as experiment 4); ``False`` is the published layer's raw anchors
+            (shrunk by the weight decay). The oscillator cells' names end in
+            ``-raw`` then.
         d_model, n_heads, d_ff, n_layers, dropout, positions: the model (paper: 32, 2,
             128, 1, 0.1, ``"none"``).
         epochs, batch_size, lr, weight_decay, clip_norm: the recipe (paper: 30, 64,
@@ -104,6 +108,7 @@ class KWSRecipe:
     voices: tuple[int, ...] = (70, 15, 15)
     clips_per_class: int = 8
     d_osc: int = 2
+    normalize_anchors: bool = True
     d_model: int = 32
     n_heads: int = 2
     d_ff: int = 128
@@ -142,7 +147,7 @@ def kws_model(recipe: KWSRecipe, attention: str, *, key, n_classes: int | None =
         "paper-b-sva", attention=attention, d_osc=recipe.d_osc, d_model=recipe.d_model,
         n_heads=recipe.n_heads, d_ff=recipe.d_ff, n_layers=recipe.n_layers,
         dropout=recipe.dropout, positions=recipe.positions, max_len=kws.N_FRAMES,
-        final_norm=False, pad_id=None,
+        final_norm=False, pad_id=None, normalize_anchors=recipe.normalize_anchors,
     )  # fmt: skip
     return models.Classifier(cfg, key=key, in_features=kws.N_MELS,
                              n_classes=n_classes or len(kws.CLASSES))  # fmt: skip
@@ -273,6 +278,10 @@ def kws_cell(cell: KWSCell, folder) -> dict:
                          "epoch": np.asarray(e + 1, np.int64)}, keep=1)  # fmt: skip
     from .. import models
 
+    if not records:  # resumed after the last epoch with its log lost: score it now
+        records = [{"epoch": int(state["epoch"]), **{
+            f"{s}_acc": _accuracy(predict, model, splits[s]["x"], splits[s]["y"])
+            for s in ("val", "test")}}]  # fmt: skip
     best = max(records, key=lambda r: (r["val_acc"], -r["epoch"]))  # first best epoch
     return {
         "status": "ok", "epochs": cell.epochs, "steps": cell.epochs * per_epoch,
@@ -292,7 +301,7 @@ class Config(KWSRecipe):
         seeds: training seeds (one cell per model and seed).
         workers: espeak-ng processes at once while generating the set.
         confidence: level of the t intervals.
-        data_seed, voices, clips_per_class, d_osc, d_model, n_heads, d_ff, n_layers,
+        data_seed, voices, clips_per_class, d_osc, normalize_anchors, d_model, n_heads, d_ff, n_layers,
             dropout, positions, epochs, batch_size, lr, weight_decay, clip_norm: the
             recipe of every cell ([`KWSRecipe`][syncattn.experiments.kws.KWSRecipe]).
     """
@@ -334,13 +343,18 @@ class Config(KWSRecipe):
 
 
 def cells(config: Config) -> list[KWSCell]:
-    """One [`KWSCell`][syncattn.experiments.kws.KWSCell] per (model, seed)."""
+    """One [`KWSCell`][syncattn.experiments.kws.KWSCell] per (model, seed), seed by seed
+    (both models of a seed before the next seed: a partial grid is already paired)."""
     return [
-        KWSCell(name=f"{m}-d{config.d_osc}-seed{s}", model=m, seed=s,
+        KWSCell(name=f"{m}-d{config.d_osc}{_suffix(config, m)}-seed{s}", model=m, seed=s,
                 **recipe_fields(config, KWSRecipe))  # fmt: skip
-        for m in config.models
         for s in config.seeds
+        for m in config.models
     ]
+
+
+def _suffix(config: KWSRecipe, model: str) -> str:
+    return "-raw" if model == "oscillator" and not config.normalize_anchors else ""
 
 
 def t_interval(values, confidence: float = 0.95) -> tuple[float, float] | None:

@@ -105,3 +105,14 @@ def test_kws_without_espeak_is_a_usage_error(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("SYNCATTN_CACHE", str(tmp_path / "cache"))
     assert run_cli("kws", "--smoke", "--out", str(tmp_path / "out")) == 2
     assert "espeak-ng was not found" in capsys.readouterr().err
+
+
+def test_raw_anchor_cells_are_named_apart():
+    cfg = kws.Config(seeds=(0,), voices=(3, 2, 2), clips_per_class=1, normalize_anchors=False)
+    names = {c.model: c.name for c in kws.cells(cfg)}
+    # the oscillator with raw anchors is another training; softmax does not depend on it
+    assert names == {"oscillator": "oscillator-d2-raw-seed0", "softmax": "softmax-d2-seed0"}
+    import jax
+
+    m = kws.kws_model(cfg, "oscillator", key=jax.random.key(0))
+    assert m.config.normalize_anchors is False and m.config.final_norm is False
