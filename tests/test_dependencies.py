@@ -51,7 +51,7 @@ def _third_party_imports(files) -> set[str]:
 
 # optional imports of the package (inside the function that needs them), each
 # declared in an extra: import name -> extra
-OPTIONAL = {"ray": "cluster"}
+OPTIONAL = {"ray": "cluster", "librosa": "kws"}
 
 
 def test_optional_imports_are_declared_in_their_extra():

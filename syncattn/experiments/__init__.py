@@ -19,6 +19,7 @@ agreement      seed 001: oscillator vs softmax classifier on SVA, failures with 
 scaling        seed 001: oscillator LM vs softmax over d_osc, gap fit C d^-alpha, p sweep
 convergence    seed 001 Table 6: flow convergence in trained models, predicted vs measured
 linear         beyond: experiment 5 at its largest d with the linear-time layer
+kws            seed 001: oscillator vs softmax keyword spotting (synthetic espeak-ng proxy)
 =============  =================================================================
 
 Command line: ``--seed N`` (or ``--seeds 0,1,2`` / ``--seeds 0-4``) sets the
@@ -54,6 +55,7 @@ EXPERIMENTS = {
     "scaling": "scaling",
     "convergence": "convergence",
     "linear": "linear",
+    "kws": "kws",
 }
 """Experiment name -> module of `syncattn.experiments`."""
 

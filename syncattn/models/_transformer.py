@@ -7,7 +7,9 @@ $$x^{(0)}_t = \mathrm{Drop}\big(E_{w_t} + P_t\big),\qquad
   x \leftarrow x + \mathrm{FFN}(\mathrm{N}_2 x),$$
 
 then an optional final norm. $E$ is the token embedding (the row of
-``pad_id`` reads as zero, as PyTorch's ``padding_idx``), $P$ the additive
+``pad_id`` reads as zero, as PyTorch's ``padding_idx``), or, for a model of
+feature sequences (``in_features``, e.g. log-mel frames for keyword spotting),
+the input projection $E(u_t) = W_{\mathrm{in}} u_t + b_{\mathrm{in}}$; $P$ the additive
 positions (sinusoidal, learned, or none when the attention applies RoPE
 itself), and the attention is [`syncattn.nn.OscillatorAttention`][] or
 [`syncattn.nn.SoftmaxAttention`][]. This is seed 001's block (pre-LN residual,
@@ -130,23 +132,41 @@ class Block(eqx.Module):
 
 class Encoder(eqx.Module):
     r"""Token embedding, additive positions, $L$ blocks and the optional final norm:
-    ``(T,)`` token ids to ``(T, d_model)`` features."""
+    ``(T,)`` token ids to ``(T, d_model)`` features.
 
-    embedding: Float[Array, "vocab d_model"]
+    With ``in_features`` $= F$ the token embedding is replaced by a linear input
+    projection $x^{(0)}_t = \mathrm{Drop}(W_{\mathrm{in}} u_t + b_{\mathrm{in}} + P_t)$
+    of a ``(T, F)`` feature sequence $u$ (``embedding`` is then ``None``, and
+    ``vocab_size`` / ``pad_id`` are unused).
+    """
+
+    embedding: Float[Array, "vocab d_model"] | None
     positions: LearnedPositions | None
     blocks: tuple[Block, ...]
     final_norm: eqx.Module | None
     config: ModelConfig = eqx.field(static=True)
+    projection: eqx.nn.Linear | None = None
 
-    def __init__(self, config: ModelConfig, *, key: PRNGKeyArray):
+    def __init__(
+        self, config: ModelConfig, *, key: PRNGKeyArray, in_features: int | None = None
+    ):
         ke, kp, kb = jax.random.split(key, 3)
         self.config = config
-        emb = jax.random.normal(
-            ke, (config.vocab_size, config.d_model), _layers.dtype()
-        )
-        if config.pad_id is not None:
-            emb = emb.at[config.pad_id].set(0.0)
-        self.embedding = emb
+        if in_features is not None:
+            if isinstance(in_features, bool) or not isinstance(in_features, int) or in_features < 1:
+                raise ValueError(f"in_features must be an int >= 1 or None; got {in_features!r}.")
+            self.embedding = None
+            self.projection = eqx.nn.Linear(
+                in_features, config.d_model, key=ke, dtype=_layers.dtype()
+            )
+        else:
+            emb = jax.random.normal(
+                ke, (config.vocab_size, config.d_model), _layers.dtype()
+            )
+            if config.pad_id is not None:
+                emb = emb.at[config.pad_id].set(0.0)
+            self.embedding = emb
+            self.projection = None
         self.positions = (
             LearnedPositions(
                 config.max_len, config.d_model, key=kp, dtype=_layers.dtype()
@@ -161,19 +181,23 @@ class Encoder(eqx.Module):
 
     def __call__(
         self,
-        tokens: Int[Array, " seq"],
+        tokens: Int[Array, " seq"] | Float[Array, "seq features"],
         *,
         mask: Bool[Array, " seq"] | None = None,
         key: PRNGKeyArray | None = None,
     ) -> Float[Array, "seq d_model"]:
         cfg = self.config
-        T = check_tokens(tokens, cfg)
+        if self.projection is not None:
+            T = check_features(tokens, cfg, self.projection.in_features)
+            x = jax.vmap(self.projection)(tokens.astype(self.projection.weight.dtype))
+        else:
+            T = check_tokens(tokens, cfg)
+            x = self.embedding[tokens]
+            if cfg.pad_id is not None:
+                # padding_idx: the pad row reads (and therefore trains) as zero.
+                x = jnp.where((tokens == cfg.pad_id)[:, None], jnp.zeros((), x.dtype), x)
         if mask is not None:
             mask = check_mask(mask, T)
-        x = self.embedding[tokens]
-        if cfg.pad_id is not None:
-            # padding_idx: the pad row reads (and therefore trains) as zero.
-            x = jnp.where((tokens == cfg.pad_id)[:, None], jnp.zeros((), x.dtype), x)
         if cfg.positions == "sinusoidal":
             x = x + sinusoidal_positions(T, cfg.d_model, dtype=x.dtype)
         elif cfg.positions == "learned":
@@ -231,47 +255,102 @@ class TransformerLM(eqx.Module):
 
 
 class Classifier(eqx.Module):
-    r"""Bidirectional agreement classifier (seed 001, B2): one logit per position,
-    $\ell_t = w^\top\,\mathrm{Encoder}(w)_t + b$; the task reads $\ell$ at the
-    verb position.
+    r"""Bidirectional classifier: the agreement task's one logit per position
+    (seed 001, B2), or a pooled multi-class sequence classifier (keyword spotting, B1).
+
+    * default: $\ell_t = w^\top\,\mathrm{Encoder}(w)_t + b$; the agreement task
+      reads $\ell$ at the verb position ([`classify`][syncattn.models.Classifier.classify]);
+    * ``n_classes`` $= C$: $\ell_t = W\,\mathrm{Encoder}(\cdot)_t + b \in \mathbb{R}^C$,
+      and [`pooled`][syncattn.models.Classifier.pooled] gives the class logits of the
+      whole sequence, $W \bar h + b$ with $\bar h$ the mean of the encoder features
+      over the (unmasked) positions;
+    * ``in_features`` $= F$: the input is a ``(T, F)`` feature sequence through a
+      linear input projection instead of token ids (see
+      [`Encoder`][syncattn.models.Encoder]); seed 001's keyword spotter is
+      ``in_features=40, n_classes=10`` (a linear 40 -> 32, one block, mean-pool, a
+      linear 32 -> 10).
 
     Keys equal to ``pad_id`` are masked out of the attention (unless an
-    explicit ``mask`` is given).
+    explicit ``mask`` is given; token input only).
     """
 
     encoder: Encoder
     head: eqx.nn.Linear
     config: ModelConfig = eqx.field(static=True)
+    n_classes: int | None = eqx.field(static=True, default=None)
 
-    def __init__(self, config: ModelConfig, *, key: PRNGKeyArray):
+    def __init__(
+        self,
+        config: ModelConfig,
+        *,
+        key: PRNGKeyArray,
+        in_features: int | None = None,
+        n_classes: int | None = None,
+    ):
         if config.task != "classifier":
             raise ValueError(
                 f"Classifier needs task='classifier'; got {config.task!r}."
             )
+        if n_classes is not None and (
+            isinstance(n_classes, bool) or not isinstance(n_classes, int) or n_classes < 2
+        ):
+            raise ValueError(f"n_classes must be an int >= 2 or None; got {n_classes!r}.")
         ke, kh = jax.random.split(key)
         self.config = config
-        self.encoder = Encoder(config, key=ke)
-        self.head = eqx.nn.Linear(config.d_model, 1, key=kh, dtype=_layers.dtype())
+        self.n_classes = n_classes
+        self.encoder = Encoder(config, key=ke, in_features=in_features)
+        self.head = eqx.nn.Linear(
+            config.d_model, n_classes or 1, key=kh, dtype=_layers.dtype()
+        )
 
     def __call__(
         self,
-        tokens: Int[Array, " seq"],
+        tokens: Int[Array, " seq"] | Float[Array, "seq features"],
         *,
         mask: Bool[Array, " seq"] | None = None,
         key: PRNGKeyArray | None = None,
-    ) -> Float[Array, " seq"]:
-        """Per-position logits, shape ``(T,)``.
+    ) -> Float[Array, " seq"] | Float[Array, "seq classes"]:
+        """Per-position logits, shape ``(T,)`` (``(T, n_classes)`` with ``n_classes``).
 
         Args:
-            tokens: token ids, shape ``(T,)``.
+            tokens: token ids, shape ``(T,)``; or features ``(T, in_features)``.
             mask: True for real tokens, False for keys to ignore; default
-                ``tokens != pad_id`` (all True when ``pad_id`` is None).
+                ``tokens != pad_id`` (all True when ``pad_id`` is None or the
+                input is features).
             key: dropout key; ``None`` for evaluation.
         """
-        if mask is None and self.config.pad_id is not None:
+        if mask is None and self.config.pad_id is not None and self.encoder.projection is None:
             mask = tokens != self.config.pad_id
         x = self.encoder(tokens, mask=mask, key=key)
-        return jax.vmap(self.head)(x)[:, 0]
+        logits = jax.vmap(self.head)(x)
+        return logits if self.n_classes else logits[:, 0]
+
+    def pooled(
+        self,
+        tokens: Int[Array, " seq"] | Float[Array, "seq features"],
+        *,
+        mask: Bool[Array, " seq"] | None = None,
+        key: PRNGKeyArray | None = None,
+    ) -> Float[Array, " classes"]:
+        r"""Class logits of the whole sequence (needs ``n_classes``):
+
+        $$\ell = W\,\bar h + b,\qquad
+          \bar h = \frac{\sum_t m_t\,\mathrm{Encoder}(\cdot)_t}{\max(1, \sum_t m_t)},$$
+
+        with $m$ = ``mask`` (all ones by default): the mean of the per-position logits
+        over the unmasked positions, as the head is affine.
+        """
+        if not self.n_classes:
+            raise ValueError("pooled needs a Classifier built with n_classes.")
+        if mask is None and self.config.pad_id is not None and self.encoder.projection is None:
+            mask = tokens != self.config.pad_id
+        x = self.encoder(tokens, mask=mask, key=key)
+        if mask is None:
+            h = jnp.mean(x, axis=0)
+        else:
+            w = mask.astype(x.dtype)
+            h = (w @ x) / jnp.maximum(jnp.sum(w), jnp.ones((), x.dtype))
+        return self.head(h)
 
     def classify(
         self,
@@ -319,6 +398,26 @@ def check_tokens(tokens, config: ModelConfig) -> int:
                 f"token ids must lie in [0, vocab_size={config.vocab_size}); "
                 f"got range [{lo}, {hi}]."
             )
+    return T
+
+
+def check_features(features, config: ModelConfig, in_features: int) -> int:
+    """Trace-time checks of a ``(T, in_features)`` float feature array; returns $T$."""
+    if not hasattr(features, "dtype") or not jnp.issubdtype(features.dtype, jnp.floating):
+        raise TypeError(
+            f"features must be a floating array of shape (T, {in_features}); got "
+            f"{getattr(features, 'dtype', type(features).__name__)}."
+        )
+    if features.ndim != 2 or features.shape[1] != in_features:
+        raise ValueError(
+            f"features must have shape (T, in_features={in_features}) (one unbatched "
+            f"sequence; use jax.vmap for a batch); got shape {features.shape}."
+        )
+    T = features.shape[0]
+    if not 1 <= T <= config.max_len:
+        raise ValueError(
+            f"features must have length 1 <= T <= max_len={config.max_len}; got T={T}."
+        )
     return T
 
 
