@@ -249,7 +249,7 @@ def _moments(h, sigma):
     pos = norm > 0
     u = h / jnp.where(pos, norm, 1.0)[..., None]  # double where: h = 0 has A = 0
     mean = A[..., None] * u
-    eye = jnp.eye(d, dtype=h.dtype)
+    eye = jnp.broadcast_to(jnp.eye(d, dtype=h.dtype), B.shape + (d, d))
     second = B[..., None, None] * eye + (1.0 - d * B)[..., None, None] * (
         u[..., :, None] * u[..., None, :]
     )
@@ -456,6 +456,7 @@ def ito_drift(
     sigma = _check_noise(noise)
     dtype = jnp.result_type(z, b)
     d = z.shape[-1]
+    z, b = jnp.broadcast_arrays(z.astype(dtype), b.astype(dtype))
     return (b - 0.5 * (d - 1) * sigma**2 * z).astype(dtype)
 
 
@@ -553,10 +554,10 @@ def _locked(Omega, h):
         1j * Omega.astype(jnp.result_type(Omega.dtype, jnp.complex64))
     )
     c = jnp.abs(jnp.einsum("dk,...d->...k", jnp.conj(U), h.astype(U.dtype))) ** 2
-    w = w.astype(h.dtype)
     c = c.astype(h.dtype)
-    wmax = jnp.max(jnp.abs(w))
-    tiny = eps_for(h.dtype) * jnp.maximum(wmax, 1.0)
+    w = jnp.broadcast_to(w.astype(h.dtype), c.shape)
+    wmax = jnp.max(jnp.abs(w), -1)
+    tiny = eps_for(h.dtype) * jnp.maximum(wmax, 1.0)[..., None]
     kernel = jnp.abs(w) <= tiny
     # g(lambda) = ||(lambda I - Omega)^{-1} h||^2 = sum_k c_k / (lambda^2 + w_k^2), decreasing
     g = lambda lam: jnp.sum(c / (lam[..., None] ** 2 + w**2), -1)
@@ -575,8 +576,9 @@ def _locked(Omega, h):
 
     lo, hi = jax.lax.fori_loop(0, 120, bisect, (lo, hi))
     lam = jnp.where(locked, 0.5 * (lo + hi), 0.0)
-    M = lam[..., None, None] * jnp.eye(d, dtype=h.dtype) - Omega
-    M = jnp.where(locked[..., None, None], M, jnp.eye(d, dtype=h.dtype))
+    eye = jnp.broadcast_to(jnp.eye(d, dtype=h.dtype), lam.shape + (d, d))
+    M = lam[..., None, None] * eye - jnp.broadcast_to(Omega, eye.shape)
+    M = jnp.where(locked[..., None, None], M, eye)
     z = jnp.linalg.solve(M, h[..., None])[..., 0]
     z = z / jnp.maximum(safe_norm(z, keepdims=True), jnp.finfo(h.dtype).tiny)
     z = jnp.where(locked[..., None], z, 0.0)
