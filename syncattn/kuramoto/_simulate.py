@@ -89,7 +89,7 @@ def simulate(
     `diffrax.AbstractStratonovichSolver`), constant steps of `dt0` (default 1e-2; the
     tolerances are not used), the Brownian path a `diffrax.VirtualBrownianTree` of
     resolution `dt0/2` drawn from `key`. The same key gives the same path, eagerly and
-    under `jit`, and the same path at every step size $t_1/2^k$. Additive noise:
+    under `jit` (there to rounding), and the same path at every step size $t_1/2^k$. Additive noise:
     measured strong order 1.00, weak 1.73 (`benchmarks/sde_convergence.py`). $\sigma = 0$ (concrete)
     is the deterministic path bit for bit. Theory: [`syncattn.kuramoto.noisy_order_parameter`][],
     [`syncattn.kuramoto.noisy_critical_coupling`][].
