@@ -32,6 +32,8 @@ from ._theory import (
     critical_coupling as critical_coupling,
     lorentzian_frequencies as lorentzian_frequencies,
     lorentzian_order_parameter as lorentzian_order_parameter,
+    noisy_critical_coupling as noisy_critical_coupling,
+    noisy_order_parameter as noisy_order_parameter,
     ott_antonsen as ott_antonsen,
     ott_antonsen_rhs as ott_antonsen_rhs,
     sample_lorentzian as sample_lorentzian,
@@ -54,4 +56,6 @@ __all__ = [
     "lorentzian_frequencies",
     "sample_lorentzian",
     "self_consistent_order_parameter",
+    "noisy_critical_coupling",
+    "noisy_order_parameter",
 ]

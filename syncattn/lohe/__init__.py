@@ -50,6 +50,18 @@ from ._flow import (
     simulate as simulate,
     vector_field as vector_field,
 )
+from ._noise import (
+    LockedState as LockedState,
+    Locking as Locking,
+    adler_locking as adler_locking,
+    ito_drift as ito_drift,
+    locked_state as locked_state,
+    mean_resultant as mean_resultant,
+    vmf_concentration as vmf_concentration,
+    vmf_moments as vmf_moments,
+    vmf_readout as vmf_readout,
+    vmf_scores as vmf_scores,
+)
 from ._scale_free import (
     HullOdds as HullOdds,
     hull_contains_origin as hull_contains_origin,
@@ -85,4 +97,14 @@ __all__ = [
     "hull_degenerate_probability",
     "relative_degenerate_bound",
     "relative_degenerate_probability",
+    "vmf_concentration",
+    "mean_resultant",
+    "vmf_moments",
+    "vmf_scores",
+    "vmf_readout",
+    "ito_drift",
+    "adler_locking",
+    "Locking",
+    "locked_state",
+    "LockedState",
 ]
