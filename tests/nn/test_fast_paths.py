@@ -130,3 +130,10 @@ def test_kuramoto_attention_float32_blocked_matches_naive_loop(small_blocks):
     assert "f32[3,5,10]" in jaxpr and "f32[3,13,13]" not in jaxpr  # the blocked path
     y32 = eqx.filter_jit(L)(th.astype(jnp.float32))
     assert_close(y32, want, jnp.float32, scale=10)
+
+
+def test_long_sequences_take_at_most_the_maximum_number_of_blocks():
+    T = 600  # 8 blocks of 75 (not 10 of 64)
+    q, k, v = qkv(T, dtype=jnp.float32)
+    jaxpr = str(jax.make_jaxpr(lambda *a: _common.attend(*a, True))(q, k, v))
+    assert "f32[2,75,75]" in jaxpr and "f32[2,75,600]" in jaxpr and "f32[2,64,64]" not in jaxpr
