@@ -60,7 +60,7 @@ def _block(tree):
     jax.block_until_ready(jax.tree.leaves(eqx.filter(tree, eqx.is_array)))
 
 
-def setup(attention, config, batch, dtype):
+def setup(attention, config, batch, dtype, plain=True):
     cfg = models.get_config(config, attention=attention)
     model = models.build(cfg, key=jax.random.key(0))
     model = jax.tree.map(lambda x: x.astype(jnp.float32) if eqx.is_inexact_array(x) else x, model)
@@ -88,11 +88,14 @@ def setup(attention, config, batch, dtype):
     t0 = time.perf_counter()
     run_step()
     compile_step = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    run_plain()
-    compile_plain = time.perf_counter() - t0
+    compile_plain = None
+    if plain:
+        t0 = time.perf_counter()
+        run_plain()
+        compile_plain = time.perf_counter() - t0
     return {
-        "params": models.count_params(model), "step": run_step, "plain": run_plain,
+        "params": models.count_params(model), "step": run_step,
+        "plain": run_plain if plain else None,
         "compile_step_s": compile_step, "compile_plain_s": compile_plain,
     }
 
@@ -134,7 +137,7 @@ def run_config(config, a, argv):
     runs = {}
     for att in a.models:
         print(f"{config}: compiling {att} ...", file=sys.stderr)
-        runs[att] = setup(att, config, batch, a.dtype)
+        runs[att] = setup(att, config, batch, a.dtype, plain=not a.skip_fwd_bwd)
     if a.torch:
         run = setup_torch(config, batch)
         if run is None:
@@ -146,7 +149,7 @@ def run_config(config, a, argv):
     for r in range(a.repeats):
         for att, run in runs.items():
             times[att]["step"].append(timed(run["step"], a.inner))
-            if run["plain"] is not None and not a.skip_fwd_bwd:
+            if run["plain"] is not None:
                 times[att]["plain"].append(timed(run["plain"], a.inner))
         print(f"{config}: round {r + 1}/{a.repeats} done", file=sys.stderr)
     load_after = os.getloadavg()
