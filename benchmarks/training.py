@@ -1,22 +1,30 @@
-"""Benchmark: training throughput of the three LMs, and the train step against a bare forward + backward.
+"""Benchmark: training throughput of the three LMs against a hand-written PyTorch step.
 
-For each attention (softmax, oscillator, kuramoto) at one model preset (default
-"1m"), on the same random byte batch:
+For each model preset in `--configs` (default "1m"), on the same random byte batch:
 
 * **train step**: `syncattn.training.make_train_step` (loss, gradient, global-norm
   clip, AdamW update, NaN guard), compiled, as `syncattn train` runs it on one
-  device; tokens/s = batch_size * seq_len / step time;
+  device, for each attention (softmax, oscillator, kuramoto); tokens/s =
+  batch_size * seq_len / step time;
+* **PyTorch**: the same RoPE + SwiGLU softmax transformer written flat in PyTorch
+  (benchmarks/torch_lm.py: same sizes and parameter count), eager, AdamW with
+  clipping: the baseline of the "tokens/s / PyTorch" column (torch is in the
+  `bench` extra; without it, or with `--no-torch`, that column is empty);
 * **fwd+bwd**: `equinox.filter_value_and_grad` of the same loss, compiled, with no
-  optimiser: the model's own cost.
+  optimiser: the model's own cost (`--skip-fwd-bwd` leaves it out).
 
 Timings are medians over `--repeats` rounds; each round times every model in turn
 (interleaved, so a load spike on a shared machine hits all models alike). Compile
-time is excluded (a warm-up call first). The ratios to softmax are measured side by
-side in this one run.
+time is excluded (a warm-up call first). All ratios are measured side by side in
+this one run. The 1-minute load average is recorded before and after: PyTorch's
+CPU threads spin-wait, so its step time collapses when other jobs share the cores
+(JAX degrades gracefully); compare against PyTorch only with a load average below
+about 1.5.
 
 Usage:
-    python benchmarks/training.py                       # "1m", batch 16 x 256, 5 rounds
-    python benchmarks/training.py --config 5m --batch-size 64   # e.g. on a GPU
+    python benchmarks/training.py                       # "1m", batch 16 x 256 ("tiny": 16 x 64), 5 rounds
+    python benchmarks/training.py --configs tiny 1m 5m --skip-fwd-bwd   # the PyTorch ratios (< 5 min idle)
+    python benchmarks/training.py --configs 5m --batch-size 64   # e.g. on a GPU
 Writes benchmarks/results/training[-CONFIG-BACKEND].json and prints a markdown table.
 """
 
@@ -24,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import statistics
 import sys
@@ -51,7 +60,7 @@ def _block(tree):
     jax.block_until_ready(jax.tree.leaves(eqx.filter(tree, eqx.is_array)))
 
 
-def setup(attention, config, batch, dtype):
+def setup(attention, config, batch, dtype, plain=True):
     cfg = models.get_config(config, attention=attention)
     model = models.build(cfg, key=jax.random.key(0))
     model = jax.tree.map(lambda x: x.astype(jnp.float32) if eqx.is_inexact_array(x) else x, model)
@@ -79,13 +88,39 @@ def setup(attention, config, batch, dtype):
     t0 = time.perf_counter()
     run_step()
     compile_step = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    run_plain()
-    compile_plain = time.perf_counter() - t0
+    compile_plain = None
+    if plain:
+        t0 = time.perf_counter()
+        run_plain()
+        compile_plain = time.perf_counter() - t0
     return {
-        "params": models.count_params(model), "step": run_step, "plain": run_plain,
+        "params": models.count_params(model), "step": run_step,
+        "plain": run_plain if plain else None,
         "compile_step_s": compile_step, "compile_plain_s": compile_plain,
     }
+
+
+def setup_torch(config, batch):
+    """The PyTorch twin's train step on `batch` (None when torch is not installed)."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    sys.path.insert(0, str(Path(__file__).parent))
+    import torch_lm
+
+    cfg = models.get_config(config, attention="softmax")
+    model = torch_lm.build(cfg)
+    tcfg = TrainConfig.preset(config, steps=1000, batch_size=batch.shape[0],
+                              seq_len=batch.shape[1] - 1)
+    step = torch_lm.make_train_step(model, tcfg)
+    tb = torch.from_numpy(np.asarray(batch)).long()
+    t0 = time.perf_counter()
+    step(tb)
+    warm = time.perf_counter() - t0
+    return {"params": torch_lm.count_params(model), "step": lambda: step(tb),
+            "compile_step_s": warm, "compile_plain_s": None, "plain": None,
+            "torch": torch.__version__, "threads": torch.get_num_threads()}
 
 
 def timed(fn, inner):
@@ -95,73 +130,110 @@ def timed(fn, inner):
     return (time.perf_counter() - t0) / inner
 
 
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--config", default="1m")
-    p.add_argument("--batch-size", type=int, default=16)
-    p.add_argument("--seq-len", type=int, default=256)
-    p.add_argument("--repeats", type=int, default=5)
-    p.add_argument("--inner", type=int, default=2, help="calls per timing")
-    p.add_argument("--dtype", default="float32", choices=("float32", "bfloat16"))
-    p.add_argument("--models", nargs="+", default=list(ATTENTIONS), choices=ATTENTIONS)
-    p.add_argument("--out", type=Path)
-    a = p.parse_args(argv)
-
+def run_config(config, a, argv):
+    seq_len = a.seq_len or min(256, models.get_config(config).max_len)
     rng = np.random.default_rng(0)
-    batch = jnp.asarray(rng.integers(0, 256, (a.batch_size, a.seq_len + 1)), jnp.int32)
+    batch = jnp.asarray(rng.integers(0, 256, (a.batch_size, seq_len + 1)), jnp.int32)
     runs = {}
     for att in a.models:
-        print(f"compiling {att} ...", file=sys.stderr)
-        runs[att] = setup(att, a.config, batch, a.dtype)
+        print(f"{config}: compiling {att} ...", file=sys.stderr)
+        runs[att] = setup(att, config, batch, a.dtype, plain=not a.skip_fwd_bwd)
+    if a.torch:
+        run = setup_torch(config, batch)
+        if run is None:
+            print("torch is not installed: no PyTorch baseline", file=sys.stderr)
+        else:
+            runs["pytorch"] = run
+    load_before = os.getloadavg()
     times = {att: {"step": [], "plain": []} for att in runs}
     for r in range(a.repeats):
         for att, run in runs.items():
             times[att]["step"].append(timed(run["step"], a.inner))
-            times[att]["plain"].append(timed(run["plain"], a.inner))
-        print(f"round {r + 1}/{a.repeats} done", file=sys.stderr)
+            if run["plain"] is not None:
+                times[att]["plain"].append(timed(run["plain"], a.inner))
+        print(f"{config}: round {r + 1}/{a.repeats} done", file=sys.stderr)
+    load_after = os.getloadavg()
 
-    tokens = a.batch_size * a.seq_len
+    tokens = a.batch_size * seq_len
     rows = {}
     for att, run in runs.items():
         step = statistics.median(times[att]["step"])
-        plain = statistics.median(times[att]["plain"])
+        plain = statistics.median(times[att]["plain"]) if times[att]["plain"] else None
         rows[att] = {
             "params": run["params"], "step_s": step, "fwd_bwd_s": plain,
-            "tokens_per_s": tokens / step, "step_over_fwd_bwd": step / plain,
+            "tokens_per_s": tokens / step,
+            "step_over_fwd_bwd": step / plain if plain else None,
             "compile_step_s": run["compile_step_s"], "compile_plain_s": run["compile_plain_s"],
             "step_s_all": times[att]["step"], "fwd_bwd_s_all": times[att]["plain"],
         }
-    base = rows.get("softmax")
+    for base_name, key in (("softmax", "softmax"), ("pytorch", "pytorch")):
+        base = rows.get(base_name)
+        for row in rows.values():
+            row[f"tokens_per_s_vs_{key}"] = (
+                row["tokens_per_s"] / base["tokens_per_s"] if base else None)
     for row in rows.values():
-        row["tokens_per_s_vs_softmax"] = row["tokens_per_s"] / base["tokens_per_s"] if base else None
-        row["time_vs_softmax"] = row["step_s"] / base["step_s"] if base else None
+        row["time_vs_softmax"] = (
+            row["step_s"] / rows["softmax"]["step_s"] if "softmax" in rows else None)
 
     backend = jax.default_backend()
     result = {
-        "config": a.config, "batch_size": a.batch_size, "seq_len": a.seq_len,
+        "config": config, "batch_size": a.batch_size, "seq_len": seq_len,
         "dtype": a.dtype, "repeats": a.repeats, "inner": a.inner,
         "backend": backend, "devices": [str(d) for d in jax.devices()],
         "jax": jax.__version__, "python": platform.python_version(),
+        "torch": runs["pytorch"]["torch"] if "pytorch" in runs else None,
+        "torch_threads": runs["pytorch"]["threads"] if "pytorch" in runs else None,
+        "cpu_count": os.cpu_count(),
+        "load_avg_before": load_before, "load_avg_after": load_after,
         "command": " ".join(["python", "benchmarks/training.py", *(argv or sys.argv[1:])]),
         "rows": rows,
     }
-    out = a.out or Path(__file__).parent / "results" / (
-        "training.json" if (a.config, backend) == ("1m", "cpu") else f"training-{a.config}-{backend}.json"
+    out = a.out if (a.out and len(a.configs) == 1) else None
+    out = out or Path(__file__).parent / "results" / (
+        "training.json" if (config, backend) == ("1m", "cpu") else f"training-{config}-{backend}.json"
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n")
 
-    print(f"\nconfig {a.config}, batch {a.batch_size} x {a.seq_len}, {a.dtype}, {backend}, "
-          f"median of {a.repeats} rounds\n")
-    print("| model | params | train step (ms) | tokens/s | step time / softmax | "
+    fmt = lambda v, f: "" if v is None else format(v, f)  # noqa: E731
+    print(f"\nconfig {config}, batch {a.batch_size} x {seq_len}, {a.dtype}, {backend}, "
+          f"median of {a.repeats} rounds, 1-min load average {load_before[0]:.2f} before, "
+          f"{load_after[0]:.2f} after\n")
+    print("| model | params | train step (ms) | tokens/s | tokens/s / PyTorch | "
           "tokens/s / softmax | fwd+bwd (ms) | step / fwd+bwd |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for att, row in rows.items():
-        print(f"| {att} | {row['params']:,} | {1e3 * row['step_s']:.1f} | "
-              f"{row['tokens_per_s']:,.0f} | {row['time_vs_softmax'] or float('nan'):.2f} | "
-              f"{row['tokens_per_s_vs_softmax'] or float('nan'):.2f} | "
-              f"{1e3 * row['fwd_bwd_s']:.1f} | {row['step_over_fwd_bwd']:.2f} |")
+        name = "PyTorch (eager)" if att == "pytorch" else att
+        fb = None if row["fwd_bwd_s"] is None else 1e3 * row["fwd_bwd_s"]
+        print(f"| {name} | {row['params']:,} | {1e3 * row['step_s']:.1f} | "
+              f"{row['tokens_per_s']:,.0f} | {fmt(row['tokens_per_s_vs_pytorch'], '.2f')} | "
+              f"{fmt(row['tokens_per_s_vs_softmax'], '.2f')} | "
+              f"{fmt(fb, '.1f')} | {fmt(row['step_over_fwd_bwd'], '.2f')} |")
     print(f"\nwrote {out}")
+    return result
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--configs", "--config", nargs="+", default=["1m"],
+                   help="model presets, run one after the other (tiny, 1m, 5m)")
+    p.add_argument("--batch-size", type=int, default=16)
+    p.add_argument("--seq-len", type=int, default=None,
+                   help="default: 256, or the preset's max_len when shorter (tiny: 64)")
+    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--inner", type=int, default=2, help="calls per timing")
+    p.add_argument("--dtype", default="float32", choices=("float32", "bfloat16"))
+    p.add_argument("--models", nargs="+", default=list(ATTENTIONS), choices=ATTENTIONS)
+    p.add_argument("--no-torch", dest="torch", action="store_false",
+                   help="leave out the PyTorch baseline")
+    p.add_argument("--skip-fwd-bwd", action="store_true",
+                   help="time the train steps only (faster)")
+    p.add_argument("--out", type=Path, help="the JSON path (one config only)")
+    a = p.parse_args(argv)
+    t0 = time.perf_counter()
+    for config in a.configs:
+        run_config(config, a, argv)
+    print(f"total {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     return 0
 
 

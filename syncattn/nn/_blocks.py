@@ -7,7 +7,7 @@ import jax
 import jax.numpy as jnp
 
 from .._types import Array, ArrayLike, Float, PRNGKeyArray
-from ._common import cast, check_input, check_int, check_positive, linear
+from ._common import cast, check_input, check_int, check_positive, linear, linear_many
 
 
 class SwiGLU(eqx.Module):
@@ -42,7 +42,8 @@ class SwiGLU(eqx.Module):
     def __call__(self, x: Float[ArrayLike, "T d_model"]) -> Float[Array, "T d_model"]:
         x = check_input(x, "x", f"(T, d_model={self.d_model})", self.d_model)
         s = cast(self, x.dtype)
-        return linear(s.w2, jax.nn.silu(linear(s.w1, x)) * linear(s.w3, x))
+        a, b = linear_many((s.w1, s.w3), x)  # one (T, d) x (d, 2 d_hidden) product
+        return linear(s.w2, jax.nn.silu(a) * b)
 
 
 class RMSNorm(eqx.Module):

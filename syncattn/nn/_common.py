@@ -63,6 +63,25 @@ def linear(layer: eqx.nn.Linear, x):
     return y
 
 
+def linear_many(layers, x):
+    r"""Several `eqx.nn.Linear` layers on the same rows `x` (..., d_in) as ONE matrix product.
+
+    $$\big[y_1 \,\Vert\, \cdots \,\Vert\, y_n\big] = x\,[W_1; \dots; W_n]^\top
+      + [b_1 \Vert \cdots \Vert b_n], \qquad y_i = x W_i^\top + b_i$$
+
+    Returns the tuple $(y_1, \dots, y_n)$; equal to ``[linear(l, x) for l in layers]``
+    (one wide GEMM instead of $n$ narrow ones; the concatenated weight is built per call
+    and its gradient splits back onto the layers). Biases: all or none.
+    """
+    w = jnp.concatenate([layer.weight for layer in layers], 0)
+    y = x @ w.T
+    if layers[0].bias is not None:
+        b = jnp.concatenate([layer.bias for layer in layers], 0)
+        y = y + b.reshape((1,) * (y.ndim - 1) + b.shape)
+    cuts = np.cumsum([layer.weight.shape[0] for layer in layers])[:-1]
+    return tuple(jnp.split(y, [int(c) for c in cuts], axis=-1))
+
+
 def causal_mask(T: int, U: int | None = None):
     """Boolean (T, U) mask, True where u <= t (attend)."""
     U = T if U is None else U
@@ -104,16 +123,64 @@ def attention_weights(q, k, causal: bool, key_mask=None):
     return jax.nn.softmax(s.astype(wdt), axis=-1).astype(q.dtype)
 
 
+# Query-block width of the CPU attention path (see `blocked_causal_attend`): at least
+# this, and at most 8 blocks (long sequences take wider blocks: fewer, larger products).
+CPU_ATTENTION_BLOCK = 64
+CPU_ATTENTION_MAX_BLOCKS = 8
+
+
+def blocked_causal_attend(q, k, v, key_mask=None, block: int = CPU_ATTENTION_BLOCK):
+    r"""Causal $\operatorname{softmax}(q k^\top)\, v$ per head, by query blocks, without the
+    key blocks above the diagonal; q, k, v of shape (T, H, D).
+
+    For the query block $I = [s, e)$ every allowed key has $u \le t < e$, so with
+    $E_{tu} = \exp(q_t\cdot k_u - m_t)\,[u \in \mathcal A_t]$ and
+    $m_t = \max_{u \in \mathcal A_t} q_t\cdot k_u$,
+
+    $$y_t = \frac{\sum_{u < e} E_{tu}\, v_u}{\ell_t}, \qquad \ell_t = \sum_{u < e} E_{tu},
+      \qquad t \in I,$$
+
+    with $\mathcal A_t$ the allowed keys of `allowed` (causal, and the key-padding
+    mask): the full causal attention exactly, on $\tfrac{n+1}{2n}$ of its $T \times T$
+    score entries for $n = \lceil T/\text{block}\rceil$ blocks. The normalisation
+    divides the $(T, D)$ output, not the $(T, T)$ weights (one $(T, T)$ pass less
+    forward and backward), and $m$ is held constant in the gradient (exact: $y$ does
+    not depend on $m$). Scores and softmax in at least float32 (float64 stays
+    float64); the result takes `q`'s dtype.
+    """
+    T = q.shape[0]
+    ok = allowed(T, True, key_mask)
+    wdt = jnp.promote_types(q.dtype, jnp.float32)
+    outs = []
+    for s0 in range(0, T, block):
+        e = min(s0 + block, T)
+        s = jnp.einsum("thd,uhd->htu", q[s0:e], k[:e], preferred_element_type=wdt)
+        s = jnp.where(ok[None, s0:e, :e], s, -jnp.inf)
+        m = jax.lax.stop_gradient(jnp.max(s, -1, keepdims=True))  # finite: a key per row
+        E = jnp.exp(s - m)
+        ell = jnp.sum(E, -1)  # (H, t)
+        y = jnp.einsum("htu,uhd->thd", E.astype(v.dtype), v[:e], preferred_element_type=wdt)
+        outs.append((y / ell.T[..., None]).astype(q.dtype))
+    return outs[0] if len(outs) == 1 else jnp.concatenate(outs, 0)
+
+
 def attend(q, k, v, causal: bool, key_mask=None):
     r"""$\operatorname{softmax}(q k^\top)\, v$ per head; q, k, v of shape (T, H, D).
 
     float64 takes the exact einsum path (jax.nn.dot_product_attention computes its
-    softmax in float32); every other dtype goes through jax.nn.dot_product_attention,
-    a fused kernel on GPU with O(T * width) memory.
+    softmax in float32). On the CPU backend a causal layer longer than one block
+    takes `blocked_causal_attend`, which skips the masked upper blocks: it computes
+    0.625 of the score entries at T = 256 (blocks of 64), and 0.5625 for long T (8
+    blocks at most). Every other case goes through jax.nn.dot_product_attention, a fused kernel on GPU with
+    O(T * width) memory.
     """
     if q.dtype == jnp.float64:
         return jnp.einsum("htu,uhd->thd", attention_weights(q, k, causal, key_mask), v)
+    T = q.shape[0]
+    if causal and T > CPU_ATTENTION_BLOCK and jax.default_backend() == "cpu":
+        block = max(CPU_ATTENTION_BLOCK, -(-T // CPU_ATTENTION_MAX_BLOCKS))
+        return blocked_causal_attend(q, k, v, key_mask, block)
     if key_mask is None:
         return jax.nn.dot_product_attention(q, k, v, scale=1.0, is_causal=causal)
-    m = allowed(q.shape[0], causal, key_mask)[None]
+    m = allowed(T, causal, key_mask)[None]
     return jax.nn.dot_product_attention(q, k, v, mask=m, scale=1.0)

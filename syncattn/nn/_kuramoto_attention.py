@@ -21,6 +21,7 @@ from ._common import (
     check_key_mask,
     check_positive,
     linear,
+    linear_many,
 )
 from ._rope import rope_frequencies
 
@@ -171,22 +172,25 @@ class KuramotoAttention(eqx.Module):
         self.k, self.n_heads, self.value = k, n_heads, value
         self.gates, self.causal = bool(gates), bool(causal)
 
-    def _gate(self, layer, x):
-        g = jax.nn.softplus(linear(layer, x))
+    @staticmethod
+    def _gate(z):
+        g = jax.nn.softplus(z)
         tiny = jnp.finfo(g.dtype).tiny
         return g / jnp.maximum(jnp.mean(g, -1, keepdims=True), tiny)
 
     def _features(self, theta):
-        """Queries, keys (T, H, 2 k_h), scale folded into the queries, values, and the lift."""
+        """Queries, keys (T, H, 2 k_h) (scale folded into the queries), values, and the value gate."""
         s = cast(self, theta.dtype)
         T, H = theta.shape[0], self.n_heads
         kh = self.k // H
         c, sn = _lift(theta)
         x = jnp.concatenate([c, sn], -1)  # (T, 2k)
-        if self.gates:
-            gq, gk = self._gate(s.gate_q, x), self._gate(s.gate_k, x)
+        if self.gates:  # the three (2k -> k) maps of x as one GEMM
+            zq, zk, gate = linear_many((s.gate_q, s.gate_k, s.value_gate), x)
+            gq, gk = self._gate(zq), self._gate(zk)
         else:
             gq = gk = jnp.ones_like(c)
+            gate = linear(s.value_gate, x)
 
         def heads(re, im):  # (T, k) pair -> (T, H, 2 k_h)
             return jnp.concatenate([re.reshape(T, H, kh), im.reshape(T, H, kh)], -1)
@@ -206,7 +210,7 @@ class KuramotoAttention(eqx.Module):
         else:
             vx = linear(s.value_proj, x)
             v = heads(vx[:, : self.k], vx[:, self.k :])
-        return q, kk, v, x
+        return q, kk, v, gate
 
     def __call__(
         self,
@@ -219,12 +223,11 @@ class KuramotoAttention(eqx.Module):
         T, H = theta.shape[0], self.n_heads
         km = check_key_mask(mask, T)
         kh = self.k // H
-        q, kk, v, x = self._features(theta)
+        q, kk, v, gate = self._features(theta)
         out = attend(q, kk, v, self.causal, km)  # (T, H, 2 k_h)
         re = out[..., :kh].reshape(T, self.k)
         im = out[..., kh:].reshape(T, self.k)
         a = kuramoto.tangent_update(theta, (re, im))  # the Kuramoto coupling
-        gate = linear(cast(self.value_gate, theta.dtype), x)
         inc = bounded_increment(gate * a, self.bound)
         y = theta + inc
         if not diagnostics:

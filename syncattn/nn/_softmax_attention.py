@@ -18,6 +18,7 @@ from ._common import (
     check_key_mask,
     check_positive,
     linear,
+    linear_many,
 )
 from ._rope import _rope, rope_frequencies
 
@@ -103,14 +104,14 @@ class SoftmaxAttention(eqx.Module):
         T, H = x.shape[0], self.n_heads
         mask = check_key_mask(mask, T)
         dh = self.d_model // H
-        q = linear(s.wq, x).reshape(T, H, dh) / math.sqrt(dh)
-        k = linear(s.wk, x).reshape(T, H, dh)
+        # one (T, d) x (d, 3d) product for the three projections (linear_many)
+        q, k, v = (a.reshape(T, H, dh) for a in linear_many((s.wq, s.wk, s.wv), x))
+        q = q / math.sqrt(dh)
         if self.rope:
             wdt = jnp.promote_types(x.dtype, jnp.float32)
             omega = rope_frequencies(dh // 2, self.rope_base, wdt)
             pos = jnp.arange(T)
             q, k = _rope(q, omega, pos), _rope(k, omega, pos)
-        v = linear(s.wv, x).reshape(T, H, dh)
         y = linear(s.wo, attend(q, k, v, self.causal, mask).reshape(T, self.d_model))
         if not diagnostics:
             return y

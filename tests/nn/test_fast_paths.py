@@ -1,0 +1,139 @@
+"""The CPU fast paths of the attention layers against the plain paths they replace.
+
+* `blocked_causal_attend` (query blocks, no key blocks above the diagonal) against
+  the exact float64 einsum path of `attend` and against a numpy loop, values and
+  gradients, with ragged last blocks and key-padding masks;
+* `linear_many` (one GEMM for several projections) against the per-layer `linear`;
+* the layers in float32 at a length that takes the blocked path (T > one block),
+  against the naive float64 loops of tests/nn/reference.py.
+"""
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from syncattn import nn
+from syncattn.nn import _common
+
+from ..helpers import assert_close
+from . import reference
+
+
+def qkv(T, H=2, D=5, seed=0, dtype=jnp.float64):
+    ks = jax.random.split(jax.random.key(seed), 3)
+    return tuple(jax.random.normal(k, (T, H, D), dtype) for k in ks)
+
+
+def naive_causal(q, k, v, key_mask=None):
+    """numpy loop: softmax over the allowed keys of each row, then the weighted sum."""
+    q, k, v = (np.asarray(a, np.float64) for a in (q, k, v))
+    T, H, _ = q.shape
+    allowed = reference.allowed_matrix(T, True, None if key_mask is None else np.asarray(key_mask))
+    out = np.zeros_like(q)
+    for h in range(H):
+        s = q[:, h] @ k[:, h].T
+        out[:, h] = reference.softmax_rows(s, allowed) @ v[:, h]
+    return out
+
+
+def left_padded(T, n_pad):
+    return jnp.arange(T) >= n_pad
+
+
+@pytest.mark.parametrize("T, block", [(1, 4), (9, 4), (16, 4), (17, 8), (23, 1), (10, 64)])
+@pytest.mark.parametrize("masked", [False, True])
+def test_blocked_equals_exact_path_float64(T, block, masked):
+    q, k, v = qkv(T)
+    km = None
+    if masked:  # left padding (rows without a real key keep their causal row) and a hole
+        km = left_padded(T, min(3, T - 1)).at[T - 1].set(T == 1)
+    got = _common.blocked_causal_attend(q, k, v, km, block=block)
+    exact = _common.attend(q, k, v, True, km)  # float64: the einsum path
+    assert got.dtype == jnp.float64
+    assert_close(got, exact)
+    assert_close(got, naive_causal(q, k, v, km))
+
+    g = jax.random.normal(jax.random.key(9), q.shape, jnp.float64)
+
+    def loss(f):
+        return lambda q, k, v: jnp.sum(f(q, k, v) * g)
+
+    d_blk = jax.grad(loss(lambda *a: _common.blocked_causal_attend(*a, km, block=block)), (0, 1, 2))(q, k, v)
+    d_ref = jax.grad(loss(lambda *a: _common.attend(*a, True, km)), (0, 1, 2))(q, k, v)
+    for a, b in zip(d_blk, d_ref, strict=True):
+        assert_close(a, b)
+
+
+def test_blocked_is_causal_and_float32_path_is_taken():
+    T = _common.CPU_ATTENTION_BLOCK + 37  # two blocks, the second ragged
+    q, k, v = qkv(T, dtype=jnp.float32)
+    jaxpr = str(jax.make_jaxpr(lambda *a: _common.attend(*a, True))(q, k, v))
+    # the CPU float32 path: two score blocks (64 x 64 and 37 x 101), no T x T one
+    assert f"f32[2,{T - 64},{T}]" in jaxpr and f"f32[2,{T},{T}]" not in jaxpr
+    got = jax.jit(lambda *a: _common.attend(*a, True))(q, k, v)
+    assert_close(got, naive_causal(q, k, v), jnp.float32)
+    # a change of the future keys does not reach the past rows
+    k2, v2 = k.at[50:].set(7.0), v.at[50:].set(-3.0)
+    again = jax.jit(lambda *a: _common.attend(*a, True))(q, k2, v2)
+    np.testing.assert_array_equal(np.asarray(again)[:50], np.asarray(got)[:50])
+
+
+@pytest.mark.parametrize("bias", [False, True])
+def test_linear_many_equals_separate_linears(bias):
+    ks = jax.random.split(jax.random.key(4), 4)
+    layers = [eqx.nn.Linear(6, n, use_bias=bias, key=kk) for n, kk in zip((3, 5, 2), ks, strict=False)]
+    x = jax.random.normal(ks[3], (7, 6), jnp.float64)
+    got = _common.linear_many(layers, x)
+    assert [a.shape for a in got] == [(7, 3), (7, 5), (7, 2)]
+    for a, layer in zip(got, layers, strict=True):
+        want = np.asarray(x) @ np.asarray(layer.weight).T
+        if bias:
+            want = want + np.asarray(layer.bias)
+        assert_close(a, want)
+    # gradients split back onto the layers as the separate products give them
+    g1 = eqx.filter_grad(lambda ls: sum(jnp.sum(jnp.sin(a)) for a in _common.linear_many(ls, x)))(layers)
+    g2 = eqx.filter_grad(lambda ls: sum(jnp.sum(jnp.sin(_common.linear(lyr, x))) for lyr in ls))(layers)
+    for a, b in zip(jax.tree.leaves(g1), jax.tree.leaves(g2), strict=True):
+        assert_close(a, b)
+
+
+T_LONG = 13  # three blocks of 5 (the last ragged) with the block width set to 5 below
+
+
+@pytest.fixture
+def small_blocks(monkeypatch):
+    monkeypatch.setattr(_common, "CPU_ATTENTION_BLOCK", 5)
+
+
+def test_softmax_attention_float32_blocked_matches_naive_loop(small_blocks):
+    L = nn.SoftmaxAttention(8, 2, key=jax.random.key(3))
+    x = jax.random.normal(jax.random.key(0), (T_LONG, 8))
+    want, _ = reference.softmax_attention(L, x)
+    assert_close(L(x), want)  # float64
+    jaxpr = str(jax.make_jaxpr(L)(x.astype(jnp.float32)))
+    assert "f32[2,5,10]" in jaxpr and "f32[2,13,13]" not in jaxpr  # the blocked path
+    y32 = eqx.filter_jit(L)(x.astype(jnp.float32))
+    assert_close(y32, want, jnp.float32, scale=10)
+    km = left_padded(T_LONG, 5)
+    want_m, _ = reference.softmax_attention(L, x, np.asarray(km))
+    assert_close(eqx.filter_jit(L)(x.astype(jnp.float32), mask=km), want_m, jnp.float32, scale=10)
+
+
+def test_kuramoto_attention_float32_blocked_matches_naive_loop(small_blocks):
+    L = nn.KuramotoAttention(6, 3, key=jax.random.key(1), tau=1.3)
+    th = jax.random.uniform(jax.random.key(2), (T_LONG, 6), minval=-4.0, maxval=4.0)
+    want, _, _ = reference.kuramoto_attention(L, th)
+    assert_close(L(th), want)
+    jaxpr = str(jax.make_jaxpr(L)(th.astype(jnp.float32)))
+    assert "f32[3,5,10]" in jaxpr and "f32[3,13,13]" not in jaxpr  # the blocked path
+    y32 = eqx.filter_jit(L)(th.astype(jnp.float32))
+    assert_close(y32, want, jnp.float32, scale=10)
+
+
+def test_long_sequences_take_at_most_the_maximum_number_of_blocks():
+    T = 600  # 8 blocks of 75 (not 10 of 64)
+    q, k, v = qkv(T, dtype=jnp.float32)
+    jaxpr = str(jax.make_jaxpr(lambda *a: _common.attend(*a, True))(q, k, v))
+    assert "f32[2,75,75]" in jaxpr and "f32[2,75,600]" in jaxpr and "f32[2,64,64]" not in jaxpr
