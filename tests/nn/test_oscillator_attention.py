@@ -355,3 +355,151 @@ def test_quadratic_gradient_matches_finite_differences(kw, masked):
         return jnp.sum(jnp.sin(eqx.combine(p, static)(x, mask=mask)))
 
     check_grads(f, (params, x), order=1, modes=("rev",), eps=1e-6, atol=1e-7, rtol=1e-6)
+
+
+# ---------------------------------------------------------------- the layer is lohe's maths
+def _allowed_np(T, causal, km):
+    base = np.tril(np.ones((T, T), bool)) if causal else np.ones((T, T), bool)
+    if km is None:
+        return base
+    m = base & np.asarray(km)[None, :]
+    return np.where(m.any(1, keepdims=True), m, base)
+
+
+def compose(L, x, km=None, key=None):
+    """The layer as the plain composition of lohe's public functions, per head:
+    fixed_query_weights -> drive -> equilibrium (or settle) -> readout, then W_o.
+    A degenerate drive reads out at z = 0 (the layer's documented rule)."""
+    T, H, dh, d = x.shape[0], L.n_heads, L.d_head, L.d_osc
+    F = L.wq.weight.reshape(H, dh, L.d_model)
+    G = L.wk.weight.reshape(H, dh, L.d_model)
+    w = jnp.stack([lohe.fixed_query_weights(x, F[i], G[i], kind=L.coupling) for i in range(H)])
+    mu = np.tril(np.ones((T, T), bool)) if L.causal else np.ones((T, T), bool)
+    if km is not None:
+        mu = mu & np.asarray(km)[None, :]
+    w = jnp.where(jnp.asarray(mu), w, 0.0)
+    if L.anchors == "position":
+        r = L.anchor_table[:, :T]
+    else:
+        r = (x @ L.anchor_proj.weight.T).reshape(T, H, d).transpose(1, 0, 2)
+    if L.normalize_anchors:
+        r = r / jnp.linalg.norm(r, axis=-1, keepdims=True)
+    h = lohe.drive(w, r)
+    z, deg = lohe.equilibrium(h)
+    if L.equilibrium == "ode":
+        from syncattn import sphere
+
+        k = jax.random.key(L.ode_seed) if key is None else key
+        z0 = sphere.sample_uniform(k, (H, T), d, dtype=x.dtype)
+        z = lohe.settle(z0, h, L.ode_t1, rtol=L.ode_rtol, atol=L.ode_atol).final
+    z = jnp.where(deg[..., None], 0.0, z)
+    read = _allowed_np(T, L.causal, km if L.mask_readout else None)
+    a = lohe.readout(z, r, mask=jnp.asarray(read)[None], p=L.p)
+    v = (x @ L.wv.weight.T).reshape(T, H, dh).transpose(1, 0, 2)
+    out = (a @ v).transpose(1, 0, 2).reshape(T, H * dh)
+    return out @ L.wo.weight.T + L.wo.bias[None, :]
+
+
+PATHS = [
+    *[dict(coupling=c) for c in ("softplus", "relu", "elu1", "elu1_features")],
+    *[dict(impl="chunked", chunk=4, coupling=c) for c in ("softplus", "relu", "elu1", "elu1_features")],
+    dict(impl="linear", chunk=4, coupling="elu1_features"),
+    dict(equilibrium="ode", ode_t1=2.0, coupling="softplus"),
+    dict(equilibrium="ode", ode_t1=2.0, impl="chunked", chunk=4, coupling="elu1"),
+]
+PATH_IDS = [
+    f"{k.get('impl', 'quadratic')}-{k['equilibrium'] if 'equilibrium' in k else 'closed'}-{k['coupling']}"
+    for k in PATHS
+]
+
+
+@pytest.mark.parametrize("kw", PATHS, ids=PATH_IDS)
+@pytest.mark.parametrize(
+    "extra",
+    [
+        pytest.param(dict(p=2), marks=pytest.mark.slow),
+        pytest.param(dict(p=1, causal=False, mask_readout=True), marks=pytest.mark.slow),
+        dict(p=4, mask_readout=True),
+    ],
+    ids=["p2-causal", "p1-bidir-masked", "p4-causal-masked"],
+)
+def test_layer_is_the_lohe_composition_float64(kw, extra):
+    """Every path and coupling equals fixed_query_weights -> drive -> equilibrium ->
+    readout to 1e-12, output and gradients (parameters and input), with left padding."""
+    L, x = layer(**kw, **extra), tokens(9)
+    km = None if "mask_readout" not in extra else jnp.arange(T) >= 2  # left padding
+    y = L(x, mask=km)
+    want = compose(L, x, km)
+    assert_close(y, want, rtol=1e-12, atol=1e-12)
+    c = tokens(10, (T, D))
+    params = eqx.filter(L, eqx.is_inexact_array)
+
+    def loss(f, m, x):
+        return jnp.sum(f(m, x) * c)
+
+    f_layer = lambda m, x: m(x, mask=km)  # noqa: E731
+    f_comp = lambda m, x: compose(m, x, km)  # noqa: E731
+    g1 = eqx.filter_grad(lambda m, x: loss(f_layer, m, x))(L, x)
+    g2 = eqx.filter_grad(lambda m, x: loss(f_comp, m, x))(L, x)
+    leaves1 = jax.tree.leaves(eqx.filter(g1, eqx.is_inexact_array))
+    leaves2 = jax.tree.leaves(eqx.filter(g2, eqx.is_inexact_array))
+    assert len(leaves1) == len(leaves2) == len(jax.tree.leaves(params))
+    for a, b in zip(leaves1, leaves2, strict=True):
+        assert_close(a, b, rtol=1e-12, atol=1e-12)
+    gx1 = jax.grad(lambda x: loss(f_layer, L, x))(x)
+    gx2 = jax.grad(lambda x: loss(f_comp, L, x))(x)
+    assert_close(gx1, gx2, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "kw, targets",
+    [
+        (dict(), ("_coupling", "_kernel", "_normalize")),
+        (dict(impl="chunked", chunk=4), ("_coupling", "_kernel", "_normalize")),
+        (dict(impl="linear", chunk=4, coupling="elu1_features", p=2), ("_elu1", "_features")),
+    ],
+    ids=["quadratic", "chunked", "linear"],
+)
+def test_layer_calls_lohe_kernels(monkeypatch, kw, targets):
+    """Perturb one of lohe's kernels: the layer's output must change (it calls them)."""
+    from syncattn.lohe import _attention as la
+
+    L, x = layer(**kw), tokens(11)
+    y0 = np.asarray(L(x))
+    for name in targets:
+        orig = getattr(la, name)
+        if name == "_normalize":
+            fake = lambda num, den, fb, orig=orig: orig(num, den, fb) * 1.01  # noqa: E731
+        else:
+            fake = lambda *a, orig=orig: orig(*a) * 1.1 + 0.05 * orig(*a) ** 2  # noqa: E731
+        with monkeypatch.context() as m:
+            m.setattr(la, name, fake)
+            jax.clear_caches()
+            y1 = np.asarray(L(x))
+        jax.clear_caches()
+        assert np.max(np.abs(y1 - y0)) > 1e-6, name
+    np.testing.assert_array_equal(np.asarray(L(x)), y0)  # restored
+
+
+@pytest.mark.parametrize("impl", ["quadratic", "chunked", "linear"])
+@pytest.mark.parametrize("mask_readout", [False, True])
+def test_zero_drive_reads_out_uniformly_eager_and_jit(impl, mask_readout):
+    """A causal query with no allowed key (left padding) has h = 0: it reads out the
+    uniform average of the values over its allowed keys, as the published layer
+    (z* = h / max(|h|, 1e-8) = 0), eagerly and under jit."""
+    kw = dict(impl=impl, chunk=4, mask_readout=mask_readout)
+    if impl == "linear":
+        kw |= dict(coupling="elu1_features", p=2)
+    L, x = layer(**kw), tokens(12)
+    km = jnp.arange(T) >= 3  # three padding tokens first
+    for f in (L, eqx.filter_jit(L)):
+        y, aux = f(x, mask=km, diagnostics=True)
+        deg = np.asarray(aux["degenerate"])
+        assert deg[:, :3].all() and not deg[:, 3:].any()
+        a = np.asarray(aux["weights"])
+        for i in range(3):  # causal row of a query with no real key: uniform over j <= i
+            assert_close(a[:, i, : i + 1], np.full((H, i + 1), 1.0 / (i + 1)))
+        v = np.asarray(x @ L.wv.weight.T).reshape(T, H, -1)
+        out = np.stack([v[: i + 1].mean(0) for i in range(3)])  # (3, H, dh)
+        want = out.reshape(3, -1) @ np.asarray(L.wo.weight).T + np.asarray(L.wo.bias)
+        assert_close(y[:3], want)
