@@ -18,7 +18,7 @@ from .._checks import (
 )
 from .._numerics import eps_for, safe_norm
 from .._simulate import Solution
-from .._types import Array, ArrayLike, Float, ScalarLike
+from .._types import Array, ArrayLike, Float, Int, ScalarLike
 
 
 def _rhs(t, y, args):
@@ -164,7 +164,7 @@ def settle_time(
     atol: float = 1e-10,
     dt0: float | None = None,
     max_steps: int = 16_384,
-) -> tuple[Float[Array, "*batch"], Float[Array, "*batch d"]]:
+) -> tuple[Float[Array, "*batch"], Float[Array, "*batch d"], Int[Array, "*batch"]]:
     r"""First time the fixed-query flow brings each query within angle $\delta$ of $h$.
 
     $$\tau = \inf\{t \in [0, t_1] : \angle(z(t), h) \le \delta\},\qquad
@@ -184,8 +184,9 @@ def settle_time(
         solver, rtol, atol, dt0, max_steps: as [`syncattn.lohe.simulate`][].
 
     Returns:
-        `(tau, z_tau)`: $\tau$ `(*batch,)`, $+\infty$ where the angle stayed above
-        $\delta$ up to $t_1$; and $z(\min(\tau, t_1))$ `(*batch, d)`.
+        `(tau, z_tau, steps)`: $\tau$ `(*batch,)`, $+\infty$ where the angle stayed
+        above $\delta$ up to $t_1$; $z(\min(\tau, t_1))$ `(*batch, d)`; and the
+        accepted solver steps of each query `(*batch,)`.
 
     Raises:
         ValueError: as [`syncattn.lohe.settle`][]; $\delta \notin (0, \pi)$.
@@ -210,4 +211,4 @@ def settle_time(
     y = sol.final.reshape(*batch, d + 1)
     z, tau = y[..., :-1], y[..., -1]
     hit = tau < t1  # the event stopped the solve before the horizon
-    return jnp.where(hit, tau, jnp.inf), z
+    return jnp.where(hit, tau, jnp.inf), z, sol.num_steps.reshape(batch)
