@@ -10,7 +10,8 @@ Layers:
     softmax       nn.SoftmaxAttention (RoPE), jax.nn.dot_product_attention
     kuramoto      nn.KuramotoAttention, efficient path (jax.nn.dot_product_attention)
     osc-closed    nn.OscillatorAttention, softplus coupling, closed-form equilibrium, quadratic
-    osc-linear    nn.OscillatorAttention, elu1 coupling, impl="linear" (prefix sums)
+    osc-linear    nn.OscillatorAttention, coupling="elu1_features" (the kernel
+                  phi(q).phi(k)/d_h, phi = elu + 1; not the published elu1), impl="linear"
     osc-chunked   nn.OscillatorAttention, softplus coupling, impl="chunked"
 
 Time: median (and min) wall time of the compiled step over --repeats rounds; the
@@ -66,7 +67,7 @@ def make_layer(name, cfg, T, key):
             H,
             cfg["d_osc"],
             T,
-            coupling="elu1",
+            coupling="elu1_features",
             impl="linear",
             chunk=cfg["chunk"],
             **common,

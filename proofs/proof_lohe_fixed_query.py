@@ -11,6 +11,11 @@ Statement (h != 0, z on the unit sphere S^{d-1}):
         tan(phi/2) = tan(phi0/2) e^{-||h|| t}; phi -> 0 from every start except
         the antipode phi0 = pi, and phi reaches delta at
         T = log(tan(phi0/2) / tan(delta/2)) / ||h||.
+    (f) The drive h = sum_j sigma(q, k_j) r_j of the layer is a conic combination
+        of the anchors for every coupling sigma of ``lohe.coupling_weights``:
+        softplus(s) = log(1 + e^s) > 0, relu(s) + 1e-3 > 0, elu(s) + 1 > 0 and
+        the kernel phi(q).phi(k)/d_h > 0 with phi = elu + 1 > 0. The published
+        elu1 (elu(q.k/sqrt(d_h)) + 1) and the kernel are different functions.
 
 Proof idea:
     Write f(z) = h - <z, h> z.
@@ -28,6 +33,9 @@ Proof idea:
         = ||h|| (1 - cos^2 phi) exactly, so -sin(phi) phi' = ||h|| sin^2(phi);
         the closed form satisfies the ODE and the initial condition, tends to 0
         as t -> infinity when tan(phi0/2) is finite, and solving it for t gives T.
+    (f) Each branch is a positive expression (sympy's assumptions: exp > 0,
+        log(1 + x) > 0 for x > 0, max(0, s) >= 0); a point where they differ is
+        a counterexample to their equality.
 
 What is symbolic and what is numeric:
     Symbolic (sympy, exact): (a), (b) (the norm identity, Lagrange's identity,
@@ -44,14 +52,20 @@ What is symbolic and what is numeric:
     ``time_to_converge`` against the lambdified statements; theorem check:
     ``exact_angle`` against an independent scipy DOP853 integration of the
     implementation's field from random starts, which stay on the sphere and
-    converge to ``equilibrium(h)``.
+    converge to ``equilibrium(h)``; ``settle`` (the library's one numerical
+    integrator) against ``exact_angle`` per query, and ``settle_time`` against
+    ``time_to_converge``; ``coupling_weights`` against the lambdified couplings
+    for every kind, and positive.
+    (f) symbolic for the four couplings (the scalar branches; the kernel per
+    coordinate).
     Mutation: the proof applied to the field (I + z z^T) h, and to the solution
     with e^{-2||h|| t}, must fail; the numeric comparison must reject an
-    exact_angle with the rate doubled.
+    exact_angle with the rate doubled, and a settle that integrates 2h.
 
 Mirrors: syncattn.lohe.fixed_query_field, syncattn.lohe.equilibrium,
 syncattn.lohe.jacobian_spectrum, syncattn.lohe.lyapunov, syncattn.lohe.exact_angle,
-syncattn.lohe.time_to_converge.
+syncattn.lohe.time_to_converge, syncattn.lohe.settle, syncattn.lohe.settle_time,
+syncattn.lohe.coupling_weights.
 Source: seed 001 (fixed-query oscillator attention, arXiv 2606.12059): the Lohe
 dynamics z_i' = (I - z_i z_i^T) sum_j w_ij r_j with the projection keeping z_i on
 the sphere; the equilibrium z_i* = h_i/||h_i||; "uniqueness and stability":
@@ -84,6 +98,9 @@ MIRRORS = (
     "syncattn.lohe.lyapunov",
     "syncattn.lohe.exact_angle",
     "syncattn.lohe.time_to_converge",
+    "syncattn.lohe.settle",
+    "syncattn.lohe.settle_time",
+    "syncattn.lohe.coupling_weights",
 )
 
 t, a = sp.symbols("t a", positive=True)  # a = ||h||
@@ -350,6 +367,132 @@ def test_flow_converges_from_random_starts():
             f"convergence to h/|h|, d={d}",
             atol=1e-4,
         )
+
+
+# ---------------------------------------------------------------- (f) couplings
+_s = sp.Symbol("s", real=True)
+
+
+def _elu1(x):
+    return sp.Piecewise((x + 1, x > 0), (sp.exp(x), True))
+
+
+COUPLING_EXPR = {
+    "softplus": sp.log(1 + sp.exp(_s)),
+    "relu": sp.Max(0, _s) + sp.Rational(1, 1000),
+    "elu1": _elu1(_s),
+}
+
+
+def prove_couplings() -> None:
+    """(f): every coupling is positive; the published elu1 is not the kernel."""
+    u = sp.Symbol("u", positive=True)
+    for name, e in COUPLING_EXPR.items():
+        if isinstance(e, sp.Piecewise):  # each branch on its domain: s = u > 0, or any s
+            ok = all(
+                (expr.subs(_s, u) if cond == (_s > 0) else expr).is_positive
+                for expr, cond in e.args
+            )
+        else:  # real s, sympy's assumptions decide
+            ok = e.is_positive
+        if not ok:
+            raise AssertionError(f"(f) coupling {name} is not positive: {e}")
+    qa, ka = sp.symbols("q k", real=True)
+    kernel = _elu1(qa) * _elu1(ka)  # d_h = 1: phi(q) phi(k)
+    assert_true_pos = [kernel.subs({qa: v, ka: w}).is_positive for v in (-2, 1) for w in (-1, 3)]
+    if not all(assert_true_pos):
+        raise AssertionError("(f) the feature kernel is not positive")
+    # counterexample to elu1 == kernel (d_h = 1): q = k = 1
+    diff = COUPLING_EXPR["elu1"].subs(_s, 1) - kernel.subs({qa: 1, ka: 1})
+    if sp.simplify(diff) == 0:
+        raise AssertionError("(f) elu1 and elu1_features should differ")
+
+
+def wrong_couplings() -> None:
+    """Mutation: a coupling without the relu's +1e-3 is not positive."""
+    COUPLING_EXPR["relu"], old = sp.Max(0, _s), COUPLING_EXPR["relu"]
+    try:
+        prove_couplings()
+    finally:
+        COUPLING_EXPR["relu"] = old
+
+
+@check("symbolic")
+def test_couplings_positive_symbolic():
+    prove_couplings()
+
+
+@check("mutation")
+def test_couplings_reject_bare_relu():
+    assert_fails(wrong_couplings, what="a relu coupling without its +1e-3")
+
+
+def compare_settle(settle=None) -> None:
+    import jax.numpy as jnp
+
+    from syncattn import lohe
+
+    settle = settle or lohe.settle
+    g = rng("lohe_settle")
+    for d in (2, 5):
+        h = g.normal(size=(6, d)) * g.uniform(0.1, 2.0, (6, 1))
+        z0 = _unit(g, (6, d))
+        nh = np.linalg.norm(h, axis=-1)
+        T1 = 1.7
+        zT = np.asarray(settle(z0, h, T1, rtol=1e-11, atol=1e-13).final)
+        hh = h / nh[:, None]
+
+        def ang(z):
+            c = np.sum(z * hh, -1)
+            return np.arctan2(np.linalg.norm(z - c[:, None] * hh, axis=-1), c)
+
+        assert_close(ang(zT), angle_numpy(ang(z0), nh, T1), f"settle vs exact angle, d={d}",
+                     rtol=1e-7, atol=1e-8)  # fmt: skip
+    phi0 = ang(z0)
+    dl = phi0 * 0.5
+    tau, _, _ = lohe.settle_time(jnp.asarray(z0), jnp.asarray(h), 0.3, 50.0, rtol=1e-11, atol=1e-13)
+    want = ttc_numpy(phi0, nh, np.full(6, 0.3))
+    hit = phi0 > 0.3
+    assert_close(np.asarray(tau)[hit], np.asarray(want)[hit], "settle_time vs time_to_converge",
+                 rtol=1e-6)  # fmt: skip
+    del dl
+
+
+@check("numeric")
+def test_settle_matches_exact_angle():
+    compare_settle()
+
+
+@check("mutation")
+def test_settle_comparison_rejects_doubled_drive():
+    from syncattn import lohe
+
+    assert_fails(
+        compare_settle,
+        lambda z0, h, t1, **kw: lohe.settle(z0, 2 * h, t1, **kw),
+        what="a settle that integrates 2h",
+    )
+
+
+@check("numeric")
+def test_coupling_weights_match_lambdified():
+    from syncattn import lohe
+
+    g = rng("lohe_couplings")
+    dh = 3
+    q, k = g.normal(size=(4, dh)), g.normal(size=(5, dh))
+    raw = q @ k.T / np.sqrt(dh)
+    for name, e in COUPLING_EXPR.items():
+        f = sp.lambdify(_s, e, "numpy")
+        want = np.vectorize(lambda x: float(f(x)))(raw)
+        got = np.asarray(lohe.coupling_weights(q, k, kind=name))
+        assert_close(got, want, f"coupling_weights {name}")
+        if np.any(got <= 0):
+            raise AssertionError(f"coupling {name} not positive")
+    phi = sp.lambdify(_s, _elu1(_s), "numpy")
+    fq, fk = np.vectorize(lambda x: float(phi(x)))(q), np.vectorize(lambda x: float(phi(x)))(k)
+    assert_close(lohe.coupling_weights(q, k, kind="elu1_features"), fq @ fk.T / dh,
+                 "coupling_weights elu1_features")  # fmt: skip
 
 
 if __name__ == "__main__":

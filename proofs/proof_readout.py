@@ -21,6 +21,9 @@ Proof idea:
     (iii) With b_j = b_1 / (1 + eps_j), eps_j > 0, the ratio is (1 + eps_j)^{-p}:
           derivative -log(1 + eps_j) (1 + eps_j)^{-p} < 0 and limit 0; the best
           weight is 1 / (1 + sum_j (1 + eps_j)^{-p}), increasing in p with limit 1.
+    (iv) [1, z] . [1, r] = 1 + z . r, and the dot product of tensor powers is the
+         power of the dot product: (a tensor b) . (c tensor d) = (a . c)(b . d).
+    (v) At z = 0 every base is 1 + 0 = 1, so the numerators are mu_ij.
 
 What is symbolic and what is numeric:
     Symbolic (sympy, exact): (i) for n = 5 keys with free non-negative
@@ -31,12 +34,18 @@ What is symbolic and what is numeric:
     Numeric (float64): ``lohe.readout`` against the lambdified weights for p in
     {1, 2.5, 7} with random unit vectors and masks (rows sum to 1,
     non-negative, zero where masked), p = 1 against the affine readout, and
-    concentration on the argmax at large p.
-    Mutation: the proof must reject the base z . r (the +1 shift dropped) and a
+    concentration on the argmax at large p; ``lohe.readout_kernel`` against the
+    lambdified unnormalised weights (raw anchors, so max(0, .) clips),
+    ``lohe.readout_features`` against (1 + z.r)^p, ``lohe.normalize_readout``
+    (division and its uniform fallback) and ``lohe.readout`` at z = 0.
+    (iv) symbolic for d = 2 and p = 1, 2, 3 with free components; (v) symbolic
+    for the mask pattern of (i).
+    Mutation: features without their leading 1 must fail (iv); the proof must reject the base z . r (the +1 shift dropped) and a
     normalisation over all keys, masked ones included; the numeric comparison
     must reject a readout normalised over all keys.
 
-Mirrors: syncattn.lohe.readout.
+Mirrors: syncattn.lohe.readout, syncattn.lohe.readout_kernel,
+syncattn.lohe.readout_features, syncattn.lohe.normalize_readout.
 Source: seed 001 (fixed-query oscillator attention, arXiv 2606.12059): the
 readout a_ij = (1 + z_i*^T r_j) / sum_l (1 + z_i*^T r_l), "an affine
 normalisation, no exponentiation", and "readout sharpening": an exponent p > 1,
@@ -61,7 +70,12 @@ from ._harness import (
 
 NUMBER = 7
 TITLE = "Readout: weights max(0, 1 + z.r)^p are non-negative, sum to 1 over unmasked keys, sharpen as p grows"
-MIRRORS = ("syncattn.lohe.readout",)
+MIRRORS = (
+    "syncattn.lohe.readout",
+    "syncattn.lohe.readout_kernel",
+    "syncattn.lohe.readout_features",
+    "syncattn.lohe.normalize_readout",
+)
 
 p = sp.Symbol("p", positive=True)
 bb, b1 = sp.symbols("b b_1", nonnegative=True)
@@ -217,6 +231,77 @@ def test_comparison_rejects_masked_denominator():
         return np.where(mask, u, 0.0)
 
     assert_fails(compare, wrong, what="a readout normalised over all keys")
+
+
+# ---------------------------------------------------------------- (iv), (v)
+def features(x, pp):
+    """psi_p(x) = [1, x]^{tensor p}, flattened (sympy)."""
+    one = [sp.Integer(1), *x]
+    out = list(one)
+    for _ in range(pp - 1):
+        out = [a * b for a in out for b in one]
+    return out
+
+
+def wrong_features(x, pp):
+    """Mutation: the leading 1 dropped."""
+    out = list(x)
+    for _ in range(pp - 1):
+        out = [a * b for a in out for b in x]
+    return out
+
+
+def prove_features(features=features) -> None:
+    z, r = sp.symbols("z0:2", real=True), sp.symbols("r0:2", real=True)
+    for pp in (1, 2, 3):
+        lhs = sum(a * b for a, b in zip(features(z, pp), features(r, pp)))
+        assert_zero(sp.expand(lhs - (1 + z[0] * r[0] + z[1] * r[1]) ** pp),
+                    f"(iv) psi_p(z).psi_p(r) = (1 + z.r)^p, p={pp}")  # fmt: skip
+    # (v) z = 0: base 1 everywhere, the weights are the normalised mask
+    mask = (1, 0, 1, 1, 0)
+    zero = sp.Matrix([0, 0, 0])
+    rs = [sp.Matrix(sp.symbols(f"a{j}_0:3", real=True)) for j in range(5)]
+    a = normalise([base(zero, rj) for rj in rs], mask)
+    for aj, m in zip(a, mask):
+        assert_zero(aj - sp.Rational(m, sum(mask)), "(v) z = 0 reads out uniformly")
+
+
+@check("symbolic")
+def test_readout_features_symbolic():
+    prove_features()
+
+
+@check("mutation")
+def test_features_reject_missing_one():
+    assert_fails(prove_features, wrong_features, what="features without their leading 1")
+
+
+_u = [sp.Max(0, base(_z, rj)) ** p for rj in _r]
+kernel_numpy = sp.lambdify([list(_z), [list(rj) for rj in _r], p], _u, "numpy")
+
+
+@check("numeric")
+def test_readout_pieces_match_implementation():
+    from syncattn import lohe
+
+    g = rng("readout_pieces")
+    z = _unit(g, (3, D))
+    r = _unit(g, (M, D)) * g.uniform(0.3, 2.5, (M, 1))  # raw anchors: some clip
+    for pp in (1.0, 2.5):
+        want = np.stack(kernel_numpy(list(z.T), [list(rj[:, None]) for rj in r], pp), -1)
+        assert_close(lohe.readout_kernel(z, r, p=pp), want, f"readout_kernel, p={pp}")
+    ru = _unit(g, (M, D))
+    for pp in (1, 2, 3):
+        got = np.asarray(lohe.readout_features(z, pp)) @ np.asarray(lohe.readout_features(ru, pp)).T
+        assert_close(got, (1 + z @ ru.T) ** pp, f"readout_features, p={pp}")
+    num, den = g.normal(size=(4, 2)), np.array([[2.0], [0.0], [0.5], [0.0]])
+    fb = g.normal(size=(4, 2))
+    want = np.where(den > 0, num / np.where(den > 0, den, 1.0), fb)
+    assert_close(lohe.normalize_readout(num, den, fb), want, "normalize_readout")
+    mask = g.random((3, M)) < 0.6
+    mask[:, 0] = True
+    a0 = np.asarray(lohe.readout(np.zeros((3, D)), ru, mask=mask, p=2.0))
+    assert_close(a0, mask / mask.sum(-1, keepdims=True), "readout at z = 0 is uniform")
 
 
 if __name__ == "__main__":

@@ -393,6 +393,7 @@ def save_times(
 def solve(
     rhs, order, y0, args, t1, ts, solver, controller, dt0, max_steps, save_states,
     noise: Noise | None = None,
+    event=None,
 ):
     r"""Integrate $\dot y = $ `rhs(t, y, args)` from $y(0) = y_0$ to $t_1$ with diffrax.
 
@@ -402,9 +403,10 @@ def solve(
     with constant steps (`controller` is then ignored).
 
     Saves, at `ts`, the state (if `save_states`) and `order(y) = (Z, r)`; and the state
-    at $t_1$. `rhs` and `order` should be module-level functions, so that the jit cache
-    hits across calls. Arguments are assumed checked (`check_options`, `check_noise`,
-    `save_times`).
+    at $t_1$ (or at the time a diffrax `event`, if given, stops the solve: then
+    `final` is the state there). `rhs` and `order` should be module-level functions,
+    so that the jit cache hits across calls. Arguments are assumed checked
+    (`check_options`, `check_noise`, `save_times`).
     """
     t0 = jnp.zeros((), y0.dtype)
     if noise is None:
@@ -441,6 +443,7 @@ def solve(
         ),
         stepsize_controller=controller,
         max_steps=max_steps,
+        event=event,
     )
     (ys, Z, r), final = sol.ys
     return Solution(sol.ts[0], ys, Z, r, final[0], sol.stats["num_accepted_steps"])

@@ -13,17 +13,25 @@ $V(z) = -\langle z, h\rangle$ on the sphere and is solved in closed form by
 $\tan(\varphi/2) = \tan(\varphi_0/2)\, e^{-\|h\| t}$, $\varphi = \angle(z, h)$.
 
 Files: `_flow.py` (general Lohe flow and its simulation), `_fixed_query.py` (fixed-query
-flow, equilibrium, exact solution, Jacobian), `_attention.py` (weights, drive,
-readout), `_failure.py` (failure odds, the finite-time threshold), `_convergence.py` (predicted and
+flow, equilibrium, exact solution, Jacobian), `_settle.py` (its one numerical
+integrator, [`syncattn.lohe.settle`][]), `_attention.py` (couplings, drive, readout
+kernel, row normalisation, readout), `_fused.py` (the masked drive and readout sums
+with memory-light VJPs), `_failure.py` (failure odds, the finite-time threshold), `_convergence.py` (predicted and
 measured convergence from uniform starts), `_scale_free.py`
 (scale-free degenerate events: the convex-hull law, the relative threshold).
 """
 
 from ..sphere import tangent_basis as tangent_basis
 from ._attention import (
+    COUPLINGS as COUPLINGS,
+    coupling_weights as coupling_weights,
     drive as drive,
+    elu1_feature_map as elu1_feature_map,
     fixed_query_weights as fixed_query_weights,
+    normalize_readout as normalize_readout,
     readout as readout,
+    readout_features as readout_features,
+    readout_kernel as readout_kernel,
 )
 from ._convergence import (
     fixed_query_errors as fixed_query_errors,
@@ -50,6 +58,10 @@ from ._flow import (
     simulate as simulate,
     vector_field as vector_field,
 )
+from ._fused import (
+    masked_drive as masked_drive,
+    readout_sums as readout_sums,
+)
 from ._noise import (
     LockedState as LockedState,
     Locking as Locking,
@@ -69,6 +81,10 @@ from ._scale_free import (
     relative_degenerate_bound as relative_degenerate_bound,
     relative_degenerate_probability as relative_degenerate_probability,
 )
+from ._settle import (
+    settle as settle,
+    settle_time as settle_time,
+)
 
 
 __all__ = [
@@ -85,6 +101,16 @@ __all__ = [
     "tangent_basis",
     "jacobian_spectrum",
     "readout",
+    "COUPLINGS",
+    "coupling_weights",
+    "elu1_feature_map",
+    "readout_features",
+    "readout_kernel",
+    "normalize_readout",
+    "masked_drive",
+    "readout_sums",
+    "settle",
+    "settle_time",
     "antipodal_probability",
     "finite_time_failure_probability",
     "degenerate_probability",

@@ -5,7 +5,7 @@ trained model from uniform random starts and counts how many reach $z^\star = h/
 by $T$. The exact angle law makes that count a function of $\|h\|$ alone:
 [`predict_convergence`][syncattn.lohe.predict_convergence] computes it,
 [`fixed_query_errors`][syncattn.lohe.fixed_query_errors] measures it with
-[`syncattn.lohe.simulate`][].
+[`syncattn.lohe.settle`][].
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from .._checks import (
 )
 from .._numerics import eps_for
 from .._types import Array, ArrayLike, Float, ScalarLike
-from ._flow import simulate
+from ._settle import settle
 
 
 def _error_angle(err):
@@ -144,30 +144,15 @@ def predict_convergence(
     return {"converged": conv, "antipodal": anti, "mean_error": mean}
 
 
-@functools.partial(jax.jit, static_argnames=("rtol", "atol", "max_steps", "solver"))
 def _errors(h, z0, t1, rtol, atol, max_steps, solver):
     from .._numerics import safe_norm
     from ._fixed_query import _equilibrium
 
-    d = h.shape[-1]
     z_star, deg = _equilibrium(h, eps_for(h.dtype))
-    a = jnp.where(deg, 0.0, safe_norm(h))
-    flat_z0 = z0.reshape(-1, d)
-    flat_zs = z_star.reshape(-1, d)
-    flat_a = a.reshape(-1)
-
-    def one(z0_i, zs_i, a_i):
-        # z listens to the unit point z* with weight |h|, z* listens to nobody:
-        # z' = |h| (z* - <z, z*> z) = (I - z z^T) h, in the original time
-        K = jnp.zeros((2, 2), h.dtype).at[0, 1].set(a_i)
-        sol = simulate(
-            jnp.stack([z0_i, zs_i]), None, K, t1, saveat=None,
-            solver=solver, rtol=rtol, atol=atol, max_steps=max_steps,
-        )  # fmt: skip
-        return sol.final[0]
-
-    zT = jax.vmap(one)(flat_z0, flat_zs, flat_a)
-    return jnp.linalg.norm(zT - flat_zs, axis=-1).reshape(h.shape[:-1])
+    # a degenerate drive does not move z: integrate it with h = 0 exactly
+    drive = jnp.where(deg[..., None], 0.0, h)
+    zT = settle(z0, drive, t1, solver=solver, rtol=rtol, atol=atol, max_steps=max_steps).final
+    return safe_norm(zT - z_star)
 
 
 def fixed_query_errors(
@@ -186,18 +171,17 @@ def fixed_query_errors(
       z(0) = z_0,\quad z^\star = h/\|h\|$$
 
     $h$ = `h`, $z_0$ = `z0`, $t_1$ = `t1`; $z^\star$ as [`syncattn.lohe.equilibrium`][]
-    ($e_1$ for a degenerate drive, which then does not move $z$). Each oscillator is
-    the Lohe flow of the pair $(z, z^\star)$ in which $z$ listens to $z^\star$ with
-    weight $\|h\|$ and $z^\star$ to nobody, integrated by [`syncattn.lohe.simulate`][]
-    (diffrax, `solver`, `rtol`/`atol`); the batch is `vmap`ped, so every oscillator
-    keeps its own adaptive steps. Seed 001's Table 6 used RK45 at rtol = atol = 1e-4;
+    ($e_1$ for a degenerate drive, which then does not move $z$). The flow is
+    integrated by [`syncattn.lohe.settle`][] (diffrax, `solver`, `rtol`/`atol`), the
+    library's one fixed-query integrator: every oscillator keeps its own adaptive
+    steps. Seed 001's Table 6 used RK45 at rtol = atol = 1e-4;
     the defaults here are tighter, so the measurement is the flow, not the solver.
 
     Args:
         h: drives, shape `(*batch, d)`, $d \ge 2$.
         z0: unit starts, the shape of `h` (broadcast it yourself, e.g. `(S, n, d)`).
         t1: horizon $t_1 \ge 0$.
-        solver, rtol, atol, max_steps: passed to [`syncattn.lohe.simulate`][].
+        solver, rtol, atol, max_steps: passed to [`syncattn.lohe.settle`][].
 
     Returns:
         errors $e \in [0, 2]$, shape `(*batch,)`.

@@ -36,7 +36,7 @@ TASKS = ("lm", "classifier")
 NORMS = ("layernorm", "rmsnorm")
 FFNS = ("swiglu", "gelu", "none")
 POSITIONS = ("rope", "sinusoidal", "learned", "none")
-COUPLINGS = ("softplus", "relu", "elu1")
+COUPLINGS = ("softplus", "relu", "elu1", "elu1_features")
 EQUILIBRIA = ("closed", "ode")
 IMPLS = ("quadratic", "linear", "chunked")
 VALUES = ("phase", "learned")
@@ -86,14 +86,17 @@ class ModelConfig:
             causal mask keeps right-padding away from real positions).
         norm_eps: $\epsilon$ of the norms.
         d_osc: oscillator dimension (oscillator attention).
-        coupling: oscillator coupling map: ``"softplus"``, ``"relu"``, ``"elu1"``.
+        coupling: oscillator coupling map: ``"softplus"``, ``"relu"``, ``"elu1"``
+            (the published score nonlinearities) or ``"elu1_features"`` (the
+            feature-map kernel that ``impl="linear"`` needs).
         p: oscillator readout sharpening exponent.
         equilibrium: oscillator fixed point: ``"closed"`` or ``"ode"``.
         impl: oscillator evaluation: ``"quadratic"``, ``"linear"``, ``"chunked"``.
         anchors: oscillator anchors: ``"position"`` (published, a learned table
             indexed by key position) or ``"content"``.
         normalize_anchors: keep the oscillator anchors on the sphere (the
-            theory's unit anchors); ``False`` reproduces the published layer.
+            theory's unit anchors, projected in the forward pass); ``False`` uses
+            them raw and reproduces the published layer (the ``paper-*`` presets).
         mask_readout: also drop padded keys from the oscillator readout (the
             published layer masks them only before the fixed point).
         out_bias: a bias on the softmax attention's output projection (seed
@@ -259,7 +262,7 @@ def _presets(name: str, attention: str) -> ModelConfig:
             d_model=128, n_layers=2, n_heads=4, d_ff=512, max_len=50,
             dropout=0.1, norm="layernorm", ffn="gelu", positions="sinusoidal",
             final_norm=True, tie_embeddings=False, pad_id=0, d_osc=8, p=1,
-            out_bias=True, normalize_anchors=True,
+            out_bias=True, normalize_anchors=False,
         )  # fmt: skip
     if name == "paper-b-sva":
         return ModelConfig(
@@ -267,7 +270,7 @@ def _presets(name: str, attention: str) -> ModelConfig:
             d_model=32, n_layers=1, n_heads=1, d_ff=64, max_len=50,
             dropout=0.1, norm="layernorm", ffn="gelu", positions="sinusoidal",
             final_norm=True, pad_id=0, d_osc=2, p=1, out_bias=True,
-            normalize_anchors=True,
+            normalize_anchors=False,
         )  # fmt: skip
     raise KeyError(name)
 

@@ -9,10 +9,11 @@ and a uniform start $z_0$ ([`syncattn.sphere.sample_uniform`][]). The flow
 
 $$\dot z = (I - z z^\top) h \qquad (\text{[`syncattn.lohe.fixed_query_field`][]})$$
 
-is integrated with diffrax (Tsit5, `rtol`/`atol` below) up to the horizon
-$T$, with a diffrax `Event` whose root finder (optimistix Newton) locates the
-first time $\angle(z(t), h) = \delta$. All instances of all $d$ are solved in one
-`jax.vmap`-ed solve: each instance is zero-padded to $\max d$, which is exact
+is integrated by [`syncattn.lohe.settle_time`][] (the library's one fixed-query
+integrator: diffrax Tsit5 at `rtol`/`atol` below, through the shared simulation
+driver) up to the horizon $T$, with a diffrax `Event` whose root finder (optimistix
+Newton) locates the first time $\angle(z(t), h) = \delta$. All instances of all $d$
+are solved in one `jax.vmap`-ed batch: each instance is zero-padded to $\max d$, which is exact
 because the flow keeps $z$ in the span of $z_0$ and $h$.
 
 Theory, per instance (angle $\varphi_0 = \angle(z_0, h)$):
@@ -155,44 +156,23 @@ def _all_instances(key, config: Config):
 
 
 def _solver(config: Config):
-    """jit(vmap(solve one instance)) -> (time of the delta event or T, event flag, steps)."""
-    import diffrax
-    import jax
+    """Solve a batch of instances -> (time of the delta event or inf, event flag, steps).
+
+    The library's one fixed-query integrator, [`syncattn.lohe.settle_time`][] (Tsit5
+    through the shared simulation driver, a diffrax event at angle delta).
+    """
     import jax.numpy as jnp
-    import optimistix as optx
 
     from .. import lohe
 
-    def rhs(t, z, h):
-        return lohe.fixed_query_field(z, h)
+    def solve(z0, h):
+        tau, _, steps = lohe.settle_time(
+            z0, h, config.delta, config.horizon, solver="tsit5",
+            rtol=config.rtol, atol=config.atol, max_steps=config.max_steps,
+        )  # fmt: skip
+        return tau, jnp.isfinite(tau), steps
 
-    def one(z0, h):
-        h_hat, _ = lohe.equilibrium(h)
-        cos_delta = jnp.cos(jnp.asarray(config.delta, z0.dtype))
-
-        def cond(
-            t, y, args, **kwargs
-        ):  # crosses zero when the angle to h reaches delta
-            return jnp.dot(y, h_hat) - cos_delta
-
-        sol = diffrax.diffeqsolve(
-            diffrax.ODETerm(rhs),
-            diffrax.Tsit5(),
-            0.0,
-            config.horizon,
-            None,
-            z0,
-            h,
-            stepsize_controller=diffrax.PIDController(
-                rtol=config.rtol, atol=config.atol
-            ),
-            event=diffrax.Event(cond, optx.Newton(rtol=1e-12, atol=1e-12)),
-            saveat=diffrax.SaveAt(t1=True),
-            max_steps=config.max_steps,
-        )
-        return sol.ts[-1], sol.event_mask, sol.stats["num_accepted_steps"]
-
-    return jax.jit(jax.vmap(one))
+    return solve
 
 
 def _angle(z, h_hat):

@@ -80,8 +80,11 @@ def test_linear_smoke_reuses_scaling(scaling, tmp_path, compile_cache):
     args = ["linear", "--smoke", "d=2", f"runs_from={scaling}", "--out", str(tmp_path)]
     assert _run(args, compile_cache) == 0
     res = json.loads((tmp_path / "results.json").read_text())
-    assert set(res["ppl"]) == {"linear", "softplus", "softmax"}
+    assert set(res["ppl"]) == {"linear", "softplus", "elu1", "softmax"}
     assert len(res["reused"]) == 2  # softplus and softmax came from experiment 5
     assert res["linear_minus_softplus"]["mean"] == approx(
         res["ppl"]["linear"]["mean"] - res["ppl"]["softplus"]["mean"]
+    )
+    assert res["linear_minus_elu1"]["mean"] == approx(
+        res["ppl"]["linear"]["mean"] - res["ppl"]["elu1"]["mean"]
     )

@@ -32,6 +32,8 @@ def test_paper_b_lm_matches_b3():
     )
     assert c.final_norm and not c.tie_embeddings and c.pad_id == 0 and c.max_len == 50
     assert models.get_config("paper-b-lm", max_len=128, vocab_size=8004).max_len == 128
+    # the published layer uses its anchors raw (weight decay shrinks them)
+    assert not c.normalize_anchors and c.coupling == "softplus" and c.equilibrium == "closed"
 
 
 def test_paper_b_sva_matches_b2_config_g():
@@ -44,7 +46,7 @@ def test_paper_b_sva_matches_b2_config_g():
     )  # fmt: skip
     assert models.get_config("paper-b-sva", attention="softmax").attention == "softmax"
     # seed 001's W_o has a bias; its layer masks padding before the fixed point only
-    assert c.out_bias and not c.mask_readout
+    assert c.out_bias and not c.mask_readout and not c.normalize_anchors
 
 
 def test_overrides_from_strings_take_the_field_types():

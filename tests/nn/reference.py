@@ -133,14 +133,20 @@ def oscillator_attention(layer, x, key_mask=None):
                     w = softplus(raw)
                 elif layer.coupling == "relu":
                     w = max(raw, 0.0) + 1e-3
-                else:
+                elif layer.coupling == "elu1":  # published: elu(raw) + 1
+                    w = raw + 1.0 if raw > 0 else math.exp(raw)
+                else:  # "elu1_features": the kernel phi(q).phi(k)/d_h
                     w = elu1(q[i, h]) @ elu1(k[j, h]) / dh
                 W[h, i, j] = w
                 hi += w * r[h, j]
-            z = hi / np.linalg.norm(hi)
+            # a degenerate drive reads out at z = 0 (uniform), as the published layer
+            n = np.linalg.norm(hi)
+            z = hi / n if n > np.sqrt(np.finfo(np.float64).eps) else np.zeros(d)
             Z[h, i] = z
             js = np.nonzero(read[i])[0]
             u = np.array([max(0.0, 1.0 + z @ r[h, j]) ** layer.p for j in js])
+            if u.sum() == 0:  # every kernel value vanished: uniform fallback
+                u = np.ones_like(u)
             for j, uj in zip(js, u, strict=True):
                 A[h, i, j] = uj / u.sum()
                 out[i, h] += A[h, i, j] * v[j, h]

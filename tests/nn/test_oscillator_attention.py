@@ -6,7 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from syncattn import nn
+from syncattn import lohe, nn
 
 from ..helpers import assert_close
 from . import reference
@@ -29,7 +29,7 @@ def tokens(seed=0, shape=(T, D)):
     [
         dict(),
         dict(coupling="relu", p=2),
-        dict(coupling="elu1", p=1.5, causal=False),
+        dict(coupling="elu1_features", p=1.5, causal=False),
         dict(anchors="content"),
         dict(normalize_anchors=False),
         dict(d_osc=2, p=4),
@@ -81,7 +81,7 @@ def test_diagnostics_shapes_and_invariants():
 @pytest.mark.parametrize("p", [1, 2])
 def test_linear_and_chunked_equal_quadratic(causal, p):
     x = tokens(2)
-    base = dict(coupling="elu1", p=p, causal=causal, chunk=4)
+    base = dict(coupling="elu1_features", p=p, causal=causal, chunk=4)
     want, aux = layer(**base)(x, diagnostics=True)
     for impl in ("linear", "chunked"):
         y, aux2 = layer(impl=impl, **base)(x, diagnostics=True)
@@ -98,10 +98,11 @@ def test_chunked_softplus_equals_quadratic(coupling):
     assert_close(layer(coupling=coupling, p=2.5, impl="chunked", chunk=64)(x), want)
 
 
-def test_ode_equilibrium_agrees_with_closed_form():
+def test_ode_unit_flow_agrees_with_closed_form():
+    """ode_flow="unit" (dz/dt = P_z h/|h|) reaches h/|h| to e^-40 by t1 = 40."""
     x = tokens(4)
     _, aux = layer()(x, diagnostics=True)
-    L = layer(equilibrium="ode", ode_rtol=1e-10, ode_atol=1e-12)
+    L = layer(equilibrium="ode", ode_flow="unit", ode_t1=40.0, ode_rtol=1e-10, ode_atol=1e-12)
     y, aux2 = eqx.filter_jit(lambda m, x, k: m(x, key=k, diagnostics=True))(
         L, x, jax.random.key(7)
     )
@@ -109,25 +110,46 @@ def test_ode_equilibrium_agrees_with_closed_form():
     assert_close(y, layer()(x), rtol=0, atol=1e-8)
 
 
-@pytest.mark.slow
-def test_ode_equilibrium_is_differentiable():
-    x = tokens(4, (5, D))
-    L = layer(equilibrium="ode")
-    g = eqx.filter_jit(eqx.filter_grad(lambda m: jnp.sum(m(x) ** 2)))(L)
-    g_closed = eqx.filter_jit(eqx.filter_grad(lambda m: jnp.sum(m(x) ** 2)))(layer())
-    for a, b in zip(
-        jax.tree.leaves(eqx.filter(g, eqx.is_inexact_array)),
-        jax.tree.leaves(eqx.filter(g_closed, eqx.is_inexact_array)),
-        strict=True,
-    ):
-        assert_close(a, b, rtol=1e-5, atol=1e-7)  # gradients through the solver
+def _angle(z, h):
+    """Angle between z and h, via atan2 (accurate near 0 and pi)."""
+    hh = h / np.linalg.norm(h, axis=-1, keepdims=True)
+    c = np.sum(z * hh, -1)
+    s = np.linalg.norm(z - c[..., None] * hh, axis=-1)
+    return np.arctan2(s, c)
+
+
+def test_ode_paper_flow_is_the_exact_angle_law_and_fails_below_threshold():
+    """The default ODE integrates dz/dt = (I - zz^T) h to the paper's T: per query the
+    angle is exact_angle(angle(z0, h), |h|, T), and short drives stay unconverged
+    exactly where statement 12 puts them (phi0 > phi_c, tan(phi_c/2) = tan(delta/2) e^{|h|T})."""
+    x = tokens(4)
+    T1, delta = 4.0, 0.1
+    L = layer(
+        equilibrium="ode", ode_t1=T1, ode_rtol=1e-11, ode_atol=1e-13, normalize_anchors=False
+    )
+    # raw anchors: head 0 short (small |h|), head 2 long
+    L = eqx.tree_at(
+        lambda m: m.anchor_table, L, L.anchor_table * jnp.array([0.01, 1.0, 30.0])[:, None, None]
+    )
+    _, aux = L(x, diagnostics=True)
+    assert L.ode_t1 == T1 and layer(equilibrium="ode").ode_t1 == 30.0  # the paper's T
+    h, z, z0 = (np.asarray(aux[k]) for k in ("h", "z", "z0"))
+    nh = np.linalg.norm(h, axis=-1)
+    phi0, phi = _angle(z0, h), _angle(z, h)
+    want = np.asarray(lohe.exact_angle(phi0, nh, T1))
+    assert_close(phi, want, rtol=0, atol=1e-8)
+    phi_c = 2 * np.arctan(np.tan(delta / 2) * np.exp(nh * T1))
+    far = np.abs(phi0 - phi_c) > 1e-6
+    np.testing.assert_array_equal((phi > delta)[far], (phi0 > phi_c)[far])
+    below = T1 < np.asarray(lohe.finite_time_threshold(nh, delta))
+    assert np.any(below & (phi > delta)) and np.any(~below & (phi < delta))
 
 
 @pytest.mark.parametrize(
     "kw",
     [
         dict(),
-        dict(impl="linear", coupling="elu1", p=2, chunk=4),
+        dict(impl="linear", coupling="elu1_features", p=2, chunk=4),
         dict(impl="chunked", chunk=4),
         dict(equilibrium="ode"),
     ],
@@ -164,7 +186,7 @@ def test_degenerate_inputs_finite(case):
         L, x = _zero_drive_layer(), jnp.tile(tokens(6, (1, D)), (2, 1))
     elif case == "zero-drive-linear":
         L, x = (
-            _zero_drive_layer(impl="linear", coupling="elu1", p=2),
+            _zero_drive_layer(impl="linear", coupling="elu1_features", p=2),
             jnp.tile(tokens(6, (1, D)), (2, 1)),
         )
     elif case == "T=1":
@@ -175,7 +197,8 @@ def test_degenerate_inputs_finite(case):
     assert np.all(np.isfinite(np.asarray(y)))
     if case.startswith("zero-drive"):
         assert bool(np.all(np.asarray(aux["degenerate"])))
-        assert_close(aux["z"], np.broadcast_to(np.eye(DOSC)[0], aux["z"].shape))
+        assert_close(aux["z"], np.zeros(aux["z"].shape))  # read out at z = 0
+        assert_close(aux["weights"], np.full(aux["weights"].shape, 0.5))  # uniform
     gx = eqx.filter_jit(jax.grad(lambda t: jnp.sum(L(t) ** 2)))(x)
     gm = eqx.filter_jit(eqx.filter_grad(lambda m: jnp.sum(m(x) ** 2)))(L)
     for v in [gx, *jax.tree.leaves(eqx.filter(gm, eqx.is_inexact_array))]:
@@ -197,7 +220,7 @@ def test_jit_grad_vmap():
 
 @pytest.mark.parametrize("impl", ["quadratic", "linear"])
 def test_float32_and_bfloat16_run(impl):
-    kw = dict(impl=impl, coupling="elu1", p=2) if impl == "linear" else {}
+    kw = dict(impl=impl, coupling="elu1_features", p=2) if impl == "linear" else {}
     L, x = layer(**kw), tokens(8)
     want = np.asarray(L(x))
     y32 = eqx.filter_jit(L)(x.astype(jnp.float32))
@@ -210,9 +233,9 @@ def test_float32_and_bfloat16_run(impl):
 
 
 def test_parameters_do_not_depend_on_impl_or_equilibrium():
-    a = layer(coupling="elu1", p=2)
+    a = layer(coupling="elu1_features", p=2)
     for kw in (dict(impl="linear"), dict(impl="chunked"), dict(equilibrium="ode")):
-        b = layer(coupling="elu1", p=2, **kw)
+        b = layer(coupling="elu1_features", p=2, **kw)
         for x, y in zip(
             jax.tree.leaves(eqx.filter(a, eqx.is_array)),
             jax.tree.leaves(eqx.filter(b, eqx.is_array)),
@@ -227,9 +250,9 @@ def test_parameters_do_not_depend_on_impl_or_equilibrium():
         (dict(d_osc=1), "d_osc"),
         (dict(p=0.5), "p"),
         (dict(p=float("nan")), "p"),
-        (dict(impl="linear", coupling="elu1", p=1.5), "integer p"),
-        (dict(impl="linear", coupling="softplus"), "elu1"),
-        (dict(impl="linear", coupling="elu1", normalize_anchors=False), "unit anchors"),
+        (dict(impl="linear", coupling="elu1_features", p=1.5), "integer p"),
+        (dict(impl="linear", coupling="softplus"), "elu1_features"),
+        (dict(impl="linear", coupling="elu1_features", normalize_anchors=False), "unit anchors"),
         (dict(coupling="tanh"), "coupling"),
         (dict(impl="fast"), "impl"),
         (dict(equilibrium="euler"), "equilibrium"),
@@ -261,7 +284,7 @@ PAD = jnp.ones(T, bool).at[3].set(False).at[T - 2 :].set(False)
 @pytest.mark.parametrize("mask_readout", [False, True])
 @pytest.mark.parametrize("causal", [True, False])
 def test_key_padding_mask_matches_naive_loop(impl, mask_readout, causal):
-    kw = dict(coupling="elu1", p=2, impl=impl, chunk=4, causal=causal)
+    kw = dict(coupling="elu1_features", p=2, impl=impl, chunk=4, causal=causal)
     L, x = layer(mask_readout=mask_readout, **kw), tokens(9)
     y, aux = L(x, mask=PAD, diagnostics=True)
     want, ref = reference.oscillator_attention(L, x, PAD)
@@ -287,7 +310,7 @@ def test_key_padding_softplus_and_padded_tokens_are_ignored():
 
 @pytest.mark.parametrize("impl", ["quadratic", "linear", "chunked"])
 def test_left_padding_is_degenerate_and_finite(impl):
-    L = layer(coupling="elu1", p=2, impl=impl, chunk=4, mask_readout=True)
+    L = layer(coupling="elu1_features", p=2, impl=impl, chunk=4, mask_readout=True)
     mask = jnp.arange(T) >= 3
     y, aux = L(tokens(12), mask=mask, diagnostics=True)
     deg = np.asarray(aux["degenerate"])
@@ -314,7 +337,7 @@ def test_bad_mask():
     [
         (dict(), False),
         (dict(coupling="relu", p=2.5, causal=False), False),
-        (dict(coupling="elu1", p=2, mask_readout=True), True),
+        (dict(coupling="elu1_features", p=2, mask_readout=True), True),
         (dict(anchors="content", causal=False, mask_readout=True), True),
     ],
     ids=["softplus", "relu-bidir-p2.5", "elu1-masked", "content-bidir-masked"],
@@ -332,3 +355,151 @@ def test_quadratic_gradient_matches_finite_differences(kw, masked):
         return jnp.sum(jnp.sin(eqx.combine(p, static)(x, mask=mask)))
 
     check_grads(f, (params, x), order=1, modes=("rev",), eps=1e-6, atol=1e-7, rtol=1e-6)
+
+
+# ---------------------------------------------------------------- the layer is lohe's maths
+def _allowed_np(T, causal, km):
+    base = np.tril(np.ones((T, T), bool)) if causal else np.ones((T, T), bool)
+    if km is None:
+        return base
+    m = base & np.asarray(km)[None, :]
+    return np.where(m.any(1, keepdims=True), m, base)
+
+
+def compose(L, x, km=None, key=None):
+    """The layer as the plain composition of lohe's public functions, per head:
+    fixed_query_weights -> drive -> equilibrium (or settle) -> readout, then W_o.
+    A degenerate drive reads out at z = 0 (the layer's documented rule)."""
+    T, H, dh, d = x.shape[0], L.n_heads, L.d_head, L.d_osc
+    F = L.wq.weight.reshape(H, dh, L.d_model)
+    G = L.wk.weight.reshape(H, dh, L.d_model)
+    w = jnp.stack([lohe.fixed_query_weights(x, F[i], G[i], kind=L.coupling) for i in range(H)])
+    mu = np.tril(np.ones((T, T), bool)) if L.causal else np.ones((T, T), bool)
+    if km is not None:
+        mu = mu & np.asarray(km)[None, :]
+    w = jnp.where(jnp.asarray(mu), w, 0.0)
+    if L.anchors == "position":
+        r = L.anchor_table[:, :T]
+    else:
+        r = (x @ L.anchor_proj.weight.T).reshape(T, H, d).transpose(1, 0, 2)
+    if L.normalize_anchors:
+        r = r / jnp.linalg.norm(r, axis=-1, keepdims=True)
+    h = lohe.drive(w, r)
+    z, deg = lohe.equilibrium(h)
+    if L.equilibrium == "ode":
+        from syncattn import sphere
+
+        k = jax.random.key(L.ode_seed) if key is None else key
+        z0 = sphere.sample_uniform(k, (H, T), d, dtype=x.dtype)
+        z = lohe.settle(z0, h, L.ode_t1, rtol=L.ode_rtol, atol=L.ode_atol).final
+    z = jnp.where(deg[..., None], 0.0, z)
+    read = _allowed_np(T, L.causal, km if L.mask_readout else None)
+    a = lohe.readout(z, r, mask=jnp.asarray(read)[None], p=L.p)
+    v = (x @ L.wv.weight.T).reshape(T, H, dh).transpose(1, 0, 2)
+    out = (a @ v).transpose(1, 0, 2).reshape(T, H * dh)
+    return out @ L.wo.weight.T + L.wo.bias[None, :]
+
+
+PATHS = [
+    *[dict(coupling=c) for c in ("softplus", "relu", "elu1", "elu1_features")],
+    *[dict(impl="chunked", chunk=4, coupling=c) for c in ("softplus", "relu", "elu1", "elu1_features")],
+    dict(impl="linear", chunk=4, coupling="elu1_features"),
+    dict(equilibrium="ode", ode_t1=2.0, coupling="softplus"),
+    dict(equilibrium="ode", ode_t1=2.0, impl="chunked", chunk=4, coupling="elu1"),
+]
+PATH_IDS = [
+    f"{k.get('impl', 'quadratic')}-{k['equilibrium'] if 'equilibrium' in k else 'closed'}-{k['coupling']}"
+    for k in PATHS
+]
+
+
+@pytest.mark.parametrize("kw", PATHS, ids=PATH_IDS)
+@pytest.mark.parametrize(
+    "extra",
+    [
+        pytest.param(dict(p=2), marks=pytest.mark.slow),
+        pytest.param(dict(p=1, causal=False, mask_readout=True), marks=pytest.mark.slow),
+        dict(p=4, mask_readout=True),
+    ],
+    ids=["p2-causal", "p1-bidir-masked", "p4-causal-masked"],
+)
+def test_layer_is_the_lohe_composition_float64(kw, extra):
+    """Every path and coupling equals fixed_query_weights -> drive -> equilibrium ->
+    readout to 1e-12, output and gradients (parameters and input), with left padding."""
+    L, x = layer(**kw, **extra), tokens(9)
+    km = None if "mask_readout" not in extra else jnp.arange(T) >= 2  # left padding
+    y = L(x, mask=km)
+    want = compose(L, x, km)
+    assert_close(y, want, rtol=1e-12, atol=1e-12)
+    c = tokens(10, (T, D))
+    params = eqx.filter(L, eqx.is_inexact_array)
+
+    def loss(f, m, x):
+        return jnp.sum(f(m, x) * c)
+
+    f_layer = lambda m, x: m(x, mask=km)  # noqa: E731
+    f_comp = lambda m, x: compose(m, x, km)  # noqa: E731
+    g1 = eqx.filter_grad(lambda m, x: loss(f_layer, m, x))(L, x)
+    g2 = eqx.filter_grad(lambda m, x: loss(f_comp, m, x))(L, x)
+    leaves1 = jax.tree.leaves(eqx.filter(g1, eqx.is_inexact_array))
+    leaves2 = jax.tree.leaves(eqx.filter(g2, eqx.is_inexact_array))
+    assert len(leaves1) == len(leaves2) == len(jax.tree.leaves(params))
+    for a, b in zip(leaves1, leaves2, strict=True):
+        assert_close(a, b, rtol=1e-12, atol=1e-12)
+    gx1 = jax.grad(lambda x: loss(f_layer, L, x))(x)
+    gx2 = jax.grad(lambda x: loss(f_comp, L, x))(x)
+    assert_close(gx1, gx2, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "kw, targets",
+    [
+        (dict(), ("_coupling", "_kernel", "_normalize")),
+        (dict(impl="chunked", chunk=4), ("_coupling", "_kernel", "_normalize")),
+        (dict(impl="linear", chunk=4, coupling="elu1_features", p=2), ("_elu1", "_features")),
+    ],
+    ids=["quadratic", "chunked", "linear"],
+)
+def test_layer_calls_lohe_kernels(monkeypatch, kw, targets):
+    """Perturb one of lohe's kernels: the layer's output must change (it calls them)."""
+    from syncattn.lohe import _attention as la
+
+    L, x = layer(**kw), tokens(11)
+    y0 = np.asarray(L(x))
+    for name in targets:
+        orig = getattr(la, name)
+        if name == "_normalize":
+            fake = lambda num, den, fb, orig=orig: orig(num, den, fb) * 1.01  # noqa: E731
+        else:
+            fake = lambda *a, orig=orig: orig(*a) * 1.1 + 0.05 * orig(*a) ** 2  # noqa: E731
+        with monkeypatch.context() as m:
+            m.setattr(la, name, fake)
+            jax.clear_caches()
+            y1 = np.asarray(L(x))
+        jax.clear_caches()
+        assert np.max(np.abs(y1 - y0)) > 1e-6, name
+    np.testing.assert_array_equal(np.asarray(L(x)), y0)  # restored
+
+
+@pytest.mark.parametrize("impl", ["quadratic", "chunked", "linear"])
+@pytest.mark.parametrize("mask_readout", [False, True])
+def test_zero_drive_reads_out_uniformly_eager_and_jit(impl, mask_readout):
+    """A causal query with no allowed key (left padding) has h = 0: it reads out the
+    uniform average of the values over its allowed keys, as the published layer
+    (z* = h / max(|h|, 1e-8) = 0), eagerly and under jit."""
+    kw = dict(impl=impl, chunk=4, mask_readout=mask_readout)
+    if impl == "linear":
+        kw |= dict(coupling="elu1_features", p=2)
+    L, x = layer(**kw), tokens(12)
+    km = jnp.arange(T) >= 3  # three padding tokens first
+    for f in (L, eqx.filter_jit(L)):
+        y, aux = f(x, mask=km, diagnostics=True)
+        deg = np.asarray(aux["degenerate"])
+        assert deg[:, :3].all() and not deg[:, 3:].any()
+        a = np.asarray(aux["weights"])
+        for i in range(3):  # causal row of a query with no real key: uniform over j <= i
+            assert_close(a[:, i, : i + 1], np.full((H, i + 1), 1.0 / (i + 1)))
+        v = np.asarray(x @ L.wv.weight.T).reshape(T, H, -1)
+        out = np.stack([v[: i + 1].mean(0) for i in range(3)])  # (3, H, dh)
+        want = out.reshape(3, -1) @ np.asarray(L.wo.weight).T + np.asarray(L.wo.bias)
+        assert_close(y[:3], want)
