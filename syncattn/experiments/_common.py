@@ -49,6 +49,7 @@ __all__ = [
     "ScalingRecipe",
     "TableRecipe",
     "apply_overrides",
+    "layered_overrides",
     "default_outdir",
     "describe_values",
     "new_figure",
@@ -186,6 +187,29 @@ def start_run(config, out, name: str, size: str | None, grid=None, progress: boo
     out.mkdir(parents=True, exist_ok=True)
     grid = grid or Grid(progress=progress)
     return out, grid, {"config": write_experiment_config(config, out, name, size)}
+
+
+def layered_overrides(*layers: Sequence[str]) -> tuple[str, ...]:
+    """One override list from layers of ``key=value`` items, a later layer's key replacing
+    an earlier one's (recipe, then the cell's settings, then the config's ``train``).
+
+    The layers are the experiment's own choices stacked in a fixed order, so a repeated
+    key is a deliberate refinement, not a typo; the training parser, which refuses
+    duplicate keys from a user, receives each key once, in the order of first mention.
+
+    Raises:
+        ValueError: an item without ``=``, or a key given twice within one layer.
+    """
+    merged: dict[str, str] = {}
+    for layer in layers:
+        seen: set[str] = set()
+        for item in layer:
+            key, _ = split_override(item, "training overrides are")
+            if key in seen:
+                raise ValueError(f"training override {key!r} is given twice in {list(layer)}.")
+            seen.add(key)
+            merged[key] = str(item)
+    return tuple(merged.values())
 
 
 # --------------------------------------------------------------------------- recipes

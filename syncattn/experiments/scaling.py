@@ -38,6 +38,7 @@ from ._common import (
     ScalingRecipe,
     describe_values,
     fmt_mean_std,
+    layered_overrides,
     new_figure,
     save_figure,
     start_run,
@@ -158,7 +159,7 @@ def lm_cell(config, model: str, seed: int, d: int | None = None, p: int = 1,
         name = f"oscillator-d{d}-p{p}{tag}-seed{seed}"
     return TrainCell(
         name=name, model=model, config="paper-b-lm", seed=seed, data=data, data_path=path,
-        steps=config.steps, overrides=(*items, *config.train), eval_batches=config.eval_batches,
+        steps=config.steps, overrides=layered_overrides(items, config.train), eval_batches=config.eval_batches,
     )  # fmt: skip
 
 

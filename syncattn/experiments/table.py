@@ -23,6 +23,7 @@ from ._common import (
     TableRecipe,
     describe_values,
     fmt_mean_std,
+    layered_overrides,
     new_figure,
     save_figure,
     start_run,
@@ -102,7 +103,7 @@ def train_overrides(config) -> tuple[str, ...]:
         items.append(f"batch_size={config.batch_size}")
     if config.seq_len is not None:
         items.append(f"seq_len={config.seq_len}")
-    return (*items, *config.train)
+    return layered_overrides(items, config.train)
 
 
 def table_cell(config, size: str, model: str, seed: int, variant: str = "",

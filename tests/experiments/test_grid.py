@@ -154,3 +154,14 @@ def test_default_recipe_is_experiment_5s(name):
     mine = recipe(get(name).Config.default())
     for model, d in (("softmax", None), ("oscillator", 2), ("oscillator", 32)):
         assert scaling.lm_cell(mine, model, 0, d) == scaling.lm_cell(sc, model, 0, d)
+
+
+def test_layered_overrides_later_layers_replace_earlier_keys():
+    from syncattn.experiments._common import layered_overrides
+
+    got = layered_overrides(["lr=1", "eval_every=3"], ["eval_every=5", "seed=2"])
+    assert got == ("lr=1", "eval_every=5", "seed=2")
+    with pytest.raises(ValueError, match="given twice"):
+        layered_overrides(["lr=1", "lr=2"])
+    with pytest.raises(ValueError, match="KEY=VALUE"):
+        layered_overrides(["lr"])
