@@ -135,7 +135,7 @@ def binomial_pvalue(k, n, p) -> np.ndarray:
         ValueError: $k$ outside $[0, n]$, $n < 1$, or non-finite values.
 
     Example:
-        >>> binomial_pvalue(3, 50, 0.24)  # 0.0021
+        >>> binomial_pvalue(3, 50, 0.24)  # 0.00138
     """
     from scipy.stats import binomtest  # scipy.stats is slow to import: only here
 
