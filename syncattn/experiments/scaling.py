@@ -66,10 +66,10 @@ PAPER = {
     },
 }  # fmt: skip
 
-RECIPE = (
-    "lr=5e-4", "weight_decay=1e-4", "warmup_steps=0", "min_lr_ratio=0.0", "b2=0.999",
-    "clip_norm=1.0",
-)  # fmt: skip
+RECIPE = {
+    "lr": 5e-4, "weight_decay": 1e-4, "warmup_steps": 0, "min_lr_ratio": 0.0, "b2": 0.999,
+    "clip_norm": 1.0,
+}  # fmt: skip
 """Seed 001's optimiser (PyTorch AdamW defaults for the betas)."""
 
 # CPU_STEPS, CPU_TRAIN (the default size's recipe) live in _common, beside the recipes
@@ -146,20 +146,21 @@ def lm_cell(config, model: str, seed: int, d: int | None = None, p: int = 1,
     data, path = corpus_choice(config)
     coupling = coupling or config.coupling
     impl = impl or config.impl
-    items = [*RECIPE, f"batch_size={config.batch_size}",
-             f"eval_every={config.steps}", f"ckpt_every={max(1, config.steps // 3)}"]  # fmt: skip
+    settings = {"batch_size": config.batch_size, "eval_every": config.steps,
+                "ckpt_every": max(1, config.steps // 3)}  # fmt: skip
     if model == "softmax":
         name = f"softmax-seed{seed}"
     else:
-        items += [f"d_osc={d}", f"p={p}"]
+        settings |= {"d_osc": d, "p": p}
         tag = ""
         if (coupling, impl) != ("softplus", "quadratic"):
-            items += [f"coupling={coupling}", f"impl={impl}"]
+            settings |= {"coupling": coupling, "impl": impl}
             tag = f"-{coupling}-{impl}"
         name = f"oscillator-d{d}-p{p}{tag}-seed{seed}"
     return TrainCell(
         name=name, model=model, config="paper-b-lm", seed=seed, data=data, data_path=path,
-        steps=config.steps, overrides=layered_overrides(items, config.train), eval_batches=config.eval_batches,
+        steps=config.steps, overrides=layered_overrides(RECIPE, settings, config.train),
+        eval_batches=config.eval_batches,
     )  # fmt: skip
 
 

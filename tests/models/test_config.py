@@ -109,9 +109,9 @@ def test_bad_values(overrides, match):
 def test_bad_names_and_combinations():
     with pytest.raises(ValueError, match="unknown model config 'huge'; valid"):
         models.get_config("huge")
-    with pytest.raises(ValueError, match="attention in"):
+    with pytest.raises(ValueError, match=r"attention \(--model\) in"):
         models.get_config("paper-b-sva", attention="kuramoto")
-    with pytest.raises(ValueError, match="exists for attention in"):
+    with pytest.raises(ValueError, match=r"exists for attention \(--model\) in"):
         models.get_config("tiny", attention="linear")
     with pytest.raises(ValueError, match="positions='rope'"):
         models.get_config("tiny", attention="kuramoto", positions="sinusoidal")
