@@ -70,7 +70,7 @@ SIZES = ("smoke", "default", "full")
 
 
 def parse_field(key: str, tp: Any, text: str) -> Any:
-    """Deprecated alias of [`syncattn._overrides.parse_value`][] (the text of field
+    """Deprecated alias of `syncattn._overrides.parse_value` (the text of field
     ``key`` with annotation ``tp``)."""
     warnings.warn(
         "syncattn.experiments._common.parse_field is deprecated; use "
@@ -80,7 +80,7 @@ def parse_field(key: str, tp: Any, text: str) -> Any:
 
 
 def apply_overrides(config, items: Iterable[str]):
-    """``config`` with the ``key=value`` items applied ([`syncattn._overrides.apply`][]:
+    """``config`` with the ``key=value`` items applied (`syncattn._overrides.apply`:
     typed by the field annotations, ``seeds=0,1,2``, ``seeds=0-4``, ``sizes=1m,5m``,
     ``data_path=None``).
 

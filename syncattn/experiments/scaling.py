@@ -103,8 +103,12 @@ class Config(ScalingRecipe):
     def __post_init__(self):
         if not self.dims or not self.seeds:
             raise ValueError("dims and seeds must be non-empty.")
-        if any(d < 2 for d in self.dims) or self.p_dim < 2:
-            raise ValueError(f"dims and p_dim must be >= 2; got {self.dims}, {self.p_dim}.")
+        # models imports JAX (heavy): only when a config is built
+        from ..models._config import check_d_osc
+
+        for d in self.dims:
+            check_d_osc(d, "each of dims")
+        check_d_osc(self.p_dim, "p_dim")
         if any(p < 1 for p in self.p_values):
             raise ValueError(f"p_values must be >= 1; got {self.p_values}.")
 

@@ -168,8 +168,7 @@ class ModelConfig:
             raise ValueError(f"dropout must lie in [0, 1); got {self.dropout}.")
         if not self.norm_eps > 0:
             raise ValueError(f"norm_eps must be > 0; got {self.norm_eps}.")
-        if self.d_osc < 2:
-            raise ValueError(f"d_osc must be >= 2; got {self.d_osc}.")
+        check_d_osc(self.d_osc)
         if self.p < 1:
             raise ValueError(f"p must be >= 1; got {self.p}.")
         if self.pad_id is not None and not 0 <= self.pad_id < self.vocab_size:
@@ -210,6 +209,19 @@ class ModelConfig:
     def d_head(self) -> int:
         """Width of one head, ``d_model // n_heads``."""
         return self.d_model // self.n_heads
+
+
+def check_d_osc(d_osc: int, name: str = "d_osc") -> None:
+    r"""The config path's one statement of $d_{osc} \ge 2$ (oscillators on
+    $S^{d_{osc}-1}$), used by [`ModelConfig`][syncattn.models.ModelConfig] and by the
+    experiments' configs that sweep it (``nn.OscillatorAttention`` keeps its own check,
+    for a layer built directly from Python).
+
+    Raises:
+        ValueError: ``"{name} must be >= 2 ..."``.
+    """
+    if d_osc < 2:
+        raise ValueError(f"{name} must be >= 2 (oscillators on S^(d_osc-1)); got {d_osc}.")
 
 
 # --------------------------------------------------------------------------- presets
@@ -333,7 +345,7 @@ def replace(config: ModelConfig, **overrides: Any) -> ModelConfig:
 
 def parse_overrides(items) -> dict[str, Any]:
     """Turn ``["d_model=64", "norm=layernorm"]`` (or a ``{key: value}`` mapping) into a
-    dict of typed values ([`syncattn._overrides.parse_items`][]).
+    dict of typed values (`syncattn._overrides.parse_items`).
 
     Raises:
         ValueError: an item without ``=``, an unknown key (suggesting the closest and

@@ -97,7 +97,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _apply_overrides(config, overrides: list[str]):
     """Deprecated: `config` with the ``KEY=VALUE`` items applied
-    ([`syncattn._overrides.apply`][], the parser of every command)."""
+    (`syncattn._overrides.apply`, the parser of every command)."""
     return _overrides.apply(config, overrides)
 
 

@@ -191,7 +191,7 @@ def parse_overrides(
     a bare key goes to the one group that has such a field. A group whose field
     list is ``None`` is open: it takes any field, always with its prefix
     (``data.val_fraction=0.1``). Values are parsed by their field's type
-    ([`syncattn._overrides.parse_grouped`][]).
+    (`syncattn._overrides.parse_grouped`).
 
     Args:
         items: the ``key=value`` strings (or ``{key: value}``).

@@ -73,7 +73,7 @@ class RunFolderError(ValueError):
 @dataclasses.dataclass(frozen=True)
 class RunSpec:
     """Everything that defines a training run: typed configs, serialised only into
-    ``config.json`` ([`to_json`][syncattn.training.RunSpec.to_json]).
+    ``config.json`` (`to_json`).
 
     Attributes:
         model: the `syncattn.models.ModelConfig`.
