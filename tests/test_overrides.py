@@ -179,3 +179,14 @@ def test_every_app_config_field_type_parses():
             if isinstance(value, str) and ("," in value or value.strip() != value):
                 continue
             assert ov.parse_value(key, tp, text) == value, (cls, key, text)
+
+
+def test_dict_access_to_run_configs_is_a_deprecated_alias():
+    from syncattn import models, training
+
+    for config in (training.TrainConfig(), models.ModelConfig()):
+        key = "seed" if isinstance(config, training.TrainConfig) else "d_osc"
+        with pytest.warns(DeprecationWarning, match=f"use the attribute .{key}"):
+            assert config[key] == getattr(config, key)
+        with pytest.warns(DeprecationWarning), pytest.raises(KeyError):
+            config["nope"]

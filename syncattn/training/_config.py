@@ -124,6 +124,17 @@ class TrainConfig:
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
+    def __getitem__(self, key: str) -> Any:
+        """Deprecated: ``config[key]``, from when a ``RunSpec`` held its configs as dicts;
+        use the attribute ``config.key``."""
+        warnings.warn(
+            f"TrainConfig[{key!r}] is deprecated (RunSpec holds typed configs now); use "
+            f"the attribute .{key}.", DeprecationWarning, stacklevel=2,
+        )
+        if key not in {f.name for f in dataclasses.fields(self)}:
+            raise KeyError(key)
+        return getattr(self, key)
+
 
 _PRESETS: dict[str, dict[str, Any]] = {
     # CPU smoke runs and CI: a few seconds per 50 steps
