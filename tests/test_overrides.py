@@ -190,3 +190,16 @@ def test_dict_access_to_run_configs_is_a_deprecated_alias():
             assert config[key] == getattr(config, key)
         with pytest.warns(DeprecationWarning), pytest.raises(KeyError):
             config["nope"]
+
+
+def test_studies_and_experiments_share_the_sizes():
+    from syncattn.experiments import _common as exp_common, make_config
+    from syncattn.studies import _common as study_common, lohe_sync
+
+    assert exp_common.SIZES == study_common.SIZES == ("smoke", "default", "full")
+    with pytest.warns(DeprecationWarning, match="smoke"):
+        assert make_config("table", "small") == make_config("table", "smoke")
+    with pytest.warns(DeprecationWarning, match="smoke"):
+        assert study_common.at_size(lohe_sync.Config, "small") == lohe_sync.Config.smoke()
+    with pytest.raises(ValueError, match="size must be one of smoke, default, full"):
+        study_common.at_size(lohe_sync.Config, "huge")

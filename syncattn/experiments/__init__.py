@@ -36,6 +36,7 @@ import dataclasses
 import json
 import sys
 import time
+import warnings
 from pathlib import Path
 
 from .._commands import parse_command_line, registered_module
@@ -84,7 +85,8 @@ def make_config(
 
     Args:
         name: the experiment.
-        size: ``"smoke"``, ``"default"`` or ``"full"``.
+        size: ``"smoke"``, ``"default"`` or ``"full"`` (the studies' sizes;
+            ``"small"`` is a deprecated name of ``"smoke"``).
         overrides: ``key=value`` strings, typed by the config's fields
             (`syncattn._overrides`, the parser of every command); ``train.KEY=VALUE``
             appends ``KEY=VALUE`` to the config's ``train`` (the training overrides of
@@ -100,8 +102,12 @@ def make_config(
     """
     from ._common import SIZES, apply_overrides
 
+    if size == "small":  # the studies' old name of the test size
+        warnings.warn("size 'small' is deprecated; use 'smoke'.", DeprecationWarning,
+                      stacklevel=2)
+        size = "smoke"
     if size not in SIZES:
-        raise ValueError(f"size must be one of {SIZES}; got {size!r}.")
+        raise ValueError(f"size must be one of {', '.join(SIZES)}; got {size!r}.")
     module = get(name)
     config = getattr(module.Config, size)()
     fields = {f.name for f in dataclasses.fields(config)}

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from .. import _overrides
 from .._commands import parse_command_line, registered_module
-from ._common import default_outdir, finished_run, make_outdir
+from ._common import at_size, default_outdir, finished_run, make_outdir
 
 
 STUDIES = {
@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         items = [*args.deprecated_set, *args.overrides]
         if args.seed is not None:
             items.append(("seed", args.seed))
-        config = _overrides.apply(getattr(module.Config, size)(), items, "study config")
+        config = _overrides.apply(at_size(module.Config, size), items, "study config")
         out = args.out or default_outdir(args.name, size)
         done = finished_run(out, args.name, config)
     except ValueError as e:
