@@ -39,6 +39,7 @@ import time
 import warnings
 from pathlib import Path
 
+from .. import _overrides
 from .._commands import parse_command_line, registered_module
 from ._grid import (
     RESULT as RESULT,
@@ -89,8 +90,9 @@ def make_config(
             ``"small"`` is a deprecated name of ``"smoke"``).
         overrides: ``key=value`` strings, typed by the config's fields
             (`syncattn._overrides`, the parser of every command); ``train.KEY=VALUE``
-            appends ``KEY=VALUE`` to the config's ``train`` (the training overrides of
-            every cell, e.g. ``train.lr=1e-3``, ``train.data.vocab_size=2000``).
+            sets ``KEY=VALUE`` in the config's ``train`` (the training overrides of
+            every cell, e.g. ``train.lr=1e-3``, ``train.data.vocab_size=2000``),
+            replacing the same key there.
         seed: one seed (``seeds=(seed,)`` for a multi-seed config, else ``seed``).
         seeds: the text of ``--seeds`` (``0,1,2`` or ``0-4``).
         data_path: the corpus file (config field ``data_path``).
@@ -135,7 +137,9 @@ def make_config(
 
         extra = tuple(o.strip()[len("train."):] for o in nested)
         cell_overrides(extra)  # checked now (keys, types, twice), not at the first cell
-        config = dataclasses.replace(config, train=(*config.train, *extra))
+        # a key of the config's own `train` is replaced, the others appended
+        merged = _overrides.stack(config.train, extra)
+        config = dataclasses.replace(config, train=tuple(f"{k}={v}" for k, v in merged.items()))
     return config
 
 

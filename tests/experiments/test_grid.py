@@ -83,8 +83,13 @@ def test_overrides_are_typed_and_checked():
     with pytest.raises(ValueError, match="seeds is given twice"):
         make_config("table", "smoke", ["seeds=1"], seed=2)
     # train.KEY=VALUE: one more training override of every cell, checked at once
-    c = make_config("table", "smoke", ["train.lr=0.01", "train.model.dropout=0.1"])
-    assert c.train[-2:] == ("lr=0.01", "model.dropout=0.1")
+    c = make_config("table", "smoke", ["train.lr=0.01", "train.model.dropout=0.1",
+                                       "train.warmup_steps=1"])
+    smoke = table.Config.smoke().train
+    assert "warmup_steps=2" in smoke and "warmup_steps=1" not in smoke
+    # the config's own warmup_steps replaced in place, the new keys appended
+    assert c.train == tuple(o.replace("warmup_steps=2", "warmup_steps=1") for o in smoke) + (
+        "lr=0.01", "model.dropout=0.1")
     (cell, *_) = table.cells(c)
     assert cell.overrides["train.lr"] == 0.01 and cell.overrides["model.dropout"] == 0.1
     with pytest.raises(ValueError, match="lr must be a float"):
