@@ -116,7 +116,7 @@ def test_cli_usage_errors(capsys):
     capsys.readouterr()
     # the experiments' and train's messages: unknown key with the closest, twice, type
     assert studies.main(["lohe", "--smoke", "no_such_field=1"]) == 2
-    assert "unknown study config key 'no_such_field'; valid keys: seed, n, dims," in (
+    assert "unknown config key 'no_such_field'; valid keys: seed, n, dims," in (
         capsys.readouterr().err)
     assert studies.main(["lohe", "--smoke", "dim=2,3"]) == 2
     assert "(did you mean 'dims'?)" in capsys.readouterr().err
@@ -130,7 +130,7 @@ def test_cli_usage_errors(capsys):
     assert studies.main(["lohe", "--size", "small", "--set", "no_such_field=1"]) == 2
     err = capsys.readouterr().err
     assert "--set is deprecated" in err and "--size small is deprecated" in err
-    assert "unknown study config key 'no_such_field'" in err
+    assert "unknown config key 'no_such_field'" in err
     assert cli.main(["study", "--help"]) == 0
 
 

@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         items = [*args.deprecated_set, *args.overrides]
         if args.seed is not None:
             items.append(("seed", args.seed))
-        config = _overrides.apply(at_size(module.Config, size), items, "study config")
+        config = _overrides.apply(at_size(module.Config, size), items)
         out = args.out or default_outdir(args.name, size)
         done = finished_run(out, args.name, config)
     except ValueError as e:
