@@ -32,6 +32,7 @@ import difflib
 import functools
 import types
 import typing
+import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -40,6 +41,7 @@ __all__ = [
     "OverrideError",
     "apply",
     "check_value",
+    "deprecated_item",
     "field_types",
     "parse_grouped",
     "parse_items",
@@ -410,3 +412,21 @@ def stack(*layers: Items) -> dict[str, Any]:
             seen[key] = written
             merged[key] = value
     return merged
+
+
+def deprecated_item(config: Any, key: str) -> Any:
+    """``getattr(config, key)`` with a ``DeprecationWarning``: the ``config[key]`` of
+    [`syncattn.training.TrainConfig`][] and `syncattn.models.ModelConfig`, from when a
+    run's configs were dicts.
+
+    Raises:
+        KeyError: `key` is not a field of `config`.
+    """
+    name = type(config).__name__
+    warnings.warn(
+        f"{name}[{key!r}] is deprecated (RunSpec holds typed configs now); use the "
+        f"attribute .{key}.", DeprecationWarning, stacklevel=3,
+    )
+    if key not in field_types(type(config)):
+        raise KeyError(key)
+    return getattr(config, key)

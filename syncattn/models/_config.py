@@ -22,10 +22,9 @@ The size of a preset depends on the attention, so a preset is looked up by
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from typing import Any
 
-from .._overrides import check_value, field_types, parse_items
+from .._overrides import check_value, deprecated_item, field_types, parse_items
 
 
 __all__ = ["ModelConfig", "get_config", "list_configs", "parse_overrides"]
@@ -214,13 +213,7 @@ class ModelConfig:
     def __getitem__(self, key: str) -> Any:
         """Deprecated: ``config[key]``, from when a ``RunSpec`` held its configs as dicts;
         use the attribute ``config.key``."""
-        warnings.warn(
-            f"ModelConfig[{key!r}] is deprecated (RunSpec holds typed configs now); use "
-            f"the attribute .{key}.", DeprecationWarning, stacklevel=2,
-        )
-        if key not in {f.name for f in dataclasses.fields(self)}:
-            raise KeyError(key)
-        return getattr(self, key)
+        return deprecated_item(self, key)
 
 
 def check_d_osc(d_osc: int, name: str = "d_osc") -> None:

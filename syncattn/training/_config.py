@@ -127,13 +127,7 @@ class TrainConfig:
     def __getitem__(self, key: str) -> Any:
         """Deprecated: ``config[key]``, from when a ``RunSpec`` held its configs as dicts;
         use the attribute ``config.key``."""
-        warnings.warn(
-            f"TrainConfig[{key!r}] is deprecated (RunSpec holds typed configs now); use "
-            f"the attribute .{key}.", DeprecationWarning, stacklevel=2,
-        )
-        if key not in {f.name for f in dataclasses.fields(self)}:
-            raise KeyError(key)
-        return getattr(self, key)
+        return _overrides.deprecated_item(self, key)
 
 
 _PRESETS: dict[str, dict[str, Any]] = {
