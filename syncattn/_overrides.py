@@ -191,17 +191,23 @@ def _from_text(key: str, tp: Any, text: str) -> Any:
     if _is_union(tp):
         if type(None) in args and s.lower() in _NONE:
             return None
-        for a in args:
-            if a is type(None):
-                continue
-            try:
-                return _from_text(key, a, s)
-            except OverrideError:
-                pass
-        raise _bad(key, tp, text)
+        return _first_member(_from_text, key, tp, s, text)
     if origin is tuple:
         return _tuple_from_text(key, tp, args, s)
     raise OverrideError(f"{key}: a field of type {_plain(tp)} cannot be set from text.")
+
+
+def _first_member(convert, key: str, tp: Any, value: Any, shown: Any) -> Any:
+    """``convert(key, member, value)`` for the first member of the union `tp` (other
+    than ``None``) that accepts `value`."""
+    for member in typing.get_args(tp):
+        if member is type(None):
+            continue
+        try:
+            return convert(key, member, value)
+        except OverrideError:
+            pass
+    raise _bad(key, tp, shown)
 
 
 def _tuple_from_text(key: str, tp: Any, args: tuple, s: str) -> tuple:
@@ -268,14 +274,7 @@ def check_value(key: str, tp: Any, value: Any) -> Any:
     if _is_union(tp):
         if value is None and type(None) in args:
             return None
-        for a in args:
-            if a is type(None):
-                continue
-            try:
-                return check_value(key, a, value)
-            except OverrideError:
-                pass
-        raise _bad(key, tp, value)
+        return _first_member(check_value, key, tp, value, value)
     if origin is tuple:
         if not isinstance(value, (tuple, list)):
             raise _bad(key, tp, value)
