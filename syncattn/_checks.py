@@ -141,20 +141,6 @@ def check_broadcast(message: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
         raise ValueError(message) from None
 
 
-def split_override(item, prefix: str = "overrides are") -> tuple[str, str]:
-    """A command-line ``"key=value"`` as ``(key, value)``, the key stripped.
-
-    Raises:
-        ValueError: ``"{prefix} KEY=VALUE; got ..."`` for an item without ``=`` or
-            without a key.
-    """
-    key, sep, value = str(item).partition("=")
-    key = key.strip()
-    if not sep or not key:
-        raise ValueError(f"{prefix} KEY=VALUE; got {item!r}.")
-    return key, value
-
-
 def _short(arr) -> str:
     arr = np.asarray(arr)
     if arr.size <= 6:

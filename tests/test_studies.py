@@ -3,7 +3,7 @@
 Every agreement test also feeds a deliberately wrong theory through the same
 criterion and asserts that it is rejected, so the criterion can fail.
 Each study runs once per module (fixtures); the failure study runs through the
-command line (``syncattn study failure --size small``).
+command line (``syncattn study failure --smoke``).
 """
 
 import csv
@@ -111,13 +111,36 @@ def test_cli_usage_errors(capsys):
     assert "--full" in capsys.readouterr().out
     assert studies.main(["nonsense"]) == 2
     assert studies.main(["lohe", "--full", "--size", "small"]) == 2
+    assert "--full contradicts --size small" in capsys.readouterr().err
+    assert studies.main(["lohe", "--smoke", "--full"]) == 2
+    capsys.readouterr()
+    # the experiments' and train's messages: unknown key with the closest, twice, type
+    assert studies.main(["lohe", "--smoke", "no_such_field=1"]) == 2
+    assert "unknown config key 'no_such_field'; valid keys: seed, n, dims," in (
+        capsys.readouterr().err)
+    assert studies.main(["lohe", "--smoke", "dim=2,3"]) == 2
+    assert "(did you mean 'dims'?)" in capsys.readouterr().err
+    assert studies.main(["lohe", "--smoke", "n=3", "n=4"]) == 2
+    assert "n is given twice ('n=3' and 'n=4')" in capsys.readouterr().err
+    assert studies.main(["lohe", "--smoke", "n=many"]) == 2
+    assert "n must be an int; got 'many'." in capsys.readouterr().err
+    assert studies.main(["lohe", "--smoke", "--seed", "2", "seed=3"]) == 2
+    assert "seed is given twice" in capsys.readouterr().err
+    # --set stays as a deprecated alias, with the same parser
     assert studies.main(["lohe", "--size", "small", "--set", "no_such_field=1"]) == 2
+    err = capsys.readouterr().err
+    assert "--set is deprecated" in err and "--size small is deprecated" in err
+    assert "unknown config key 'no_such_field'" in err
     assert cli.main(["study", "--help"]) == 0
 
 
 def test_apply_overrides():
-    cfg = studies._apply_overrides(failure.Config.small(), ["eps=0.5", "dims=(2, 3)"])
+    with pytest.warns(DeprecationWarning, match="smoke"):
+        small = failure.Config.small()
+    assert small == failure.Config.smoke()
+    cfg = studies._apply_overrides(small, ["eps=0.5", "dims=(2, 3)"])
     assert cfg.eps == 0.5 and cfg.dims == (2, 3)
+    assert studies._apply_overrides(small, ["dims=2-4"]).dims == (2, 3, 4)
     with pytest.raises(ValueError, match="KEY=VALUE"):
         studies._apply_overrides(cfg, ["eps"])
 
@@ -131,7 +154,7 @@ def test_configs_validate():
     ):
         with pytest.raises(ValueError):
             cls(**bad)
-        for size in ("small", "default", "full"):
+        for size in ("smoke", "default", "full"):
             getattr(cls, size)()
 
 
@@ -141,11 +164,26 @@ def test_configs_validate():
 @pytest.fixture(scope="module")
 def failure_out(tmp_path_factory):
     out = tmp_path_factory.mktemp("failure")
-    rc = studies.main(
-        ["failure", "--size", "small", "--out", str(out), "--seed", "1", "--quiet"]
-    )
+    rc = studies.main(["failure", "--smoke", "--out", str(out), "--seed", "1", "--quiet"])
     assert rc == 0
     return out
+
+
+def test_a_finished_study_folder_is_reused(failure_out, capsys):
+    before = {p.name: p.stat().st_mtime_ns for p in failure_out.iterdir()}
+    cfg = json.loads((failure_out / "config.json").read_text())
+    assert cfg["revision"] and cfg["study"] == "failure"
+    # the same command: nothing is recomputed or rewritten
+    assert studies.main(["failure", "--smoke", "--out", str(failure_out), "--seed", "1",
+                         "--quiet"]) == 0
+    assert "already holds this run" in capsys.readouterr().err
+    assert {p.name: p.stat().st_mtime_ns for p in failure_out.iterdir()} == before
+    # another config into the same folder is refused, naming the field
+    assert studies.main(["failure", "--smoke", "--out", str(failure_out), "--seed", "2",
+                         "--quiet"]) == 2
+    assert "seed: 1 in the folder, 2 now" in capsys.readouterr().err
+    assert studies.main(["lohe", "--smoke", "--out", str(failure_out)]) == 2
+    assert "holds a run of study 'failure'" in capsys.readouterr().err
 
 
 def _binom_p(k, n, p):
@@ -199,7 +237,7 @@ def test_failure_degenerate_matches_exact(failure_out):
     assert min(_binom_p(*a) for a in zip(g["count"], n, g["p_theory"], strict=True)) > 1e-3
     # the standard error reported beside each count is the binomial one
     assert_close(g["se_mc"], np.sqrt(g["p_mc"] * (1 - g["p_mc"]) / n))
-    cfg = failure.Config.small()
+    cfg = failure.Config.smoke()
     wrong = [
         failure.degenerate_probability_exact(int(d), cfg.n_anchors, 1.15 * cfg.eps)
         for d in g["d"]
@@ -227,7 +265,7 @@ def test_failure_scale_free_events(failure_out):
     stays above its plateau P(||w||_2 < eps)."""
     sf = _read_csv(failure_out / "scale_free.csv")
     res = json.loads((failure_out / "results.json").read_text())
-    cfg = failure.Config.small()
+    cfg = failure.Config.smoke()
     m = cfg.n_anchors
     # Wendel's law, independently: P(Bin(m-1, 1/2) >= d)
     assert_close(sf["hull_exact"], stats.binom.sf(sf["d"] - 1, m - 1, 0.5), scale=0.01)
@@ -253,7 +291,7 @@ def test_failure_threshold_regimes(failure_out):
     """Finite-time counts inside the 99.9% region of the exact law on both sides of the
     threshold; the same counts reject a threshold 15% too large."""
     th = _read_csv(failure_out / "threshold.csv")
-    cfg = failure.Config.small()
+    cfg = failure.Config.smoke()
     assert (
         min(
             _binom_p(k, n, p)
@@ -294,7 +332,7 @@ def test_degenerate_exact_is_lohes():
 @pytest.fixture(scope="module")
 def conv(tmp_path_factory):
     out = tmp_path_factory.mktemp("convergence")
-    return convergence.run(convergence.Config.small(), out), out
+    return convergence.run(convergence.Config.smoke(), out), out
 
 
 def test_convergence_outputs(conv):
@@ -326,7 +364,7 @@ def test_convergence_failure_fraction_and_distribution(conv):
     """Tolerance: |z| < 4 (Poisson-binomial) for the fraction not converged by T, and
     Kolmogorov distance < 0.08 (the 1% critical value is 1.63/sqrt(600) = 0.067)."""
     res = conv[0]
-    cfg = convergence.Config.small()
+    cfg = convergence.Config.smoke()
     for p in res["per_d"]:
         assert abs(p["z_score"]) < 4
         assert p["ks_distance"] < 0.08
@@ -354,7 +392,7 @@ def test_convergence_rate_flat_and_saturation_limit(conv):
     not grow with d; the saturation limit P(||w||_2 < log cot(delta/2)/T) lies below the
     measured fractions and inside its interval."""
     res = conv[0]
-    cfg = convergence.Config.small()
+    cfg = convergence.Config.smoke()
     lim = res["limit"]
     assert lim["critical_norm"] == approx(
         math.log(1 / math.tan(cfg.delta / 2)) / cfg.horizon, scale=0.01
@@ -374,7 +412,7 @@ def test_convergence_rate_flat_and_saturation_limit(conv):
 @pytest.fixture(scope="module")
 def kur(tmp_path_factory):
     out = tmp_path_factory.mktemp("kuramoto")
-    return kt.run(kt.Config.small(), out), out
+    return kt.run(kt.Config.smoke(), out), out
 
 
 def test_kuramoto_outputs(kur):
@@ -455,7 +493,7 @@ def test_kuramoto_ott_antonsen(kur):
 @pytest.fixture(scope="module")
 def loh(tmp_path_factory):
     out = tmp_path_factory.mktemp("lohe")
-    cfg = lohe_sync.Config.small()
+    cfg = lohe_sync.Config.smoke()
     return lohe_sync.run(cfg, out), out, cfg
 
 

@@ -36,8 +36,10 @@ import dataclasses
 import json
 import sys
 import time
+import warnings
 from pathlib import Path
 
+from .. import _overrides
 from .._commands import parse_command_line, registered_module
 from ._grid import (
     RESULT as RESULT,
@@ -84,20 +86,30 @@ def make_config(
 
     Args:
         name: the experiment.
-        size: ``"smoke"``, ``"default"`` or ``"full"``.
-        overrides: ``key=value`` strings (see `syncattn.experiments._common.apply_overrides`).
+        size: ``"smoke"``, ``"default"`` or ``"full"`` (the studies' sizes;
+            ``"small"`` is a deprecated name of ``"smoke"``).
+        overrides: ``key=value`` strings, typed by the config's fields
+            (`syncattn._overrides`, the parser of every command); ``train.KEY=VALUE``
+            sets ``KEY=VALUE`` in the config's ``train`` (the training overrides of
+            every cell, e.g. ``train.lr=1e-3``, ``train.data.vocab_size=2000``),
+            replacing the same key there.
         seed: one seed (``seeds=(seed,)`` for a multi-seed config, else ``seed``).
         seeds: the text of ``--seeds`` (``0,1,2`` or ``0-4``).
         data_path: the corpus file (config field ``data_path``).
 
     Raises:
-        ValueError: unknown size or key, a value of the wrong type, or a seed option
+        ValueError: unknown size or key (suggesting the closest), a value of the wrong
+            type, a key given twice (also ``--seed`` with ``seeds=``), or a seed option
             the config has no field for.
     """
     from ._common import SIZES, apply_overrides
 
+    if size == "small":  # the studies' old name of the test size
+        warnings.warn("size 'small' is deprecated; use 'smoke'.", DeprecationWarning,
+                      stacklevel=2)
+        size = "smoke"
     if size not in SIZES:
-        raise ValueError(f"size must be one of {SIZES}; got {size!r}.")
+        raise ValueError(f"size must be one of {', '.join(SIZES)}; got {size!r}.")
     module = get(name)
     config = getattr(module.Config, size)()
     fields = {f.name for f in dataclasses.fields(config)}
@@ -105,17 +117,30 @@ def make_config(
     if seed is not None and seeds is not None:
         raise ValueError("give --seed or --seeds, not both.")
     if seed is not None:
-        items.append(f"seeds={seed}" if "seeds" in fields else f"seed={seed}")
+        items.append(("seeds", (seed,)) if "seeds" in fields else ("seed", seed))
     if seeds is not None:
         if "seeds" not in fields:
             raise ValueError(f"experiment {name!r} takes one --seed, not --seeds.")
-        items.append(f"seeds={seeds}")
+        items.append(("seeds", seeds))  # the text of --seeds: 0,1,2 or 0-4
     if data_path is not None:
         if "data_path" not in fields:
             raise ValueError(f"experiment {name!r} takes no --data-path.")
         # absolute, so that Ray workers (another working directory) find it too
-        items.append(f"data_path={Path(data_path).expanduser().resolve()}")
-    return apply_overrides(config, [*items, *overrides])
+        items.append(("data_path", str(Path(data_path).expanduser().resolve())))
+    # train.KEY=VALUE: one more training override of every cell (appended to `train`)
+    nested = [o for o in overrides if isinstance(o, str) and o.strip().startswith("train.")]
+    if nested and "train" not in fields:
+        raise ValueError(f"experiment {name!r} has no training overrides (train.KEY=VALUE).")
+    config = apply_overrides(config, [*items, *(o for o in overrides if o not in nested)])
+    if nested:
+        from ._grid import cell_overrides
+
+        extra = tuple(o.strip()[len("train."):] for o in nested)
+        cell_overrides(extra)  # checked now (keys, types, twice), not at the first cell
+        # a key of the config's own `train` is replaced, the others appended
+        merged = _overrides.stack(config.train, extra)
+        config = dataclasses.replace(config, train=tuple(f"{k}={v}" for k, v in merged.items()))
+    return config
 
 
 def _parser() -> argparse.ArgumentParser:

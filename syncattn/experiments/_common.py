@@ -6,7 +6,8 @@ experiments need on top:
 
 * [`apply_overrides`][syncattn.experiments._common.apply_overrides]: ``key=value``
   strings onto a frozen config, typed by the field annotations (``seeds=0,1,2``,
-  ``sizes=1m,5m``, ``data_path=None``); an unknown key is an error;
+  ``sizes=1m,5m``, ``data_path=None``) through `syncattn._overrides`, the parser
+  ``syncattn train`` and ``syncattn study`` use; an unknown key is an error;
 * [`write_experiment_config`][syncattn.experiments._common.write_experiment_config]:
   ``config.json`` with the experiment name, size, config, code revision and versions;
 * [`describe_values`][syncattn.experiments._common.describe_values]: mean, sample
@@ -23,15 +24,14 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import platform
-import types
-import typing
+import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .._checks import split_override
+from .. import _overrides
 from .._outputs import (
     new_figure as new_figure,
     progress as progress,
@@ -41,7 +41,7 @@ from .._outputs import (
     write_csv as write_csv,
     write_json as write_json,
 )
-from ._grid import Grid
+from ._grid import Grid, cell_overrides
 
 
 __all__ = [
@@ -69,80 +69,26 @@ SIZES = ("smoke", "default", "full")
 # --------------------------------------------------------------------------- overrides
 
 
-def _parse_scalar(key: str, tp: Any, text: str) -> Any:
-    text = text.strip()
-    if tp is bool:
-        low = text.lower()
-        if low in ("true", "1", "yes", "on"):
-            return True
-        if low in ("false", "0", "no", "off"):
-            return False
-        raise ValueError(f"{key} must be a bool (true/false); got {text!r}.")
-    if tp is int:
-        try:
-            return int(text)
-        except ValueError:
-            raise ValueError(f"{key} must be an int; got {text!r}.") from None
-    if tp is float:
-        try:
-            return float(text)
-        except ValueError:
-            raise ValueError(f"{key} must be a float; got {text!r}.") from None
-    if tp is str:
-        return text
-    raise ValueError(f"{key}: cannot parse a value of type {tp!r} from text.")
-
-
 def parse_field(key: str, tp: Any, text: str) -> Any:
-    """Parse the command-line text of field ``key`` (annotation ``tp``).
-
-    ``int``, ``float``, ``bool``, ``str``; ``X | None`` (``none``/``null`` give
-    ``None``); ``tuple[X, ...]`` from a comma-separated list (``0,1,2``; a range
-    ``0-4`` for ints, both ends included; an empty text gives ``()``).
-
-    Raises:
-        ValueError: when the text does not parse to the field's type.
-    """
-    origin = typing.get_origin(tp)
-    if isinstance(tp, types.UnionType) or origin is typing.Union:
-        args = [a for a in typing.get_args(tp) if a is not type(None)]
-        if text.strip().lower() in ("none", "null"):
-            return None
-        (tp,) = args
-        origin = typing.get_origin(tp)
-    if origin is tuple:
-        (item, _) = typing.get_args(tp)
-        text = text.strip().strip("()[]")
-        parts = [p.strip().strip("'\"") for p in text.split(",") if p.strip()]
-        if item is int and len(parts) == 1 and "-" in parts[0][1:]:
-            lo, hi = parts[0].split("-", 1) if not parts[0].startswith("-") else (parts[0], "")
-            lo, hi = _parse_scalar(key, int, lo), _parse_scalar(key, int, hi)
-            if hi < lo:
-                raise ValueError(f"{key}: empty range {text!r}.")
-            return tuple(range(lo, hi + 1))
-        return tuple(_parse_scalar(key, item, p) for p in parts)
-    return _parse_scalar(key, tp, text)
+    """Deprecated alias of `syncattn._overrides.parse_value` (the text of field
+    ``key`` with annotation ``tp``)."""
+    warnings.warn(
+        "syncattn.experiments._common.parse_field is deprecated; use "
+        "syncattn._overrides.parse_value.", DeprecationWarning, stacklevel=2,
+    )
+    return _overrides.parse_value(key, tp, text)
 
 
 def apply_overrides(config, items: Iterable[str]):
-    """``config`` with the ``key=value`` items applied (``dataclasses.replace``).
+    """``config`` with the ``key=value`` items applied (`syncattn._overrides.apply`:
+    typed by the field annotations, ``seeds=0,1,2``, ``seeds=0-4``, ``sizes=1m,5m``,
+    ``data_path=None``).
 
     Raises:
-        ValueError: an item without ``=``, an unknown key (the message lists the
-            fields), or a value of the wrong type.
+        ValueError: an item without ``=``, an unknown key (the message suggests the
+            closest and lists the fields), a value of the wrong type, a key given twice.
     """
-    hints = typing.get_type_hints(type(config))
-    fields = {f.name for f in dataclasses.fields(config)}
-    changes = {}
-    for item in items:
-        key, value = split_override(item)
-        if key not in fields:
-            raise ValueError(
-                f"unknown config key {key!r} for {type(config).__module__}; "
-                f"keys are {sorted(fields)}."
-            )
-        changes[key] = parse_field(key, hints[key], value)
-    return dataclasses.replace(config, **changes)
+    return _overrides.apply(config, items)
 
 
 # --------------------------------------------------------------------------- files
@@ -189,27 +135,16 @@ def start_run(config, out, name: str, size: str | None, grid=None, progress: boo
     return out, grid, {"config": write_experiment_config(config, out, name, size)}
 
 
-def layered_overrides(*layers: Sequence[str]) -> tuple[str, ...]:
-    """One override list from layers of ``key=value`` items, a later layer's key replacing
-    an earlier one's (recipe, then the cell's settings, then the config's ``train``).
-
-    The layers are the experiment's own choices stacked in a fixed order, so a repeated
-    key is a deliberate refinement, not a typo; the training parser, which refuses
-    duplicate keys from a user, receives each key once, in the order of first mention.
+def layered_overrides(*layers) -> dict[str, Any]:
+    """One typed override mapping from layers (recipe, then the cell's settings, then
+    the config's ``train``), a later layer's key replacing an earlier one's: an alias of
+    [`cell_overrides`][syncattn.experiments._grid.cell_overrides].
 
     Raises:
-        ValueError: an item without ``=``, or a key given twice within one layer.
+        ValueError: an item without ``=``, an unknown key or a wrong type, or a key
+            given twice within one layer.
     """
-    merged: dict[str, str] = {}
-    for layer in layers:
-        seen: set[str] = set()
-        for item in layer:
-            key, _ = split_override(item, "training overrides are")
-            if key in seen:
-                raise ValueError(f"training override {key!r} is given twice in {list(layer)}.")
-            seen.add(key)
-            merged[key] = str(item)
-    return tuple(merged.values())
+    return cell_overrides(*layers)
 
 
 # --------------------------------------------------------------------------- recipes

@@ -34,14 +34,17 @@ import os
 import re
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from .._outputs import progress, to_jsonable
 
 
-__all__ = ["Grid", "TrainCell", "train_cell", "RESULT", "read_result", "use_compile_cache"]
+__all__ = [
+    "Grid", "TrainCell", "train_cell", "RESULT", "read_result", "use_compile_cache",
+    "cell_overrides",
+]
 
 RESULT = "result.json"
 """The file that marks a finished cell (its final metrics)."""
@@ -50,6 +53,33 @@ _SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._=+-]*$")
 
 
 # --------------------------------------------------------------------------- one cell
+
+
+def cell_overrides(*layers: Iterable[str] | Mapping[str, Any]) -> dict[str, Any]:
+    """Typed training overrides ``{"train.lr": 5e-4, "model.d_osc": 8, "data.x": ...}``
+    from layers of overrides (``key=value`` text or ``{key: value}``), a later layer's
+    key replacing an earlier one's.
+
+    Each layer is resolved to its groups and typed by
+    `syncattn.training._config.run_overrides` (the parser of ``syncattn train``), so a
+    key given twice within one layer (also as ``lr`` and ``train.lr``) is an error;
+    the layers are the experiment's own choices stacked in a fixed order (recipe, the
+    cell's settings, the config's ``train``), so across layers a repeated key is a
+    deliberate refinement.
+
+    Raises:
+        ValueError: a malformed item, an unknown key, a wrong type, a key given twice
+            within one layer.
+    """
+    # training imports JAX (heavy): only when cells are built
+    from ..training._config import run_overrides
+
+    merged: dict[str, Any] = {}
+    for layer in layers:
+        for group, values in run_overrides(layer).items():
+            merged |= {f"{group}.{k}": v for k, v in values.items()}
+    return merged
+
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,7 +94,10 @@ class TrainCell:
         data: corpus name (``"embedded"``, ``"enwik8"``, ``"wikitext2"``, ...).
         data_path: file or folder of the corpus (``None`` for the embedded ones).
         steps: optimiser steps (``None``: the preset's).
-        overrides: ``key=value`` training / model / ``data.`` overrides.
+        overrides: training / model / ``data.`` overrides: typed values keyed
+            ``train.FIELD``, ``model.FIELD`` or ``data.OPTION`` (given as ``key=value``
+            text or a mapping, they are resolved and typed here, once, by
+            [`cell_overrides`][syncattn.experiments._grid.cell_overrides]).
         eval_batches: validation batches of the final evaluation (``None``: the
             whole split).
     """
@@ -76,7 +109,7 @@ class TrainCell:
     data: str = "embedded"
     data_path: str | None = None
     steps: int | None = None
-    overrides: tuple[str, ...] = ()
+    overrides: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     eval_batches: int | None = None
 
     def __post_init__(self):
@@ -84,7 +117,7 @@ class TrainCell:
             raise ValueError(
                 f"cell name must be a plain folder name (letters, digits, ._=+-); got {self.name!r}."
             )
-        object.__setattr__(self, "overrides", tuple(self.overrides))
+        object.__setattr__(self, "overrides", cell_overrides(self.overrides))
 
 
 def train_cell(cell: TrainCell, folder: str | os.PathLike, *, progress: bool = False) -> dict:
@@ -100,7 +133,7 @@ def train_cell(cell: TrainCell, folder: str | os.PathLike, *, progress: bool = F
 
     spec, corpus = make_spec(
         cell.model, cell.config, data=cell.data, data_path=cell.data_path,
-        steps=cell.steps, seed=cell.seed, overrides=list(cell.overrides),
+        steps=cell.steps, seed=cell.seed, overrides=cell.overrides,
     )
     logs: list[str] = []
     try:
@@ -109,14 +142,14 @@ def train_cell(cell: TrainCell, folder: str | os.PathLike, *, progress: bool = F
         return {"status": "diverged", "error": str(e)}
     train = spec.train
     last = res.get("eval") or {}
-    if cell.eval_batches is not None and cell.eval_batches == train["eval_batches"] and last:
+    if cell.eval_batches is not None and cell.eval_batches == train.eval_batches and last:
         # the loop's final evaluation is this one (same model, same batches)
         val = {k: last[k] for k in ("loss", "bpc", "ppl", "tokens") if k in last}
     else:
         val = evaluate(
             res["model"], corpus.val, kind=corpus.kind, pad_id=corpus.pad_id,
-            batch_size=train["batch_size"], seq_len=train["seq_len"],
-            max_batches=cell.eval_batches, compute_dtype=train["compute_dtype"],
+            batch_size=train.batch_size, seq_len=train.seq_len,
+            max_batches=cell.eval_batches, compute_dtype=train.compute_dtype,
         )
     return {
         "status": "ok",

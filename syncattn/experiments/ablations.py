@@ -41,10 +41,10 @@ __all__ = ["Config", "run", "summary", "cells", "VARIANTS", "PAPER"]
 NAME = "ablations"
 
 VARIANTS = {
-    "full": (),
-    "learned-value": ("value=learned",),
-    "no-ffn": ("ffn=none",),
-    "no-gates": ("gates=False",),
+    "full": {},
+    "learned-value": {"value": "learned"},
+    "no-ffn": {"ffn": "none"},
+    "no-gates": {"gates": False},
 }
 """Variant name -> model overrides of the Kuramoto LM."""
 

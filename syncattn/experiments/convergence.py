@@ -74,8 +74,13 @@ class Config(ReusedRecipe):
     layer: int = -1
 
     def __post_init__(self):
-        if not self.dims or any(d < 2 for d in self.dims):
-            raise ValueError(f"dims must be non-empty, each >= 2; got {self.dims}.")
+        # models imports JAX (heavy): only when a config is built
+        from ..models._config import check_d_osc
+
+        if not self.dims:
+            raise ValueError("dims must be non-empty.")
+        for d in self.dims:
+            check_d_osc(d, "each of dims")
         if self.n_chunks < 1 or self.n_starts < 1:
             raise ValueError("n_chunks and n_starts must be >= 1.")
 

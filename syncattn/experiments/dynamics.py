@@ -180,10 +180,9 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
         spec, corpus, model, step = load_run(runs / cell.name, log=lambda m: None)
         corpus_name = corpus.name
         window = next(data_mod.eval_batches(
-            corpus.val, batch_size=config.n_sequences, seq_len=spec.train["seq_len"],
+            corpus.val, batch_size=config.n_sequences, seq_len=spec.train.seq_len,
             max_batches=1))[:, :-1]
-        mcfg = models.ModelConfig(**{k: v for k, v in spec.model.items() if k != "preset"})
-        init = models.build(mcfg, key=jax.random.key(spec.train["seed"]))
+        init = models.build(spec.model, key=jax.random.key(spec.train.seed))
         trained = layer_statistics(model, window)
         initial = layer_statistics(init, window)
         per_seed.append({

@@ -116,7 +116,7 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
     out, grid, files = start_run(config, out, NAME, size, grid, progress)
     sc = recipe(config)
     def unit(c):  # the linear layer needs unit anchors (max(0, 1 + z.r) must not clip)
-        return dataclasses.replace(c, overrides=(*c.overrides, "normalize_anchors=true"))
+        return dataclasses.replace(c, overrides={**c.overrides, "model.normalize_anchors": True})
 
     kinds = {
         "linear": [unit(lm_cell(sc, "oscillator", s, config.d, 1, "elu1_features", "linear"))

@@ -66,10 +66,10 @@ PAPER = {
     },
 }  # fmt: skip
 
-RECIPE = (
-    "lr=5e-4", "weight_decay=1e-4", "warmup_steps=0", "min_lr_ratio=0.0", "b2=0.999",
-    "clip_norm=1.0",
-)  # fmt: skip
+RECIPE = {
+    "lr": 5e-4, "weight_decay": 1e-4, "warmup_steps": 0, "min_lr_ratio": 0.0, "b2": 0.999,
+    "clip_norm": 1.0,
+}  # fmt: skip
 """Seed 001's optimiser (PyTorch AdamW defaults for the betas)."""
 
 # CPU_STEPS, CPU_TRAIN (the default size's recipe) live in _common, beside the recipes
@@ -103,8 +103,12 @@ class Config(ScalingRecipe):
     def __post_init__(self):
         if not self.dims or not self.seeds:
             raise ValueError("dims and seeds must be non-empty.")
-        if any(d < 2 for d in self.dims) or self.p_dim < 2:
-            raise ValueError(f"dims and p_dim must be >= 2; got {self.dims}, {self.p_dim}.")
+        # models imports JAX (heavy): only when a config is built
+        from ..models._config import check_d_osc
+
+        for d in self.dims:
+            check_d_osc(d, "each of dims")
+        check_d_osc(self.p_dim, "p_dim")
         if any(p < 1 for p in self.p_values):
             raise ValueError(f"p_values must be >= 1; got {self.p_values}.")
 
@@ -146,20 +150,21 @@ def lm_cell(config, model: str, seed: int, d: int | None = None, p: int = 1,
     data, path = corpus_choice(config)
     coupling = coupling or config.coupling
     impl = impl or config.impl
-    items = [*RECIPE, f"batch_size={config.batch_size}",
-             f"eval_every={config.steps}", f"ckpt_every={max(1, config.steps // 3)}"]  # fmt: skip
+    settings = {"batch_size": config.batch_size, "eval_every": config.steps,
+                "ckpt_every": max(1, config.steps // 3)}  # fmt: skip
     if model == "softmax":
         name = f"softmax-seed{seed}"
     else:
-        items += [f"d_osc={d}", f"p={p}"]
+        settings |= {"d_osc": d, "p": p}
         tag = ""
         if (coupling, impl) != ("softplus", "quadratic"):
-            items += [f"coupling={coupling}", f"impl={impl}"]
+            settings |= {"coupling": coupling, "impl": impl}
             tag = f"-{coupling}-{impl}"
         name = f"oscillator-d{d}-p{p}{tag}-seed{seed}"
     return TrainCell(
         name=name, model=model, config="paper-b-lm", seed=seed, data=data, data_path=path,
-        steps=config.steps, overrides=layered_overrides(items, config.train), eval_batches=config.eval_batches,
+        steps=config.steps, overrides=layered_overrides(RECIPE, settings, config.train),
+        eval_batches=config.eval_batches,
     )  # fmt: skip
 
 

@@ -96,20 +96,19 @@ def corpus_choice(config) -> tuple[str, str | None]:
     return config.data, config.data_path
 
 
-def train_overrides(config) -> tuple[str, ...]:
-    """The cells' ``key=value`` training overrides from the config."""
-    items = []
-    if config.batch_size is not None:
-        items.append(f"batch_size={config.batch_size}")
-    if config.seq_len is not None:
-        items.append(f"seq_len={config.seq_len}")
-    return layered_overrides(items, config.train)
+def train_overrides(config) -> dict:
+    """The cells' typed training overrides from the config (``{"train.batch_size": 16,
+    ...}``, [`cell_overrides`][syncattn.experiments._grid.cell_overrides])."""
+    settings = {k: getattr(config, k) for k in ("batch_size", "seq_len")
+                if getattr(config, k) is not None}  # fmt: skip
+    return layered_overrides(settings, config.train)
 
 
 def table_cell(config, size: str, model: str, seed: int, variant: str = "",
-               extra: tuple[str, ...] = ()) -> TrainCell:  # fmt: skip
+               extra=()) -> TrainCell:  # fmt: skip
     """The [`TrainCell`][syncattn.experiments.TrainCell] ``SIZE-MODEL-[VARIANT-]seedS`` of
-    this recipe (`extra`: the variant's model overrides).
+    this recipe (`extra`: the variant's model overrides, ``{key: value}`` or
+    ``key=value`` text, replacing the recipe's).
 
     Experiments 2 and 3 build their cells here, so that their full Kuramoto models
     are (and reuse) experiment 1's.
@@ -119,7 +118,8 @@ def table_cell(config, size: str, model: str, seed: int, variant: str = "",
     return TrainCell(
         name=f"{size}-{model}-{tag}seed{seed}", model=model, config=size, seed=seed,
         data=data, data_path=path, steps=config.steps,
-        overrides=(*train_overrides(config), *extra), eval_batches=config.eval_batches,
+        overrides=layered_overrides(train_overrides(config), extra),
+        eval_batches=config.eval_batches,
     )  # fmt: skip
 
 

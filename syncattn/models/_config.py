@@ -22,11 +22,9 @@ The size of a preset depends on the attention, so a preset is looked up by
 from __future__ import annotations
 
 import dataclasses
-import types
-import typing
 from typing import Any
 
-from .._checks import split_override
+from .._overrides import check_value, deprecated_item, field_types, parse_items
 
 
 __all__ = ["ModelConfig", "get_config", "list_configs", "parse_overrides"]
@@ -170,8 +168,7 @@ class ModelConfig:
             raise ValueError(f"dropout must lie in [0, 1); got {self.dropout}.")
         if not self.norm_eps > 0:
             raise ValueError(f"norm_eps must be > 0; got {self.norm_eps}.")
-        if self.d_osc < 2:
-            raise ValueError(f"d_osc must be >= 2; got {self.d_osc}.")
+        check_d_osc(self.d_osc)
         if self.p < 1:
             raise ValueError(f"p must be >= 1; got {self.p}.")
         if self.pad_id is not None and not 0 <= self.pad_id < self.vocab_size:
@@ -213,6 +210,24 @@ class ModelConfig:
         """Width of one head, ``d_model // n_heads``."""
         return self.d_model // self.n_heads
 
+    def __getitem__(self, key: str) -> Any:
+        """Deprecated: ``config[key]``, from when a ``RunSpec`` held its configs as dicts;
+        use the attribute ``config.key``."""
+        return deprecated_item(self, key)
+
+
+def check_d_osc(d_osc: int, name: str = "d_osc") -> None:
+    r"""The config path's one statement of $d_{osc} \ge 2$ (oscillators on
+    $S^{d_{osc}-1}$), used by [`ModelConfig`][syncattn.models.ModelConfig] and by the
+    experiments' configs that sweep it (``nn.OscillatorAttention`` keeps its own check,
+    for a layer built directly from Python).
+
+    Raises:
+        ValueError: ``"{name} must be >= 2 ..."``.
+    """
+    if d_osc < 2:
+        raise ValueError(f"{name} must be >= 2 (oscillators on S^(d_osc-1)); got {d_osc}.")
+
 
 # --------------------------------------------------------------------------- presets
 
@@ -225,18 +240,20 @@ _DEFAULT_ATTENTION = {
 }
 
 
-def _lm(name, attention, **kw) -> ModelConfig:
+def _lm(name, attention, **kw) -> dict[str, Any]:
     if attention == "kuramoto":
         kw.setdefault("positions", "rope")
     elif attention == "oscillator":
         # The oscillator layer's own positional signal is its per-position
         # anchors r_j; it has no rotary embedding, so give it sinusoids.
         kw.setdefault("positions", "sinusoidal")
-    return ModelConfig(name=name, attention=attention, **kw)
+    return dict(name=name, attention=attention, **kw)
 
 
-def _presets(name: str, attention: str) -> ModelConfig:
-    """The preset ``name`` for ``attention`` (sizes tuned with count_params)."""
+def _presets(name: str, attention: str) -> dict[str, Any]:
+    """The fields of preset ``name`` for ``attention`` (sizes tuned with count_params);
+    [`get_config`][syncattn.models.get_config] constructs the config once, with the
+    overrides."""
     if name == "tiny":
         return _lm(
             name, attention, d_model=16, n_layers=2, n_heads=2, d_ff=32,
@@ -257,7 +274,7 @@ def _presets(name: str, attention: str) -> ModelConfig:
         }[attention]
         return _lm(name, attention, max_len=256, **sizes)
     if name == "paper-b-lm":
-        return ModelConfig(
+        return dict(
             name=name, task="lm", attention=attention, vocab_size=10_000,
             d_model=128, n_layers=2, n_heads=4, d_ff=512, max_len=50,
             dropout=0.1, norm="layernorm", ffn="gelu", positions="sinusoidal",
@@ -265,7 +282,7 @@ def _presets(name: str, attention: str) -> ModelConfig:
             out_bias=True, normalize_anchors=False,
         )  # fmt: skip
     if name == "paper-b-sva":
-        return ModelConfig(
+        return dict(
             name=name, task="classifier", attention=attention, vocab_size=169,
             d_model=32, n_layers=1, n_heads=1, d_ff=64, max_len=50,
             dropout=0.1, norm="layernorm", ffn="gelu", positions="sinusoidal",
@@ -294,7 +311,8 @@ def get_config(name: str, **overrides: Any) -> ModelConfig:
 
     ``attention`` is chosen first (the preset's sizes depend on it); the other
     overrides then replace fields. Values may be strings, as they come from a
-    command line (``"d_model=64"``): they are parsed to the field's type.
+    command line (``"d_model=64"``): they are parsed to the field's type
+    (`syncattn._overrides`). The config is constructed (and validated) once.
 
     Args:
         name: one of [`syncattn.models.list_configs`][].
@@ -304,9 +322,9 @@ def get_config(name: str, **overrides: Any) -> ModelConfig:
         A frozen [`ModelConfig`][syncattn.models.ModelConfig].
 
     Raises:
-        ValueError: an unknown preset name or field (the message lists the valid
-            ones), a value that does not parse to the field's type, or an
-            invalid combination.
+        ValueError: an unknown preset name or field (the message suggests the closest
+            field and lists the valid ones), a value that does not parse to the
+            field's type, or an invalid combination.
 
     Example:
         >>> get_config("paper-b-lm", attention="softmax", d_osc="16").d_osc
@@ -314,119 +332,38 @@ def get_config(name: str, **overrides: Any) -> ModelConfig:
     """
     if name not in _PRESET_ATTENTIONS:
         raise ValueError(f"unknown model config {name!r}; valid: {list_configs()}.")
-    overrides = dict(overrides)
-    _check_keys(overrides)
-    attention = overrides.pop("attention", None)
-    if attention is None:
-        attention = _DEFAULT_ATTENTION[name]
-    attention = _parse_value("attention", attention)
+    parsed = parse_overrides(overrides)
+    attention = parsed.pop("attention", None) or _DEFAULT_ATTENTION[name]
     if attention not in _PRESET_ATTENTIONS[name]:
         raise ValueError(
-            f"config {name!r} exists for attention in {_PRESET_ATTENTIONS[name]}; "
-            f"got attention={attention!r}."
+            f"config {name!r} exists for attention (--model) in "
+            f"{', '.join(_PRESET_ATTENTIONS[name])}; got {attention!r}."
         )
-    base = _presets(name, attention)
-    return replace(base, **overrides)
+    return ModelConfig(**(_presets(name, attention) | parsed))
 
 
 def replace(config: ModelConfig, **overrides: Any) -> ModelConfig:
     """``dataclasses.replace`` with the same key check and string parsing as
     [`syncattn.models.get_config`][]."""
-    _check_keys(overrides)
-    parsed = {k: _parse_value(k, v) for k, v in overrides.items()}
-    return dataclasses.replace(config, **parsed)
+    return dataclasses.replace(config, **parse_overrides(overrides))
 
 
-def parse_overrides(items: list[str] | tuple[str, ...]) -> dict[str, Any]:
-    """Turn ``["d_model=64", "norm=layernorm"]`` into a dict of typed values.
+def parse_overrides(items) -> dict[str, Any]:
+    """Turn ``["d_model=64", "norm=layernorm"]`` (or a ``{key: value}`` mapping) into a
+    dict of typed values (`syncattn._overrides.parse_items`).
 
     Raises:
-        ValueError: an item without ``=``, an unknown key (listing the valid
-            ones) or a value that does not parse to the field's type.
+        ValueError: an item without ``=``, an unknown key (suggesting the closest and
+            listing the valid ones), a value that does not parse to the field's type,
+            or a key given twice.
     """
-    out = {}
-    for item in items:
-        key, value = split_override(item, "overrides must be")
-        _check_keys({key: None})
-        out[key] = _parse_value(key, value.strip())
-    return out
-
-
-# --------------------------------------------------------------------------- parsing
-
-
-def _field_types() -> dict[str, Any]:
-    return typing.get_type_hints(ModelConfig)
-
-
-def _check_keys(overrides: dict) -> None:
-    valid = [f.name for f in dataclasses.fields(ModelConfig)]
-    unknown = [k for k in overrides if k not in valid]
-    if unknown:
-        raise ValueError(
-            f"unknown model config key{'s' if len(unknown) > 1 else ''} "
-            f"{', '.join(map(repr, unknown))}; valid keys: {', '.join(valid)}."
-        )
-
-
-_TRUE = ("true", "1", "yes", "on")
-_FALSE = ("false", "0", "no", "off")
-
-
-def _parse_value(key: str, value: Any) -> Any:
-    """Parse ``value`` (a string from a command line, or a Python value) to the
-    type of field ``key``."""
-    tp = _field_types()[key]
-    optional = False
-    if isinstance(tp, types.UnionType) or typing.get_origin(tp) is typing.Union:
-        args = [a for a in typing.get_args(tp) if a is not type(None)]
-        optional = len(args) < len(typing.get_args(tp))
-        (tp,) = args
-    if value is None or (
-        optional and isinstance(value, str) and value.lower() in ("none", "null")
-    ):
-        if optional:
-            return None
-        raise ValueError(f"{key} must be {_a(tp)}; got None.")
-    if isinstance(value, str):
-        s = value.strip()
-        try:
-            if tp is bool:
-                if s.lower() in _TRUE:
-                    return True
-                if s.lower() in _FALSE:
-                    return False
-                raise ValueError
-            if tp is int:
-                return int(s)
-            if tp is float:
-                return float(s)
-        except ValueError:
-            raise ValueError(
-                f"{key} must be {_a(tp)}; could not parse {value!r}."
-            ) from None
-        return s
-    if tp is float and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    if tp is int and isinstance(value, float) and value.is_integer():
-        return int(value)
-    if not isinstance(value, tp) or (tp is int and isinstance(value, bool)):
-        raise ValueError(
-            f"{key} must be {_a(tp)}; got {type(value).__name__} {value!r}."
-        )
-    return value
-
-
-def _a(tp) -> str:
-    return {"int": "an int", "float": "a float", "bool": "a bool", "str": "a str"}.get(
-        tp.__name__, tp.__name__
-    )
+    return parse_items(items, ModelConfig, "model config")
 
 
 def _check_types(config: ModelConfig) -> None:
-    for f in dataclasses.fields(config):
-        v = getattr(config, f.name)
-        parsed = _parse_value(f.name, v)
-        if type(parsed) is not type(v):
-            # int given for a float field: store the float.
-            object.__setattr__(config, f.name, parsed)
+    for key, tp in field_types(ModelConfig).items():
+        v = getattr(config, key)
+        checked = check_value(key, tp, v)
+        if checked is not v:
+            # an int given for a float field: store the float.
+            object.__setattr__(config, key, checked)

@@ -1,10 +1,17 @@
-"""Numerical studies of the flows: `syncattn study NAME [--full] [--out DIR] [--seed N]`.
+"""Numerical studies of the flows: `syncattn study NAME [--smoke | --full] [--out DIR] [--seed N] [KEY=VALUE ...]`.
 
-Each study is a module with a frozen `Config` dataclass (`small()` for the
+Each study is a module with a frozen `Config` dataclass (`smoke()` for the
 tests, `default()` for a run of a minute or two on 2 CPU cores, `full()` for
-publication size) and `run(config, out=None, *, progress=False) -> dict`, which
+publication size: the sizes of the experiments; `small()` is the deprecated name of
+`smoke()`) and `run(config, out=None, *, progress=False) -> dict`, which
 computes the simulation and its theory, and (when `out` is given) writes PNG
-plots, CSV/JSON data and `config.json` there.
+plots, CSV/JSON data and `config.json` (with the code revision) there.
+
+The command line takes `KEY=VALUE` overrides with the parser and messages of
+`syncattn train` and `syncattn experiment` (`syncattn._overrides`; `--set KEY=VALUE`
+is a deprecated alias). Its default folder is `syncattn-study-NAME-SIZE`; run again on
+a finished folder of the same study and config, it reuses it (the granularity is the
+whole study: `config.json` is written last, so an interrupted run starts again).
 
 =============  ====================================================  ==========================
 name           what                                                  module
@@ -22,14 +29,13 @@ The command line switches float64 on (`jax_enable_x64`) for the run; calling
 from __future__ import annotations
 
 import argparse
-import ast
-import dataclasses
 import sys
 import time
 from pathlib import Path
 
-from .._checks import split_override
+from .. import _overrides
 from .._commands import parse_command_line, registered_module
+from ._common import at_size, default_outdir, finished_run, make_outdir
 
 
 STUDIES = {
@@ -54,73 +60,94 @@ def get(name: str):
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="syncattn study",
-        description="Run a numerical study; write PNG plots, CSV/JSON data and config.json.",
+        description=(
+            "Run a numerical study; write PNG plots, CSV/JSON data and config.json into "
+            "--out. Re-running the same command on its finished folder reuses it."
+        ),
     )
     p.add_argument("name", choices=list(STUDIES), help="which study")
-    p.add_argument("--full", action="store_true", help="publication-size run (slow)")
-    # hidden: the tests use --size small; --full is the public spelling of --size full
+    size = p.add_mutually_exclusive_group()
+    size.add_argument("--smoke", action="store_true", help="seconds: the tests' size")
+    size.add_argument("--full", action="store_true", help="publication-size run (slow)")
+    # hidden: --size smoke|default|full (small: the deprecated name of smoke)
     p.add_argument(
-        "--size", choices=("small", "default", "full"), help=argparse.SUPPRESS
+        "--size", choices=("smoke", "small", "default", "full"), help=argparse.SUPPRESS
     )
     p.add_argument(
         "--out",
         type=Path,
-        help="output folder (default: a fresh syncattn-study-NAME-<time>)",
+        help="output folder (default syncattn-study-NAME-SIZE; a finished one is reused)",
     )
     p.add_argument("--seed", type=int, help="PRNG seed (default: the config's)")
     p.add_argument(
         "--set",
-        dest="overrides",
+        dest="deprecated_set",
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="override one config field (Python literal), e.g. --set n_samples=200000",
+        help="deprecated: give KEY=VALUE without --set",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument(
+        "overrides", nargs="*", metavar="KEY=VALUE",
+        help="config fields, typed as syncattn train's (e.g. n_samples=200000 dims=2,3,4)",
+    )
     return p
 
 
 def _apply_overrides(config, overrides: list[str]):
-    fields = {f.name for f in dataclasses.fields(config)}
-    changes = {}
-    for item in overrides:
-        key, value = split_override(item, "--set expects")
-        if key not in fields:
-            raise ValueError(
-                f"unknown config field {key!r}; fields are {sorted(fields)}."
-            )
-        try:
-            changes[key] = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
-            changes[key] = value  # a bare string such as --set frequencies=random
-    return dataclasses.replace(config, **changes)
+    """Deprecated: `config` with the ``KEY=VALUE`` items applied
+    (`syncattn._overrides.apply`, the parser of every command)."""
+    return _overrides.apply(config, overrides)
+
+
+def _size(args) -> str:
+    chosen = "smoke" if args.smoke else "full" if args.full else None
+    if args.size is not None and chosen is not None:
+        named = "smoke" if args.size == "small" else args.size
+        if named != chosen:
+            raise ValueError(f"--{chosen} contradicts --size {args.size}")
+    size = chosen or args.size or "default"
+    if size == "small":
+        print("syncattn study: --size small is deprecated; use --smoke.", file=sys.stderr)
+        size = "smoke"
+    return size
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `syncattn study`; returns the exit status."""
-    args = parse_command_line(_parser(), argv)
+    args = parse_command_line(_parser(), argv, intermixed=True)
     if isinstance(args, int):  # --help, or a usage error already printed by argparse
         return args
-    if args.full and args.size not in (None, "full"):
-        print("syncattn study: --full contradicts --size", file=sys.stderr)
-        return 2
-    size = "full" if args.full else (args.size or "default")
-
-    import jax
-
-    from ._common import make_outdir
-
-    jax.config.update("jax_enable_x64", True)
-    module = get(args.name)
-    config = getattr(module.Config, size)()
-    if args.seed is not None:
-        config = dataclasses.replace(config, seed=args.seed)
+    if args.deprecated_set:
+        print("syncattn study: --set is deprecated; give KEY=VALUE without it.",
+              file=sys.stderr)
     try:
-        config = _apply_overrides(config, args.overrides)
+        size = _size(args)
+        module = get(args.name)
+        items = [*args.deprecated_set, *args.overrides]
+        if args.seed is not None:
+            items.append(("seed", args.seed))
+        config = _overrides.apply(at_size(module.Config, size), items)
+        out = args.out or default_outdir(args.name, size)
+        done = finished_run(out, args.name, config)
     except ValueError as e:
         print(f"syncattn study: {e}", file=sys.stderr)
         return 2
-    out = make_outdir(args.name, args.out)
+    if done is not None:
+        files = sorted(p.name for p in Path(out).iterdir())
+        print(
+            f"syncattn study {args.name} ({size}, seed {config.seed}): {out} already holds "
+            f"this run (finished {done.get('written', '?')}, revision "
+            f"{done.get('revision', '?')}); reused: {', '.join(files)}. Pass another --out "
+            "to run it again.", file=sys.stderr,
+        )
+        return 0
+
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    out = make_outdir(args.name, out)
     print(
         f"syncattn study {args.name} ({size}, seed {config.seed}) -> {out}",
         file=sys.stderr,

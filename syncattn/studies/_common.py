@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import json
 import platform
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +45,9 @@ from ..stats import (
 __all__ = [
     "SIZES",
     "DefaultSize",
+    "at_size",
+    "default_outdir",
+    "finished_run",
     "make_outdir",
     "write_config",
     "write_json",
@@ -59,7 +64,9 @@ __all__ = [
     "prng_key",
 ]
 
-SIZES = ("small", "default", "full")
+SIZES = ("smoke", "default", "full")
+"""The sizes of every app, studies and experiments alike (``small`` is the deprecated
+name of ``smoke``)."""
 
 
 # --------------------------------------------------------------------------- keys
@@ -67,12 +74,37 @@ SIZES = ("small", "default", "full")
 
 class DefaultSize:
     """Base of every study's ``Config``: its ``default()`` size is the dataclass
-    defaults (``small()`` and ``full()`` are each study's)."""
+    defaults (``smoke()`` and ``full()`` are each study's)."""
 
     @classmethod
     def default(cls):
         """About a minute on 2 CPU cores."""
         return cls()
+
+    @classmethod
+    def small(cls):
+        """Deprecated name of ``smoke()`` (the experiments' name of the test size)."""
+        warnings.warn(
+            f"{cls.__module__}.Config.small() is deprecated; use Config.smoke().",
+            DeprecationWarning, stacklevel=2,
+        )
+        return cls.smoke()
+
+
+def at_size(config_cls, size: str):
+    """``config_cls.smoke()`` / ``default()`` / ``full()`` for `size` (``"small"``: the
+    deprecated name of ``"smoke"``, with a warning).
+
+    Raises:
+        ValueError: another size.
+    """
+    if size == "small":
+        warnings.warn("size 'small' is deprecated; use 'smoke'.", DeprecationWarning,
+                      stacklevel=2)
+        size = "smoke"
+    if size not in SIZES:
+        raise ValueError(f"size must be one of {', '.join(SIZES)}; got {size!r}.")
+    return getattr(config_cls, size)()
 
 
 def prng_key(seed: int):
@@ -115,6 +147,51 @@ def make_outdir(name: str, out: str | Path | None = None) -> Path:
         path = Path(f"{base}-{k}")
     path.mkdir(parents=True)
     return path
+
+
+def default_outdir(name: str, size: str) -> Path:
+    """``syncattn-study-NAME-SIZE`` in the working directory: a fixed name (as the
+    experiments' ``syncattn-experiment-NAME-SIZE``), so that the same command run
+    again finds its finished folder."""
+    return Path(f"syncattn-study-{name}-{size}")
+
+
+def finished_run(outdir: str | Path, study: str, config: Any) -> dict | None:
+    """The ``config.json`` of a finished run of this study and config in `outdir`, or
+    ``None`` when `outdir` holds no finished run.
+
+    A study writes ``config.json`` last, after its results, so a folder with one
+    holds the whole run: a study resumes at the granularity of the whole run
+    (finished: reused; interrupted: run again from the start).
+
+    Raises:
+        ValueError: `outdir` holds a finished run of another study or another config
+            (the message names the differing fields).
+    """
+    path = Path(outdir) / "config.json"
+    try:
+        old = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(old, dict) or not (Path(outdir) / "results.json").is_file():
+        return None
+    new = to_jsonable(dataclasses.asdict(config))
+    if old.get("study") != study:
+        raise ValueError(
+            f"{outdir} holds a run of study {old.get('study')!r}, not {study!r}; pass "
+            "another --out."
+        )
+    was = old.get("config") or {}
+    diffs = [
+        f"{k}: {was.get(k, '<absent>')!r} in the folder, {v!r} now"
+        for k, v in new.items() if json.dumps(was.get(k)) != json.dumps(v)
+    ]  # fmt: skip
+    if diffs:
+        raise ValueError(
+            f"{outdir} holds a finished {study} run with another config:\n  "
+            + "\n  ".join(diffs) + "\nRepeat its settings to reuse it, or pass another --out."
+        )
+    return old
 
 
 def write_config(config: Any, outdir: str | Path, study: str) -> Path:

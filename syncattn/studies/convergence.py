@@ -65,7 +65,7 @@ class Config(_common.DefaultSize):
     n_limit: int = 100_000  # weight vectors sampled for the d -> infinity limit
 
     @classmethod
-    def small(cls) -> Config:
+    def smoke(cls) -> Config:
         """Test size: a few seconds after compilation."""
         return cls(dims=(2, 5), n_instances=600, n_limit=20_000)
 

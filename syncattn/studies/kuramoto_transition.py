@@ -86,7 +86,7 @@ class Config(_common.DefaultSize):
     )
 
     @classmethod
-    def small(cls) -> Config:
+    def smoke(cls) -> Config:
         """Test size: a few seconds."""
         return cls(n=2000, k_over_kc=(0.6, 2.0), t1=40.0, n_save=41, oa_t1=20.0)
 

@@ -72,7 +72,7 @@ class Config(_common.DefaultSize):
     match_rtol: float = 1e-10
 
     @classmethod
-    def small(cls) -> Config:
+    def smoke(cls) -> Config:
         """Test size."""
         return cls(
             n=400,

@@ -22,6 +22,9 @@ overrides: KEY=VALUE, a training field (lr, batch_size, seq_len, warmup_steps,
   weight_decay, clip_norm, compute_dtype, eval_every, ckpt_every, keep, ...), a model
   field (d_model, n_layers, dropout, d_osc, positions, ...) or data.OPTION (a corpus
   option, e.g. data.val_fraction=0.1). Prefix train./model. if a name is ambiguous.
+  Values are typed by the field (true/false, none, 1e-3); an unknown key (the error
+  suggests the closest) or a key given twice is an error. `syncattn experiment` and
+  `syncattn study` take the same KEY=VALUE syntax.
 
 Training into a folder that holds the same run resumes it from its latest checkpoint.
 Ctrl-C (SIGINT) or SIGTERM finishes the step, saves a checkpoint and exits 130 / 143;
@@ -51,7 +54,9 @@ def train(argv: list[str] | None = None) -> int:
         prog="syncattn train", description="Train a language model into a run folder.",
         epilog=_EPILOG_TRAIN, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--model", required=True, choices=("kuramoto", "oscillator", "softmax"))
+    # checked in one place, by models.get_config (the preset must exist for it)
+    p.add_argument("--model", required=True, metavar="{kuramoto,oscillator,softmax}",
+                   help="the attention")
     p.add_argument("--config", default="tiny", help="model preset: tiny, 1m, 5m, paper-b-lm (default tiny)")
     p.add_argument("--data", default="embedded", help="corpus name (default: the embedded text)")
     p.add_argument("--data-path", help="file or folder of the corpus (enwik8, text, wikitext2, tinystories)")

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import ast
 import dataclasses
+import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .._checks import split_override
+from .. import _overrides
 
 
 __all__ = ["TrainConfig", "parse_overrides", "BOOKKEEPING_FIELDS", "MAX_SEED"]
@@ -108,6 +108,11 @@ class TrainConfig:
             raise ValueError(
                 f"compute_dtype must be one of {_COMPUTE_DTYPES}; got {self.compute_dtype!r}."
             )
+        for key, tp in _overrides.field_types(TrainConfig).items():
+            v = getattr(self, key)
+            checked = _overrides.check_value(key, tp, v)
+            if checked is not v:  # an int given for a float field: store the float
+                object.__setattr__(self, key, checked)
 
     @classmethod
     def preset(cls, name: str, **overrides) -> TrainConfig:
@@ -118,6 +123,11 @@ class TrainConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+    def __getitem__(self, key: str) -> Any:
+        """Deprecated: ``config[key]``, from when a ``RunSpec`` held its configs as dicts;
+        use the attribute ``config.key``."""
+        return _overrides.deprecated_item(self, key)
 
 
 _PRESETS: dict[str, dict[str, Any]] = {
@@ -145,71 +155,72 @@ def _positive_int(obj, *names):
 
 
 def parse_value(text: str) -> Any:
-    """A Python literal (``3``, ``1e-3``, ``None``, ``(1, 2)``, ``'x'``), else the bare string."""
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        return text
+    """Deprecated: the untyped guess of `syncattn._overrides` (None, a bool, an int, a
+    float, else the text). Overrides are now parsed by their field's type
+    ([`parse_overrides`][syncattn.training.parse_overrides])."""
+    warnings.warn(
+        "syncattn.training._config.parse_value is deprecated; overrides are typed by "
+        "their field (syncattn.training.parse_overrides).",
+        DeprecationWarning, stacklevel=2,
+    )
+    return _overrides.parse_value("value", Any, text)
+
+
+def _group_fields(spec: Any) -> Any:
+    """A group's fields for `_overrides.parse_grouped`: a dataclass or ``{name: type}``
+    as given, ``None`` (open) as given, a list of names typed by their dataclass when it
+    is TrainConfig's or ModelConfig's, else untyped."""
+    if spec is None or isinstance(spec, (type, Mapping)):
+        return spec
+    names = list(spec)
+    for cls in (TrainConfig, _model_config_class()):
+        types_ = _overrides.field_types(cls)
+        if set(names) <= set(types_):
+            return {n: types_[n] for n in names}
+    return dict.fromkeys(names, Any)
+
+
+def _model_config_class():
+    from ..models._config import ModelConfig
+
+    return ModelConfig
 
 
 def parse_overrides(
-    items: Iterable[str], groups: Mapping[str, Iterable[str] | None]
+    items: Iterable[str] | Mapping[str, Any],
+    groups: Mapping[str, Any],
 ) -> dict[str, dict[str, Any]]:
-    """Split ``key=value`` strings into per-group override dicts.
+    """Split ``key=value`` strings into per-group dicts of typed values.
 
     A key may carry its group as a prefix (``train.lr=1e-3``, ``model.d_model=64``);
     a bare key goes to the one group that has such a field. A group whose field
     list is ``None`` is open: it takes any field, always with its prefix
-    (``data.val_fraction=0.1``).
+    (``data.val_fraction=0.1``). Values are parsed by their field's type
+    (`syncattn._overrides.parse_grouped`).
 
     Args:
-        items: the ``key=value`` strings.
-        groups: group name -> the field names it accepts (``None``: any, prefixed).
+        items: the ``key=value`` strings (or ``{key: value}``).
+        groups: group name -> its dataclass (or ``{field: type}``, or field names),
+            ``None``: any option, prefixed.
 
     Returns:
         group name -> {field: value} (every group present, possibly empty).
 
     Raises:
-        ValueError: for an item without ``=``, a key no group knows, a bare key
-            that two groups share (the message says which prefix to add), or a key
-            given twice (also as ``lr`` and ``train.lr``).
+        ValueError: for an item without ``=``, a key no group knows (the message
+            suggests the closest), a bare key that two groups share (the message says
+            which prefix to add), a value of the wrong type, or a key given twice
+            (also as ``lr`` and ``train.lr``).
     """
-    fields = {g: None if f is None else set(f) for g, f in groups.items()}
-    out: dict[str, dict[str, Any]] = {g: {} for g in groups}
-    seen: dict[tuple[str, str], str] = {}
+    return _overrides.parse_grouped(items, {g: _group_fields(f) for g, f in groups.items()})
 
-    def put(group, field, value, item):
-        if (group, field) in seen:
-            raise ValueError(
-                f"{group}.{field} is given twice ({seen[group, field]!r} and {item!r}); "
-                "give each key once."
-            )
-        seen[group, field] = item
-        out[group][field] = parse_value(value)
 
-    for item in items:
-        key, value = split_override(item)
-        group, dot, field = key.partition(".")
-        if dot and group in fields:
-            known = fields[group]
-            if known is not None and field not in known:
-                raise ValueError(
-                    f"unknown {group} field {field!r}; {group} fields are "
-                    f"{sorted(known)}."
-                )
-            put(group, field, value, item)
-            continue
-        owners = [g for g, fs in fields.items() if fs is not None and key in fs]
-        if not owners:
-            listing = "; ".join(
-                f"{g}: {sorted(fs) if fs is not None else g + '.OPTION'}"
-                for g, fs in fields.items()
-            )
-            raise ValueError(f"unknown config key {key!r}. Known keys are {listing}.")
-        if len(owners) > 1:
-            raise ValueError(
-                f"key {key!r} is a field of {owners}; write it with a prefix, e.g. "
-                f"{owners[0]}.{key}={value}."
-            )
-        put(owners[0], key, value, item)
-    return out
+def run_overrides(items: Iterable[str] | Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The overrides of a training run (``syncattn train``, an experiment's cell) as
+    typed per-group dicts: ``{"train": {...}, "model": {...}, "data": {...}}``
+    ([`parse_overrides`][syncattn.training.parse_overrides] with the groups
+    [`TrainConfig`][syncattn.training.TrainConfig], `syncattn.models.ModelConfig` and the
+    open ``data.OPTION``)."""
+    return parse_overrides(
+        items, {"train": TrainConfig, "model": _model_config_class(), "data": None}
+    )

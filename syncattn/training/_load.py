@@ -17,9 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ._config import TrainConfig
 from ._files import atomic_write, records_lock
-from ._run import _build_model, _model_config, _write_json, read_config
+from ._run import _build_model, _write_json, read_config
 
 
 __all__ = [
@@ -69,8 +68,8 @@ def load_run(run_dir: str | os.PathLike, *, data_path: str | None = None, log=No
     spec = read_config(run_dir)
     path = data_path if data_path is not None else spec.data.get("path")
     corpus = data_mod.load_corpus(spec.data["name"], path, **spec.data.get("options", {}))
-    tcfg = TrainConfig(**spec.train)
-    model = _build_model(_model_config(spec), tcfg.seed)
+    tcfg = spec.train
+    model = _build_model(spec.model, tcfg.seed)
     model = cast_floating(model, jnp.float64 if tcfg.compute_dtype == "float64" else jnp.float32)
     opt_state = make_optimizer(tcfg).init(eqx.filter(model, eqx.is_inexact_array))
     template = {
@@ -132,7 +131,7 @@ def eval_run(
     tokens = getattr(corpus, split)
     if tokens is None:
         raise ValueError(f"corpus {spec.data['name']!r} has no {split} split.")
-    tcfg = TrainConfig(**spec.train)
+    tcfg = spec.train
     res = evaluate(
         model, tokens, kind=corpus.kind, pad_id=corpus.pad_id,
         batch_size=tcfg.batch_size if batch_size is None else batch_size,
@@ -254,8 +253,8 @@ def generate_samples(run_dir, *, prompt="", length=200, temperature=1.0, top_k=N
         top_k = _count(top_k, "top_k (--top-k)", 1)
     log = log or (lambda msg: print(msg, file=sys.stderr))
     spec, corpus, model, step = load_run(run_dir, data_path=data_path, log=log)
-    tcfg = TrainConfig(**spec.train)
-    ids = _prompt_ids(corpus, prompt, int(spec.model["vocab_size"]), log).astype(np.int32)
+    tcfg = spec.train
+    ids = _prompt_ids(corpus, prompt, spec.model.vocab_size, log).astype(np.int32)
     if ids.size == 0:
         start = corpus.bos_id if corpus.kind == "word" and corpus.bos_id is not None else None
         ids = np.asarray([start if start is not None else ord("\n")], np.int32)

@@ -32,12 +32,12 @@ import json
 import os
 import platform
 import sys
-import typing
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from .._outputs import revision as revision
-from ._config import BOOKKEEPING_FIELDS, TrainConfig, parse_overrides, parse_value
+from ._config import BOOKKEEPING_FIELDS, TrainConfig, run_overrides
 from ._files import (
     atomic_write,
     check_folder_target,
@@ -72,27 +72,53 @@ class RunFolderError(ValueError):
 
 @dataclasses.dataclass(frozen=True)
 class RunSpec:
-    """Everything that defines a training run (the contents of ``config.json``)."""
+    """Everything that defines a training run: typed configs, serialised only into
+    ``config.json`` (`to_json`).
 
-    model: dict[str, Any]
+    Attributes:
+        model: the `syncattn.models.ModelConfig`.
+        data: the corpus: ``name``, ``path``, ``options``, ``kind``, ``vocab_size``.
+        train: the [`syncattn.training.TrainConfig`][].
+        preset: the ``--config`` name the model came from (default: ``model.name``).
+
+    ``model`` and ``train`` may also be given as the dicts of a ``config.json``
+    (``model`` with its ``preset`` key); they are then constructed (and validated)
+    here, once.
+    """
+
+    model: Any  # a ModelConfig (or its config.json dict)
     data: dict[str, Any]
-    train: dict[str, Any]
+    train: Any  # a TrainConfig (or its config.json dict)
+    preset: str | None = None
+
+    def __post_init__(self):
+        if isinstance(self.model, Mapping):
+            fields = dict(self.model)
+            preset = fields.pop("preset", None)
+            object.__setattr__(self, "model", _model_config_class()(**fields))
+            if self.preset is None:
+                object.__setattr__(self, "preset", preset)
+        if isinstance(self.train, Mapping):
+            object.__setattr__(self, "train", TrainConfig(**self.train))
+        if self.preset is None:
+            object.__setattr__(self, "preset", self.model.name)
 
     def to_json(self) -> dict[str, Any]:
-        return {"model": self.model, "data": self.data, "train": self.train}
+        """The ``config.json`` sections: ``model`` (with ``preset``), ``data``, ``train``."""
+        return {
+            "model": {"preset": self.preset, **dataclasses.asdict(self.model)},
+            "data": self.data,
+            "train": self.train.to_dict(),
+        }
+
+
+def _model_config_class():
+    from ..models import ModelConfig
+
+    return ModelConfig
 
 
 # --------------------------------------------------------------------------- specs
-
-
-def _train_field_value(name: str, raw: Any) -> Any:
-    hint = typing.get_type_hints(TrainConfig)[name]
-    value = parse_value(raw) if isinstance(raw, str) else raw
-    if isinstance(value, str) and value.lower() in ("none", "null"):
-        value = None
-    if hint in (float, float | None) and isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
-    return value
 
 
 def make_spec(
@@ -103,13 +129,16 @@ def make_spec(
     data_path: str | os.PathLike | None = None,
     steps: int | None = None,
     seed: int = 0,
-    overrides: list[str] | tuple[str, ...] = (),
+    overrides: Iterable[str] | Mapping[str, Any] = (),
 ) -> tuple[RunSpec, Any]:
     """Resolve the command-line choices into a [`RunSpec`][syncattn.training.RunSpec] and the corpus.
 
-    Overrides are ``key=value``: a [`syncattn.training.TrainConfig`][] field, a
+    Overrides are ``key=value`` strings, or a ``{key: value}`` mapping of typed
+    values (what the experiments pass): a [`syncattn.training.TrainConfig`][] field, a
     `syncattn.models.ModelConfig` field, or ``data.OPTION`` for a corpus option
-    (prefix ``train.`` / ``model.`` when a name is ambiguous). The model gets the
+    (prefix ``train.`` / ``model.`` when a name is ambiguous). Each is parsed once, by
+    its field's type (`syncattn._overrides`), and each config is constructed (and
+    validated) once. The model gets the
     corpus's ``vocab_size`` and ``pad_id``; word corpora fix ``seq_len`` to their
     row length - 1.
 
@@ -124,13 +153,7 @@ def make_spec(
     """
     from .. import data as data_mod, models
 
-    if model not in ("kuramoto", "oscillator", "softmax"):
-        raise ValueError(f"--model must be kuramoto, oscillator or softmax; got {model!r}.")
-    model_fields = [f.name for f in dataclasses.fields(models.ModelConfig)]
-    train_fields = [f.name for f in dataclasses.fields(TrainConfig)]
-    groups = parse_overrides(
-        overrides, {"train": train_fields, "model": model_fields, "data": None}
-    )
+    groups = run_overrides(overrides)
     data_opts = groups["data"]
     for key in ("vocab_size", "attention", "name"):
         if key in groups["model"]:
@@ -141,15 +164,16 @@ def make_spec(
     path = None if data_path is None else str(Path(data_path).expanduser().resolve())
     corpus = data_mod.load_corpus(data, path, **data_opts)
 
+    # --model is checked once, by get_config (the preset exists for that attention)
     mcfg = models.get_config(
         config, attention=model, vocab_size=corpus.vocab_size,
         **({"pad_id": corpus.pad_id} if corpus.pad_id is not None else {}),
         **groups["model"],
     )
-    train_kw = {k: _train_field_value(k, v) for k, v in groups["train"].items()}
+    train_kw = dict(groups["train"])
     if steps is not None:
-        train_kw["steps"] = int(steps)
-    train_kw["seed"] = int(seed)
+        train_kw["steps"] = steps
+    train_kw["seed"] = seed
     if corpus.kind == "word":
         row = int(corpus.train.shape[1]) - 1
         if "seq_len" in train_kw and train_kw["seq_len"] != row:
@@ -159,19 +183,18 @@ def make_spec(
         train_kw["seq_len"] = row
     tcfg = TrainConfig.preset(config, **train_kw)
     spec = RunSpec(
-        model={"preset": config, **dataclasses.asdict(mcfg)},
+        model=mcfg,
         data={"name": data, "path": path, "options": data_opts, "kind": corpus.kind,
               "vocab_size": corpus.vocab_size},
-        train=tcfg.to_dict(),
+        train=tcfg,
+        preset=config,
     )
     return spec, corpus
 
 
 def _model_config(spec: RunSpec):
-    from .. import models
-
-    fields = {k: v for k, v in spec.model.items() if k != "preset"}
-    return models.ModelConfig(**fields)
+    """Deprecated: ``spec.model`` (a RunSpec now holds the ModelConfig)."""
+    return spec.model
 
 
 def read_config(run_dir: str | os.PathLike) -> RunSpec:
@@ -205,13 +228,11 @@ def read_config(run_dir: str | os.PathLike) -> RunSpec:
             f"{path} is not a run config: it lacks the section(s) "
             f"{', '.join(missing)}. {what_to_do}"
         )
-    spec = RunSpec(model=raw["model"], data=raw["data"], train=raw["train"])
     try:
         for key in ("name", "kind"):
-            if key not in spec.data:
+            if key not in raw["data"]:
                 raise ValueError(f"data has no {key!r}")
-        _model_config(spec)
-        TrainConfig(**spec.train)
+        spec = RunSpec(model=raw["model"], data=raw["data"], train=raw["train"])
     except (TypeError, ValueError) as e:
         raise RunFolderError(f"{path} holds an invalid run config ({e}). {what_to_do}") from None
     return spec
@@ -220,8 +241,9 @@ def read_config(run_dir: str | os.PathLike) -> RunSpec:
 def validate_run(spec: RunSpec, corpus) -> tuple[Any, TrainConfig]:
     """Check a run before anything of it is written: ``(ModelConfig, TrainConfig)``.
 
-    The configs are constructed (each validates its own fields), then the pieces
-    are checked against each other: the model is a language model (``task="lm"``:
+    The spec's configs validated their own fields when they were constructed
+    (once, in [`make_spec`][syncattn.training.make_spec] or from ``config.json``);
+    here the pieces are checked against each other: the model is a language model (``task="lm"``:
     a classifier preset such as ``paper-b-sva`` is trained by ``syncattn
     experiment``), ``seq_len`` fits the model's ``max_len``, and the training and
     validation splits each hold at least one window of ``seq_len + 1`` tokens.
@@ -231,9 +253,7 @@ def validate_run(spec: RunSpec, corpus) -> tuple[Any, TrainConfig]:
     """
     from ..data._sampler import require_window
 
-    mcfg = _model_config(spec)
-    tcfg = TrainConfig(**spec.train)
-    preset = spec.model.get("preset", mcfg.name)
+    mcfg, tcfg, preset = spec.model, spec.train, spec.preset
     if mcfg.task != "lm":
         raise ValueError(
             f"--config {preset!r} is a {mcfg.task} preset (task={mcfg.task!r}); "
@@ -402,7 +422,7 @@ def train_run(
             _write_json(out / "config.json", payload)
             atomic_write(out / "revision", revision() + "\n")
         log(
-            f"{mcfg.attention} model, config {spec.model['preset']!r}: {n_params:,} parameters; "
+            f"{mcfg.attention} model, config {spec.preset!r}: {n_params:,} parameters; "
             f"data {spec.data['name']} ({spec.data['kind']}, vocab {spec.data['vocab_size']}); "
             f"{tcfg.steps} steps of {tcfg.batch_size} x {tcfg.seq_len} tokens on "
             f"{len(devices or jax.devices())} device(s) -> {out}"

@@ -78,8 +78,24 @@ def test_overrides_are_typed_and_checked():
     assert c.seeds == (0, 1, 2, 3, 4)
     assert make_config("table", "smoke", seed=7).seeds == (7,)
     assert make_config("table", "smoke", ["seeds=3,1"]).seeds == (3, 1)
-    with pytest.raises(ValueError, match="unknown config key 'stpes'"):
+    with pytest.raises(ValueError, match=r"unknown config key 'stpes' \(did you mean 'steps'\?\)"):
         make_config("table", "smoke", ["stpes=3"])
+    with pytest.raises(ValueError, match="seeds is given twice"):
+        make_config("table", "smoke", ["seeds=1"], seed=2)
+    # train.KEY=VALUE: one more training override of every cell, checked at once
+    c = make_config("table", "smoke", ["train.lr=0.01", "train.model.dropout=0.1",
+                                       "train.warmup_steps=1"])
+    smoke = table.Config.smoke().train
+    assert "warmup_steps=2" in smoke and "warmup_steps=1" not in smoke
+    # the config's own warmup_steps replaced in place, the new keys appended
+    assert c.train == tuple(o.replace("warmup_steps=2", "warmup_steps=1") for o in smoke) + (
+        "lr=0.01", "model.dropout=0.1")
+    (cell, *_) = table.cells(c)
+    assert cell.overrides["train.lr"] == 0.01 and cell.overrides["model.dropout"] == 0.1
+    with pytest.raises(ValueError, match="lr must be a float"):
+        make_config("table", "smoke", ["train.lr=fast"])
+    with pytest.raises(ValueError, match="has no training overrides"):
+        make_config("agreement", "smoke", ["train.lr=0.01"])
     with pytest.raises(ValueError, match="must be an int"):
         make_config("table", "smoke", ["steps=many"])
     rel = make_config("table", "smoke", data_path="enwik8")
@@ -159,9 +175,16 @@ def test_default_recipe_is_experiment_5s(name):
 def test_layered_overrides_later_layers_replace_earlier_keys():
     from syncattn.experiments._common import layered_overrides
 
-    got = layered_overrides(["lr=1", "eval_every=3"], ["eval_every=5", "seed=2"])
-    assert got == ("lr=1", "eval_every=5", "seed=2")
+    got = layered_overrides(["lr=1", "eval_every=3"], {"eval_every": 5, "d_osc": 2},
+                            ["seed=2"])
+    # typed by the fields, group-resolved, the later layer's eval_every kept
+    assert got == {"train.lr": 1.0, "train.eval_every": 5, "model.d_osc": 2, "train.seed": 2}
+    assert type(got["train.lr"]) is float
     with pytest.raises(ValueError, match="given twice"):
         layered_overrides(["lr=1", "lr=2"])
+    with pytest.raises(ValueError, match="train.lr is given twice"):
+        layered_overrides(["lr=1", "train.lr=2"])
+    with pytest.raises(ValueError, match="d_osc must be an int"):
+        layered_overrides({"d_osc": "two"})
     with pytest.raises(ValueError, match="KEY=VALUE"):
         layered_overrides(["lr"])

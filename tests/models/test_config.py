@@ -109,9 +109,9 @@ def test_bad_values(overrides, match):
 def test_bad_names_and_combinations():
     with pytest.raises(ValueError, match="unknown model config 'huge'; valid"):
         models.get_config("huge")
-    with pytest.raises(ValueError, match="attention in"):
+    with pytest.raises(ValueError, match=r"attention \(--model\) in"):
         models.get_config("paper-b-sva", attention="kuramoto")
-    with pytest.raises(ValueError, match="exists for attention in"):
+    with pytest.raises(ValueError, match=r"exists for attention \(--model\) in"):
         models.get_config("tiny", attention="linear")
     with pytest.raises(ValueError, match="positions='rope'"):
         models.get_config("tiny", attention="kuramoto", positions="sinusoidal")
@@ -129,3 +129,23 @@ def test_configs_are_frozen_and_hashable():
     assert models.replace(c, d_model="32").d_model == 32
     with pytest.raises(ValueError, match="unknown model config key"):
         models.replace(c, bogus=1)
+
+
+def test_d_osc_rule_is_stated_once_on_the_config_path(monkeypatch):
+    """ModelConfig and the experiments that sweep d_osc share one check: changing it
+    changes all of them (the layer keeps its own, for direct use)."""
+    from syncattn.experiments import convergence, scaling
+    from syncattn.models import _config
+
+    with pytest.raises(ValueError, match=r"each of dims must be >= 2 \(oscillators"):
+        scaling.Config(dims=(2, 1))
+    with pytest.raises(ValueError, match="p_dim must be >= 2"):
+        scaling.Config(p_dim=1)
+    with pytest.raises(ValueError, match="each of dims must be >= 2"):
+        convergence.Config(dims=(1,))
+    calls = []
+    monkeypatch.setattr(_config, "check_d_osc", lambda d, name="d_osc": calls.append((d, name)))
+    models.ModelConfig(d_osc=1)
+    scaling.Config(dims=(1,), p_dim=3)
+    convergence.Config(dims=(0,))
+    assert calls == [(1, "d_osc"), (1, "each of dims"), (3, "p_dim"), (0, "each of dims")]

@@ -85,5 +85,5 @@ def test_config_validation_and_overrides():
         parse_overrides(["seed=1"], groups)
     with pytest.raises(ValueError, match="KEY=VALUE"):
         parse_overrides(["lr"], groups)
-    with pytest.raises(ValueError, match="unknown model field"):
+    with pytest.raises(ValueError, match="unknown model key .lr."):
         parse_overrides(["model.lr=1"], groups)

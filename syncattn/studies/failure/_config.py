@@ -45,7 +45,7 @@ class Config(_common.DefaultSize):
     n_threshold: int = 100_000  # uniform starts per d for the finite-time panel
 
     @classmethod
-    def small(cls) -> Config:
+    def smoke(cls) -> Config:
         """Test size: a few seconds."""
         return cls(
             dims=(2, 5),
