@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import time
 from pathlib import Path
 from typing import Any
 
@@ -199,8 +200,8 @@ def sva_task(config: TrainConfig, splits: dict[str, list[dict]], *, epochs: int)
     [`SVA_LENGTH`][syncattn.training.SVA_LENGTH] tokens. The loss is
     [`syncattn.training.verb_bce_loss`][] (dropout on); the evaluation is
     [`syncattn.training.evaluate_sva`][] on ``splits["val"]`` (headline: the hard
-    accuracy), and each eval record also carries the epoch and the float32 mean
-    training loss of the steps since the previous evaluation. No train records are
+    accuracy), and each eval record also carries the epoch, the float32 mean
+    training loss of the steps since the previous evaluation and the seconds since it. No train records are
     logged. [`syncattn.training.fit_classifier`][] evaluates and saves at every epoch's end.
 
     Raises:
@@ -230,8 +231,13 @@ def sva_task(config: TrainConfig, splits: dict[str, list[dict]], *, epochs: int)
         b = _pad(sva_batch(train, order(epoch)[i * bs:(i + 1) * bs]))
         return {k: b[k] for k in ("tokens", "mask", "verb_pos", "label")}
 
+    clock = [time.perf_counter()]
+
     def summary(step: int, losses: list[float]) -> dict:
-        return {"epoch": -(-step // per_epoch), "loss": _mean_float32(losses)}
+        # wall-clock seconds since the previous evaluation (the first: since the task was made)
+        now = time.perf_counter()
+        seconds, clock[0] = now - clock[0], now
+        return {"epoch": -(-step // per_epoch), "loss": _mean_float32(losses), "seconds": seconds}
 
     return Task(
         loss=_sva_loss,

@@ -10,8 +10,8 @@ Run-folder files written here (by process 0 only):
   optimiser state, the dropout key and the step;
 * ``log.jsonl``: one JSON object per line, ``{"kind": "train", "step", "loss",
   "lr", "grad_norm", "tokens_per_s", ...}`` every `log_every` steps (tasks with
-  ``log_train``) and ``{"kind": "eval", "step", "split", ..., "seconds"}`` with the
-  task's metrics at every evaluation. ``step`` counts the updates done. On resume,
+  ``log_train``) and ``{"kind": "eval", "step", "split", ...}`` with the task's
+  metrics at every evaluation. ``step`` counts the updates done. On resume,
   lines past the restored step are dropped, so the log always describes one run.
   Lines are appended whole (`syncattn.training._files.append_line`) and the log is
   flushed to disk before each checkpoint. A task that summarises its training
@@ -366,18 +366,14 @@ def fit(
     model_r = replicate(state.model, mesh)
     opt_r = replicate(state.opt_state, mesh)
     key_r = replicate(jnp.asarray(state.key), mesh)
-    since = time.perf_counter()
 
     def run_eval(model_now, step):
-        nonlocal since
         record = {"kind": "eval", "step": step}
         if task.train_summary is not None:
             record.update(task.train_summary(step, list(pending)))
             pending.clear()
         record["split"] = "val"
         record.update(task.evaluate(model_now, mesh_devices))
-        record["seconds"] = time.perf_counter() - since
-        since = time.perf_counter()
         if main:
             append_line(log_path, json.dumps(record))
         return record
