@@ -201,8 +201,9 @@ def sva_task(config: TrainConfig, splits: dict[str, list[dict]], *, epochs: int)
     [`syncattn.training.verb_bce_loss`][] (dropout on); the evaluation is
     [`syncattn.training.evaluate_sva`][] on ``splits["val"]`` (headline: the hard
     accuracy), and each eval record also carries the epoch, the float32 mean
-    training loss of the steps since the previous evaluation and the seconds since it. No train records are
-    logged. [`syncattn.training.fit_classifier`][] evaluates and saves at every epoch's end.
+    training loss of the steps since the previous evaluation and the seconds since it.
+    No train records are logged. [`syncattn.training.fit_classifier`][] evaluates and
+    saves at every epoch's end.
 
     Raises:
         ValueError: fewer training records than one batch, an empty val split, or
