@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import equinox as eqx
 import jax
-import jax.numpy as jnp
-import numpy as np
 
+from .._trees import cast_floating, count_parameters
 from .._types import PRNGKeyArray
 from ._config import ModelConfig
 
@@ -45,18 +44,12 @@ def build(config: ModelConfig, *, key: PRNGKeyArray) -> eqx.Module:
     return TransformerLM(config, key=key)
 
 
-def _is_param(x) -> bool:
-    if isinstance(x, jax.ShapeDtypeStruct):
-        return jnp.issubdtype(x.dtype, jnp.inexact)
-    return eqx.is_inexact_array(x)
-
-
 def count_params(model) -> int:
     r"""Number of trainable scalars: $\sum$ of the sizes of the floating arrays
     in ``model`` (also accepts the ``jax.ShapeDtypeStruct`` leaves of
-    ``eqx.filter_eval_shape(build, config, key=key)``)."""
-    leaves = jax.tree_util.tree_leaves(model)
-    return int(sum(int(np.prod(x.shape)) for x in leaves if _is_param(x)))
+    ``eqx.filter_eval_shape(build, config, key=key)``); the same count as
+    [`syncattn.training.count_parameters`][]."""
+    return count_parameters(model)
 
 
 def config_params(config: ModelConfig) -> int:
@@ -92,7 +85,6 @@ def describe(config: ModelConfig) -> str:
 
 def cast(model, dtype):
     """``model`` with every floating parameter cast to ``dtype`` (e.g.
-    ``jnp.bfloat16`` for low-precision compute)."""
-    return jax.tree_util.tree_map(
-        lambda x: x.astype(dtype) if eqx.is_inexact_array(x) else x, model
-    )
+    ``jnp.bfloat16`` for low-precision compute); the same cast as
+    [`syncattn.training.cast_floating`][]."""
+    return cast_floating(model, dtype)

@@ -9,6 +9,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._trees import cast_floating
+
 
 def check_int(v, name: str, low: int = 1) -> int:
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
@@ -48,11 +50,7 @@ def check_input(x, name: str, shape_doc: str, last: int | None, ndim: int = 2):
     return x
 
 
-def cast(tree, dtype):
-    """Every floating array leaf of `tree` cast to `dtype` (layers follow their input)."""
-    return jax.tree.map(
-        lambda a: a.astype(dtype) if eqx.is_inexact_array(a) else a, tree
-    )
+cast = cast_floating  # every floating leaf of a layer cast to its input's dtype
 
 
 def linear(layer: eqx.nn.Linear, x):

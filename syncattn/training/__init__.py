@@ -12,10 +12,14 @@ r"""Training: optimiser and schedule, the compiled step, data parallelism, check
   over the local devices; `jax.distributed` for several hosts.
 * [`syncattn.training.save_checkpoint`][], [`syncattn.training.restore_checkpoint`][]:
   atomic checkpoints, last k kept, fallback past a corrupt one.
-* [`syncattn.training.fit`][], [`syncattn.training.evaluate`][]: the loop and the
-  BPC / perplexity evaluation.
+* [`syncattn.training.fit`][]: the one training loop, for any
+  [`syncattn.training.Task`][] (its loss, batches and evaluation):
+  [`syncattn.training.language_model_task`][] (with the BPC / perplexity
+  evaluation [`syncattn.training.evaluate`][]) or [`syncattn.training.sva_task`][].
 * [`syncattn.training.fit_classifier`][], [`syncattn.training.evaluate_sva`][],
   [`syncattn.training.sva_metrics`][]: the agreement classifier (seed 001's SVA task).
+* [`syncattn.training.count_parameters`][], [`syncattn.training.cast_floating`][]:
+  the parameter count and the floating-point cast of a model.
 * [`syncattn.training.generate`][]: autoregressive sampling.
 * [`syncattn.training.train_run`][] and friends: run folders (config.json,
   log.jsonl, checkpoints/, samples.txt, revision) behind ``syncattn train``,
@@ -24,6 +28,10 @@ r"""Training: optimiser and schedule, the compiled step, data parallelism, check
   ([`syncattn.training.RunBusy`][]).
 """
 
+from .._trees import (
+    cast_floating as cast_floating,
+    count_parameters as count_parameters,
+)
 from ._checkpoint import (
     CheckpointError as CheckpointError,
     list_checkpoints as list_checkpoints,
@@ -34,9 +42,11 @@ from ._checkpoint import (
 from ._classify import (
     FAILURE_THRESHOLD as FAILURE_THRESHOLD,
     SVA_LENGTH as SVA_LENGTH,
+    SVA_METRICS as SVA_METRICS,
     evaluate_sva as evaluate_sva,
     fit_classifier as fit_classifier,
     sva_metrics as sva_metrics,
+    sva_task as sva_task,
     verb_bce_loss as verb_bce_loss,
 )
 from ._config import TrainConfig as TrainConfig, parse_overrides as parse_overrides
@@ -45,8 +55,6 @@ from ._load import eval_run as eval_run, load_run as load_run, sample_run as sam
 from ._loop import (
     TrainingDiverged as TrainingDiverged,
     TrainingInterrupted as TrainingInterrupted,
-    count_parameters as count_parameters,
-    evaluate as evaluate,
     fit as fit,
     read_log as read_log,
 )
@@ -70,21 +78,29 @@ from ._sharding import (
     shard_batch as shard_batch,
 )
 from ._step import (
-    cast_floating as cast_floating,
     make_eval_step as make_eval_step,
     make_train_step as make_train_step,
     metric_from_loss as metric_from_loss,
     next_token_loss as next_token_loss,
     token_nll as token_nll,
 )
+from ._task import (
+    Task as Task,
+    evaluate as evaluate,
+    language_model_task as language_model_task,
+)
 
 
 __all__ = [
     "FAILURE_THRESHOLD",
     "SVA_LENGTH",
+    "SVA_METRICS",
     "evaluate_sva",
     "fit_classifier",
     "sva_metrics",
+    "sva_task",
+    "Task",
+    "language_model_task",
     "verb_bce_loss",
     "CheckpointError",
     "list_checkpoints",

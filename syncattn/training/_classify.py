@@ -7,15 +7,18 @@ The model is a [`syncattn.models.Classifier`][] that reads ``BOS w_1 .. w_n EOS`
 * [`syncattn.training.sva_metrics`][]: accuracy on all / simple / hard sentences and
   the failure flag (hard accuracy below 85 %, seed 001's criterion);
 * [`syncattn.training.evaluate_sva`][]: both on a split;
-* [`syncattn.training.fit_classifier`][]: epochs of shuffled mini-batches into a run
-  folder (``log.jsonl``, ``checkpoints/`` at every epoch end), resuming from the last
+* [`syncattn.training.sva_task`][]: epochs of shuffled mini-batches as a task of the
+  one training loop, [`syncattn.training.fit`][];
+* [`syncattn.training.fit_classifier`][]: that task trained into a run folder
+  (``log.jsonl``, ``checkpoints/`` at every epoch end), resuming from the last
   checkpoint.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -26,9 +29,10 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike, Bool, Float, Int, PRNGKeyArray
 
-from ._checkpoint import restore_checkpoint, save_checkpoint
+from ..data.sva import sva_batch
 from ._config import TrainConfig
-from ._optim import make_optimizer
+from ._loop import fit, held_run_folder
+from ._task import Task
 
 
 __all__ = [
@@ -36,7 +40,9 @@ __all__ = [
     "sva_metrics",
     "evaluate_sva",
     "fit_classifier",
+    "sva_task",
     "FAILURE_THRESHOLD",
+    "SVA_METRICS",
     "SVA_LENGTH",
 ]
 
@@ -45,6 +51,9 @@ FAILURE_THRESHOLD = 0.85
 
 SVA_LENGTH = 8
 """Padded row length: BOS + the longest sentence (6 words) + EOS."""
+
+SVA_METRICS = ("acc_hard", "acc_all", "acc_simple", "n_all", "n_simple", "n_hard", "failed")
+"""The names [`syncattn.training.sva_metrics`][] returns (the hard accuracy first)."""
 
 
 def _verb_logits(model, tokens, mask, verb_pos, key):
@@ -156,8 +165,6 @@ def _eval_logits(model, tokens, mask, verb_pos):
 
 def evaluate_sva(model, examples: list[dict], *, batch_size: int = 512) -> dict[str, Any]:
     """[`syncattn.training.sva_metrics`][] of `model` (no dropout) on the records `examples`."""
-    from ..data.sva import sva_batch
-
     if not examples:
         raise ValueError("examples must not be empty.")
     parts = {k: [] for k in ("logits", "label", "hard", "has_distractor")}
@@ -169,46 +176,40 @@ def evaluate_sva(model, examples: list[dict], *, batch_size: int = 512) -> dict[
     return sva_metrics(*(np.concatenate(parts[k]) for k in parts))
 
 
-def _append(path: Path, record: dict) -> None:
-    import json
+def _sva_loss(model, batch, key):
+    # the task's loss (module level: hashable, so the compiled step is cached)
+    return verb_bce_loss(
+        model, batch["tokens"], batch["mask"], batch["verb_pos"], batch["label"], key=key
+    )
 
-    with path.open("a") as f:
-        f.write(json.dumps(record) + "\n")
+
+def _mean_float32(losses: list[float]) -> float:
+    """The float32 mean of float32 losses (the figure the classifier has always logged)."""
+    if not losses:
+        return math.nan
+    return float(jnp.mean(jnp.asarray(np.asarray(losses, dtype=np.float32))))
 
 
-def fit_classifier(
-    model,
-    config: TrainConfig,
-    splits: dict[str, list[dict]],
-    run_dir: str | Path,
-    *,
-    epochs: int,
-    progress: bool = False,
-    log=None,
-) -> dict[str, Any]:
-    r"""Train an SVA classifier for `epochs` epochs into `run_dir`, resuming if possible.
+def sva_task(config: TrainConfig, splits: dict[str, list[dict]], *, epochs: int) -> Task:
+    r"""The agreement classifier's training as a [`Task`][syncattn.training.Task].
 
-    Epoch $e$ visits ``splits["train"]`` in the order of
-    ``numpy.random.default_rng((config.seed, e)).permutation``, in batches of
-    `config.batch_size` (the last partial batch is dropped), padded to
-    [`SVA_LENGTH`][syncattn.training.SVA_LENGTH] tokens. Each step is one
-    [`syncattn.training.make_optimizer`][] update on
-    [`syncattn.training.verb_bce_loss`][] (dropout on). `config.steps` must equal
-    `epochs` times the batches per epoch (the cosine schedule runs over all of them).
-    After each epoch the model is scored on ``splits["val"]``
-    ([`syncattn.training.evaluate_sva`][]), the record appended to ``log.jsonl`` and
-    ``checkpoints/step_N`` saved; a re-run resumes after the last saved epoch.
-
-    Returns:
-        ``{"step", "epochs", "val" (the last epoch's metrics), "resumed_from"}``.
+    With $n_b$ = ``len(splits["train"]) // config.batch_size`` batches per epoch, step
+    $s$ is batch $i = s \bmod n_b$ of epoch $e = \lfloor s / n_b \rfloor$: the records
+    ``order[i B:(i+1) B]`` of ``order = numpy.random.default_rng((config.seed,
+    e)).permutation(len(train))`` (the last partial batch is dropped), padded to
+    [`SVA_LENGTH`][syncattn.training.SVA_LENGTH] tokens. The loss is
+    [`syncattn.training.verb_bce_loss`][] (dropout on); the evaluation is
+    [`syncattn.training.evaluate_sva`][] on ``splits["val"]`` (headline: the hard
+    accuracy), and each eval record also carries the epoch, the float32 mean
+    training loss of the steps since the previous evaluation and the seconds since it.
+    No train records are logged. [`syncattn.training.fit_classifier`][] evaluates and
+    saves at every epoch's end.
 
     Raises:
-        ValueError: `config.steps` inconsistent with `epochs`; empty splits.
-        RuntimeError: a non-finite loss.
+        ValueError: fewer training records than one batch, an empty val split, or
+            `config.steps` other than `epochs` times the batches per epoch (the cosine
+            schedule runs over all of them).
     """
-    from ..data.sva import sva_batch
-
-    log = log or (lambda msg: print(msg, file=sys.stderr))
     train, val = splits["train"], splits["val"]
     per_epoch = len(train) // config.batch_size
     if per_epoch < 1 or not val:
@@ -220,74 +221,80 @@ def fit_classifier(
             f"config.steps={config.steps} must be epochs * batches per epoch = "
             f"{epochs} * {per_epoch} = {epochs * per_epoch}."
         )
-    run_dir = Path(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    ckpt, log_path = run_dir / "checkpoints", run_dir / "log.jsonl"
-    model = jax.tree.map(
-        lambda x: x.astype(jnp.float32) if eqx.is_inexact_array(x) else x, model
+    bs = config.batch_size
+
+    @functools.lru_cache(maxsize=1)
+    def order(epoch: int):
+        return np.random.default_rng((config.seed, epoch)).permutation(len(train))
+
+    def batch(step: int) -> dict:
+        epoch, i = divmod(step, per_epoch)
+        b = _pad(sva_batch(train, order(epoch)[i * bs:(i + 1) * bs]))
+        return {k: b[k] for k in ("tokens", "mask", "verb_pos", "label")}
+
+    clock = [time.perf_counter()]
+
+    def summary(step: int, losses: list[float]) -> dict:
+        # wall-clock seconds since the previous evaluation (the first: since the task was made)
+        now = time.perf_counter()
+        seconds, clock[0] = now - clock[0], now
+        return {"epoch": -(-step // per_epoch), "loss": _mean_float32(losses), "seconds": seconds}
+
+    return Task(
+        loss=_sva_loss,
+        sample_batch=batch,
+        evaluate=lambda model, devices: evaluate_sva(model, val),
+        metrics=SVA_METRICS,
+        name="sva",
+        log_train=False,
+        train_summary=summary,
     )
-    optimizer = make_optimizer(config)
-    opt_state = optimizer.init(eqx.filter(model, eqx.is_inexact_array))
-    key = jax.random.PRNGKey(config.seed + 1)
-    template = {"model": model, "opt_state": opt_state, "key": key, "step": np.asarray(0, np.int64)}
-    restored = restore_checkpoint(ckpt, template, quarantine=True, log=log)
-    step0, resumed = 0, None
-    if restored is not None:
-        tree, step0, _ = restored
-        model, opt_state, key = tree["model"], tree["opt_state"], tree["key"]
-        resumed = int(step0)
-        if log_path.exists():  # drop records written after the checkpoint
-            import json
 
-            keep = [ln for ln in log_path.read_text().splitlines()
-                    if ln.strip() and json.loads(ln).get("step", 0) <= step0]  # fmt: skip
-            log_path.write_text("".join(k + "\n" for k in keep))
-    elif log_path.exists():
-        log_path.unlink()
 
-    def loss_fn(m, tokens, mask, verb_pos, label, k):
-        return verb_bce_loss(m, tokens, mask, verb_pos, label, key=k)
+def fit_classifier(
+    model,
+    config: TrainConfig,
+    splits: dict[str, list[dict]],
+    run_dir: str | Path,
+    *,
+    epochs: int,
+    progress: bool = False,
+    log=None,
+    devices=None,
+    restart: bool = False,
+    stop_on_signal: bool = False,
+) -> dict[str, Any]:
+    r"""Train an SVA classifier for `epochs` epochs into `run_dir`, resuming if possible.
 
-    @eqx.filter_jit
-    def step_fn(m, opt, k, tokens, mask, verb_pos, label):
-        k, sub = jax.random.split(k)
-        loss, grads = eqx.filter_value_and_grad(loss_fn)(m, tokens, mask, verb_pos, label, sub)
-        updates, opt = optimizer.update(grads, opt, eqx.filter(m, eqx.is_inexact_array))
-        return eqx.apply_updates(m, updates), opt, k, loss
+    [`syncattn.training.fit`][] of [`syncattn.training.sva_task`][] (the same loop,
+    run folder and faults as the language model's), evaluating on ``splits["val"]``
+    and saving ``checkpoints/step_N`` after each epoch: epoch $e$ visits
+    ``splits["train"]`` in the order of ``numpy.random.default_rng((config.seed,
+    e)).permutation``, in batches of `config.batch_size`, each step one
+    [`syncattn.training.make_optimizer`][] update on
+    [`syncattn.training.verb_bce_loss`][]. `config.steps` must equal `epochs` times
+    the batches per epoch; its `eval_every` and `ckpt_every` are replaced by the
+    epoch length. One process at a time trains into `run_dir` (its ``.lock``); a
+    re-run resumes after the last saved step.
 
-    last = None
-    e0 = int(step0) // per_epoch
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
+    Args:
+        devices, restart, stop_on_signal: as for [`syncattn.training.fit`][].
 
-        bar = tqdm(total=config.steps, initial=int(step0), desc="sva", file=sys.stderr)
-    for e in range(e0, epochs):
-        order = np.random.default_rng((config.seed, e)).permutation(len(train))
-        t0, losses = time.time(), []
-        for i in range(per_epoch):
-            b = _pad(sva_batch(train, order[i * config.batch_size:(i + 1) * config.batch_size]))
-            model, opt_state, key, loss = step_fn(
-                model, opt_state, key, b["tokens"], b["mask"], b["verb_pos"], b["label"]
-            )
-            losses.append(loss)
-            if bar is not None:
-                bar.update(1)
-        mean_loss = float(jnp.mean(jnp.stack(losses)))
-        if not math.isfinite(mean_loss):
-            raise RuntimeError(f"non-finite training loss in epoch {e + 1}; lower lr.")
-        step = (e + 1) * per_epoch
-        last = evaluate_sva(model, val)
-        _append(log_path, {"kind": "eval", "step": step, "epoch": e + 1, "loss": mean_loss,
-                           "split": "val", "seconds": time.time() - t0, **last})  # fmt: skip
-        save_checkpoint(
-            ckpt, step,
-            {"model": model, "opt_state": opt_state, "key": key, "step": np.asarray(step, np.int64)},
-            keep=config.keep,
-        )  # fmt: skip
-    if bar is not None:
-        bar.close()
-    if last is None:  # resumed after the final epoch: score the restored model
-        last = evaluate_sva(model, val)
-    return {"step": epochs * per_epoch, "epochs": epochs, "val": last,
-            "resumed_from": resumed, "model": model}  # fmt: skip
+    Returns:
+        ``{"step", "epochs", "val" (the last epoch's metrics), "resumed_from", "model"}``.
+
+    Raises:
+        ValueError: `config.steps` inconsistent with `epochs`; empty splits.
+        TrainingDiverged: a non-finite loss or gradient (a `RuntimeError`; the last
+            good checkpoint is kept).
+        RunBusy: another process trains into `run_dir`.
+    """
+    task = sva_task(config, splits, epochs=epochs)
+    per_epoch = config.steps // epochs
+    config = dataclasses.replace(config, eval_every=per_epoch, ckpt_every=per_epoch)
+    with held_run_folder(run_dir, what="fit_classifier", log=log):
+        res = fit(model, config, task, run_dir, devices=devices, progress=progress, log=log,
+                  restart=restart, stop_on_signal=stop_on_signal)
+    return {"step": res["step"], "epochs": epochs,
+            "val": {k: res["eval"][k] for k in SVA_METRICS},
+            "resumed_from": res["resumed_from"], "model": res["model"]}  # fmt: skip

@@ -1,22 +1,30 @@
-r"""The training loop: resume, step, evaluate, checkpoint, log; stop on a non-finite loss.
+r"""The training loop, written once for every task: resume, step, evaluate, checkpoint,
+log; stop on a non-finite loss or a signal.
 
+A [`syncattn.training.Task`][] brings the loss, the batch of step $s$ and the
+evaluation (the language model: [`syncattn.training.language_model_task`][]; the
+agreement classifier: [`syncattn.training.sva_task`][]); everything else is here.
 Run-folder files written here (by process 0 only):
 
-* ``checkpoints/`` (see [`syncattn.training.save_checkpoint`][]);
+* ``checkpoints/`` (see [`syncattn.training.save_checkpoint`][]): the model, the
+  optimiser state, the dropout key and the step;
 * ``log.jsonl``: one JSON object per line, ``{"kind": "train", "step", "loss",
-  "lr", "grad_norm", "tokens_per_s", ...}`` every `log_every` steps and
-  ``{"kind": "eval", "step", "loss", "bpc" | "ppl", ...}`` at every evaluation.
-  ``step`` counts the updates done. On resume, lines past the restored step are
-  dropped, so the log always describes one run. Lines are appended whole
-  (`syncattn.training._files.append_line`) and the log is flushed to disk before
-  each checkpoint.
+  "lr", "grad_norm", "tokens_per_s", ...}`` every `log_every` steps (tasks with
+  ``log_train``) and ``{"kind": "eval", "step", "split", ...}`` with the task's
+  metrics at every evaluation. ``step`` counts the updates done. On resume,
+  lines past the restored step are dropped, so the log always describes one run.
+  Lines are appended whole (`syncattn.training._files.append_line`) and the log is
+  flushed to disk before each checkpoint. A task that summarises its training
+  losses in its eval records (the classifier's epoch mean) has them written as a
+  ``{"kind": "train_losses", "step", "losses"}`` record before a checkpoint that
+  falls between two evaluations, so that a resumed run summarises the same steps.
 
 With ``stop_on_signal``, SIGINT and SIGTERM finish the current step, save a
 checkpoint and raise [`TrainingInterrupted`][syncattn.training.TrainingInterrupted];
 the same call resumes exactly where it stopped.
 
-Resuming needs no data-loader state: batch $s$ is ``sample_batch(train, seed,
-step=s)``, a pure function; the dropout key is part of the saved state.
+Resuming needs no data-loader state: batch $s$ is ``task.sample_batch(s)``, a pure
+function; the dropout key is part of the saved state.
 
 Testing hook: the environment variable ``SYNCATTN_DEBUG_STEP_DELAY`` (seconds)
 sleeps after every step, so that the kill-and-resume test's SIGKILL lands mid-run.
@@ -42,9 +50,23 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ._checkpoint import CheckpointError, restore_checkpoint, save_checkpoint
+from .._trees import cast_floating, count_parameters
+from ._checkpoint import (
+    CheckpointError,
+    list_checkpoints,
+    restore_checkpoint,
+    save_checkpoint,
+)
 from ._config import BOOKKEEPING_FIELDS, TrainConfig
-from ._files import append_line, atomic_write, fsync_file
+from ._files import (
+    append_line,
+    atomic_write,
+    check_folder_target,
+    clean_stale,
+    fsync_file,
+    records_lock,
+    run_lock,
+)
 from ._optim import lr_schedule, make_optimizer
 from ._sharding import (
     broadcast_from_main,
@@ -53,12 +75,14 @@ from ._sharding import (
     replicate,
     shard_batch,
 )
-from ._step import cast_floating, make_eval_step, make_train_step, metric_from_loss
+from ._step import make_train_step
+from ._task import Task, evaluate, host_value, language_model_task
 
 
 __all__ = [
     "fit",
     "evaluate",
+    "held_run_folder",
     "TrainingDiverged",
     "TrainingInterrupted",
     "read_log",
@@ -114,18 +138,24 @@ def _stop_on_signals(enabled: bool):
             signal.signal(sig, old)
 
 
-def count_parameters(model) -> int:
-    """The number of scalar parameters (floating-point array entries) of `model`."""
-    leaves = jax.tree.leaves(eqx.filter(model, eqx.is_inexact_array))
-    return int(sum(np.prod(x.shape, dtype=np.int64) for x in leaves))
-
-
-def _host(x):
-    """A replicated scalar as a Python number (multi-host arrays are not fully
-    addressable, but every process holds the whole value)."""
-    if isinstance(x, jax.Array) and not x.is_fully_addressable:
-        x = x.addressable_data(0)
-    return np.asarray(x).item()
+@contextlib.contextmanager
+def held_run_folder(run_dir: str | Path, *, what: str, log=None):
+    """Hold `run_dir` for one trainer: create it, take its ``.lock`` (`RunBusy` if another
+    process holds it) and remove what a crashed process left in it and in
+    ``checkpoints/`` (process 0 only; the others just enter)."""
+    log = log or (lambda msg: print(msg, file=sys.stderr))
+    run_dir = check_folder_target(run_dir, "run_dir")
+    if not is_main_process():
+        yield run_dir
+        return
+    run_dir.mkdir(parents=True, exist_ok=True)
+    with run_lock(run_dir, what=what):
+        with records_lock(run_dir):
+            cleaned = clean_stale(run_dir)
+        cleaned += clean_stale(run_dir / "checkpoints")
+        if cleaned:
+            log(f"removed what an interrupted process left in {run_dir}: {', '.join(cleaned)}")
+        yield run_dir
 
 
 def _host_tree(tree):
@@ -164,78 +194,6 @@ def _truncate_log(path: Path, step: int) -> None:
     atomic_write(path, "".join(json.dumps(r) + "\n" for r in records))
 
 
-def _append(path: Path, record: dict) -> None:
-    append_line(path, json.dumps(record))
-
-
-# --------------------------------------------------------------------------- data access
-
-
-def _data_fns(sample_batch, eval_batches):
-    if sample_batch is None or eval_batches is None:
-        from .. import data
-
-        sample_batch = sample_batch or data.sample_batch
-        eval_batches = eval_batches or data.eval_batches
-    return sample_batch, eval_batches
-
-
-def evaluate(
-    model,
-    tokens,
-    *,
-    kind: str,
-    pad_id: int | None,
-    batch_size: int,
-    seq_len: int,
-    max_batches: int | None = None,
-    compute_dtype: str = "float32",
-    devices=None,
-    eval_batches=None,
-    _eval_step=None,
-) -> dict[str, float]:
-    r"""Mean next-token loss of `model` over a token array, and its BPC or perplexity.
-
-    $$\bar\ell = \frac{\sum_{b,t} m_{b,t}\,\ell_{b,t}}{\sum_{b,t} m_{b,t}}$$
-
-    summed in float64 over the batches of `eval_batches(tokens, batch_size=...,
-    seq_len=..., max_batches=...)` (a short final batch is padded with masked
-    rows), then $\mathrm{BPC} = \bar\ell/\ln 2$ (byte) or $\mathrm{PPL} = e^{\bar\ell}$
-    (word); see [`syncattn.training.metric_from_loss`][].
-
-    Returns:
-        ``{"loss", "bpc" | "ppl", "tokens"}`` (tokens: targets counted).
-
-    Raises:
-        ValueError: if the array yields no batch.
-    """
-    if eval_batches is None:
-        from ..data import eval_batches
-    mesh = data_mesh(devices)
-    n_dev = mesh.devices.size
-    bs = -(-batch_size // n_dev) * n_dev
-    step = _eval_step or _cached_eval_step(pad_id, compute_dtype)
-    model = replicate(model, mesh)
-    total, count = 0.0, 0.0
-    for batch in eval_batches(tokens, batch_size=batch_size, seq_len=seq_len, max_batches=max_batches):
-        batch = np.asarray(batch, dtype=np.int32)
-        rows = batch.shape[0]
-        weights = np.ones(bs, np.float32)
-        if rows < bs:
-            fill = np.zeros((bs - rows, batch.shape[1]), np.int32)
-            if pad_id is not None:
-                fill[:] = pad_id
-            batch = np.concatenate([batch, fill])
-            weights[rows:] = 0.0
-        s, c = step(model, shard_batch(batch, mesh), shard_batch(weights, mesh))
-        total += _host(s)
-        count += _host(c)
-    if count == 0:
-        raise ValueError("the evaluation data gave no target token (empty split?).")
-    loss = total / count
-    return {"loss": loss, **metric_from_loss(loss, kind), "tokens": int(count)}
-
-
 # --------------------------------------------------------------------------- fit
 
 
@@ -246,20 +204,14 @@ def _math_fields(config: TrainConfig) -> TrainConfig:
 
 
 @functools.lru_cache(maxsize=16)
-def _cached_eval_step(pad_id, compute_dtype):
-    return make_eval_step(pad_id=pad_id, compute_dtype=compute_dtype)
-
-
-@functools.lru_cache(maxsize=16)
-def _compiled(config: TrainConfig, pad_id, compute_dtype):
-    # One jitted step per (optimiser config, pad id, dtype): a second `fit` in the same
-    # process (resume, a sweep cell, the tests) reuses the compiled program.
+def _compiled(config: TrainConfig, loss, compute_dtype):
+    # One jitted step per (optimiser config, task loss, dtype): a second `fit` in the
+    # same process (resume, a sweep cell, the tests) reuses the compiled program.
     optimizer = make_optimizer(config)
     return (
         optimizer,
         lr_schedule(config),
-        make_train_step(optimizer, pad_id=pad_id, compute_dtype=compute_dtype),
-        _cached_eval_step(pad_id, compute_dtype),
+        make_train_step(optimizer, compute_dtype=compute_dtype, loss=loss),
     )
 
 
@@ -271,18 +223,39 @@ class _State:
     step: int
 
 
-def _progress(total, initial, enabled):
+def _progress(total, initial, enabled, desc):
     if not enabled:
         return None
-    from tqdm.auto import tqdm
+    from tqdm.auto import tqdm  # imported only with a progress bar (slow to import)
 
-    return tqdm(total=total, initial=initial, desc="train", dynamic_ncols=True, file=sys.stderr)
+    return tqdm(total=total, initial=initial, desc=desc, dynamic_ncols=True, file=sys.stderr)
+
+
+def _pending_losses(log_path: Path, step: int) -> list[float]:
+    """The training losses since the last evaluation that the ``train_losses`` record of
+    checkpoint `step` carries (none when `step` is an evaluation step)."""
+    records = read_log(log_path)
+    if any(r.get("kind") == "eval" and r.get("step") == step for r in records):
+        return []
+    found = [r for r in records if r.get("kind") == "train_losses" and r.get("step") == step]
+    return list(found[-1]["losses"]) if found else []
+
+
+def _diverged(ckpt_dir: Path, step: int, loss, grad_norm, config: TrainConfig):
+    good = [p.name for _, p in list_checkpoints(ckpt_dir)]
+    where = good[0] if good else "none (no checkpoint was saved yet)"
+    return TrainingDiverged(
+        f"non-finite loss or gradient at step {step} (loss={loss}, grad_norm={grad_norm}); "
+        f"training stopped. The last good checkpoint is {where} in {ckpt_dir}. Lower lr "
+        f"(now {config.lr}), raise warmup_steps or set clip_norm, and train into a new "
+        "--out folder."
+    )
 
 
 def fit(
     model,
     config: TrainConfig,
-    corpus,
+    data,
     run_dir: str | Path,
     *,
     devices=None,
@@ -293,25 +266,30 @@ def fit(
     restart: bool = False,
     stop_on_signal: bool = False,
 ) -> dict[str, Any]:
-    r"""Train `model` on `corpus` into `run_dir`, resuming from its latest checkpoint.
+    r"""Train `model` on a task into `run_dir`, resuming from its latest checkpoint.
 
-    Step $s = 0, 1, \dots, S-1$ draws batch ``sample_batch(corpus.train, seed,
-    step=s)``, applies one AdamW update ([`syncattn.training.make_train_step`][])
-    and then, when due, logs, evaluates on ``corpus.val`` and saves
-    ``checkpoints/step_{s+1}``. The final step always evaluates and saves.
+    Step $s = 0, 1, \dots, S-1$ draws the task's batch $s$, applies one AdamW update on
+    the task's loss ([`syncattn.training.make_train_step`][]) and then, when due, logs,
+    evaluates and saves ``checkpoints/step_{s+1}``. The final step always evaluates and
+    saves. The same loop trains the language model (`data` a corpus:
+    [`syncattn.training.language_model_task`][]) and the agreement classifier
+    ([`syncattn.training.sva_task`][], behind
+    [`syncattn.training.fit_classifier`][]).
 
     Args:
         model: the initial model (also the template a checkpoint is loaded into).
             Its floating parameters are cast to float32 (float64 when
             ``config.compute_dtype == "float64"``).
         config: the [`syncattn.training.TrainConfig`][].
-        corpus: an object with ``kind`` ("byte" | "word"), ``train``, ``val`` token
-            arrays and ``pad_id`` (e.g. from `syncattn.data.load_corpus`).
+        data: a [`syncattn.training.Task`][], or a corpus (an object with ``kind``
+            ("byte" | "word"), ``train``, ``val`` token arrays and ``pad_id``, e.g.
+            from `syncattn.data.load_corpus`) for next-token prediction.
         run_dir: the run folder (``checkpoints/`` and ``log.jsonl`` go there).
         devices: the devices of the data-parallel mesh (default: all).
-        progress: show a tqdm bar (loss, BPC or PPL, tokens/s).
+        progress: show a tqdm bar (loss, the task's metrics, tokens/s).
         log: a function of one string for messages (default: print to stderr).
-        sample_batch, eval_batches: the data functions (default: `syncattn.data`'s).
+        sample_batch, eval_batches: with a corpus, the data functions (default:
+            `syncattn.data`'s); a `Task` brings its own.
         restart: when ``checkpoints/`` holds checkpoints but none is readable (or
             only ``corrupt-step_*`` folders set aside by an earlier attempt), train
             again from step 0. Without it that case raises `CheckpointError`: a run
@@ -321,7 +299,9 @@ def fit(
             second signal acts at once).
 
     Returns:
-        ``{"step", "loss", "eval", "resumed_from", "params", "devices"}``.
+        ``{"step", "loss", "eval", "resumed_from", "params", "devices", "model"}``:
+        ``eval`` is the last eval record (when a finished run is called again: the
+        logged one, or a fresh evaluation if the log lost it).
 
     Raises:
         CheckpointError: no readable checkpoint where some existed (see `restart`).
@@ -330,21 +310,22 @@ def fit(
             step is not applied and not saved; ``checkpoints/`` keeps the last good
             checkpoint.
     """
+    if isinstance(data, Task):
+        if sample_batch is not None or eval_batches is not None:
+            raise TypeError("sample_batch and eval_batches go with a corpus; a Task has its own.")
+        task = data
+    else:
+        task = language_model_task(data, config, sample_batch=sample_batch, eval_batches=eval_batches)
     log = log or (lambda msg: print(msg, file=sys.stderr))
-    sample_batch, eval_batches = _data_fns(sample_batch, eval_batches)
     run_dir = Path(run_dir)
     main = is_main_process()
     if main:
         run_dir.mkdir(parents=True, exist_ok=True)
     ckpt_dir = run_dir / "checkpoints"
     log_path = run_dir / "log.jsonl"
-    kind, pad_id = corpus.kind, corpus.pad_id
 
-    param_dtype = jnp.float64 if config.compute_dtype == "float64" else jnp.float32
-    model = cast_floating(model, param_dtype)
-    optimizer, schedule, train_step, eval_step = _compiled(
-        _math_fields(config), pad_id, config.compute_dtype
-    )
+    model = cast_floating(model, "float64" if config.compute_dtype == "float64" else "float32")
+    optimizer, schedule, train_step = _compiled(_math_fields(config), task.loss, config.compute_dtype)
     opt_state = optimizer.init(eqx.filter(model, eqx.is_inexact_array))
     key = jax.random.PRNGKey(config.seed + 1)  # raw uint32[2]: saved as plain data
     state = _State(model, opt_state, key, 0)
@@ -359,6 +340,7 @@ def fit(
             "(the unreadable ones are kept as corrupt-step_*).")
         restored = None
     resumed_from = None
+    pending: list[float] = []  # training losses since the last evaluation
     if restored is not None:
         tree, step, path = restored
         state = _State(tree["model"], tree["opt_state"], tree["key"], int(step))
@@ -366,6 +348,8 @@ def fit(
         log(f"resumed from {path} (step {step})")
         if main:
             _truncate_log(log_path, step)
+            if task.train_summary is not None:
+                pending = _pending_losses(log_path, int(step))
     elif main and log_path.exists():
         if read_log(log_path):
             log(f"{ckpt_dir} holds no checkpoint yet: training from step 0 "
@@ -377,25 +361,29 @@ def fit(
 
     mesh = data_mesh(devices)
     n_dev = mesh.devices.size
+    mesh_devices = list(mesh.devices.flat)
     n_params = count_parameters(state.model)
     model_r = replicate(state.model, mesh)
     opt_r = replicate(state.opt_state, mesh)
     key_r = replicate(jnp.asarray(state.key), mesh)
 
     def run_eval(model_now, step):
-        res = evaluate(
-            model_now, corpus.val, kind=kind, pad_id=pad_id,
-            batch_size=config.batch_size, seq_len=config.seq_len,
-            max_batches=config.eval_batches, devices=list(mesh.devices.flat),
-            eval_batches=eval_batches, _eval_step=eval_step,
-        )
-        record = {"kind": "eval", "step": step, "split": "val", **res}
+        record = {"kind": "eval", "step": step}
+        if task.train_summary is not None:
+            record.update(task.train_summary(step, list(pending)))
+            pending.clear()
+        record["split"] = "val"
+        record.update(task.evaluate(model_now, mesh_devices))
         if main:
-            _append(log_path, record)
+            append_line(log_path, json.dumps(record))
         return record
 
     def save(step):
         if main:
+            if pending:
+                # what the next evaluation summarises survives an interruption
+                append_line(log_path, json.dumps(
+                    {"kind": "train_losses", "step": step, "losses": list(pending)}))
             fsync_file(log_path)  # the log is durable up to the checkpoint
             save_checkpoint(
                 ckpt_dir, step,
@@ -405,8 +393,7 @@ def fit(
             )
 
     delay = float(os.environ.get("SYNCATTN_DEBUG_STEP_DELAY", "0") or 0)  # tests only
-    tokens_per_step = config.batch_size * config.seq_len
-    bar = _progress(config.steps, state.step, progress and main)
+    bar = _progress(config.steps, state.step, progress and main, task.name)
     last_eval = None
     loss = math.nan
     step_time, step_count, first = 0.0, 0, True
@@ -417,28 +404,15 @@ def fit(
             stack.callback(bar.close)
         for s in range(state.step, config.steps):
             t0 = time.perf_counter()
-            batch = np.asarray(
-                sample_batch(corpus.train, seed=config.seed, step=s,
-                             batch_size=config.batch_size, seq_len=config.seq_len),
-                dtype=np.int32,
-            )
-            new_model, new_opt, new_key, metrics = train_step(
-                model_r, opt_r, key_r, shard_batch(batch, mesh)
-            )
-            metrics = {k: _host(v) for k, v in metrics.items()}
+            batch = jax.tree.map(lambda x: shard_batch(np.asarray(x), mesh), task.sample_batch(s))
+            new_model, new_opt, new_key, metrics = train_step(model_r, opt_r, key_r, batch)
+            metrics = {k: host_value(v) for k, v in metrics.items()}
             loss = metrics["loss"]
             if not metrics["finite"]:
-                good = [r for r in (ckpt_dir.iterdir() if ckpt_dir.is_dir() else [])
-                        if r.name.startswith("step_")]
-                where = max(good).name if good else "none (no checkpoint was saved yet)"
-                raise TrainingDiverged(
-                    f"non-finite loss or gradient at step {s + 1} (loss={loss}, "
-                    f"grad_norm={metrics['grad_norm']}); training stopped. The "
-                    f"last good checkpoint is {where} in {ckpt_dir}. Lower lr (now "
-                    f"{config.lr}), raise warmup_steps or set clip_norm, and train into "
-                    f"a new --out folder."
-                )
+                raise _diverged(ckpt_dir, s + 1, loss, metrics["grad_norm"], config)
             model_r, opt_r, key_r = new_model, new_opt, new_key
+            if task.train_summary is not None:
+                pending.append(loss)
             step = s + 1
             if delay:
                 time.sleep(delay)
@@ -446,17 +420,16 @@ def fit(
             # in evals or saves, and not the first step of a session (compilation)
             if first:
                 first = False
-            else:
+            elif task.tokens_per_step:
                 step_time += time.perf_counter() - t0
                 step_count += 1
-                tps = tokens_per_step * step_count / step_time
-            if main and (step % config.log_every == 0 or step == config.steps):
-                _append(log_path, {
-                    "kind": "train", "step": step, "loss": loss,
-                    **metric_from_loss(loss, kind),
+                tps = task.tokens_per_step * step_count / step_time
+            if main and task.log_train and (step % config.log_every == 0 or step == config.steps):
+                append_line(log_path, json.dumps({
+                    "kind": "train", "step": step, "loss": loss, **task.train_metrics(loss),
                     "lr": float(schedule(s)), "grad_norm": metrics["grad_norm"],
                     "tokens_per_s": tps, "devices": n_dev, "time": time.time(),
-                })
+                }))
                 step_time, step_count = 0.0, 0
             if step % config.eval_every == 0 or step == config.steps:
                 last_eval = run_eval(model_r, step)
@@ -464,11 +437,11 @@ def fit(
                 save(step)
             if bar is not None:
                 post = {"loss": f"{loss:.4f}"}
-                post.update({k: f"{v:.3f}" for k, v in metric_from_loss(loss, kind).items()})
+                post.update({k: f"{v:.3f}" for k, v in task.train_metrics(loss).items()})
                 if tps:
                     post["tok/s"] = f"{tps:,.0f}"
                 if last_eval is not None:
-                    m = "bpc" if kind == "byte" else "ppl"
+                    m = task.metrics[0]
                     post[f"val_{m}"] = f"{last_eval[m]:.3f}"
                 bar.set_postfix(post, refresh=False)
                 bar.update(1)
@@ -487,6 +460,9 @@ def fit(
         trains = [r for r in records if r.get("kind") == "train"]
         last_eval = evals[-1] if evals else None
         loss = trains[-1]["loss"] if trains else math.nan
+        if last_eval is None:  # the log lost it: evaluate the restored model
+            last_eval = {"kind": "eval", "step": state.step, "split": "val",
+                         **task.evaluate(model_r, mesh_devices)}
     return {
         "step": max(state.step, config.steps),
         "loss": loss,

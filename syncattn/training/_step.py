@@ -9,13 +9,14 @@ $x_{b,1..T}$ and targets $x_{b,2..T+1}$. Targets equal to `pad_id` carry no loss
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import equinox as eqx
 import jax
 import jax.numpy as jnp
 import optax
 from jaxtyping import Array, Float, Int, PRNGKeyArray
+
+from .._trees import cast_floating, float_dtype
 
 
 __all__ = [
@@ -26,21 +27,6 @@ __all__ = [
     "cast_floating",
     "metric_from_loss",
 ]
-
-_DTYPES = {"float32": jnp.float32, "bfloat16": jnp.bfloat16, "float64": jnp.float64}
-
-
-def cast_floating(tree: Any, dtype) -> Any:
-    """`tree` with every floating-point array leaf cast to `dtype` (others unchanged)."""
-    dtype = _DTYPES.get(dtype, dtype)
-
-    def cast(x):
-        if eqx.is_array(x) and jnp.issubdtype(x.dtype, jnp.floating):
-            return x.astype(dtype)
-        return x
-
-    return jax.tree.map(cast, tree)
-
 
 def token_nll(
     model, tokens: Int[Array, "batch T1"], *, key: PRNGKeyArray | None = None
@@ -109,11 +95,19 @@ def next_token_loss(
     return jnp.sum(nll * w) / jnp.maximum(jnp.sum(w), 1.0)
 
 
-def make_train_step(optimizer: optax.GradientTransformation, *, pad_id, compute_dtype="float32"):
-    r"""A jit-compiled train step ``step(model, opt_state, key, tokens) -> (model, opt_state, key, metrics)``.
+def make_train_step(
+    optimizer: optax.GradientTransformation,
+    *,
+    pad_id=None,
+    compute_dtype="float32",
+    loss=None,
+):
+    r"""A jit-compiled train step ``step(model, opt_state, key, batch) -> (model, opt_state, key, metrics)``.
 
-    One AdamW update on $\nabla_\theta \mathcal L$ ([`syncattn.training.next_token_loss`][])
-    with the dropout key split off `key`. The gradient is taken through a copy of
+    One AdamW update on $\nabla_\theta \mathcal L$ with the dropout key split off
+    `key`: $\mathcal L$ is ``loss(model, batch, key)`` when `loss` is given (the task's
+    loss, e.g. [`syncattn.training.verb_bce_loss`][] of the classifier), else
+    [`syncattn.training.next_token_loss`][] of the token array `batch` with `pad_id`. The gradient is taken through a copy of
     the parameters cast to `compute_dtype` (parameters and optimiser state stay in
     their own dtype, float32 by default). When the loss or the gradient norm is not
     finite the update is skipped (model and optimiser state come back unchanged), so
@@ -127,12 +121,15 @@ def make_train_step(optimizer: optax.GradientTransformation, *, pad_id, compute_
         The step function; `metrics` holds ``loss`` (float32), ``grad_norm``
         (before clipping) and ``finite`` (bool).
     """
-    cdtype = _DTYPES[compute_dtype] if isinstance(compute_dtype, str) else compute_dtype
+    cdtype = float_dtype(compute_dtype)
+    if loss is None:
+        def loss(model, tokens, key):
+            return next_token_loss(model, tokens, pad_id=pad_id, key=key)
 
     def loss_fn(model, tokens, key):
         if cdtype is not None:
             model = cast_floating(model, cdtype)
-        return next_token_loss(model, tokens, pad_id=pad_id, key=key)
+        return loss(model, tokens, key)
 
     @eqx.filter_jit
     def step(model, opt_state, key, tokens):
@@ -174,7 +171,7 @@ def make_eval_step(*, pad_id, compute_dtype="float32"):
     (no dropout), with $w_b \in \{0, 1\}$ masking the rows that only pad a short
     final batch. Sums are float32 per batch; accumulate them in float64 on the host.
     """
-    cdtype = _DTYPES[compute_dtype] if isinstance(compute_dtype, str) else compute_dtype
+    cdtype = float_dtype(compute_dtype)
 
     @eqx.filter_jit
     def eval_step(model, tokens, row_weights):
