@@ -12,7 +12,9 @@ the op times by category:
   the weight gradients are taken from);
 * **elementwise**: the other model fusions (norms, RoPE, SiLU, residuals, loss);
 * **optimizer/update**: ops outside the gradient (clip, AdamW, the NaN guard);
-* **gather / scatter**: the embedding lookup and its gradient, the target pick.
+* **gather / scatter**: the embedding lookup and its gradient, the target pick;
+* **cumsum (reduce-window)**: cumulative sums (e.g. the oscillator layer's uniform
+  readout fallback), which carry no JAX op name in the optimised HLO.
 
 Op times are thread times summed over XLA's concurrently running thunks, so they
 add up to more than the wall time on two cores; read the shares. A loaded machine
@@ -59,6 +61,8 @@ def category(name, shape, op_name):
         return "scatter"
     if "gather" in name or "gather" in op_name:
         return "gather"
+    if "reduce-window" in name:  # cumulative sums (XLA drops their JAX op name)
+        return "cumsum (reduce-window)"
     library = name.startswith(("ynn_", "xnn_", "dot", "custom-call", "onednn"))
     if "jvp(" not in op_name and not library:
         return "optimizer/update"

@@ -40,19 +40,70 @@ def _t(m):
     return None if m is None else jnp.swapaxes(m, -1, -2)
 
 
-@partial(jax.custom_vjp, nondiff_argnums=(4,))
-def _drive(q, k, r, mask, kind: str):
-    w = _masked(_att._coupling(q, k, kind), mask)
-    return jnp.einsum("...nm,...md->...nd", w, r)
+# Query-block width of the causal CPU path (as nn's blocked softmax attention): at
+# least this, and at most this many blocks (long sequences take wider blocks).
+CPU_BLOCK = 64
+CPU_MAX_BLOCKS = 8
 
 
-def _drive_fwd(q, k, r, mask, kind):
-    return _drive(q, k, r, mask, kind), (q, k, r, mask)
+def _causal_block(n: int) -> int | None:
+    """The query-block width of a causal (n, m) product, or None: one dense product.
+
+    Blocks on the CPU backend when n is longer than one block (on GPU the dense
+    product is one kernel; a static loop of slices would only add launches)."""
+    if n <= CPU_BLOCK or jax.default_backend() != "cpu":
+        return None
+    return max(CPU_BLOCK, -(-n // CPU_MAX_BLOCKS))
 
 
-def _drive_bwd(kind, res, g):
+def _causal(mask, ndim: int, n: int, m: int, s0: int = 0, e: int | None = None):
+    r"""`mask` (or all) restricted to $j \le i$, on the query rows [s0, e) and the keys
+    $j < \min(e, m)$ (the keys any of those rows can see); rank `ndim` at least."""
+    e = n if e is None else e
+    tri = np.arange(s0, e)[:, None] >= np.arange(min(e, m))[None, :]
+    if mask is not None:
+        ndim = max(ndim, mask.ndim)
+    tri = jnp.asarray(tri.reshape((1,) * (ndim - 2) + tri.shape))
+    if mask is None:
+        return tri
+    mask = mask[..., s0:e, : min(e, m)]
+    return mask.reshape((1,) * (ndim - mask.ndim) + mask.shape) & tri
+
+
+def _row_blocks(n: int, m: int, block: int):
+    """(s0, e, e_k): query rows [s0, e) see the keys [0, e_k) under a causal mask."""
+    return [(s0, min(s0 + block, n), min(s0 + block, n, m)) for s0 in range(0, n, block)]
+
+
+def _drive_value(q, k, r, mask, kind, block):
+    r"""$h = (\mu \odot \sigma(q, k))\, r$; with `block`, causal by query blocks: the key
+    blocks above the diagonal (all zero under $j \le i$) are never formed."""
+    if block is None:
+        return jnp.einsum("...nm,...md->...nd", _masked(_att._coupling(q, k, kind), mask), r)
+    n, m = q.shape[-2], k.shape[-2]
+    outs = []
+    for s0, e, ek in _row_blocks(n, m, block):
+        w = _att._coupling(q[..., s0:e, :], k[..., :ek, :], kind)
+        w = jnp.where(_causal(mask, w.ndim, n, m, s0, e), w, 0.0)
+        outs.append(jnp.einsum("...nm,...md->...nd", w, r[..., :ek, :]))
+    return outs[0] if len(outs) == 1 else jnp.concatenate(outs, -2)
+
+
+@partial(jax.custom_vjp, nondiff_argnums=(4, 5))
+def _drive(q, k, r, mask, kind: str, block: int | None = None):
+    return _drive_value(q, k, r, mask, kind, block)
+
+
+def _drive_fwd(q, k, r, mask, kind, block=None):
+    return _drive(q, k, r, mask, kind, block), (q, k, r, mask)
+
+
+def _drive_bwd(kind, block, res, g):
     q, k, r, mask = res
     q, k = _after(g, q, k)
+    if block is not None:  # the blocked maps, recomputed here by autodiff of the value
+        _, vjp = jax.vjp(lambda q, k, r: _drive_value(q, k, r, mask, kind, block), q, k, r)
+        return (*vjp(g), None)
 
     def wt(q, k):  # (..., m, n): w_ij at [j, i] (every coupling is symmetric in q, k)
         return _masked(_att._coupling(k, q, kind), _t(mask))
@@ -66,19 +117,36 @@ def _drive_bwd(kind, res, g):
 _drive.defvjp(_drive_fwd, _drive_bwd)
 
 
-@partial(jax.custom_vjp, nondiff_argnums=(4,))
-def _sums(z, r, vv, mask, p):
-    u = _att._kernel(1.0 + jnp.einsum("...nd,...md->...nm", z, r), mask, p)
-    return jnp.einsum("...nm,...mf->...nf", u, vv)
+def _sums_value(z, r, vv, mask, p, block):
+    r"""$u\,[v, 1]$ with $u = \mu \max(0, 1 + z r^\top)^p$; with `block`, causal by query
+    blocks (no key block above the diagonal), as `_drive_value`."""
+    if block is None:
+        u = _att._kernel(1.0 + jnp.einsum("...nd,...md->...nm", z, r), mask, p)
+        return jnp.einsum("...nm,...mf->...nf", u, vv)
+    n, m = z.shape[-2], r.shape[-2]
+    outs = []
+    for s0, e, ek in _row_blocks(n, m, block):
+        base = 1.0 + jnp.einsum("...nd,...md->...nm", z[..., s0:e, :], r[..., :ek, :])
+        u = _att._kernel(base, _causal(mask, base.ndim, n, m, s0, e), p)
+        outs.append(jnp.einsum("...nm,...mf->...nf", u, vv[..., :ek, :]))
+    return outs[0] if len(outs) == 1 else jnp.concatenate(outs, -2)
 
 
-def _sums_fwd(z, r, vv, mask, p):
-    return _sums(z, r, vv, mask, p), (z, r, vv, mask)
+@partial(jax.custom_vjp, nondiff_argnums=(4, 5))
+def _sums(z, r, vv, mask, p, block: int | None = None):
+    return _sums_value(z, r, vv, mask, p, block)
 
 
-def _sums_bwd(p, res, g):
+def _sums_fwd(z, r, vv, mask, p, block=None):
+    return _sums(z, r, vv, mask, p, block), (z, r, vv, mask)
+
+
+def _sums_bwd(p, block, res, g):
     z, r, vv, mask = res
     z, r = _after(g, z, r)
+    if block is not None:  # the blocked kernel maps, recomputed by autodiff of the value
+        _, vjp = jax.vjp(lambda z, r, vv: _sums_value(z, r, vv, mask, p, block), z, r, vv)
+        return (*vjp(g), None)
 
     def ut(z, r):  # (..., m, n): u_ij at [j, i]
         return _att._kernel(1.0 + jnp.einsum("...md,...nd->...mn", r, z), _t(mask), p)
@@ -123,6 +191,7 @@ def masked_drive(
     *,
     mask: Bool[ArrayLike, "*#batch n m"] | None = None,
     kind: str = "softplus",
+    causal: bool = False,
 ) -> Float[Array, "*batch n d"]:
     r"""The drive of fixed-query attention with its mask fused into the couplings.
 
@@ -133,12 +202,18 @@ def masked_drive(
     [`syncattn.lohe.drive`][]`(mask * coupling_weights(q, k), r)`, but the reverse pass
     recomputes $\mu \odot \sigma$ (key-major) instead of storing it.
 
+    `causal=True` restricts $\mu$ further to $j \le i$. On the CPU backend, for
+    $n > 64$, the sums then run by query blocks $[s, e)$ over the keys $j < e$ only
+    (at most 8 blocks): the key blocks above the diagonal, zero under the mask, are
+    never formed (10 of 16 blocks are at $n = m = 256$), forward and backward.
+
     Args:
         q: queries, shape `(*batch, n, d_h)`.
         k: keys, shape `(*batch, m, d_h)`.
         r: anchors, shape `(*batch, m, d)`.
         mask: bool `(..., n, m)`, broadcast against the batch.
         kind: coupling kind, as [`syncattn.lohe.coupling_weights`][].
+        causal: also mask the keys $j > i$.
 
     Returns:
         $h$, shape `(*batch, n, d)`.
@@ -158,8 +233,18 @@ def masked_drive(
             f"got {q.shape}, {k.shape} and {r.shape}."
         )
     check_finite(r, "r")
-    mask = _check_mask(mask, q.shape[-2], k.shape[-2])
-    return _drive(q, k, r, mask, kind)
+    mask, block = _causal_plan(_check_mask(mask, q.shape[-2], k.shape[-2]), q, k, causal)
+    return _drive(q, k, r, mask, kind, block)
+
+
+def _causal_plan(mask, q, k, causal):
+    """(mask, block): the causal restriction folded into the mask, or query blocks."""
+    if not causal:
+        return mask, None
+    n, m = q.shape[-2], k.shape[-2]
+    block = _causal_block(n)
+    ndim = 2 + len(np.broadcast_shapes(q.shape[:-2], k.shape[:-2]))
+    return (_causal(mask, ndim, n, m) if block is None else mask), block
 
 
 def readout_sums(
@@ -169,6 +254,7 @@ def readout_sums(
     *,
     mask: Bool[ArrayLike, "*#batch n m"] | None = None,
     p: ScalarLike = 1,
+    causal: bool = False,
 ) -> tuple[Float[Array, "*batch n f"], Float[Array, "*batch n 1"]]:
     r"""Numerator and denominator of the readout, with the mask fused into the kernel.
 
@@ -180,12 +266,16 @@ def readout_sums(
     [`syncattn.lohe.normalize_readout`][]`(num, den, fallback)` then gives
     $\sum_j a_{ij} v_j$ with $a$ = [`syncattn.lohe.readout`][].
 
+    `causal=True` restricts $\mu$ further to $j \le i$, with the blocked CPU path of
+    [`syncattn.lohe.masked_drive`][] (no key block above the diagonal is formed).
+
     Args:
         z: queries, shape `(*batch, n, d)`.
         r: anchors, shape `(*batch, m, d)`.
         v: values, shape `(*batch, m, f)`.
         mask: bool `(..., n, m)`, broadcast against the batch.
         p: exponent $\ge 1$ (a static number).
+        causal: also mask the keys $j > i$.
 
     Returns:
         `(num, den)`: shapes `(*batch, n, f)` and `(*batch, n, 1)`.
@@ -205,7 +295,7 @@ def readout_sums(
         )
     check_finite(v, "v")
     check_scalar_range(p, "p", low=1.0)
-    mask = _check_mask(mask, z.shape[-2], r.shape[-2])
+    mask, block = _causal_plan(_check_mask(mask, z.shape[-2], r.shape[-2]), z, r, causal)
     vv = jnp.concatenate([v, jnp.ones_like(v[..., :1])], -1)
-    nd = _sums(z, r, vv, mask, p)
+    nd = _sums(z, r, vv, mask, p, block)
     return nd[..., :-1], nd[..., -1:]

@@ -71,13 +71,20 @@ def linear_many(layers, x):
     (one wide GEMM instead of $n$ narrow ones; the concatenated weight is built per call
     and its gradient splits back onto the layers). Biases: all or none.
     """
+    y = linear_stacked(layers, x)
+    cuts = np.cumsum([layer.weight.shape[0] for layer in layers])[:-1]
+    return tuple(jnp.split(y, [int(c) for c in cuts], axis=-1))
+
+
+def linear_stacked(layers, x):
+    r"""The product of `linear_many` before the split: $x\,[W_1; \dots; W_n]^\top + [b_1 \Vert
+    \cdots \Vert b_n]$, shape (..., $\sum_i d_i$); for a caller that reshapes it at once."""
     w = jnp.concatenate([layer.weight for layer in layers], 0)
     y = x @ w.T
     if layers[0].bias is not None:
         b = jnp.concatenate([layer.bias for layer in layers], 0)
         y = y + b.reshape((1,) * (y.ndim - 1) + b.shape)
-    cuts = np.cumsum([layer.weight.shape[0] for layer in layers])[:-1]
-    return tuple(jnp.split(y, [int(c) for c in cuts], axis=-1))
+    return y
 
 
 def causal_mask(T: int, U: int | None = None):

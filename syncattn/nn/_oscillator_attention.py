@@ -21,6 +21,7 @@ from ._common import (
     check_key_mask,
     check_positive,
     linear,
+    linear_stacked,
 )
 
 
@@ -327,11 +328,12 @@ class OscillatorAttention(eqx.Module):
             r = linear(s.anchor_proj, x).reshape(T, H, self.d_osc).transpose(1, 0, 2)
         return sphere.normalize(r) if self.normalize_anchors else r
 
-    def _qk(self, s, x):
+    def _qkv(self, s, x):
+        """q, k, v head-major (H, T, d_h): one (T, d) x (d, 3 H d_h) product (linear_stacked)."""
         T, H, dh = x.shape[0], self.n_heads, self.d_head
-        q = linear(s.wq, x).reshape(T, H, dh).transpose(1, 0, 2)
-        k = linear(s.wk, x).reshape(T, H, dh).transpose(1, 0, 2)
-        return q, k
+        qkv = linear_stacked((s.wq, s.wk, s.wv), x)
+        q, k, v = qkv.reshape(T, 3, H, dh).transpose(1, 2, 0, 3)  # one layout copy
+        return q, k, v
 
     def _read_km(self, km):
         """The key mask of the readout: `km` with `mask_readout`, else None."""
@@ -398,22 +400,21 @@ class OscillatorAttention(eqx.Module):
         return lohe.normalize_readout(num, den, self._uniform(v, km_read))
 
     # ------------------------------------------------------------------ paths
-    def _quadratic(self, s, x, v, km, key):
+    def _quadratic(self, s, x, q, k, v, km, key):
         T = x.shape[0]
-        q, k = self._qk(s, x)
         r = self._anchor_vectors(s, x)
         h = lohe.masked_drive(
-            q, k, r, mask=_drive_mask(T, km, self.causal), kind=self.coupling
+            q, k, r, mask=_drive_mask(T, km, self.causal), kind=self.coupling,
+            causal=self.causal,
         )
         z, deg, extra = self._settle(h, key)
         num, den = lohe.readout_sums(
-            z, r, v, mask=self._readout_mask(T, km), p=self.p
+            z, r, v, mask=self._readout_mask(T, km), p=self.p, causal=self.causal
         )
         out = self._finish(num, den, v, self._read_km(km))
         return out, dict(anchors=r, h=h, z=z, degenerate=deg, **extra)
 
-    def _linear(self, s, x, v, km, key):
-        q, k = self._qk(s, x)
+    def _linear(self, s, x, q, k, v, km, key):
         r = self._anchor_vectors(s, x)
         fk = lohe.elu1_feature_map(k)
         if km is not None:  # padded keys: zero features, zero couplings
@@ -433,9 +434,8 @@ class OscillatorAttention(eqx.Module):
         out = self._finish(nd[..., :-1], nd[..., -1:], v, km_read)
         return out, dict(anchors=r, h=h, z=z, degenerate=deg, **extra)
 
-    def _chunked(self, s, x, v, km, key):
+    def _chunked(self, s, x, q, k, v, km, key):
         T, H = x.shape[0], self.n_heads
-        q, k = self._qk(s, x)
         r = self._anchor_vectors(s, x)
         C = min(self.chunk, T)
         N = -(-T // C)
@@ -519,13 +519,13 @@ class OscillatorAttention(eqx.Module):
             )
         km = check_key_mask(mask, T)
         s = cast(self, x.dtype)
-        v = linear(s.wv, x).reshape(T, H, self.d_head).transpose(1, 0, 2)
+        q, k, v = self._qkv(s, x)
         path = {
             "quadratic": self._quadratic,
             "linear": self._linear,
             "chunked": self._chunked,
         }[self.impl]
-        out, aux = path(s, x, v, km, key)
+        out, aux = path(s, x, q, k, v, km, key)
         y = linear(s.wo, out.transpose(1, 0, 2).reshape(T, H * self.d_head))
         if not diagnostics:
             return y
