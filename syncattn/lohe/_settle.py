@@ -18,7 +18,17 @@ from .._checks import (
 )
 from .._numerics import eps_for, safe_norm
 from .._simulate import Solution
-from .._types import Array, ArrayLike, Float, Int, ScalarLike
+from .._types import Array, ArrayLike, Float, Int, PRNGKeyArray, ScalarLike
+
+
+def _drift(t, z, h):
+    # |z|^2 h - <z, h> z: the fixed-query field, orthogonal to z everywhere (the
+    # noisy path's drift; the batch is one SDE state of shape (*batch, d))
+    return jnp.sum(z * z, -1, keepdims=True) * h - jnp.sum(z * h, -1, keepdims=True) * z
+
+
+def _unit(z):
+    return z, safe_norm(z)
 
 
 def _rhs(t, y, args):
@@ -99,6 +109,8 @@ def settle(
     atol: float = 1e-10,
     dt0: float | None = None,
     max_steps: int = 16_384,
+    noise: ScalarLike | None = None,
+    key: PRNGKeyArray | None = None,
 ) -> Solution:
     r"""Integrate the fixed-query flow of every query from $z(0) = z_0$ to $t_1$.
 
@@ -117,12 +129,30 @@ def settle(
     differentiable in `z0` and `h` (diffrax's checkpointed adjoint). The first-passage
     time to a given angle is [`syncattn.lohe.settle_time`][] (same solve, with an event).
 
+    **Noise.** With `noise` $= \sigma > 0$ and a PRNG `key`, the Stratonovich SDE with
+    tangent-projected noise (the library's convention, [`syncattn.lohe.simulate`][])
+
+    $$dz = (I - zz^\top)\,h\,dt + \sigma\,(I - zz^\top)\circ dW_t,$$
+
+    whose stationary law is von Mises-Fisher with mean direction $h/\|h\|$ and
+    $\kappa = 2\|h\|/\sigma^2$ ([`syncattn.lohe.vmf_moments`][]), is solved through the
+    same driver as the noisy [`syncattn.lohe.simulate`][]: Heun (or `solver` among
+    `"heun"`, `"midpoint"`, `"reversible_heun"`, or a diffrax Stratonovich solver),
+    constant steps of `dt0` (default 1e-2; `rtol`/`atol` unused), a retraction
+    $z \mapsto z/\|z\|$ after every step, and one `diffrax.VirtualBrownianTree` of
+    shape `(*batch, d)` (resolution `dt0/2`) from `key`: independent paths for the
+    queries, the same key and batch shape give the same paths, eagerly and under `jit`.
+    It takes $\lceil t_1/dt_0\rceil$ steps (`max_steps` must allow them). A concrete
+    $\sigma = 0$ is the deterministic path bit for bit.
+
     Args:
         z0: unit starts, shape `(*batch, d)`, $d \ge 2$.
         h: drives, broadcastable to `z0`.
         t1: horizon $t_1 \ge 0$ (the paper's $T$).
         saveat: `None` ($t_1$ only), an int $S \ge 2$ or times in $[0, t_1]$.
         solver, rtol, atol, dt0, max_steps: as [`syncattn.lohe.simulate`][].
+        noise: $\sigma \ge 0$, a scalar; `None` or 0: the ODE.
+        key: PRNG key of the Brownian path (keyword; required when $\sigma > 0$).
 
     Returns:
         [`syncattn.lohe.Solution`][]: `ts (S,)`, `states (S, *batch, d)`, `order` =
@@ -131,11 +161,19 @@ def settle(
 
     Raises:
         ValueError: shapes, $d < 2$, NaN/inf, `z0` off the sphere, `t1 < 0`, bad
-            solver options.
+            solver options; `noise` negative, NaN or not a scalar, `noise > 0`
+            without `key`, a non-Stratonovich solver with noise, `max_steps` below
+            the noisy path's $\lceil t_1/dt_0\rceil$ steps.
+        TypeError: `key` not a PRNG key.
 
     Example:
         >>> settle(jnp.array([0.0, 1.0]), jnp.array([2.0, 0.0]), 30.0).final  # ~[1, 0]
     """
+    if noise is not None:
+        sde = _noisy(z0, h, t1, saveat, solver, dt0, max_steps, noise, key)
+        if sde is not None:
+            return sde
+        solver = "dopri5" if solver is None else solver
     z0, h, t1, ts, solver, controller = _setup(
         z0, h, t1, saveat, solver, rtol, atol, dt0, max_steps
     )
@@ -151,6 +189,31 @@ def settle(
         sol.final[..., :-1].reshape(*batch, d),
         jnp.max(sol.num_steps),
     )
+
+
+def _noisy(z0, h, t1, saveat, solver, dt0, max_steps, noise, key) -> Solution | None:
+    """The SDE path of `settle`, or None when `noise` is a concrete 0 (the ODE)."""
+    sde_solver = None if solver is None or solver == "dopri5" else solver
+    z0c, hc, t1c, ts, _, _ = _setup(
+        z0, h, t1, saveat, "dopri5", 1e-8, 1e-10, None, max_steps
+    )
+    noisy, sde_solver, sde_dt0 = driver.check_noise(
+        noise, key, solver=sde_solver, dt0=dt0, max_steps=max_steps, dtype=z0c.dtype,
+        project=driver.project_sphere, retract=driver.retract_sphere,
+    )  # fmt: skip
+    if noisy is None:
+        return None
+    if is_concrete(t1):
+        need = int(np.ceil(float(np.asarray(t1)) / sde_dt0 - 1e-9))
+        if need > int(max_steps):
+            raise ValueError(
+                f"max_steps={int(max_steps)} is below the {need} constant steps of "
+                f"dt0={sde_dt0} that the noisy path takes to t1; raise max_steps."
+            )
+    return driver.solve(
+        _drift, _unit, z0c, hc, t1c, ts, sde_solver, None, sde_dt0, int(max_steps),
+        True, noisy,
+    )  # fmt: skip
 
 
 def settle_time(
