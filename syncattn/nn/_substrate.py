@@ -378,13 +378,16 @@ def dense_path(layer, s, x, v, km, skeys: Keys):
                 f"normalize_anchors={layer.normalize_anchors}. Use noise_mode='path'."
             )
         _, deg = lohe.equilibrium(h)
-        scores = lohe.vmf_scores(h, sub.noise, r[:, None], p=int(layer.p))
-        scores = jnp.where(deg[..., None], 1.0, scores)  # z = 0: every kernel value 1
+        wdt = jnp.promote_types(h.dtype, jnp.float32)  # bfloat16 anchors: |r| > 1 by rounding
+        rw = sphere.normalize(r.astype(wdt))[:, None]  # unit anchors (normalize_anchors)
+        scores = lohe.vmf_scores(h.astype(wdt), sub.noise, rw, p=int(layer.p))
+        scores = jnp.where(deg[..., None], 1.0, scores).astype(v.dtype)  # z = 0: kernel 1
         if rmask is not None:
             scores = jnp.where(rmask, scores, 0.0)
         num = jnp.einsum("hij,hjd->hid", scores, v)
         den = jnp.sum(scores, -1, keepdims=True)
-        z = jnp.where(deg[..., None], 0.0, lohe.vmf_moments(h, sub.noise)[0])
+        z = jnp.where(deg[..., None], 0.0, lohe.vmf_moments(h.astype(wdt), sub.noise)[0])
+        z = z.astype(h.dtype)
         extra = {}
     else:
         z, deg, extra = layer._settle(h, skeys)

@@ -321,3 +321,30 @@ def test_expected_readout_is_the_monte_carlo_of_the_sampled_path(p):
     assert np.all(np.abs(est - want) <= 4 * se + 1e-12), np.max(np.abs(est - want) / se)
     # the check can fail: the ideal (noise-free) output is far outside the band
     assert np.any(np.abs(est - np.asarray(L(x))) > 4 * se)
+
+
+def test_train_with_substrate_uses_a_key_folded_from_the_training_key():
+    L = layer()
+    sub = nn.Substrate(coupling_mismatch=0.4, readout_bits=3, train_with_substrate=True)
+    Ls = nn.with_substrate(L, sub)
+    tk = jax.random.key(9)
+    y = Ls(X, key=tk)
+    assert np.array_equal(y, Ls(X, substrate_key=jax.random.fold_in(tk, 0x5B57)))
+    assert not np.allclose(y, L(X, key=tk))
+    g = jax.grad(lambda m: jnp.sum(m(X, key=tk) ** 2))(Ls)
+    assert all(np.all(np.isfinite(a)) for a in jax.tree_util.tree_leaves(g))
+    assert np.any(np.asarray(g.anchor_table) != 0)  # straight-through past the quantiser
+
+
+@pytest.mark.parametrize("dtype", [jnp.float32, jnp.bfloat16])
+def test_every_substrate_runs_in_low_precision(dtype):
+    L = layer(d_osc=2)
+    x = X.astype(dtype)
+    for sub in (
+        nn.Substrate(noise=0.3, noise_mode="expected"),
+        nn.Substrate(noise=0.3, settle_time=0.5, dt=0.1),
+        nn.Substrate(frequency_disorder=0.3, settle_time=0.5),
+        nn.Substrate(coupling_mismatch=0.2, readout_bits=4),
+    ):
+        y = nn.with_substrate(L, sub)(x, substrate_key=SK)
+        assert y.dtype == dtype and bool(jnp.all(jnp.isfinite(y.astype(jnp.float32))))
