@@ -392,10 +392,8 @@ class OscillatorAttention(eqx.Module):
         z, deg = lohe.equilibrium(h)
         extra = {}
         if self.equilibrium == "ode":
-            wdt = jnp.promote_types(h.dtype, jnp.float32)
-            key = jax.random.key(self.ode_seed) if key is None else key
-            z0 = sphere.sample_uniform(key, h.shape[:-1], self.d_osc, dtype=wdt)
-            hf = h.astype(wdt)
+            z0 = _substrate.start(self, h, key)  # uniform from key, default key(ode_seed)
+            hf = h.astype(z0.dtype)
             if self.ode_flow == "unit":  # the rescaled flow: drive h / |h|
                 e1 = jnp.zeros_like(hf).at[..., 0].set(1.0)
                 hs = jnp.where(deg[..., None], e1, hf)  # double where: no 0/0
