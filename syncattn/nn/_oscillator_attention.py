@@ -543,7 +543,8 @@ class OscillatorAttention(eqx.Module):
         }[self.impl]
         skeys = _substrate.keys(self.substrate, key, substrate_key)  # substrate hook
         if skeys is not None and self.substrate._dense:
-            out, aux = _substrate.dense_path(self, s, x, v, km, skeys)
+            dm = _drive_mask(T, km, self.causal)
+            out, aux = _substrate.dense_path(self, s, x, v, km, skeys, dm)
         else:
             out, aux = path(s, x, v, km, key if skeys is None else skeys)
         y = linear(s.wo, out.transpose(1, 0, 2).reshape(T, H * self.d_head))

@@ -345,16 +345,15 @@ def settle_hook(layer, h, z, deg, key, skeys: Keys):
     return z
 
 
-def dense_path(layer, s, x, v, km, skeys: Keys):
+def dense_path(layer, s, x, v, km, skeys: Keys, dm):
     r"""The plain composition under a substrate that changes the couplings or the readout.
 
     $\tilde w = \mu \odot \sigma(q, k)(1 + \varepsilon\xi)$, $\tilde h = \tilde w r$,
     then the layer's `_settle` (with the substrate's $z$) and
     [`syncattn.lohe.readout_sums`][], or the expected scores
-    [`syncattn.lohe.vmf_scores`][] for `noise_mode="expected"`.
+    [`syncattn.lohe.vmf_scores`][] for `noise_mode="expected"`. `dm`: the layer's
+    drive mask $\mu$ (or None).
     """
-    from ._oscillator_attention import _drive_mask
-
     sub = layer.substrate
     T, H = x.shape[0], layer.n_heads
     q, k = layer._qk(s, x)
@@ -365,7 +364,6 @@ def dense_path(layer, s, x, v, km, skeys: Keys):
             jax.random.fold_in(skeys.substrate, _MISMATCH), H, T, w.dtype
         )
         w = w * (1.0 + sub.coupling_mismatch * xi)
-    dm = _drive_mask(T, km, layer.causal)
     if dm is not None:
         w = jnp.where(dm, w, 0.0)
     h = jnp.einsum("hij,hjd->hid", w, r)
@@ -430,9 +428,9 @@ def with_substrate(model, substrate: Substrate):
         raise TypeError(
             f"substrate must be a syncattn.nn.Substrate; got {type(substrate).__name__}."
         )
-    from ._oscillator_attention import OscillatorAttention
-
-    is_layer = lambda a: isinstance(a, OscillatorAttention)
+    # an OscillatorAttention: a module whose `substrate` is a Substrate (no import of
+    # the layer's module here: it imports this one)
+    is_layer = lambda a: isinstance(getattr(a, "substrate", None), Substrate)
     return jax.tree_util.tree_map(
         lambda a: _replace(a, substrate) if is_layer(a) else a, model, is_leaf=is_layer
     )
