@@ -77,7 +77,9 @@ class Config(ReusedRecipe):
     Attributes:
         seed: the training seed of every model.
         tasks: ``"agreement"`` (the classifier) and/or ``"lm"`` (the language models).
-        models: ``"oscillator"`` and/or ``"softmax"``.
+        models: the classifier's models: ``"oscillator"`` and/or ``"softmax"``.
+        lm_models: the language models' (softmax: the ideal reference only, unless a
+            non-ideality has a softmax analogue).
         dims: the $d_\\mathrm{osc}$ of the language models (the classifier's is 2).
         sva_epochs, sva_n_train, sva_n_val, sva_data_path: experiment 4's recipe
             ([`SVARecipe`][syncattn.experiments.agreement.SVARecipe]).
@@ -102,6 +104,7 @@ class Config(ReusedRecipe):
     seed: int = 0
     tasks: tuple[str, ...] = ("agreement", "lm")
     models: tuple[str, ...] = ("oscillator", "softmax")
+    lm_models: tuple[str, ...] = ("oscillator", "softmax")
     dims: tuple[int, ...] = (2, 8, 32)
     sva_epochs: int = 20
     sva_n_train: int | None = None
@@ -123,14 +126,15 @@ class Config(ReusedRecipe):
     ppl_limit: float = 0.01
 
     def __post_init__(self):
-        for name, allowed in (("tasks", ("agreement", "lm")), ("models", ("oscillator", "softmax")),
-                              ("nonidealities", NONIDEALITIES)):  # fmt: skip
+        models = ("oscillator", "softmax")
+        for name, allowed in (("tasks", ("agreement", "lm")), ("models", models),
+                              ("lm_models", models), ("nonidealities", NONIDEALITIES)):  # fmt: skip
             vals = getattr(self, name)
             bad = [v for v in vals if v not in allowed]
             if not vals or bad:
                 raise ValueError(f"{name} must be a non-empty subset of {allowed}; got {vals}.")
-        if "oscillator" not in self.models:
-            raise ValueError("models must include 'oscillator' (the substrate's model).")
+        if "oscillator" not in self.models or "oscillator" not in self.lm_models:
+            raise ValueError("models and lm_models must include 'oscillator' (the substrate's model).")
         if not self.dims or any(d < 2 for d in self.dims):
             raise ValueError(f"dims must be non-empty, each >= 2; got {self.dims}.")
         for kind in NONIDEALITIES:

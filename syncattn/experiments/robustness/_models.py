@@ -71,15 +71,13 @@ def sva_cells(config) -> list:
 
 
 def lm_cells(config) -> list:
-    """Experiment 5's cells (same names) at ``config.dims`` and softmax, seed ``config.seed``."""
+    """Experiment 5's cells (same names) at ``config.dims`` (and softmax), seed ``config.seed``."""
     from .._reuse import recipe
     from ..scaling import lm_cell
 
     sc = recipe(config)
-    out = []
-    if "oscillator" in config.models:
-        out += [lm_cell(sc, "oscillator", config.seed, d) for d in config.dims]
-    if "softmax" in config.models:
+    out = [lm_cell(sc, "oscillator", config.seed, d) for d in config.dims]
+    if "softmax" in config.lm_models:
         out.append(lm_cell(sc, "softmax", config.seed))
     return out
 

@@ -21,9 +21,10 @@ HARSHER = {"noise": "larger", "coupling_mismatch": "larger", "frequency_disorder
            "settle_time": "smaller", "readout_bits": "smaller"}  # fmt: skip
 """Which way a strength is harsher (less settling time and fewer bits are worse)."""
 
-STOCHASTIC = {"noise", "coupling_mismatch", "frequency_disorder", "settle_time"}
-"""Non-idealities drawn from the substrate key (several draws per point); the readout
-quantiser is deterministic (one draw)."""
+STOCHASTIC = {"noise", "coupling_mismatch", "frequency_disorder"}
+"""Non-idealities drawn from the substrate key (several draws per point). The finite
+settling starts from the layer's own start $z_0$ (``key(ode_seed)`` at inference, not
+the substrate key) and the quantiser is deterministic: one draw each."""
 
 SYMBOLS = {"noise": "sigma", "coupling_mismatch": "eps", "frequency_disorder": "||Omega||",
            "settle_time": "T_set", "readout_bits": "bits"}  # fmt: skip

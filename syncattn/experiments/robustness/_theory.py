@@ -11,13 +11,14 @@ validation rows), averaged over those queries; nothing is re-derived:
   ([`syncattn.lohe.vmf_scores`][]): the noise multiplies the contrast of the scores by
   $A_d(\kappa)$ ([`syncattn.lohe.mean_resultant`][]), the *flattening*. Reported: the
   mean of $A_d(\kappa)$ over the queries.
-* frequency disorder $\|\Omega\|$: a query locks iff $|\omega| \le \|h\|$ for
-  $d = 2$ (Adler, [`syncattn.lohe.adler_locking`][]), at the angle
-  $\arcsin(\omega/\|h\|)$ from $\hat h$; for $d \ge 3$ a root of the locked state
-  exists whenever $\|\Omega\|_2 < \|h\|$ ([`syncattn.lohe.locked_state`][]), a
-  sufficient condition. Reported: the locked fraction at $|\omega| = \|\Omega\|_2$
-  (Adler's test, exact at $d = 2$ and the sufficient condition for $d \ge 3$) and the
-  mean locked angle.
+* frequency disorder $s$: the substrate gives each query $\Omega = s(A - A^\top)/\sqrt2$,
+  $A$ standard Gaussian ([`syncattn.nn.Substrate`][]; for $d = 2$, $\omega \sim
+  \mathcal N(0, s^2)$). A query locks iff $|\omega| \le \|h\|$ for $d = 2$ (Adler,
+  [`syncattn.lohe.adler_locking`][]), at the angle $\arcsin(\omega/\|h\|)$ from
+  $\hat h$; for $d \ge 3$ iff the locked state exists
+  ([`syncattn.lohe.locked_state`][]). Reported: the locked fraction and the mean angle
+  of the locked state to $\hat h$, averaged over the queries and `n_omega` draws of
+  $\Omega$ from that law (``numpy.random.default_rng(0)``).
 * settling time $T$: from a uniform start the angle obeys
   $\tan\frac{\varphi(T)}2 = \tan\frac{\varphi_0}2 e^{-\|h\|T}$, so the expected error
   $\mathbb E\|z(T) - \hat h\|$ and the converged fraction are functions of $\|h\|T$
@@ -76,20 +77,36 @@ def noise(h, sigmas) -> dict:
     return {"contrast_kept": kept}
 
 
-def disorder(h, strengths) -> dict:
-    r"""Locked fraction and mean locked angle at $|\omega| = \|\Omega\|_2$, per strength."""
+def disorder(h, strengths, n_omega: int = 16) -> dict:
+    r"""Locked fraction and mean locked angle under the substrate's law of $\Omega$, per strength."""
+    import jax.numpy as jnp
+
     from ... import lohe
 
-    norm = np.linalg.norm(regular(h), axis=-1)
+    h = regular(h)
+    d = int(h.shape[-1])
+    norm = np.linalg.norm(h, axis=-1)
+    rng = np.random.default_rng(0)
     locked, angle = [], []
     for s in strengths:
-        lk = lohe.adler_locking(float(s), norm)
-        ok = np.asarray(lk.locked)
+        A = rng.normal(size=(n_omega, d, d))
+        Omegas = float(s) * (A - np.swapaxes(A, -1, -2)) / math.sqrt(2.0)
+        ok, ang = [], []
+        for O in Omegas:
+            if d == 2:  # Omega = omega J, J the rotation by +pi/2
+                lk = lohe.adler_locking(float(O[1, 0]), norm)
+                ok.append(np.asarray(lk.locked))
+                ang.append(np.abs(np.asarray(lk.angle)))
+            else:
+                st = lohe.locked_state(jnp.asarray(O), jnp.asarray(h))
+                ok.append(np.asarray(st.locked))
+                cos = np.sum(np.asarray(st.z) * h, -1) / norm
+                ang.append(np.arccos(np.clip(cos, -1.0, 1.0)))
+        ok, ang = np.concatenate(ok), np.concatenate(ang)
         locked.append(float(ok.mean()))
-        angle.append(float(np.mean(np.abs(np.asarray(lk.angle))[ok])) if ok.any() else math.nan)
-    rule = "Adler |omega| <= ||h|| (exact)" if np.shape(h)[-1] == 2 else (
-        "||Omega||_2 < ||h|| (sufficient for a locked state)")  # fmt: skip
-    return {"locked_fraction": locked, "locked_angle": angle, "rule": rule}
+        angle.append(float(ang[ok].mean()) if ok.any() else math.nan)
+    rule = "Adler: |omega| <= ||h||" if d == 2 else "the locked state of lohe.locked_state exists"
+    return {"locked_fraction": locked, "locked_angle": angle, "rule": rule, "n_omega": n_omega}
 
 
 def settling(h, times, delta: float) -> dict:
