@@ -1,7 +1,8 @@
 """Strong and weak convergence of the noisy flows against a reference on the same Brownian path.
 
 Problems (issue 19, section 1), both through the library's SDE path (diffrax Heun,
-Stratonovich, constant steps, `VirtualBrownianTree` of resolution dt/2):
+Stratonovich, constant steps, `VirtualBrownianTree` of resolution dt/2), i.e. the public
+`lohe.settle(..., noise=)` and `kuramoto.simulate(..., noise=)`:
 
 * sphere: the noisy fixed-query flow dz = (I - zz^T) h dt + sigma (I - zz^T) o dW on
   S^2, h = (1, 0.5, 0), sigma = 0.7, z0 = e_3, t1 = 1, M independent paths (one batched
@@ -39,48 +40,16 @@ from tqdm import tqdm
 jax.config.update("jax_enable_x64", True)
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from syncattn import _simulate as driver, kuramoto  # noqa: E402
+from syncattn import kuramoto, lohe  # noqa: E402
 
 
 OUT = Path(__file__).resolve().parent / "results" / "sde_convergence"
 H = jnp.array([1.0, 0.5, 0.0])
 
 
-def _rhs(t, z, h):  # the fixed-query field |z|^2 h - <z, h> z (orthogonal to z)
-    return jnp.sum(z * z, -1, keepdims=True) * h - jnp.sum(z * h, -1, keepdims=True) * z
-
-
-def _order(z):
-    Z = jnp.mean(z, axis=-2)
-    return Z, jnp.linalg.norm(Z, axis=-1)
-
-
 def sphere(dt, paths, key):
-    noise, solver, dt0 = driver.check_noise(
-        0.7,
-        key,
-        solver=None,
-        dt0=dt,
-        max_steps=10**6,
-        dtype=jnp.float64,
-        project=driver.project_sphere,
-        retract=driver.retract_sphere,
-    )
     z0 = jnp.broadcast_to(jnp.array([0.0, 0.0, 1.0]), (paths, 3))
-    sol = driver.solve(
-        _rhs,
-        _order,
-        z0,
-        H,
-        jnp.asarray(1.0),
-        jnp.array([1.0]),
-        solver,
-        None,
-        dt0,
-        10**6,
-        False,
-        noise,
-    )
+    sol = lohe.settle(z0, H, 1.0, noise=0.7, key=key, dt0=dt, max_steps=10**6)
     z = np.asarray(sol.final)
     return z, z @ np.asarray(H / jnp.linalg.norm(H))
 

@@ -425,8 +425,6 @@ def test_sde_long_time_mean_resultant():
 
     from syncattn import lohe
 
-    from ._sde import fixed_query_sde
-
     for d, norm_h, s in ((3, 1.0, 1.0), (5, 2.0, 1.2)):
         h = np.zeros(d)
         h[0] = norm_h
@@ -434,9 +432,12 @@ def test_sde_long_time_mean_resultant():
         t1, burn = 60.0, 10.0
         avg = {}
         for dt in (0.02, 0.01):
-            ts, z = fixed_query_sde(
-                h, s, t1, paths=paths, dt0=dt, key=jax.random.key(CONFIG.seed)
-            )
+            z0 = np.broadcast_to(h / norm_h, (paths, d))
+            sol = lohe.settle(
+                z0, h, t1, saveat=int(round(t1 / 0.1)) + 1, noise=s,
+                key=jax.random.key(CONFIG.seed), dt0=dt, max_steps=10**7,
+            )  # fmt: skip
+            ts, z = np.asarray(sol.ts), np.asarray(sol.states)
             avg[dt] = np.asarray(z[ts >= burn, :, 0]).mean(0)  # time average per path
         per_path = 2 * avg[0.01] - avg[0.02]
         est, se = per_path.mean(), per_path.std(ddof=1) / np.sqrt(paths)

@@ -9,7 +9,7 @@ from scipy.integrate import solve_ivp
 from scipy.optimize import brentq
 from scipy.special import ive
 
-from syncattn import _simulate as driver, kuramoto, lohe, sphere
+from syncattn import kuramoto, lohe, sphere
 
 from .helpers import approx, assert_close
 
@@ -195,7 +195,8 @@ def test_same_key_same_path_eagerly_and_under_jit_and_on_the_sphere():
 
 def test_stratonovich_heun_and_ito_euler_agree_on_one_brownian_path():
     """The Itô drift, tested as dynamics: diffrax's Itô Euler-Maruyama with
-    f - (d-1) sigma^2/2 z and the library's Stratonovich Heun, same path, small dt."""
+    f - (d-1) sigma^2/2 z and the library's Stratonovich Heun (lohe.settle(noise=)),
+    same path, small dt."""
     d, s, t1, dt = 3, 0.6, 1.0, 2.0**-12
     h = jnp.array([1.0, 0.5, -0.3])
     z0 = jnp.array([0.0, 0.0, 1.0])
@@ -207,32 +208,7 @@ def test_stratonovich_heun_and_ito_euler_agree_on_one_brownian_path():
         diffrax.ControlTerm(lambda t, z, a: s * P(z), bm),
     )
     zi = diffrax.diffeqsolve(ito, diffrax.Euler(), 0.0, t1, dt, z0).ys[-1]
-    noise, solver, dt0 = driver.check_noise(
-        s,
-        key,
-        solver=None,
-        dt0=dt,
-        max_steps=10**6,
-        dtype=jnp.float64,
-        project=driver.project_sphere,
-        retract=driver.retract_sphere,
-    )
-    rhs = lambda t, z, a: jnp.sum(z * z) * h - jnp.sum(z * h) * z
-    order = lambda z: (z, jnp.linalg.norm(z))
-    zs = driver.solve(
-        rhs,
-        order,
-        z0,
-        None,
-        jnp.asarray(t1),
-        jnp.array([t1]),
-        solver,
-        None,
-        dt0,
-        10**6,
-        False,
-        noise,
-    ).final
+    zs = lohe.settle(z0, h, t1, noise=s, key=key, dt0=dt, max_steps=10**6).final
     # both converge (strong order 1/2) to the same solution: gap ~ sqrt(dt) = 0.016
     assert float(jnp.linalg.norm(zi - zs)) < 0.05
     # a wrong Itô drift (no correction) is visibly further away

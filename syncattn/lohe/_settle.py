@@ -18,16 +18,30 @@ from .._checks import (
 )
 from .._numerics import eps_for, safe_norm
 from .._simulate import Solution
-from .._types import Array, ArrayLike, Float, Int, ScalarLike
+from .._types import Array, ArrayLike, Float, Int, PRNGKeyArray, ScalarLike
+
+
+def _field(z, h, Omega):
+    # |z|^2 h - <z, h> z (+ Omega z): the fixed-query field (with the query's own
+    # frequency), orthogonal to z everywhere (Omega skew), so |z| is an exact invariant
+    dz = jnp.sum(z * z, -1, keepdims=True) * h - jnp.sum(z * h, -1, keepdims=True) * z
+    return dz if Omega is None else dz + jnp.einsum("...de,...e->...d", Omega, z)
+
+
+def _drift(t, z, args):  # the noisy path's drift; the batch is one SDE state
+    return _field(z, *args)
+
+
+def _unit(z):
+    return z, safe_norm(z)
 
 
 def _rhs(t, y, args):
     # y = [z, tau]: z' = |z|^2 h - <z, h> z (the fixed-query field on the sphere,
     # orthogonal to z everywhere, so |z| is an exact invariant), tau' = 1 (the clock
     # that records the stopping time)
-    h = args[0]
-    z = y[..., :-1]
-    dz = jnp.sum(z * z, -1, keepdims=True) * h - jnp.sum(z * h, -1, keepdims=True) * z
+    h, _, Omega = args
+    dz = _field(y[..., :-1], h, Omega)
     return jnp.concatenate([dz, jnp.ones_like(y[..., -1:])], -1)
 
 
@@ -37,7 +51,7 @@ def _order(y):
 
 
 def _stop(t, y, args, **kwargs):  # crosses 0 when the angle to h falls to delta
-    h, cos_delta = args
+    h, cos_delta, _ = args
     return jnp.sum(y[..., :-1] * h, -1) - cos_delta * safe_norm(h)
 
 
@@ -74,18 +88,20 @@ def _setup(z0, h, t1, saveat, solver, rtol, atol, dt0, max_steps):
 
 
 @eqx.filter_jit
-def _integrate(z0, h, c, t1, ts, solver, controller, dt0, max_steps, event, save):
+def _integrate(z0, h, c, t1, ts, solver, controller, dt0, max_steps, event, save,
+               Omega=None):  # fmt: skip
     """vmap over the flattened batch of one diffrax solve each, through the driver."""
     d = z0.shape[-1]
     y0 = jnp.concatenate([z0, jnp.zeros_like(z0[..., :1])], -1).reshape(-1, d + 1)
 
-    def one(y0_i, h_i):
+    def one(y0_i, h_i, O_i):
         return driver.solve(
-            _rhs, _order, y0_i, (h_i, c), t1, ts, solver, controller, dt0,
+            _rhs, _order, y0_i, (h_i, c, O_i), t1, ts, solver, controller, dt0,
             max_steps, save, event=event,
         )  # fmt: skip
 
-    return jax.vmap(one)(y0, h.reshape(-1, d))
+    O = None if Omega is None else Omega.reshape(-1, d, d)
+    return jax.vmap(one)(y0, h.reshape(-1, d), O)
 
 
 def settle(
@@ -99,6 +115,9 @@ def settle(
     atol: float = 1e-10,
     dt0: float | None = None,
     max_steps: int = 16_384,
+    noise: ScalarLike | None = None,
+    key: PRNGKeyArray | None = None,
+    Omega: Float[ArrayLike, "*#batch d d"] | None = None,
 ) -> Solution:
     r"""Integrate the fixed-query flow of every query from $z(0) = z_0$ to $t_1$.
 
@@ -117,12 +136,38 @@ def settle(
     differentiable in `z0` and `h` (diffrax's checkpointed adjoint). The first-passage
     time to a given angle is [`syncattn.lohe.settle_time`][] (same solve, with an event).
 
+    **Frequency disorder.** With `Omega` (skew-symmetric, shape `(*batch, d, d)` or
+    broadcastable), each query has its own frequency:
+    $\dot z = \Omega z + (I - zz^\top)h$ (the extension adds $\Omega z$, orthogonal to
+    $z$, so $\|z\|$ stays invariant). Its locked state is
+    [`syncattn.lohe.locked_state`][]; with noise, $\Omega z$ joins the drift.
+
+    **Noise.** With `noise` $= \sigma > 0$ and a PRNG `key`, the Stratonovich SDE with
+    tangent-projected noise (the library's convention, [`syncattn.lohe.simulate`][])
+
+    $$dz = (I - zz^\top)\,h\,dt + \sigma\,(I - zz^\top)\circ dW_t,$$
+
+    whose stationary law is von Mises-Fisher with mean direction $h/\|h\|$ and
+    $\kappa = 2\|h\|/\sigma^2$ ([`syncattn.lohe.vmf_moments`][]), is solved through the
+    same driver as the noisy [`syncattn.lohe.simulate`][]: Heun (or `solver` among
+    `"heun"`, `"midpoint"`, `"reversible_heun"`, or a diffrax Stratonovich solver),
+    constant steps of `dt0` (default 1e-2; `rtol`/`atol` unused), a retraction
+    $z \mapsto z/\|z\|$ after every step, and one `diffrax.VirtualBrownianTree` of
+    shape `(*batch, d)` (resolution `dt0/2`) from `key`: independent paths for the
+    queries, the same key and batch shape give the same paths, eagerly and under `jit`.
+    It takes $\lceil t_1/dt_0\rceil$ steps (`max_steps` must allow them). A concrete
+    $\sigma = 0$ is the deterministic path bit for bit.
+
     Args:
         z0: unit starts, shape `(*batch, d)`, $d \ge 2$.
         h: drives, broadcastable to `z0`.
         t1: horizon $t_1 \ge 0$ (the paper's $T$).
         saveat: `None` ($t_1$ only), an int $S \ge 2$ or times in $[0, t_1]$.
         solver, rtol, atol, dt0, max_steps: as [`syncattn.lohe.simulate`][].
+        noise: $\sigma \ge 0$, a scalar; `None` or 0: the ODE.
+        key: PRNG key of the Brownian path (keyword; required when $\sigma > 0$).
+        Omega: skew-symmetric frequencies, broadcastable to `(*batch, d, d)`, or
+            `None` (0).
 
     Returns:
         [`syncattn.lohe.Solution`][]: `ts (S,)`, `states (S, *batch, d)`, `order` =
@@ -131,17 +176,29 @@ def settle(
 
     Raises:
         ValueError: shapes, $d < 2$, NaN/inf, `z0` off the sphere, `t1 < 0`, bad
-            solver options.
+            solver options; `noise` negative, NaN or not a scalar, `noise > 0`
+            without `key`, a non-Stratonovich solver with noise, `max_steps` below
+            the noisy path's $\lceil t_1/dt_0\rceil$ steps; `Omega` of the wrong
+            shape, NaN/inf or not skew-symmetric.
+        TypeError: `key` not a PRNG key.
 
     Example:
         >>> settle(jnp.array([0.0, 1.0]), jnp.array([2.0, 0.0]), 30.0).final  # ~[1, 0]
     """
+    if noise is not None:
+        sde = _noisy(z0, h, t1, saveat, solver, dt0, max_steps, noise, key, Omega)
+        if sde is not None:
+            return sde
+        solver = "dopri5" if solver is None else solver
     z0, h, t1, ts, solver, controller = _setup(
         z0, h, t1, saveat, solver, rtol, atol, dt0, max_steps
     )
+    Omega = _check_omega(Omega, z0)
     batch, d, S = z0.shape[:-1], z0.shape[-1], ts.shape[0]
     c = jnp.ones((), z0.dtype)  # unused without an event
-    sol = _integrate(z0, h, c, t1, ts, solver, controller, dt0, int(max_steps), None, True)
+    sol = _integrate(
+        z0, h, c, t1, ts, solver, controller, dt0, int(max_steps), None, True, Omega
+    )
     states = jnp.moveaxis(sol.states[..., :-1], 0, 1).reshape(S, *batch, d)
     return Solution(
         ts,
@@ -151,6 +208,58 @@ def settle(
         sol.final[..., :-1].reshape(*batch, d),
         jnp.max(sol.num_steps),
     )
+
+
+def _check_omega(Omega, z0):
+    """`Omega` broadcast to `(*batch, d, d)`: skew-symmetric (checked when concrete), or None."""
+    if Omega is None:
+        return None
+    Omega = as_float(Omega, "Omega")
+    check_finite(Omega, "Omega")
+    d = z0.shape[-1]
+    shape = z0.shape + (d,)
+    try:
+        if Omega.ndim < 2 or np.broadcast_shapes(Omega.shape, shape) != shape:
+            raise ValueError
+    except ValueError:
+        raise ValueError(
+            f"Omega must broadcast to (*batch, d, d) = {shape}; got {Omega.shape}."
+        ) from None
+    if is_concrete(Omega):
+        O = np.asarray(Omega, np.float64)
+        asym = float(np.max(np.abs(O + np.swapaxes(O, -1, -2)), initial=0.0))
+        if asym > eps_for(Omega.dtype) * max(1.0, float(np.max(np.abs(O), initial=0.0))):
+            raise ValueError(
+                "Omega must be skew-symmetric (Omega^T = -Omega); got "
+                f"max|Omega + Omega^T| = {asym:.3g}. Perhaps use (A - A^T) / 2?"
+            )
+    return jnp.broadcast_to(Omega, shape).astype(z0.dtype)
+
+
+def _noisy(z0, h, t1, saveat, solver, dt0, max_steps, noise, key, Omega) -> Solution | None:
+    """The SDE path of `settle`, or None when `noise` is a concrete 0 (the ODE)."""
+    sde_solver = None if solver is None or solver == "dopri5" else solver
+    z0c, hc, t1c, ts, _, _ = _setup(
+        z0, h, t1, saveat, "dopri5", 1e-8, 1e-10, None, max_steps
+    )
+    Omega = _check_omega(Omega, z0c)
+    noisy, sde_solver, sde_dt0 = driver.check_noise(
+        noise, key, solver=sde_solver, dt0=dt0, max_steps=max_steps, dtype=z0c.dtype,
+        project=driver.project_sphere, retract=driver.retract_sphere,
+    )  # fmt: skip
+    if noisy is None:
+        return None
+    if is_concrete(t1):
+        need = int(np.ceil(float(np.asarray(t1)) / sde_dt0 - 1e-9))
+        if need > int(max_steps):
+            raise ValueError(
+                f"max_steps={int(max_steps)} is below the {need} constant steps of "
+                f"dt0={sde_dt0} that the noisy path takes to t1; raise max_steps."
+            )
+    return driver.solve(
+        _drift, _unit, z0c, (hc, Omega), t1c, ts, sde_solver, None, sde_dt0,
+        int(max_steps), True, noisy,
+    )  # fmt: skip
 
 
 def settle_time(

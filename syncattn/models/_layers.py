@@ -67,7 +67,16 @@ def make_attention(config: ModelConfig, *, causal: bool, key) -> eqx.Module:
     raise ValueError(f"no transformer attention {config.attention!r}.")
 
 
-def call_attention(attention: eqx.Module, x, mask):
+def call_attention(attention: eqx.Module, x, mask, *, key=None, substrate_key=None):
+    """The block's attention call; `key` is the block's training key (None: evaluation).
+
+    Oscillator layers take their `substrate_key` (and in training, with
+    `train_with_substrate`, a key folded from `key`): `nn._substrate.call_in_model`.
+    """
+    if isinstance(attention, _nn().OscillatorAttention):
+        from ..nn._substrate import call_in_model
+
+        return call_in_model(attention, x, mask, key=key, substrate_key=substrate_key)
     if mask is None:
         return attention(x)
     return attention(x, mask=mask)

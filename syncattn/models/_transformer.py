@@ -116,10 +116,12 @@ class Block(eqx.Module):
         *,
         mask: Bool[Array, " seq"] | None = None,
         key: PRNGKeyArray | None = None,
+        substrate_key: PRNGKeyArray | None = None,
     ) -> Float[Array, "seq d_model"]:
         x = x + _layers.call_attention(
-            self.attention, _layers.apply_norm(self.norm1, x), mask
-        )
+            self.attention, _layers.apply_norm(self.norm1, x), mask,
+            key=key, substrate_key=substrate_key,
+        )  # fmt: skip
         if self.ffn is not None:
             h = _layers.apply_norm(self.norm2, x)
             if isinstance(self.ffn, GeluFFN):
@@ -185,6 +187,7 @@ class Encoder(eqx.Module):
         *,
         mask: Bool[Array, " seq"] | None = None,
         key: PRNGKeyArray | None = None,
+        substrate_key: PRNGKeyArray | None = None,
     ) -> Float[Array, "seq d_model"]:
         cfg = self.config
         if self.projection is not None:
@@ -204,8 +207,10 @@ class Encoder(eqx.Module):
             x = x + self.positions(T).astype(x.dtype)
         keys = _split(key, 1 + len(self.blocks))
         x = dropout(x, cfg.dropout, keys[0])
-        for block, k in zip(self.blocks, keys[1:], strict=True):
-            x = block(x, mask=mask, key=k)
+        for i, (block, k) in enumerate(zip(self.blocks, keys[1:], strict=True)):
+            # each block its own substrate draws (the oscillator layers' substrate_key)
+            sk = None if substrate_key is None else jax.random.fold_in(substrate_key, i)
+            x = block(x, mask=mask, key=k, substrate_key=sk)
         if self.final_norm is not None:
             x = _layers.apply_norm(self.final_norm, x)
         return x
@@ -246,9 +251,14 @@ class TransformerLM(eqx.Module):
         *,
         mask: Bool[Array, " seq"] | None = None,
         key: PRNGKeyArray | None = None,
+        substrate_key: PRNGKeyArray | None = None,
     ) -> Float[Array, "seq vocab"]:
-        """Next-token logits at every position (``key=None``: no dropout)."""
-        x = self.encoder(tokens, mask=mask, key=key)
+        """Next-token logits at every position (``key=None``: no dropout).
+
+        ``substrate_key``: the key of the oscillator layers' non-ideal
+        [`syncattn.nn.Substrate`][] (block $b$ gets ``fold_in(substrate_key, b)``).
+        """
+        x = self.encoder(tokens, mask=mask, key=key, substrate_key=substrate_key)
         if self.head is None:
             return x @ self.encoder.embedding.T.astype(x.dtype)
         return jax.vmap(self.head)(x)
@@ -309,6 +319,7 @@ class Classifier(eqx.Module):
         *,
         mask: Bool[Array, " seq"] | None = None,
         key: PRNGKeyArray | None = None,
+        substrate_key: PRNGKeyArray | None = None,
     ) -> Float[Array, " seq"] | Float[Array, "seq classes"]:
         """Per-position logits, shape ``(T,)`` (``(T, n_classes)`` with ``n_classes``).
 
@@ -318,10 +329,12 @@ class Classifier(eqx.Module):
                 ``tokens != pad_id`` (all True when ``pad_id`` is None or the
                 input is features).
             key: dropout key; ``None`` for evaluation.
+            substrate_key: key of the oscillator layers' non-ideal
+                [`syncattn.nn.Substrate`][] (block $b$: ``fold_in(substrate_key, b)``).
         """
         if mask is None and self.config.pad_id is not None and self.encoder.projection is None:
             mask = tokens != self.config.pad_id
-        x = self.encoder(tokens, mask=mask, key=key)
+        x = self.encoder(tokens, mask=mask, key=key, substrate_key=substrate_key)
         logits = jax.vmap(self.head)(x)
         return logits if self.n_classes else logits[:, 0]
 
@@ -331,6 +344,7 @@ class Classifier(eqx.Module):
         *,
         mask: Bool[Array, " seq"] | None = None,
         key: PRNGKeyArray | None = None,
+        substrate_key: PRNGKeyArray | None = None,
     ) -> Float[Array, " classes"]:
         r"""Class logits of the whole sequence (needs ``n_classes``):
 
@@ -344,7 +358,7 @@ class Classifier(eqx.Module):
             raise ValueError("pooled needs a Classifier built with n_classes.")
         if mask is None and self.config.pad_id is not None and self.encoder.projection is None:
             mask = tokens != self.config.pad_id
-        x = self.encoder(tokens, mask=mask, key=key)
+        x = self.encoder(tokens, mask=mask, key=key, substrate_key=substrate_key)
         if mask is None:
             h = jnp.mean(x, axis=0)
         else:
@@ -359,6 +373,7 @@ class Classifier(eqx.Module):
         *,
         mask: Bool[Array, " seq"] | None = None,
         key: PRNGKeyArray | None = None,
+        substrate_key: PRNGKeyArray | None = None,
     ) -> Float[Array, ""]:
         """The logit at ``position`` (the verb): $\\ell_{\\text{position}}$."""
         position = jnp.asarray(position)
@@ -370,7 +385,7 @@ class Classifier(eqx.Module):
         T = jnp.shape(tokens)[-1] if jnp.ndim(tokens) else 0
         if is_concrete(position) and not 0 <= int(position) < T:
             raise ValueError(f"position must lie in [0, {T}); got {int(position)}.")
-        return self(tokens, mask=mask, key=key)[position]
+        return self(tokens, mask=mask, key=key, substrate_key=substrate_key)[position]
 
 
 def check_tokens(tokens, config: ModelConfig) -> int:

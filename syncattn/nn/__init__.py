@@ -3,7 +3,9 @@ r"""Attention layers built from the verified primitives (equinox Modules, unbatc
 * [`KuramotoAttention`][syncattn.nn.KuramotoAttention]: phase attention whose value
   update is [`syncattn.kuramoto.tangent_update`][] (seed 000);
 * [`OscillatorAttention`][syncattn.nn.OscillatorAttention]: fixed-query oscillator
-  attention from [`syncattn.lohe`][] (seed 001);
+  attention from [`syncattn.lohe`][] (seed 001), with its physical
+  [`Substrate`][syncattn.nn.Substrate] (noise, mismatch, disorder, finite settling,
+  quantised readout; [`with_substrate`][syncattn.nn.with_substrate]);
 * [`SoftmaxAttention`][syncattn.nn.SoftmaxAttention], [`SwiGLU`][syncattn.nn.SwiGLU],
   [`RMSNorm`][syncattn.nn.RMSNorm]: the RoPE + SwiGLU baseline;
 * [`PhaseEmbedding`][syncattn.nn.PhaseEmbedding], [`AngleSwiGLU`][syncattn.nn.AngleSwiGLU],
@@ -30,11 +32,14 @@ from ._phase_blocks import (
 )
 from ._rope import rope as rope, rope_frequencies as rope_frequencies
 from ._softmax_attention import SoftmaxAttention as SoftmaxAttention
+from ._substrate import Substrate as Substrate, with_substrate as with_substrate
 
 
 __all__ = [
     "KuramotoAttention",
     "OscillatorAttention",
+    "Substrate",
+    "with_substrate",
     "SoftmaxAttention",
     "SwiGLU",
     "RMSNorm",

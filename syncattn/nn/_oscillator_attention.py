@@ -11,6 +11,7 @@ import jax.numpy as jnp
 from .. import lohe, sphere
 from .._types import Array, ArrayLike, Bool, Float, PRNGKeyArray
 from ..lohe._attention import RELU_EPS as RELU_EPS  # the published relu(s) + 1e-3
+from . import _substrate
 from ._common import (
     allowed,
     cast,
@@ -22,6 +23,7 @@ from ._common import (
     check_positive,
     linear,
 )
+from ._substrate import Substrate
 
 
 COUPLINGS = lohe.COUPLINGS
@@ -188,6 +190,11 @@ class OscillatorAttention(eqx.Module):
         chunk: block length of the linear and chunked paths.
         ode_t1, ode_rtol, ode_atol, ode_seed, ode_flow: settings of `equilibrium="ode"`.
         mask_readout: also apply a key-padding mask at the readout.
+        substrate: the physical substrate, a [`syncattn.nn.Substrate`][] (default the
+            ideal one: this layer bit for bit). A non-ideal one acts at inference
+            (`key=None`) with `__call__(..., substrate_key=k)`, and in training only
+            with `train_with_substrate`; see [`syncattn.nn.Substrate`][] and
+            [`syncattn.nn.with_substrate`][].
     """
 
     wq: eqx.nn.Linear
@@ -215,6 +222,7 @@ class OscillatorAttention(eqx.Module):
     ode_seed: int = eqx.field(static=True)
     ode_flow: str = eqx.field(static=True)
     mask_readout: bool = eqx.field(static=True)
+    substrate: Substrate
 
     def __init__(
         self,
@@ -239,6 +247,7 @@ class OscillatorAttention(eqx.Module):
         ode_atol=1e-10,
         ode_seed=0,
         ode_flow="paper",
+        substrate: Substrate = Substrate(),
     ):
         d_model, n_heads = check_int(d_model, "d_model"), check_int(n_heads, "n_heads")
         if d_head is None:
@@ -316,6 +325,11 @@ class OscillatorAttention(eqx.Module):
         self.equilibrium, self.impl, self.causal = equilibrium, impl, bool(causal)
         self.anchors, self.normalize_anchors = anchors, bool(normalize_anchors)
         self.mask_readout = bool(mask_readout)
+        if not isinstance(substrate, Substrate):
+            raise TypeError(
+                f"substrate must be a syncattn.nn.Substrate; got {type(substrate).__name__}."
+            )
+        self.substrate = substrate
 
 
     # ------------------------------------------------------------------ pieces
@@ -374,6 +388,7 @@ class OscillatorAttention(eqx.Module):
 
     def _settle(self, h, key):
         """The readout queries z, the degeneracy flag and the ODE's start, from h."""
+        key, skeys = _substrate.split(key)  # substrate hook: Keys only when one acts
         z, deg = lohe.equilibrium(h)
         extra = {}
         if self.equilibrium == "ode":
@@ -390,6 +405,8 @@ class OscillatorAttention(eqx.Module):
             )
             z = sol.final.astype(h.dtype)
             extra["z0"] = z0.astype(h.dtype)
+        if skeys is not None:  # the substrate's z: dynamics to settle_time, bits
+            z = _substrate.settle_hook(self, h, z, deg, key, skeys)
         # a degenerate drive reads out at z = 0: uniform over the allowed keys
         return jnp.where(deg[..., None], 0.0, z).astype(h.dtype), deg, extra
 
@@ -510,6 +527,7 @@ class OscillatorAttention(eqx.Module):
         mask: Bool[ArrayLike, " T"] | None = None,
         key: PRNGKeyArray | None = None,
         diagnostics: bool = False,
+        substrate_key: PRNGKeyArray | None = None,
     ) -> Float[Array, "T d_model"] | tuple[Float[Array, "T d_model"], dict]:
         x = check_input(x, "x", f"(T, d_model={self.d_model})", self.d_model)
         T, H = x.shape[0], self.n_heads
@@ -525,7 +543,11 @@ class OscillatorAttention(eqx.Module):
             "linear": self._linear,
             "chunked": self._chunked,
         }[self.impl]
-        out, aux = path(s, x, v, km, key)
+        skeys = _substrate.keys(self.substrate, key, substrate_key)  # substrate hook
+        if skeys is not None and self.substrate._dense:
+            out, aux = _substrate.dense_path(self, s, x, v, km, skeys)
+        else:
+            out, aux = path(s, x, v, km, key if skeys is None else skeys)
         y = linear(s.wo, out.transpose(1, 0, 2).reshape(T, H * self.d_head))
         if not diagnostics:
             return y
