@@ -171,7 +171,7 @@ def test_robustness_smoke(tmp_path, compile_cache):
             assert set(e["theory"]) == {"noise", "frequency_disorder", "settle_time"}
             assert e["drives"]["d"] == 2
         else:
-            assert set(e["curves"]) == {k for k, v in robustness.SOFTMAX.items() if v}
+            assert set(e["curves"]) == {k for k, v in robustness.SOFTMAX.items() if v["run"]}
         for kind, c in e["curves"].items():
             lim = res["limits"]["acc_hard_points" if e["task"] == "agreement" else "ppl_relative"]
             want = _tolerance.tolerance(c["strengths"], c["loss"], lim,

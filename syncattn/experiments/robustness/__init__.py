@@ -54,13 +54,17 @@ __all__ = ["Config", "run", "summary", "NONIDEALITIES", "SOFTMAX", "PAPER"]
 NAME = "robustness"
 
 SOFTMAX = {
-    "noise": None,
-    "coupling_mismatch": None,
-    "frequency_disorder": None,
-    "settle_time": None,
-    "readout_bits": None,
+    "noise": {"run": False, "analogue": "none: softmax has no state that settles; noise on its "
+              "scores would be a different perturbation, which the substrate does not model"},
+    "coupling_mismatch": {"run": False, "analogue": "the unnormalised weights exp(s_ij)(1 + eps xi_ij); "
+                          "not run: nn.Substrate acts on OscillatorAttention only"},
+    "frequency_disorder": {"run": False, "analogue": "none: softmax has no dynamics"},
+    "settle_time": {"run": False, "analogue": "none: softmax has no dynamics (one exact step)"},
+    "readout_bits": {"run": False, "analogue": "b-bit attention weights or queries would be one; "
+                     "not run: nn.Substrate acts on OscillatorAttention only"},
 }
-"""What each non-ideality means for the softmax model (``None``: no analogue, not run)."""
+"""What each non-ideality means for the softmax model, and whether it is run: softmax
+models enter as the ideal reference only."""
 
 PAPER = {
     "source": "seed 001 (arXiv 2606.12059); its published code has robustness scripts for "
@@ -185,7 +189,7 @@ class Config(ReusedRecipe):
 
 
 def _applies(model: str):
-    return (lambda kind: True) if model == "oscillator" else (lambda kind: SOFTMAX[kind] is not None)
+    return (lambda kind: True) if model == "oscillator" else (lambda kind: SOFTMAX[kind]["run"])
 
 
 def _curves(config, state, metric: str) -> dict:

@@ -19,9 +19,13 @@ def plot(task: str, entries: dict, config, path):
     """Panels per non-ideality: the models' losses (points, or % PPL) with their draws'
     spread, the tolerance limit, and (right axis, dotted) the theory's curve per model."""
     kinds = list(config.nonidealities)
-    fig, axes = new_figure(len(kinds), 1, width=3.6, height=3.2)
+    ncols = min(3, len(kinds))
+    nrows = -(-len(kinds) // ncols)
+    fig, axes = new_figure(ncols, nrows, width=4.0, height=3.2)
+    for ax in axes[len(kinds):]:
+        ax.set_visible(False)
     pct = task != "agreement"
-    for ax, kind in zip(axes, kinds, strict=True):
+    for ax, kind in zip(axes, kinds, strict=False):
         twin = None
         for j, (key, e) in enumerate(entries.items()):
             c = e["curves"].get(kind)
@@ -49,6 +53,9 @@ def plot(task: str, entries: dict, config, path):
         lim = config.acc_limit if not pct else 100 * config.ppl_limit
         ax.axhline(lim, color="grey", ls="--", lw=0.8)
         ax.set_xscale("log")
+        grid = list(getattr(config, kind))
+        ax.set_xticks(grid, [f"{g:g}" for g in grid])
+        ax.xaxis.set_minor_formatter("")
         if HARSHER[kind] == "smaller":
             ax.invert_xaxis()
         ax.set_xlabel(SYMBOLS[kind] + (" (harsher to the right)"))
