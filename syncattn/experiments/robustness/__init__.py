@@ -103,6 +103,8 @@ class Config(ReusedRecipe):
         delta: the angle $\\delta$ of the settling horizon $\\log\\cot(\\delta/2)/\\|h\\|$.
         acc_limit, ppl_limit: the loss that defines the tolerance: points of hard
             accuracy, relative perplexity (or BPC) increase.
+        measure: ``False`` writes the results from the points measured so far (in
+            ``OUT/sweeps/``) without measuring more: a report of an unfinished run.
     """
 
     seed: int = 0
@@ -128,6 +130,7 @@ class Config(ReusedRecipe):
     delta: float = 0.01
     acc_limit: float = 1.0
     ppl_limit: float = 0.01
+    measure: bool = True
 
     def __post_init__(self):
         models = ("oscillator", "softmax")
@@ -200,6 +203,7 @@ def _curves(config, state, metric: str) -> dict:
         pts = state["points"].get(kind)
         if not pts:
             continue
+        strengths = [s for s in strengths if str(s) in pts]  # all, unless unfinished
         vals = [pts[str(s)] for s in strengths]
         mean = [float(np.mean(v)) for v in vals]
         std = [float(np.std(v, ddof=1)) if len(v) > 1 else None for v in vals]
@@ -229,11 +233,12 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
         model, scorer, h = _models.load(t, config)
         state = sweep(out / "sweeps" / f"{key}.json", model, scorer, config.grids(),
                       draws=config.draws, seed=config.substrate_seed, applies=_applies(t.model),
-                      progress=progress, desc=f"robustness: {key}")  # fmt: skip
+                      measure=config.measure, progress=progress, desc=f"robustness: {key}")  # fmt: skip
         entry = {"task": t.task, "model": t.model, "d_osc": t.d_osc, "run": str(t.folder),
                  "metric": scorer.metric, "ideal": state["ideal"],
                  "trained_val": t.result.get("val")}  # fmt: skip
         entry["curves"] = _curves(config, state, scorer.metric)
+        entry["theory_strengths"] = config.grids()
         if h is not None:
             entry["drives"] = _theory.drive_summary(h)
             entry["theory"] = {k: th for k in config.nonidealities
@@ -259,6 +264,7 @@ def _rows(per_model) -> dict[str, list]:
     for e in per_model.values():
         for kind, c in e.get("curves", {}).items():
             th = (e.get("theory") or {}).get(kind)
+            grid = [str(x) for x in e["theory_strengths"].get(kind, [])]
             for j, s in enumerate(c["strengths"]):
                 cols["task"].append(e["task"])
                 cols["model"].append(e["model"])
@@ -271,7 +277,7 @@ def _rows(per_model) -> dict[str, list]:
                 cols["std"].append(c["std"][j] if c["std"][j] is not None else float("nan"))
                 cols["loss"].append(c["loss"][j])
                 cols["draws"].append(len(c["draws"][j]))
-                cols["theory"].append(th[theory_key[kind]][j] if th else float("nan"))
+                cols["theory"].append(th[theory_key[kind]][grid.index(str(s))] if th else float("nan"))
     return cols
 
 

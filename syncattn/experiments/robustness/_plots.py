@@ -46,7 +46,7 @@ def plot(task: str, entries: dict, config, path):
             if th is not None and kind in _THEORY:
                 twin = twin or ax.twinx()
                 name, label = _THEORY[kind]
-                twin.plot(s, th[name], ":", color=colour, lw=1.2)
+                twin.plot(list(getattr(config, kind)), th[name], ":", color=colour, lw=1.2)
                 twin.set_ylabel(label, fontsize=7)
                 if kind == "settle_time":
                     ax.axvline(th["horizon_quantiles"]["0.5"], color=colour, lw=0.6, alpha=0.6)

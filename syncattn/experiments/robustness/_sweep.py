@@ -52,7 +52,7 @@ def _save(path: Path, payload: dict) -> None:
 
 
 def sweep(path: Path, model, scorer, grids: dict, *, draws: int, seed: int,
-          applies, progress: bool = True, desc: str = "sweep") -> dict:
+          applies, measure: bool = True, progress: bool = True, desc: str = "sweep") -> dict:
     """Measure `model` under each non-ideality of `grids` (``{kind: strengths}``).
 
     Args:
@@ -66,6 +66,7 @@ def sweep(path: Path, model, scorer, grids: dict, *, draws: int, seed: int,
             model (paired comparisons).
         applies: ``applies(kind) -> bool``: whether this model has the non-ideality
             (softmax has no oscillator state to perturb for most of them).
+        measure: ``False``: only read back what `path` holds (the ideal is still measured).
 
     Returns:
         ``{"ideal": metric, "points": {kind: {strength: [metric per draw]}}}``.
@@ -80,7 +81,7 @@ def sweep(path: Path, model, scorer, grids: dict, *, draws: int, seed: int,
         state["ideal"] = scorer(model, None)
         _save(path, state)
     todo = [(k, j, s) for k in grids if applies(k) for j, s in enumerate(grids[k])
-            if str(s) not in state["points"].get(k, {})]  # fmt: skip
+            if measure and str(s) not in state["points"].get(k, {})]  # fmt: skip
     base = jax.random.key(seed)
     for kind, j, s in progress_bar(todo, desc=desc, total=len(todo), enabled=progress):
         perturbed = nn.with_substrate(model, substrate(kind, s))
