@@ -149,7 +149,7 @@ def test_config_validation():
 # ----------------------------------------------------------------------- smoke run
 
 
-@pytest.mark.slow  # two classifiers and two LMs to train, then the sweep: CI runs it
+@pytest.mark.slow  # a classifier and an LM to train, ten model compilations: CI runs it
 def test_robustness_smoke(tmp_path, compile_cache):
     assert run_cli("robustness", "--smoke", "--out", str(tmp_path), cache=compile_cache) == 0
     names = {p.name for p in tmp_path.iterdir()}
@@ -159,7 +159,7 @@ def test_robustness_smoke(tmp_path, compile_cache):
     assert cfg["experiment"] == "robustness" and cfg["config"]["seed"] == 0 and "revision" in cfg
     res = json.loads((tmp_path / "results.json").read_text())
     models = res["models"]
-    assert set(models) == {"agreement-oscillator-d2", "agreement-softmax", "lm-oscillator-d2", "lm-softmax"}
+    assert set(models) == {"agreement-oscillator-d2", "lm-oscillator-d2"}
     for key, e in models.items():
         # the ideal substrate's score is the training's own final validation score
         if e["task"] == "agreement":

@@ -159,11 +159,14 @@ class Config(ReusedRecipe):
 
     @classmethod
     def smoke(cls) -> Config:
-        """Seconds: 1 epoch on 256 sentences, d = 2 LM for 3 steps, 2 strengths each, 1 draw."""
+        """Seconds of training (1 epoch on 256 sentences, a d = 2 LM for 3 steps), the
+        oscillator models only, one strength per non-ideality, 1 draw (each strength is
+        one more compilation of the model)."""
         return cls._smoke(
-            dims=(2,), sva_epochs=1, sva_n_train=256, sva_n_val=64, sweep_batches=1,
-            noise=(0.3, 3.0), coupling_mismatch=(0.1, 1.0), frequency_disorder=(1.0, 10.0),
-            settle_time=(0.1, 1.0), readout_bits=(1, 4), draws=1,
+            dims=(2,), models=("oscillator",), lm_models=("oscillator",), sva_epochs=1,
+            sva_n_train=256, sva_n_val=64, sweep_batches=1, noise=(1.0,),
+            coupling_mismatch=(0.3,), frequency_disorder=(3.0,), settle_time=(0.1,),
+            readout_bits=(2,), draws=1,
         )  # fmt: skip
 
     @classmethod
