@@ -61,7 +61,10 @@ def plot(task: str, entries: dict, config, path):
         ax.set_xlabel(SYMBOLS[kind] + (" (harsher to the right)"))
         ax.set_ylabel("points of hard accuracy lost" if not pct else "% perplexity increase")
         ax.set_title(kind.replace("_", " "), fontsize=9)
-        ax.legend(fontsize=6)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=6)
+        else:
+            ax.text(0.5, 0.5, "not measured", transform=ax.transAxes, ha="center", fontsize=8)
     title = ("agreement classifier (d_osc = 2)" if task == "agreement"
              else "language models (validation)")  # fmt: skip
     fig.suptitle(f"robustness: {title}; dotted: theory (right axis); vertical: median horizon", fontsize=9)
