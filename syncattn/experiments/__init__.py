@@ -20,6 +20,7 @@ scaling        seed 001: oscillator LM vs softmax over d_osc, gap fit C d^-alpha
 convergence    seed 001 Table 6: flow convergence in trained models, predicted vs measured
 linear         beyond: experiment 5 at its largest d with the linear-time layer
 kws            seed 001: oscillator vs softmax keyword spotting (synthetic espeak-ng proxy)
+robustness     issue 19: noise, mismatch, disorder, settling, bits on trained models
 =============  =================================================================
 
 Command line: ``--seed N`` (or ``--seeds 0,1,2`` / ``--seeds 0-4``) sets the
@@ -58,6 +59,7 @@ EXPERIMENTS = {
     "convergence": "convergence",
     "linear": "linear",
     "kws": "kws",
+    "robustness": "robustness",
 }
 """Experiment name -> module of `syncattn.experiments`."""
 

@@ -37,7 +37,7 @@ from ._common import (
 from ._grid import Grid
 
 
-__all__ = ["Config", "SVARecipe", "SVACell", "sva_cell", "cells", "run", "summary", "PAPER"]
+__all__ = ["Config", "SVARecipe", "SVACell", "sva_cell", "sva_fit", "sva_splits", "cells", "run", "summary", "PAPER"]
 
 NAME = "agreement"
 
@@ -87,16 +87,24 @@ class SVACell(SVARecipe):
     seed: int
 
 
-def sva_cell(cell: SVACell, folder) -> dict:
-    """Train (or resume) one classifier into `folder`; its final validation metrics."""
+def sva_splits(recipe: SVARecipe) -> dict[str, list[dict]]:
+    """The ``train`` and ``val`` sentences of `recipe` (its first `n_train` / `n_val`)."""
+    from ..data import sva
+
+    splits = sva.load_sva(recipe.data_path)
+    return {"train": splits["train"][: recipe.n_train] if recipe.n_train else splits["train"],
+            "val": splits["val"][: recipe.n_val] if recipe.n_val else splits["val"]}  # fmt: skip
+
+
+def sva_fit(cell: SVACell, folder) -> dict:
+    """Train (or resume) one classifier into `folder`: [`syncattn.training.fit_classifier`][]'s
+    result, with the trained ``"model"`` (a finished folder is restored, not retrained)."""
     import jax
 
     from .. import models, training
-    from ..data import sva
 
-    splits = sva.load_sva(cell.data_path)
-    train = splits["train"][: cell.n_train] if cell.n_train else splits["train"]
-    val = splits["val"][: cell.n_val] if cell.n_val else splits["val"]
+    splits = sva_splits(cell)
+    train, val = splits["train"], splits["val"]
     mcfg = models.get_config("paper-b-sva", attention=cell.model, d_osc=cell.d_osc)
     per_epoch = len(train) // cell.batch_size
     tcfg = training.TrainConfig(
@@ -105,9 +113,16 @@ def sva_cell(cell: SVACell, folder) -> dict:
         b1=0.9, b2=0.999, clip_norm=1.0, seed=cell.seed, keep=2,
     )  # fmt: skip
     model = models.build(mcfg, key=jax.random.key(cell.seed))
-    res = training.fit_classifier(
+    return training.fit_classifier(
         model, tcfg, {"train": train, "val": val}, folder, epochs=cell.epochs
     )
+
+
+def sva_cell(cell: SVACell, folder) -> dict:
+    """Train (or resume) one classifier into `folder`; its final validation metrics."""
+    from .. import models
+
+    res = sva_fit(cell, folder)
     return {
         "status": "ok",
         "step": res["step"],

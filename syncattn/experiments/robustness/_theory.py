@@ -1,0 +1,138 @@
+r"""What the theory predicts for each non-ideality, from a trained model's own drives.
+
+Every number here is a library function of [`syncattn.lohe`][] evaluated on the drives
+$h$ of the ideal model (all heads, layers and real positions of the sweep's
+validation rows), averaged over those queries; nothing is re-derived:
+
+* noise $\sigma$: the stationary law of $dz = (I - zz^\top)h\,dt + \sigma(I - zz^\top)\circ dW$
+  is von Mises-Fisher with $\kappa = 2\|h\|/\sigma^2$
+  ([`syncattn.lohe.vmf_concentration`][]), and at $p = 1$ the expected readout score is
+  $\mathbb E[1 + z\cdot r_j] = 1 + A_d(\kappa)\,\hat h\cdot r_j$
+  ([`syncattn.lohe.vmf_scores`][]): the noise multiplies the contrast of the scores by
+  $A_d(\kappa)$ ([`syncattn.lohe.mean_resultant`][]), the *flattening*. Reported: the
+  mean of $A_d(\kappa)$ over the queries.
+* frequency disorder $s$: the substrate gives each query $\Omega = s(A - A^\top)/\sqrt2$,
+  $A$ standard Gaussian ([`syncattn.nn.Substrate`][]; for $d = 2$, $\omega \sim
+  \mathcal N(0, s^2)$). A query locks iff $|\omega| \le \|h\|$ for $d = 2$ (Adler,
+  [`syncattn.lohe.adler_locking`][]), at the angle $\arcsin(\omega/\|h\|)$ from
+  $\hat h$; for $d \ge 3$ iff the locked state exists
+  ([`syncattn.lohe.locked_state`][]). Reported: the locked fraction and the mean angle
+  of the locked state to $\hat h$, averaged over the queries and `n_omega` draws of
+  $\Omega$ from that law (``numpy.random.default_rng(0)``).
+* settling time $T$: from a uniform start the angle obeys
+  $\tan\frac{\varphi(T)}2 = \tan\frac{\varphi_0}2 e^{-\|h\|T}$, so the expected error
+  $\mathbb E\|z(T) - \hat h\|$ and the converged fraction are functions of $\|h\|T$
+  ([`syncattn.lohe.predict_convergence`][]); the horizon at which a query started at a
+  right angle reaches $\delta$ is $T_\delta = \log\cot(\delta/2)/\|h\|$
+  ([`syncattn.lohe.time_to_converge`][] at $\varphi_0 = \pi/2$). Reported: the mean
+  expected error, the converged fraction, and the horizon's quantiles.
+* coupling mismatch and readout bits: the library proves nothing about them, and no
+  curve is drawn.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+HORIZON_QUANTILES = (0.5, 0.9, 0.99)
+"""Quantiles over the queries of the settling horizon $T_\\delta$."""
+
+
+def _as_drives(h) -> np.ndarray:
+    h = np.asarray(h, dtype=np.float64)
+    if h.ndim != 2 or h.shape[0] == 0 or h.shape[1] < 2:
+        raise ValueError(f"h must be a non-empty (N, d >= 2) array of drives; got shape {h.shape}.")
+    return h
+
+
+def drive_summary(h) -> dict:
+    """Count, degenerate count and quantiles of $\\|h\\|$ over the queries."""
+    norm = np.linalg.norm(_as_drives(h), axis=-1)
+    q = np.quantile(norm, [0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99])
+    return {"queries": int(norm.size), "d": int(np.shape(h)[-1]),
+            "degenerate": int(np.sum(norm <= 1e-8)), "mean": float(norm.mean()),
+            "quantiles_1_5_25_50_75_95_99": q.tolist()}  # fmt: skip
+
+
+def regular(h) -> np.ndarray:
+    """The drives with $\\|h\\| > 10^{-8}$ (a degenerate drive reads out uniformly and has
+    no direction for the theory to predict)."""
+    h = _as_drives(h)
+    return h[np.linalg.norm(h, axis=-1) > 1e-8]
+
+
+def noise(h, sigmas) -> dict:
+    r"""Mean over the queries of the vMF flattening $A_d(2\|h\|/\sigma^2)$, per $\sigma$."""
+    import jax.numpy as jnp
+
+    from ... import lohe
+
+    h = jnp.asarray(regular(h))
+    d = int(h.shape[-1])
+    kept = [float(jnp.mean(lohe.mean_resultant(lohe.vmf_concentration(h, float(s)), d)))
+            for s in sigmas]  # fmt: skip
+    return {"contrast_kept": kept}
+
+
+def disorder(h, strengths, n_omega: int = 16) -> dict:
+    r"""Locked fraction and mean locked angle under the substrate's law of $\Omega$, per strength."""
+    import jax.numpy as jnp
+
+    from ... import lohe
+
+    h = regular(h)
+    d = int(h.shape[-1])
+    norm = np.linalg.norm(h, axis=-1)
+    rng = np.random.default_rng(0)
+    locked, angle = [], []
+    for s in strengths:
+        A = rng.normal(size=(n_omega, d, d))
+        Omegas = float(s) * (A - np.swapaxes(A, -1, -2)) / math.sqrt(2.0)
+        ok, ang = [], []
+        for O in Omegas:
+            if d == 2:  # Omega = omega J, J the rotation by +pi/2
+                lk = lohe.adler_locking(float(O[1, 0]), norm)
+                ok.append(np.asarray(lk.locked))
+                ang.append(np.abs(np.asarray(lk.angle)))
+            else:
+                st = lohe.locked_state(jnp.asarray(O), jnp.asarray(h))
+                ok.append(np.asarray(st.locked))
+                cos = np.sum(np.asarray(st.z) * h, -1) / norm
+                ang.append(np.arccos(np.clip(cos, -1.0, 1.0)))
+        ok, ang = np.concatenate(ok), np.concatenate(ang)
+        locked.append(float(ok.mean()))
+        angle.append(float(ang[ok].mean()) if ok.any() else math.nan)
+    rule = "Adler: |omega| <= ||h||" if d == 2 else "the locked state of lohe.locked_state exists"
+    return {"locked_fraction": locked, "locked_angle": angle, "rule": rule, "n_omega": n_omega}
+
+
+def settling(h, times, delta: float) -> dict:
+    r"""Expected error and converged fraction at each settling time; the horizon's quantiles."""
+    from ... import lohe
+
+    h = regular(h)
+    d = int(h.shape[-1])
+    norm = np.linalg.norm(h, axis=-1)
+    err, conv = [], []
+    for T in times:
+        p = lohe.predict_convergence(norm, d, float(T))
+        err.append(float(np.mean(np.asarray(p["mean_error"]))))
+        conv.append(float(np.mean(np.asarray(p["converged"]))))
+    horizon = np.asarray(lohe.time_to_converge(math.pi / 2, norm, float(delta)))
+    q = np.quantile(horizon, HORIZON_QUANTILES)
+    return {"mean_error": err, "converged_fraction": conv, "delta": float(delta),
+            "horizon_quantiles": dict(zip([str(x) for x in HORIZON_QUANTILES], q.tolist(), strict=True))}  # fmt: skip
+
+
+def predict(kind: str, h, strengths, *, delta: float) -> dict | None:
+    """The theory's curves for non-ideality `kind` over `strengths` (``None``: no theory)."""
+    if kind == "noise":
+        return noise(h, strengths)
+    if kind == "frequency_disorder":
+        return disorder(h, strengths)
+    if kind == "settle_time":
+        return settling(h, strengths, delta)
+    return None

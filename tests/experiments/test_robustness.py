@@ -1,0 +1,185 @@
+"""The robustness experiment (issue 19 section 4): its tolerance, its theory overlays
+against independent computations, and the smoke run through the command line (slow;
+CI runs it with the other experiment smokes)."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+import scipy.special
+
+from syncattn.experiments import robustness
+from syncattn.experiments.robustness import _theory, _tolerance
+
+from ..helpers import approx
+from .conftest import run_cli
+
+
+# ----------------------------------------------------------------------- tolerance
+
+
+def test_tolerance_interpolates_in_log_strength():
+    s, ell = [0.1, 1.0, 10.0], [0.2, 0.6, 1.8]
+    t = _tolerance.tolerance(s, ell, 1.0)
+    # between 1 and 10: log s* = 0 + (1 - 0.6)/(1.8 - 0.6) * log 10
+    assert t["status"] == "crossed"
+    assert t["value"] == approx(10 ** (0.4 / 1.2))
+    # order of the input does not matter
+    assert _tolerance.tolerance(s[::-1], ell[::-1], 1.0)["value"] == approx(t["value"])
+
+
+def test_tolerance_smaller_is_harsher():
+    # settling time: the loss grows as T shrinks; crossing between T = 1 and T = 0.1
+    t = _tolerance.tolerance([0.1, 1.0, 10.0], [3.0, 0.5, 0.0], 1.0, harsher="smaller")
+    assert t["status"] == "crossed"
+    assert t["value"] == approx(10 ** (-(0.5 / 2.5)))
+    assert _tolerance.describe(t, "smaller") == f"{t['value']:.3g}"
+
+
+def test_tolerance_bounds_and_nan():
+    assert _tolerance.tolerance([1, 2], [0.1, 0.5], 1.0) == {"status": "beyond", "value": 2.0, "limit": 1.0}
+    assert _tolerance.tolerance([1, 2], [1.0, 5.0], 1.0)["status"] == "within"
+    assert _tolerance.describe({"status": "beyond", "value": 2.0}, "larger") == "> 2"
+    assert _tolerance.describe({"status": "beyond", "value": 0.1}, "smaller") == "< 0.1"
+    assert _tolerance.describe({"status": "within", "value": 8.0}, "smaller") == "> 8"
+    # a failed (NaN) point counts as over the limit: the crossing is its lower neighbour's end
+    t = _tolerance.tolerance([1, 10], [0.0, math.nan], 1.0)
+    assert t == {"status": "crossed", "value": approx(10.0), "limit": 1.0}
+
+
+def test_tolerance_bad_input():
+    with pytest.raises(ValueError, match="strengths must be > 0"):
+        _tolerance.tolerance([0.0, 1.0], [0, 1], 1.0)
+    with pytest.raises(ValueError, match="one length"):
+        _tolerance.tolerance([1.0], [0, 1], 1.0)
+    with pytest.raises(ValueError, match="harsher"):
+        _tolerance.tolerance([1.0], [0], 1.0, harsher="up")
+    with pytest.raises(ValueError, match="limit"):
+        _tolerance.tolerance([1.0], [0], 0.0)
+
+
+def test_loss():
+    assert _tolerance.loss("acc_hard", 97.0, [96.0, 98.0]).tolist() == [1.0, -1.0]
+    np.testing.assert_allclose(_tolerance.loss("ppl", 100.0, [101.0, 99.0]), [0.01, -0.01])
+    with pytest.raises(ValueError, match="metric"):
+        _tolerance.loss("loss", 1.0, [1.0])
+
+
+# ----------------------------------------------------------------------- theory
+
+
+def _drives(n, d, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(n, d)) * rng.uniform(0.2, 5.0, size=(n, 1))
+
+
+def test_noise_theory_is_the_bessel_ratio():
+    h = _drives(50, 2)
+    sig = [0.3, 1.0, 3.0]
+    got = _theory.noise(h, sig)["contrast_kept"]
+    norm = np.linalg.norm(h, axis=-1)
+    want = [np.mean(scipy.special.ive(1, 2 * norm / s**2) / scipy.special.ive(0, 2 * norm / s**2))
+            for s in sig]  # fmt: skip
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+
+
+def test_disorder_theory_d2_is_adler_under_the_substrate_law():
+    # omega ~ N(0, s^2) (the substrate's law for d = 2): P(|omega| <= |h|) = erf(|h| / (s sqrt 2))
+    h = _drives(30, 2, seed=1)
+    norm = np.linalg.norm(h, axis=-1)
+    n = 4000
+    got = _theory.disorder(h, [0.5, 2.0], n_omega=n)
+    for k, s in enumerate((0.5, 2.0)):
+        p = scipy.special.erf(norm / (s * np.sqrt(2)))
+        sd = np.sqrt(np.sum(p * (1 - p)) / n) / norm.size  # the mean of n draws per query
+        assert abs(got["locked_fraction"][k] - p.mean()) < 4 * sd
+    assert "Adler" in got["rule"]
+    # the locked angle is arcsin(|omega| / |h|) <= pi/2, 0 without disorder
+    assert 0 < got["locked_angle"][0] < got["locked_angle"][1] <= np.pi / 2
+    assert _theory.disorder(h, [1e-9])["locked_angle"][0] < 1e-8
+
+
+def test_disorder_theory_odd_d_always_locks():
+    # d = 3: Omega has a kernel, so a generic h always has a locked state (lohe.locked_state)
+    h = _drives(20, 3, seed=3)
+    got = _theory.disorder(h, [100.0], n_omega=4)
+    assert got["locked_fraction"] == [1.0]
+    # d = 4 under strong disorder: Omega is invertible and most queries drift
+    assert _theory.disorder(_drives(20, 4, seed=3), [100.0], n_omega=4)["locked_fraction"][0] < 0.5
+
+
+def test_settling_theory_d2_closed_form():
+    # d = 2: the start angle is uniform on [0, pi]; converged (chord < 0.01) iff
+    # tan(phi0/2) < tan(delta_c/2) e^{|h| T}
+    h = _drives(40, 2, seed=2)
+    norm = np.linalg.norm(h, axis=-1)
+    times = [0.1, 1.0, 5.0]
+    got = _theory.settling(h, times, delta=0.01)
+    dc = 2 * np.arcsin(0.005)
+    want = [np.mean(2 * np.arctan(np.tan(dc / 2) * np.exp(norm * T)) / np.pi) for T in times]
+    np.testing.assert_allclose(got["converged_fraction"], want, rtol=1e-6)
+    horizon = np.log(1 / np.tan(0.005)) / norm  # log cot(delta/2) / |h|
+    assert got["horizon_quantiles"]["0.5"] == approx(np.quantile(horizon, 0.5))
+    assert got["mean_error"][0] > got["mean_error"][1] > got["mean_error"][2] > 0
+
+
+def test_theory_skips_degenerate_and_none():
+    h = np.vstack([_drives(3, 2), np.zeros((2, 2))])
+    assert _theory.drive_summary(h)["degenerate"] == 2
+    assert _theory.regular(h).shape == (3, 2)
+    assert _theory.predict("coupling_mismatch", h, [0.1], delta=0.01) is None
+    assert _theory.predict("readout_bits", h, [4], delta=0.01) is None
+    with pytest.raises(ValueError, match="drives"):
+        _theory.drive_summary(np.zeros((0, 2)))
+
+
+def test_config_validation():
+    robustness.Config.smoke()
+    with pytest.raises(ValueError, match="tasks"):
+        robustness.Config(tasks=("vision",))
+    with pytest.raises(ValueError, match="oscillator"):
+        robustness.Config(models=("softmax",))
+    with pytest.raises(ValueError, match="noise"):
+        robustness.Config(noise=(0.0, 1.0))
+    with pytest.raises(ValueError, match="readout_bits"):
+        robustness.Config(readout_bits=(0, 4))
+
+
+# ----------------------------------------------------------------------- smoke run
+
+
+@pytest.mark.slow  # a classifier and an LM to train, ten model compilations: 672 s at load 20-25; CI runs it
+def test_robustness_smoke(tmp_path, compile_cache):
+    assert run_cli("robustness", "--smoke", "--out", str(tmp_path), cache=compile_cache) == 0
+    names = {p.name for p in tmp_path.iterdir()}
+    assert {"config.json", "results.json", "robustness.csv", "robustness_agreement.png",
+            "robustness_lm.png", "sweeps"} <= names  # fmt: skip
+    cfg = json.loads((tmp_path / "config.json").read_text())
+    assert cfg["experiment"] == "robustness" and cfg["config"]["seed"] == 0 and "revision" in cfg
+    res = json.loads((tmp_path / "results.json").read_text())
+    models = res["models"]
+    assert set(models) == {"agreement-oscillator-d2", "lm-oscillator-d2"}
+    for key, e in models.items():
+        # the ideal substrate's score is the training's own final validation score
+        if e["task"] == "agreement":
+            assert e["ideal"] == approx(100 * e["trained_val"]["acc_hard"])
+        else:
+            assert e["ideal"] == pytest.approx(e["trained_val"]["ppl"], rel=1e-5)
+        if e["model"] == "oscillator":
+            assert set(e["curves"]) == set(robustness.NONIDEALITIES)
+            assert set(e["theory"]) == {"noise", "frequency_disorder", "settle_time"}
+            assert e["drives"]["d"] == 2
+        else:
+            assert set(e["curves"]) == {k for k, v in robustness.SOFTMAX.items() if v["run"]}
+        for kind, c in e["curves"].items():
+            lim = res["limits"]["acc_hard_points" if e["task"] == "agreement" else "ppl_relative"]
+            want = _tolerance.tolerance(c["strengths"], c["loss"], lim,
+                                        harsher=robustness._sweep.HARSHER[kind])  # fmt: skip
+            assert c["tolerance"] == want
+    rows = (tmp_path / "robustness.csv").read_text().splitlines()
+    assert rows[0].startswith("task,model,d_osc,nonideality,strength")
+    # finished: nothing is trained or measured again
+    before = {p: p.stat().st_mtime for p in [*tmp_path.glob("runs/*/result.json"), *tmp_path.glob("sweeps/*.json")]}
+    assert run_cli("robustness", "--smoke", "--out", str(tmp_path), cache=compile_cache) == 0
+    assert before == {p: p.stat().st_mtime for p in before}
