@@ -111,7 +111,7 @@ def train(config, out: Path, grid) -> list[Trained]:
         cells = lm_cells(config)
         results, folders = _reused(cells, config.runs_from, out, grid, train_cell, "robustness: lm")
         for c, r, f in zip(cells, results, folders, strict=True):
-            d = next((int(o.split("=")[1]) for o in c.overrides if o.startswith("d_osc=")), None)
+            d = c.overrides.get("model.d_osc")
             trained.append(Trained("lm", c.model, d if c.model == "oscillator" else None, c, f, r))
     return trained
 
@@ -231,7 +231,7 @@ def load(trained: Trained, config) -> tuple[Any, Scorer, np.ndarray | None]:
     spec, corpus, model, _ = training.load_run(trained.folder, log=lambda m: None)
     tr = spec.train
     n = config.sweep_batches if config.sweep_batches is not None else trained.cell.eval_batches
-    batches = list(data.eval_batches(corpus.val, batch_size=tr["batch_size"], seq_len=tr["seq_len"],
+    batches = list(data.eval_batches(corpus.val, batch_size=tr.batch_size, seq_len=tr.seq_len,
                                      max_batches=n))  # fmt: skip
     scorer = Scorer("lm", "bpc" if corpus.kind == "byte" else "ppl", batches, corpus.kind, corpus.pad_id)
     h = None
