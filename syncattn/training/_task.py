@@ -75,7 +75,7 @@ class Task:
             optimiser of the steps and the learning rate of step $s$ (for the train
             records), or ``None``: [`syncattn.training.make_optimizer`][] and
             [`syncattn.training.lr_schedule`][] of `config`. Hashable, as `loss`
-            (experiment 8's PyTorch-style Adam: [`syncattn.experiments.kws.kws_task`][]).
+            (experiment 8's PyTorch-style Adam: ``syncattn.experiments.kws.kws_task``).
     """
 
     loss: Callable[[Any, Any, Any], Any]
