@@ -204,13 +204,13 @@ def _math_fields(config: TrainConfig) -> TrainConfig:
 
 
 @functools.lru_cache(maxsize=16)
-def _compiled(config: TrainConfig, loss, compute_dtype):
-    # One jitted step per (optimiser config, task loss, dtype): a second `fit` in the
-    # same process (resume, a sweep cell, the tests) reuses the compiled program.
-    optimizer = make_optimizer(config)
+def _compiled(config: TrainConfig, loss, compute_dtype, make=None):
+    # One jitted step per (optimiser config, task loss, dtype, task optimiser): a second
+    # `fit` in the same process (resume, a sweep cell, the tests) reuses the program.
+    optimizer, schedule = make(config) if make is not None else (make_optimizer(config), lr_schedule(config))
     return (
         optimizer,
-        lr_schedule(config),
+        schedule,
         make_train_step(optimizer, compute_dtype=compute_dtype, loss=loss),
     )
 
@@ -325,7 +325,8 @@ def fit(
     log_path = run_dir / "log.jsonl"
 
     model = cast_floating(model, "float64" if config.compute_dtype == "float64" else "float32")
-    optimizer, schedule, train_step = _compiled(_math_fields(config), task.loss, config.compute_dtype)
+    optimizer, schedule, train_step = _compiled(_math_fields(config), task.loss, config.compute_dtype,
+                                                   task.optimizer)
     opt_state = optimizer.init(eqx.filter(model, eqx.is_inexact_array))
     key = jax.random.PRNGKey(config.seed + 1)  # raw uint32[2]: saved as plain data
     state = _State(model, opt_state, key, 0)

@@ -41,9 +41,6 @@ from ._config import BOOKKEEPING_FIELDS, TrainConfig, run_overrides
 from ._files import (
     atomic_write,
     check_folder_target,
-    clean_stale,
-    records_lock,
-    run_lock,
 )
 
 
@@ -374,12 +371,11 @@ def train_run(
         OSError: the file system refused a write (full, read-only, ...); nothing
             partial is left behind.
     """
-    import contextlib
 
     import jax
 
     from .. import models
-    from ._loop import fit
+    from ._loop import fit, held_run_folder
     from ._sharding import is_main_process
 
     log = log or (lambda msg: print(msg, file=sys.stderr))
@@ -388,15 +384,7 @@ def train_run(
     model = _build_model(mcfg, tcfg.seed)
     n_params = models.count_params(model)
     main = is_main_process()
-    if main:
-        out.mkdir(parents=True, exist_ok=True)
-    with run_lock(out) if main else contextlib.nullcontext():
-        if main:
-            with records_lock(out):
-                cleaned = clean_stale(out)
-            cleaned += clean_stale(out / "checkpoints")
-            if cleaned:
-                log(f"removed what an interrupted process left in {out}: {', '.join(cleaned)}")
+    with held_run_folder(out, what="syncattn train", log=log):
         fresh = True
         if (out / "config.json").exists():
             try:

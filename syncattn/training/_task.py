@@ -71,6 +71,11 @@ class Task:
             each eval record, from the training losses of the steps since the
             previous evaluation (the classifier's epoch and mean loss), or ``None``.
         tokens_per_step: for the tokens-per-second figure (``None``: not shown).
+        optimizer: ``optimizer(config) -> (transformation, schedule)``, the optax
+            optimiser of the steps and the learning rate of step $s$ (for the train
+            records), or ``None``: [`syncattn.training.make_optimizer`][] and
+            [`syncattn.training.lr_schedule`][] of `config`. Hashable, as `loss`
+            (experiment 8's PyTorch-style Adam: ``syncattn.experiments.kws.kws_task``).
     """
 
     loss: Callable[[Any, Any, Any], Any]
@@ -82,6 +87,7 @@ class Task:
     log_train: bool = True
     train_summary: Callable[[int, list[float]], dict[str, Any]] | None = None
     tokens_per_step: int | None = None
+    optimizer: Callable[[Any], tuple[Any, Callable[[Any], Any]]] | None = None
 
     def __post_init__(self):
         for field in ("loss", "sample_batch", "evaluate", "train_metrics"):
@@ -96,6 +102,13 @@ class Task:
                 "Task.loss must be hashable (a module-level function or a frozen "
                 f"dataclass); got {self.loss!r}."
             ) from None
+        if self.optimizer is not None:
+            if not callable(self.optimizer):
+                raise TypeError(f"Task.optimizer must be callable or None; got {self.optimizer!r}.")
+            try:
+                hash(self.optimizer)
+            except TypeError:
+                raise TypeError(f"Task.optimizer must be hashable; got {self.optimizer!r}.") from None
 
 
 # --------------------------------------------------------------------------- the LM

@@ -116,3 +116,24 @@ def test_raw_anchor_cells_are_named_apart():
 
     m = kws.kws_model(cfg, "oscillator", key=jax.random.key(0))
     assert m.config.normalize_anchors is False and m.config.final_norm is False
+
+
+def test_kws_task_batches_and_optimizer():
+    """The task's batch of step s is epoch e's permutation slice; its optimiser is the
+    recipe's (one hashable value for every seed: one compiled step); too few clips fail."""
+    recipe = kws.KWSRecipe(epochs=4, batch_size=3, lr=2e-3)
+    rng = np.random.default_rng(0)
+    splits = {s: {"x": rng.standard_normal((n, 5, 2)).astype(np.float32), "y": np.arange(n) % 3}
+              for s, n in (("train", 7), ("val", 4), ("test", 4))}  # fmt: skip
+    tasks = [kws.kws_task(recipe, splits, seed=s) for s in (5, 6)]
+    t = tasks[0]
+    assert t.optimizer == tasks[1].optimizer and hash(t.optimizer) == hash(tasks[1].optimizer)
+    for step in range(8):  # 2 batches per epoch (the 7th clip dropped)
+        e, i = divmod(step, 2)
+        idx = np.random.default_rng((5, e)).permutation(7)[3 * i : 3 * i + 3]
+        b = t.sample_batch(step)
+        np.testing.assert_array_equal(b["x"], splits["train"]["x"][idx])
+        np.testing.assert_array_equal(b["y"], splits["train"]["y"][idx])
+        assert t.optimizer.lr_at(step) == approx(0.5 * 2e-3 * (1 + math.cos(math.pi * e / 4)))
+    with pytest.raises(ValueError, match="batch_size=8"):
+        kws.kws_task(kws.KWSRecipe(batch_size=8), splits, seed=0)
