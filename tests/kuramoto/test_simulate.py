@@ -12,8 +12,8 @@ from jax.experimental import sparse
 
 from syncattn import kuramoto
 
-from . import strategies
-from .helpers import approx, assert_close
+from .. import strategies
+from ..helpers import approx, assert_close
 
 
 def _loop_field(theta, omega, K, alpha=0.0):

@@ -20,8 +20,8 @@ from hypothesis import given
 
 from syncattn import lohe, sphere
 
-from . import strategies
-from .helpers import assert_close
+from .. import strategies
+from ..helpers import assert_close
 
 
 # Shared diffrax problem. diffrax compiles are the slow part of this file, so every

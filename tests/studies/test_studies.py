@@ -25,7 +25,7 @@ from syncattn.studies import (
     lohe_sync,
 )
 
-from .helpers import approx, assert_close
+from ..helpers import approx, assert_close
 
 
 def _read_csv(path):
