@@ -150,7 +150,7 @@ def mean_resultant(
     asymptotic series (nine terms, from the Riccati equation
     $A' = 1 - A^2 - (d-1)A/\kappa$) above. $A_d(0) = 0$, $A_d(\infty) = 1$. Measured
     against `scipy.special.ive` ratios: relative error below 1e-13 for
-    $d \le 64$, $10^{-6} \le \kappa \le 10^5$ (`tests/test_noise.py`). The derivative
+    $d \le 64$, $10^{-6} \le \kappa \le 10^5$ (`tests/lohe/test_noise.py`). The derivative
     is the Riccati right-hand side (a custom JVP). Proved in
     `proofs/proof_noisy_fixed_query.py`.
 
