@@ -102,5 +102,8 @@ def _raises(expected, *args, **kwargs):
 pytest.raises = _raises
 
 settings.register_profile("default", deadline=None, max_examples=25)
-settings.register_profile("ci", deadline=None, max_examples=50, derandomize=True)
+settings.register_profile("ci", deadline=None, max_examples=25, derandomize=True)
+# CI's extra pass over the property tests only (.ci/run: `-m hypothesis`, every
+# @given test carries hypothesis's marker), with four times the examples
+settings.register_profile("thorough", deadline=None, max_examples=100, derandomize=True)
 settings.load_profile(os.getenv("HYPOTHESIS_PROFILE", "default"))

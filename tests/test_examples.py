@@ -17,7 +17,15 @@ def test_examples_exist():
     assert {"01_kuramoto_sync.py", "02_lohe_sphere.py", "03_failure_odds.py"} <= names
 
 
-@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+# 03 (~12 s: Monte Carlo odds and their plots) is slow; CI runs it (.ci/run)
+SLOW_EXAMPLES = {"03_failure_odds"}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [pytest.param(p, marks=pytest.mark.slow) if p.stem in SLOW_EXAMPLES else p for p in EXAMPLES],
+    ids=[p.stem for p in EXAMPLES],
+)
 def test_example_runs_in_smoke_mode(path, tmp_path):
     env = {**os.environ, "SYNCATTN_SMOKE": "1", "MPLBACKEND": "Agg"}
     t0 = time.perf_counter()

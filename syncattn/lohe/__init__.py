@@ -18,7 +18,9 @@ integrator, [`syncattn.lohe.settle`][]), `_attention.py` (couplings, drive, read
 kernel, row normalisation, readout), `_fused.py` (the masked drive and readout sums
 with memory-light VJPs), `_failure.py` (failure odds, the finite-time threshold), `_convergence.py` (predicted and
 measured convergence from uniform starts), `_scale_free.py`
-(scale-free degenerate events: the convex-hull law, the relative threshold).
+(scale-free degenerate events: the convex-hull law, the relative threshold), `_noise.py`
+(the noisy flow: von Mises-Fisher law, Itô drift), `_locking.py` (frequency disorder:
+locking).
 """
 
 from ..sphere import tangent_basis as tangent_basis
@@ -62,12 +64,14 @@ from ._fused import (
     masked_drive as masked_drive,
     readout_sums as readout_sums,
 )
-from ._noise import (
+from ._locking import (
     LockedState as LockedState,
     Locking as Locking,
     adler_locking as adler_locking,
-    ito_drift as ito_drift,
     locked_state as locked_state,
+)
+from ._noise import (
+    ito_drift as ito_drift,
     mean_resultant as mean_resultant,
     vmf_concentration as vmf_concentration,
     vmf_moments as vmf_moments,

@@ -201,7 +201,7 @@ def simulate(
     $\frac14\|\sigma(P_{x} - P_{\tilde x})\Delta W\|^2$ per step, an outward drift of the norms
     of order $\sigma^4 d^2 t_1\,dt$: 1.4e-2 at $\sigma = 0.5$, $d = 3$, $t_1 = 20$,
     $dt = 0.01$), so the saved states at step times are unit vectors to rounding
-    (`tests/test_noise.py`); save times between steps are interpolated. Measured
+    (`tests/lohe/test_noise.py`); save times between steps are interpolated. Measured
     orders against a same-path reference (`benchmarks/sde_convergence.py`): strong
     0.56, weak 0.91 (the non-commutative noise's 1/2 and 1). Non-skew `Omega`, negative or NaN
     `noise`, and `noise > 0` without `key` raise. $\sigma = 0$ (concrete) is the

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import syncattn.data as data
-from syncattn.data import _words
+from syncattn.data import _word_files, _words
 
 
 pytestmark = pytest.mark.usefixtures("cache")  # every test on a fresh cache (conftest)
@@ -286,7 +286,7 @@ def test_tinystories_matches_reference(tmp_path, vocab_size, max_len):
 def test_tinystories_streaming_across_blocks(tmp_path, monkeypatch):
     folder = write_ts(tmp_path / "ts")
     whole = data.load_corpus("tinystories", folder, max_len=8, cache_dir=tmp_path / "a")
-    monkeypatch.setattr(_words, "_BLOCK", 5)  # separators and UTF-8 chars cut by blocks
+    monkeypatch.setattr(_word_files, "_BLOCK", 5)  # separators and UTF-8 chars cut by blocks
     small = data.load_corpus("tinystories", folder, max_len=8, cache_dir=tmp_path / "b")
     np.testing.assert_array_equal(whole.train, small.train)
     np.testing.assert_array_equal(whole.val, small.val)

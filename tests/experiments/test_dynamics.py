@@ -18,6 +18,7 @@ def smoke(tmp_path_factory, table_smoke, compile_cache):
     return smoke_on_table_runs("dynamics", tmp_path_factory, table_smoke, compile_cache)
 
 
+@pytest.mark.slow  # ~22 s of compiling experiment 3's cell; CI runs it (.ci/run)
 def test_dynamics_smoke(smoke, table_smoke):
     assert {"config.json", "results.json", "dynamics.csv", "dynamics.png"} <= {
         p.name for p in smoke.iterdir()}

@@ -13,7 +13,12 @@ def _curve(run):
     return [(r["kind"], r["step"], r["loss"]) for r in read_log(run / "log.jsonl")]
 
 
-@pytest.mark.parametrize("attention", ["softmax", "oscillator", "kuramoto"])
+# the CLI round trip of every model; softmax by default, the other two (~10 s each) are
+# slow (CI runs them, .ci/run): their layers are tested end to end in tests/models
+@pytest.mark.parametrize(
+    "attention",
+    ["softmax", *(pytest.param(m, marks=pytest.mark.slow) for m in ("oscillator", "kuramoto"))],
+)
 def test_train_resume_eval_each_model(tmp_path, attention, capsys):
     run = tmp_path / attention
     argv = ["train", "--model", attention, "--config", "tiny", "--steps", "6", "--out", str(run),

@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from syncattn.training import list_checkpoints, read_log
 
 
@@ -39,6 +41,7 @@ def _losses(run):
     return {r["step"]: r["loss"] for r in read_log(run / "log.jsonl") if r["kind"] == "train"}
 
 
+@pytest.mark.slow  # two real training processes (~21 s); CI runs it (.ci/run)
 def test_sigkill_mid_run_then_resume_is_bit_identical(tmp_path):
     ref, run = tmp_path / "ref", tmp_path / "run"
     # the uninterrupted reference, run alongside

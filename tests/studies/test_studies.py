@@ -25,7 +25,7 @@ from syncattn.studies import (
     lohe_sync,
 )
 
-from .helpers import approx, assert_close
+from ..helpers import approx, assert_close
 
 
 def _read_csv(path):
@@ -283,7 +283,7 @@ def test_failure_scale_free_events(failure_out):
 
 
 def test_failure_plateau_is_lohe_weight_norm_probability():
-    """The study's plateau is lohe's (moved into the core; tested in tests/test_lohe.py)."""
+    """The study's plateau is lohe's (moved into the core; tested in tests/lohe/test_weight_norm.py)."""
     assert failure.weight_norm_probability is lohe.weight_norm_probability
 
 
@@ -320,7 +320,7 @@ def test_failure_threshold_regimes(failure_out):
 
 def test_degenerate_exact_is_lohes():
     """The study's exact value is the library's (checked against the m = 2 closed form
-    in tests/test_lohe.py), not a copy."""
+    in tests/lohe/test_failure.py), not a copy."""
     from syncattn import lohe
 
     assert failure.degenerate_probability_exact is lohe.degenerate_probability_exact

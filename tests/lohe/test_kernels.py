@@ -9,7 +9,7 @@ import pytest
 
 from syncattn import lohe, sphere
 
-from .helpers import assert_close
+from ..helpers import assert_close
 
 
 def _np_sigma(q, k, kind):

@@ -11,7 +11,7 @@ from scipy.special import ive
 
 from syncattn import kuramoto, lohe, sphere
 
-from .helpers import approx, assert_close
+from ..helpers import approx, assert_close
 
 
 # ------------------------------------------------------------------ A_d and the vMF law

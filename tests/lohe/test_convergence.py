@@ -9,7 +9,7 @@ import pytest
 
 from syncattn import lohe, sphere
 
-from .helpers import approx, assert_close
+from ..helpers import approx, assert_close
 
 
 def _quad_mean_error(a, d, T):

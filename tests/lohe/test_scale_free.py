@@ -16,7 +16,7 @@ import scipy.stats
 
 from syncattn import lohe
 
-from .helpers import approx, assert_close
+from ..helpers import approx, assert_close
 
 
 # ------------------------------------------------------------------ hull law
