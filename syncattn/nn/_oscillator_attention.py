@@ -24,54 +24,17 @@ from ._common import (
     linear,
     linear_stacked,
 )
+from ._oscillator_paths import (
+    chunked_drive,
+    chunked_readout,
+    drive_mask as _drive_mask,
+    linear_attention as _linear_attention,
+)
 from ._substrate import Substrate
 
 
 COUPLINGS = lohe.COUPLINGS
 ODE_FLOWS = ("paper", "unit")
-
-
-def _linear_attention(qf, kf, v, causal: bool, chunk: int):
-    r"""$o_i = \sum_{j \le i} (q_i\cdot k_j)\, v_j$ (all $j$ if not causal) in $O(T)$ memory.
-
-    qf, kf: (H, T, F); v: (H, T, D). Causal: chunks of `chunk` tokens; within a chunk
-    the masked product is quadratic ($O(T\cdot C)$), across chunks an exclusive prefix
-    sum of $k_j v_j^\top$ ($O(T F D / C)$).
-    """
-    if not causal:
-        return jnp.einsum("htf,hfd->htd", qf, jnp.einsum("htf,htd->hfd", kf, v))
-    H, T, F = qf.shape
-    C = min(chunk, T)
-    N = -(-T // C)
-    pad = N * C - T
-
-    def blocks(a):
-        a = jnp.pad(a, ((0, 0), (0, pad), (0, 0)))  # zero keys/values add nothing
-        return a.reshape(H, N, C, a.shape[-1])
-
-    Q, K, V = blocks(qf), blocks(kf), blocks(v)
-    kv = jnp.einsum("hncf,hncd->hnfd", K, V)
-    state = jnp.cumsum(kv, axis=1)
-    state = jnp.concatenate(
-        [jnp.zeros_like(state[:, :1]), state[:, :-1]], 1
-    )  # exclusive
-    inter = jnp.einsum("hncf,hnfd->hncd", Q, state)
-    s = (
-        jnp.einsum("hncf,hnmf->hncm", Q, K)
-        * jnp.tril(jnp.ones((C, C), qf.dtype))[None, None]
-    )
-    intra = jnp.einsum("hncm,hnmd->hncd", s, V)
-    return (inter + intra).reshape(H, N * C, -1)[:, :T]
-
-
-def _drive_mask(T: int, km, causal: bool):
-    """(1, T, T) bool: key j enters query i's drive (causal, and real), or None (all)."""
-    if not causal and km is None:
-        return None
-    m = causal_mask(T) if causal else jnp.ones((T, T), bool)
-    if km is not None:
-        m = m & km[None, :]
-    return m[None]
 
 
 class OscillatorAttention(eqx.Module):
@@ -450,66 +413,11 @@ class OscillatorAttention(eqx.Module):
         return out, dict(anchors=r, h=h, z=z, degenerate=deg, **extra)
 
     def _chunked(self, s, x, q, k, v, km, key):
-        T, H = x.shape[0], self.n_heads
         r = self._anchor_vectors(s, x)
-        C = min(self.chunk, T)
-        N = -(-T // C)
-        pad = N * C - T
-
-        def blocks(a):  # (H, T, f) -> (N, H, C, f), zero-padded keys
-            a = jnp.pad(a, ((0, 0), (0, pad), (0, 0)))
-            return a.reshape(H, N, C, a.shape[-1]).transpose(1, 0, 2, 3)
-
-        valid = jnp.arange(N * C) < T
-        real = valid if km is None else valid & jnp.pad(km, (0, pad))
-        valid, real = valid.reshape(N, C), real.reshape(N, C)
-        rows = jnp.arange(T)
-
-        def block_mask(j0, ok):  # (1, T, C): key j0 + c is allowed for query i
-            m = ok[None, :]
-            if self.causal:
-                m = m & (j0 + jnp.arange(C)[None, :] <= rows[:, None])
-            return m[None]
-
-        kind = self.coupling
-
-        @jax.checkpoint
-        def drive_step(h, blk):
-            kb, rb, j0, ok = blk
-            w = jnp.where(block_mask(j0, ok), lohe.coupling_weights(q, kb, kind=kind), 0.0)
-            return h + jnp.einsum("htc,hcd->htd", w, rb), None
-
-        starts = jnp.arange(N) * C
-        h0 = jnp.zeros((H, T, self.d_osc), x.dtype)
-        h, _ = jax.lax.scan(drive_step, h0, (blocks(k), blocks(r), starts, real))
+        h = chunked_drive(q, k, r, km, causal=self.causal, chunk=self.chunk, kind=self.coupling)
         z, deg, extra = self._settle(h, key)
-        p = self.p
         km_read = self._read_km(km)
-
-        @jax.checkpoint
-        def read_step(acc, blk):
-            rb, vb, j0, ok, ok_real = blk
-            u_all = lohe.readout_kernel(z, rb, p=p, mask=block_mask(j0, ok))
-            num, den = acc[0] + jnp.einsum("htc,hcd->htd", u_all, vb), acc[1] + jnp.sum(
-                u_all, -1, keepdims=True
-            )
-            if km_read is None:
-                return (num, den), None
-            u_real = lohe.readout_kernel(z, rb, p=p, mask=block_mask(j0, ok_real))
-            return (
-                num,
-                den,
-                acc[2] + jnp.einsum("htc,hcd->htd", u_real, vb),
-                acc[3] + jnp.sum(u_real, -1, keepdims=True),
-            ), None
-
-        zero_den = jnp.zeros((H, T, 1), v.dtype)
-        acc0 = (jnp.zeros_like(v), zero_den)
-        if km_read is not None:
-            acc0 = acc0 * 2
-        acc, _ = jax.lax.scan(
-            read_step, acc0, (blocks(r), blocks(v), starts, valid, real)
-        )
+        acc = chunked_readout(z, r, v, km, km_read, causal=self.causal, chunk=self.chunk, p=self.p)
         num, den = acc[0], acc[1]
         if km_read is not None:
             has = self._has_real_key(km_read)[None, :, None]
