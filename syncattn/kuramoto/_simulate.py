@@ -9,7 +9,7 @@ from jax.experimental import sparse as jsparse
 from .. import _simulate as driver
 from .._numerics import safe_norm, sincos
 from .._simulate import Solution
-from .._types import Array, ArrayLike, Float, PRNGKeyArray, ScalarLike
+from .._types import ArrayLike, Float, PRNGKeyArray, ScalarLike
 from ..torus import _mean_xy
 from ._coupling import (
     EdgeList,
@@ -42,7 +42,7 @@ def simulate(
     coupling,
     t1: ScalarLike,
     *,
-    saveat: int | Float[Array, " S"] | None = 101,
+    saveat: int | Float[ArrayLike, " S"] | None = 101,
     solver: str | diffrax.AbstractSolver | None = "dopri5",
     rtol: float | None = 1e-6,
     atol: float = 1e-8,

@@ -141,7 +141,7 @@ def simulate(
     coupling: ScalarLike | Float[Array, "n n"],
     t1: ScalarLike,
     *,
-    saveat: int | Float[Array, " S"] | None = 101,
+    saveat: int | Float[ArrayLike, " S"] | None = 101,
     solver: str | diffrax.AbstractSolver | None = "dopri5",
     rtol: float | None = 1e-8,
     atol: float = 1e-10,

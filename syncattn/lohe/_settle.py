@@ -109,7 +109,7 @@ def settle(
     h: Float[ArrayLike, "*#batch d"],
     t1: ScalarLike,
     *,
-    saveat: int | Float[Array, " S"] | None = None,
+    saveat: int | Float[ArrayLike, " S"] | None = None,
     solver: str | diffrax.AbstractSolver = "dopri5",
     rtol: float | None = 1e-8,
     atol: float = 1e-10,
