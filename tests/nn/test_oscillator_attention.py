@@ -167,6 +167,27 @@ def test_causality_exact(kw, dtype):
         np.testing.assert_array_equal(np.asarray(f(x2))[:u], y[:u])
 
 
+def test_causality_exact_on_the_blocked_cpu_kernels(monkeypatch):
+    """The causal query blocks of lohe.masked_drive / readout_sums (no key block above the
+    diagonal; used on CPU from n > CPU_BLOCK) leave the past rows unchanged, bit for bit,
+    when every future token changes; blocks of 4 so that T = 11 takes that path."""
+    from syncattn.lohe import _fused
+
+    monkeypatch.setattr(_fused, "CPU_BLOCK", 4)
+    if jax.default_backend() != "cpu":
+        pytest.skip("the blocked kernels are the CPU path")
+    L, x = layer(), tokens(5)
+    f = eqx.filter_jit(L)
+    jaxpr = str(jax.make_jaxpr(lambda x: L(x))(x))
+    assert f"[{H},{T},{T}]" not in jaxpr  # no (T, T) map: the blocked path ran
+    y = np.asarray(f(x))
+    for u in (3, 4, 8, T - 1):  # inside a block, at block edges, in the ragged last one
+        x2 = x.at[u:].multiply(-2.0).at[u:].add(0.5)
+        y2 = np.asarray(f(x2))
+        np.testing.assert_array_equal(y2[:u], y[:u])
+        assert not np.allclose(y2[u:], y[u:])  # the perturbation did reach the future
+
+
 def _zero_drive_layer(**kw):
     """Two identical tokens and opposite anchors: h = w (r_0 + r_1) = 0 exactly."""
     L = layer(causal=False, **kw)
