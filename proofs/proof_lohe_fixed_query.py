@@ -458,12 +458,12 @@ def compare_settle(settle=None) -> None:
     del dl
 
 
-@check("numeric")
+@check("numeric", slow=True)  # diffrax solves with their compilation (~15 s)
 def test_settle_matches_exact_angle():
     compare_settle()
 
 
-@check("mutation")
+@check("mutation", slow=True)
 def test_settle_comparison_rejects_doubled_drive():
     from syncattn import lohe
 

@@ -345,7 +345,7 @@ def test_monte_carlo_rejects_wrong_variance():
     )
 
 
-@check("numeric")
+@check("numeric", slow=True)  # a Monte Carlo of the flow (~6 s)
 def test_relative_event_monte_carlo():
     """m = 2 exact law, the bound, and lohe.relative_degenerate_probability vs numpy."""
     import jax
