@@ -168,7 +168,9 @@ class KuramotoAttention(eqx.Module):
         )
         kh = k // n_heads
         self.omega = jnp.tile(rope_frequencies(kh, rope_base), n_heads)
-        self.log_tau = jnp.asarray(math.log(tau))
+        # a strongly typed scalar: a weak-typed one turns strong after the first optimiser
+        # update, and the jit-compiled train step would be traced and compiled twice
+        self.log_tau = jnp.asarray(math.log(tau), dtype=jnp.result_type(float))
         self.k, self.n_heads, self.value = k, n_heads, value
         self.gates, self.causal = bool(gates), bool(causal)
 

@@ -114,7 +114,8 @@ class PrototypeReadout(eqx.Module):
         self.prototypes = jax.random.uniform(
             key, (V, self.k), minval=-math.pi, maxval=math.pi
         )
-        self.scale = jnp.asarray(s / math.sqrt(self.k))
+        self.scale = jnp.asarray(s / math.sqrt(self.k), dtype=jnp.result_type(float))  # strong: see
+        # KuramotoAttention.log_tau (a weak scalar would make the train step compile twice)
 
     def __call__(self, theta: Float[ArrayLike, "T k"]) -> Float[Array, "T vocab"]:
         theta = check_input(theta, "theta", f"(T, k={self.k})", self.k)

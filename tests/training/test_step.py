@@ -115,3 +115,44 @@ def test_evaluate_matches_numpy_over_the_split():
     assert res["tokens"] == ref.size
     assert res["loss"] == approx(ref.mean())
     assert res["bpc"] == approx(ref.mean() / math.log(2))
+
+
+def _weak_leaves(tree):
+    import equinox as eqx
+
+    return [
+        jax.tree_util.keystr(p)
+        for p, x in jax.tree_util.tree_leaves_with_path(eqx.filter(tree, eqx.is_inexact_array))
+        if x is not None and x.weak_type
+    ]
+
+
+@pytest.mark.parametrize("attention", ["softmax", "oscillator", "kuramoto"])
+def test_no_parameter_is_weakly_typed(attention):
+    """A weak-typed parameter (e.g. `jnp.asarray(math.log(tau))`) comes back strongly typed
+    from the first optimiser update, so the jit-compiled train step would be traced and
+    compiled a second time (issue 18: the Kuramoto LM's log_tau and readout scale did)."""
+    from syncattn import models
+
+    m = models.build(models.get_config("tiny", attention=attention), key=jax.random.key(0))
+    assert _weak_leaves(m) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("attention", ["softmax", "oscillator", "kuramoto"])
+def test_one_step_keeps_every_leaf_type_so_the_step_compiles_once(attention):
+    import equinox as eqx
+
+    from syncattn import models
+
+    m = models.build(models.get_config("tiny", attention=attention), key=jax.random.key(0))
+    opt = make_optimizer(TrainConfig.preset("tiny", batch_size=2, seq_len=8))
+    step = make_train_step(opt, pad_id=None)
+    state = (m, opt.init(eqx.filter(m, eqx.is_inexact_array)), jax.random.key(1))
+    batch = jnp.asarray(np.random.default_rng(0).integers(0, 256, (2, 9)), jnp.int32)
+    after = step(*state, batch)[:3]
+
+    def avals(t):
+        return [str(jax.typeof(x)) for x in jax.tree_util.tree_leaves(t) if eqx.is_array(x)]
+
+    assert avals(after) == avals(state)
