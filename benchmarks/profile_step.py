@@ -23,6 +23,7 @@ inflates every op alike.
 Usage:
     python benchmarks/profile_step.py --model softmax --config 1m   # batch 16 x 256
     python benchmarks/profile_step.py --model kuramoto --top 30
+    python benchmarks/profile_step.py --model torch --config 1m    # the PyTorch twin, torch.profiler
 Prints the categories and the top ops (markdown); --json writes them.
 """
 
@@ -77,7 +78,10 @@ def category(name, shape, op_name):
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--model", default="softmax", choices=("softmax", "oscillator", "kuramoto"))
+    p.add_argument("--model", default="softmax",
+                   choices=("softmax", "oscillator", "kuramoto", "torch"),
+                   help="torch: the PyTorch twin of the softmax model (benchmarks/torch_lm.py), "
+                        "profiled with torch.profiler (needs the `bench` extra)")
     p.add_argument("--config", default="1m")
     p.add_argument("--batch-size", type=int, default=16)
     p.add_argument("--seq-len", type=int, default=None)
@@ -85,6 +89,8 @@ def main(argv=None) -> int:
     p.add_argument("--top", type=int, default=20)
     p.add_argument("--json", type=Path)
     a = p.parse_args(argv)
+    if a.model == "torch":
+        return profile_torch(a)
 
     work = Path(tempfile.mkdtemp(prefix="syncattn-profile-"))
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + f" --xla_dump_to={work / 'hlo'}"
@@ -149,6 +155,72 @@ def main(argv=None) -> int:
         a.json.write_text(json.dumps({
             "model": a.model, "config": a.config, "batch_size": a.batch_size, "seq_len": T,
             "wall_ms": 1e3 * wall, "op_ms": total, "load_avg": load,
+            "categories": dict(cats), "ops": dict(per_op.most_common(a.top)),
+        }, indent=2) + "\n")
+    return 0
+
+
+TORCH_CATEGORIES = (  # (category, substrings of ATen op names), first match wins
+    ("attention", ("scaled_dot_product", "flash_attention", "_efficient_attention")),
+    ("matmul", ("aten::mm", "aten::addmm", "aten::bmm", "aten::matmul", "aten::linear")),
+    ("optimizer/update", ("adam", "_foreach", "clip_grad", "norm_")),
+    ("copy/transpose", ("aten::copy_", "aten::clone", "aten::contiguous", "aten::t", "transpose")),
+)
+
+
+def profile_torch(a) -> int:
+    """The PyTorch twin's step under torch.profiler: self CPU time per ATen op, by category.
+
+    Self times are CPU times summed over PyTorch's intra-op threads (as XLA's op times are
+    summed over its thunks); matmul means the GEMM ops, attention the fused
+    scaled-dot-product kernels, the rest the elementwise ATen ops (norms, RoPE, SiLU,
+    residuals, loss) and their gradients.
+    """
+    import numpy as np
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import torch_lm
+
+    from syncattn import models
+    from syncattn.training import TrainConfig
+
+    cfg = models.get_config(a.config, attention="softmax")
+    T = a.seq_len or min(256, cfg.max_len)
+    model = torch_lm.build(cfg)
+    tcfg = TrainConfig.preset(a.config, steps=1000, batch_size=a.batch_size, seq_len=T)
+    step = torch_lm.make_train_step(model, tcfg)
+    batch = torch.from_numpy(np.random.default_rng(0).integers(0, 256, (a.batch_size, T + 1))).long()
+    step(batch)
+    t0 = time.perf_counter()
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        for _ in range(a.steps):
+            step(batch)
+    wall = (time.perf_counter() - t0) / a.steps
+    per_op = collections.Counter()
+    for e in prof.key_averages():
+        per_op[e.key] += e.self_cpu_time_total / a.steps / 1e3  # ms per step
+    total = sum(per_op.values())
+    cats = collections.Counter()
+    for name, ms in per_op.items():
+        cat = next((c for c, keys in TORCH_CATEGORIES if any(k in name for k in keys)), "elementwise")
+        cats[cat] += ms
+    load = os.getloadavg()
+    print(f"\ntorch {a.config} (the softmax twin), batch {a.batch_size} x {T}, torch "
+          f"{torch.__version__}, {torch.get_num_threads()} threads: wall {1e3 * wall:.0f} ms/step "
+          f"(profiled), self CPU time {total:.0f} ms/step; 1-min load average {load[0]:.2f}\n")
+    print("| category | self CPU time (ms/step) | share |\n|---|---:|---:|")
+    for c, ms in cats.most_common():
+        print(f"| {c} | {ms:.1f} | {100 * ms / total:.1f}% |")
+    print("\n| top op | ms/step |\n|---|---:|")
+    for name, ms in per_op.most_common(a.top):
+        print(f"| {name} | {ms:.2f} |")
+    if a.json:
+        a.json.write_text(json.dumps({
+            "model": "torch", "config": a.config, "batch_size": a.batch_size, "seq_len": T,
+            "wall_ms": 1e3 * wall, "op_ms": total, "load_avg": load, "torch": torch.__version__,
             "categories": dict(cats), "ops": dict(per_op.most_common(a.top)),
         }, indent=2) + "\n")
     return 0
