@@ -51,7 +51,7 @@ def _save(path: Path, payload: dict) -> None:
     os.replace(tmp, path)
 
 
-def sweep(path: Path, model, scorer, grids: dict, *, draws: int, seed: int,
+def sweep(path: Path, model, scorer, grids: dict, *, draws: int, seed: int, perturb,
           applies, measure: bool = True, progress: bool = True, desc: str = "sweep") -> dict:
     """Measure `model` under each non-ideality of `grids` (``{kind: strengths}``).
 
@@ -64,19 +64,24 @@ def sweep(path: Path, model, scorer, grids: dict, *, draws: int, seed: int,
         seed: the substrate keys' seed; draw ``i`` of point ``j`` of non-ideality ``k``
             uses ``fold_in(fold_in(fold_in(key(seed), k), j), i)``, the same for every
             model (paired comparisons).
+        perturb: ``perturb(model, kind, strength, key) -> (perturbed, settings)``: the
+            model under that non-ideality (for the oscillator models a
+            [`syncattn.nn.with_substrate`][] copy, whose draws come from the scorer's
+            key; the softmax analogue takes its draw from `key`), and the settings
+            used (recorded beside the point, e.g. the noise's horizon and step).
         applies: ``applies(kind) -> bool``: whether this model has the non-ideality
             (softmax has no oscillator state to perturb for most of them).
         measure: ``False``: only read back what `path` holds (the ideal is still measured).
 
     Returns:
-        ``{"ideal": metric, "points": {kind: {strength: [metric per draw]}}}``.
+        ``{"ideal": metric, "points": {kind: {strength: [metric per draw]}},
+        "settings": {kind: {strength: settings}}}``.
     """
     import jax
 
-    from ... import nn
-
     state = _load(path)
     state.setdefault("points", {})
+    state.setdefault("settings", {})
     if "ideal" not in state:
         state["ideal"] = scorer(model, None)
         _save(path, state)
@@ -84,10 +89,14 @@ def sweep(path: Path, model, scorer, grids: dict, *, draws: int, seed: int,
             if measure and str(s) not in state["points"].get(k, {})]  # fmt: skip
     base = jax.random.key(seed)
     for kind, j, s in progress_bar(todo, desc=desc, total=len(todo), enabled=progress):
-        perturbed = nn.with_substrate(model, substrate(kind, s))
         n = draws if kind in STOCHASTIC else 1
         kk = jax.random.fold_in(jax.random.fold_in(base, NONIDEALITIES.index(kind)), j)
-        values = [scorer(perturbed, jax.random.fold_in(kk, i)) for i in range(n)]
+        values, settings = [], {}
+        for i in range(n):
+            key = jax.random.fold_in(kk, i)
+            perturbed, settings = perturb(model, kind, s, key)
+            values.append(scorer(perturbed, key))
         state["points"].setdefault(kind, {})[str(s)] = values
+        state["settings"].setdefault(kind, {})[str(s)] = settings
         _save(path, state)
     return state
