@@ -156,10 +156,11 @@ def test_robustness_smoke(tmp_path, compile_cache):
     assert {"config.json", "results.json", "robustness.csv", "robustness_agreement.png",
             "robustness_lm.png", "sweeps"} <= names  # fmt: skip
     cfg = json.loads((tmp_path / "config.json").read_text())
-    assert cfg["experiment"] == "robustness" and cfg["config"]["seed"] == 0 and "revision" in cfg
+    assert cfg["experiment"] == "robustness" and cfg["config"]["seeds"] == [0] and "revision" in cfg
     res = json.loads((tmp_path / "results.json").read_text())
     models = res["models"]
-    assert set(models) == {"agreement-oscillator-d2", "lm-oscillator-d2"}
+    assert set(models) == {"agreement-oscillator-d2-seed0", "agreement-softmax-seed0",
+                           "lm-oscillator-d2-seed0"}  # fmt: skip
     for key, e in models.items():
         # the ideal substrate's score is the training's own final validation score
         if e["task"] == "agreement":
@@ -178,7 +179,12 @@ def test_robustness_smoke(tmp_path, compile_cache):
                                         harsher=robustness._sweep.HARSHER[kind])  # fmt: skip
             assert c["tolerance"] == want
     rows = (tmp_path / "robustness.csv").read_text().splitlines()
-    assert rows[0].startswith("task,model,d_osc,nonideality,strength")
+    assert rows[0].startswith("task,model,d_osc,seed,nonideality,strength")
+    # the noise point ran on the schedule of the model's drives, recorded beside it
+    sched = models["agreement-oscillator-d2-seed0"]["settings"]["noise"]["1.0"]
+    assert sched["steps"] == math.ceil(sched["settle_time"] / sched["dt"] - 1e-9)
+    tol = (tmp_path / "tolerances.csv").read_text().splitlines()
+    assert tol[0].startswith("task,model,d_osc,nonideality,seeds,tolerances")
     # finished: nothing is trained or measured again
     before = {p: p.stat().st_mtime for p in [*tmp_path.glob("runs/*/result.json"), *tmp_path.glob("sweeps/*.json")]}
     assert run_cli("robustness", "--smoke", "--out", str(tmp_path), cache=compile_cache) == 0
@@ -207,6 +213,17 @@ def test_noise_schedule_closed_form():
             _theory.noise_schedule(h, **bad)
     with pytest.raises(ValueError, match="regular"):
         _theory.noise_schedule(np.zeros((4, 2)), 1.0)
+
+
+def test_snap_schedule():
+    got = _theory.snap_schedule({"settle_time": 5.0, "dt": 0.05, "steps": 100, "rate_slow": 1.0})
+    # 5 -> 2^(10/4) = 5.657 (up), 0.05 -> 2^(-18/4) = 0.0442 (down)
+    assert got["settle_time"] == approx(2**2.5) and got["dt"] == approx(2**-4.5)
+    assert got["steps"] == math.ceil(2**2.5 / 2**-4.5) and got["rate_slow"] == 1.0
+    exact = _theory.snap_schedule({"settle_time": 4.0, "dt": 0.125, "steps": 32})
+    assert (exact["settle_time"], exact["dt"], exact["steps"]) == (4.0, 0.125, 32)
+    with pytest.raises(ValueError, match="per_octave"):
+        _theory.snap_schedule(got, 0)
 
 
 def _schedule_sde_mean_resultant(scale_T: float):

@@ -38,6 +38,7 @@ point to ``OUT/sweeps/``.
 from __future__ import annotations
 
 import dataclasses
+import math
 from pathlib import Path
 
 import numpy as np
@@ -113,6 +114,13 @@ class Config(ReusedRecipe):
         check_noise, check_disorder: the strengths at which the first validation batch
             is also measured on a finer schedule ($2T_\\sigma$, $\\Delta t_\\sigma/2$) and
             at the layer's own tolerances, with the same keys (``None``: no check).
+        lm_every: the LMs sweep every `lm_every`-th strength of each grid, counted
+            from the harshest (1: all of them).
+        lm_draws: the LMs' draws per stochastic point (``None``: `draws`).
+        dynamic_sentences, dynamic_batches: the classifier's sentences / the LMs'
+            batches (the first ones of the sweep's data) on which noise and disorder, the
+            points that integrate an SDE or ODE, are measured, against the ideal on the
+            same subset (``None``: all of the sweep's data).
         delta: the angle $\\delta$ of the settling horizon $\\log\\cot(\\delta/2)/\\|h\\|$.
         acc_limit, ppl_limit: the loss that defines the tolerance: points of hard
             accuracy, relative perplexity (or BPC) increase.
@@ -149,6 +157,10 @@ class Config(ReusedRecipe):
     disorder_atol: float = 1e-7
     check_noise: float | None = 1.0
     check_disorder: float | None = 3.0
+    lm_every: int = 1
+    lm_draws: int | None = None
+    dynamic_sentences: int | None = None
+    dynamic_batches: int | None = None
     delta: float = 0.01
     acc_limit: float = 1.0
     ppl_limit: float = 0.01
@@ -176,6 +188,8 @@ class Config(ReusedRecipe):
                 raise ValueError(f"{kind}: the strengths must be non-empty and > 0; got {s}.")
         if any(int(b) != b or b < 1 for b in self.readout_bits):
             raise ValueError(f"readout_bits must be ints >= 1; got {self.readout_bits}.")
+        if self.lm_every < 1 or (self.lm_draws is not None and self.lm_draws < 1):
+            raise ValueError(f"lm_every and lm_draws must be >= 1; got {self.lm_every}, {self.lm_draws}.")
         if self.draws < 1:
             raise ValueError(f"draws must be >= 1; got {self.draws}.")
         if not 0 < self.noise_quantile < 1:
@@ -204,13 +218,19 @@ class Config(ReusedRecipe):
 
     @classmethod
     def default(cls) -> Config:
-        """Experiment 4's recipe (20 epochs, one seed), experiment 5's default recipe at
-        d = 2, 8, 32 and softmax, five strengths per non-ideality (six bit widths), 3
-        draws, 4 validation batches per LM point. Meant for about 30 minutes of an idle
-        2-core CPU but not measured there: on the loaded machine one noisy evaluation of
-        the classifier took over 12 minutes, so the noise sweep alone exceeds that
-        budget (docs/experiments.md)."""
-        return cls._cpu()
+        """Sized for 30 minutes of this 2-core CPU with the trainings at hand (see
+        docs/experiments.md for the measured time): experiment 4's recipe (20 epochs) on
+        seeds 0 and 1 of both classifiers, experiment 5's default recipe at d = 2, 8, 32
+        and softmax on seed 0; four strengths per non-ideality, 2 draws; the classifier
+        on its whole validation split (4,000 sentences) but noise and disorder on the
+        first 2,000, the LMs on 4 validation batches (noise and disorder on 2)."""
+        return cls._cpu(
+            seeds=(0, 1), lm_seeds=(0,), dims=(2, 8, 32), lm_every=2, lm_draws=1,
+            noise=(0.5, 1.0, 2.0, 4.0),
+            coupling_mismatch=(0.03, 0.1, 0.3, 1.0), frequency_disorder=(0.5, 1.0, 2.0, 4.0),
+            settle_time=(0.1, 0.3, 1.0, 3.0), readout_bits=(1, 2, 4, 8), draws=2,
+            sweep_sentences=None, dynamic_sentences=2000, sweep_batches=2, dynamic_batches=1,
+        )  # fmt: skip
 
     @classmethod
     def full(cls) -> Config:
@@ -225,9 +245,18 @@ class Config(ReusedRecipe):
             readout_bits=(1, 2, 3, 4, 5, 6, 8, 10),
         )  # fmt: skip
 
-    def grids(self) -> dict[str, tuple]:
-        """``{non-ideality: strengths}`` of the swept ones."""
-        return {k: tuple(getattr(self, k)) for k in self.nonidealities}
+    def grids(self, task: str = "agreement") -> dict[str, tuple]:
+        """``{non-ideality: strengths}`` of the swept ones, for `task` (the LMs: every
+        `lm_every`-th strength from the harshest, in the grid's order)."""
+        out = {}
+        for k in self.nonidealities:
+            g = tuple(getattr(self, k))
+            if task == "lm" and self.lm_every > 1:
+                order = sorted(g, reverse=HARSHER[k] == "larger")  # harshest first
+                keep = set(order[:: self.lm_every])
+                g = tuple(x for x in g if x in keep)
+            out[k] = g
+        return out
 
 
 def _applies(model: str):
@@ -235,9 +264,12 @@ def _applies(model: str):
 
 
 def _schedule(config, h, sigma: float, t1: float) -> dict:
-    return _theory.noise_schedule(h, float(sigma), horizon=config.noise_horizon,
-                                  quantile=config.noise_quantile, step=config.noise_drift_step,
-                                  noise_step=config.noise_diffusion_step, t_max=t1)  # fmt: skip
+    sch = _theory.noise_schedule(h, float(sigma), horizon=config.noise_horizon,
+                                 quantile=config.noise_quantile, step=config.noise_drift_step,
+                                 noise_step=config.noise_diffusion_step, t_max=t1)  # fmt: skip
+    snapped = _theory.snap_schedule(sch)
+    return {**snapped, "settle_time": min(snapped["settle_time"], t1),
+            "steps": math.ceil(min(snapped["settle_time"], t1) / snapped["dt"] - 1e-9)}
 
 
 def _perturber(config, kind_of_model: str, model, h):
@@ -278,8 +310,9 @@ def _checks(config, path: Path, model, scorer, h, perturb) -> dict:
     """The sweep's numerical choices measured against finer ones on the first batch, same keys.
 
     noise at ``check_noise``: the schedule $(T_\\sigma, \\Delta t_\\sigma)$ against
-    $(2T_\\sigma, \\Delta t_\\sigma/2)$; disorder at ``check_disorder``: ``disorder_rtol``
-    against the layer's own tolerances. Written to `path` (resumable).
+    $(2T_\\sigma, \\Delta t_\\sigma/2)$; disorder at ``check_disorder`` (the classifier
+    only: the layer's tolerances are costly): ``disorder_rtol`` against the layer's own
+    tolerances. Written to `path` (resumable).
     """
     import jax
 
@@ -297,7 +330,7 @@ def _checks(config, path: Path, model, scorer, h, perturb) -> dict:
                         "finer": {"settle_time": 2 * sch["settle_time"], "dt": sch["dt"] / 2,
                                   "value": first(finer, key)}}  # fmt: skip
         _sweep._save(path, out)
-    if (config.check_disorder is not None and config.disorder_rtol is not None
+    if (config.check_disorder is not None and config.disorder_rtol is not None and scorer.task == "agreement"
             and "frequency_disorder" in config.nonidealities and "frequency_disorder" not in out):  # fmt: skip
         s = float(config.check_disorder)
         m, st = perturb(model, "frequency_disorder", s, key)
@@ -312,14 +345,14 @@ def _checks(config, path: Path, model, scorer, h, perturb) -> dict:
     return out
 
 
-def _curves(config, state, metric: str) -> dict:
+def _curves(config, state, metric: str, task: str) -> dict:
     """Per swept non-ideality: strengths, mean/std/draws of the metric, loss, tolerance."""
-    ideal = state["ideal"]
     out = {}
-    for kind, strengths in config.grids().items():
+    for kind, strengths in config.grids(task).items():
         pts = state["points"].get(kind)
         if not pts:
             continue
+        ideal = state.get("ideal_dynamic", state["ideal"]) if kind in _sweep.DYNAMIC else state["ideal"]
         strengths = [s for s in strengths if str(s) in pts]  # all, unless unfinished
         vals = [pts[str(s)] for s in strengths]
         mean = [float(np.mean(v)) for v in vals]
@@ -327,7 +360,7 @@ def _curves(config, state, metric: str) -> dict:
         lim = config.acc_limit if metric.startswith("acc") else config.ppl_limit
         loss = _tolerance.loss(metric, ideal, mean)
         tol = _tolerance.tolerance(strengths, loss, lim, harsher=HARSHER[kind])
-        out[kind] = {"strengths": list(strengths), "mean": mean, "std": std, "draws": vals,
+        out[kind] = {"strengths": list(strengths), "ideal": ideal, "mean": mean, "std": std, "draws": vals,
                      "loss": loss.tolist(), "tolerance": tol}  # fmt: skip
     return out
 
@@ -349,27 +382,32 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
             continue
         model, scorer, h = _models.load(t, config)
         perturb = _perturber(config, t.model, model, h)
-        state = sweep(out / "sweeps" / f"{key}.json", model, scorer, config.grids(),
-                      draws=config.draws, seed=config.substrate_seed, perturb=perturb,
+        dyn = _models.dynamic_scorer(scorer, config)
+        draws = config.lm_draws if t.task == "lm" and config.lm_draws is not None else config.draws
+        state = sweep(out / "sweeps" / f"{key}.json", model, scorer, config.grids(t.task),
+                      draws=draws, seed=config.substrate_seed, perturb=perturb,
                       applies=_applies(t.model), measure=config.measure, progress=progress,
-                      desc=f"robustness: {key}")  # fmt: skip
+                      desc=f"robustness: {key}", dynamic_scorer=dyn)  # fmt: skip
         entry = {"task": t.task, "model": t.model, "d_osc": t.d_osc, "seed": t.seed,
                  "run": str(t.folder), "metric": scorer.metric, "ideal": state["ideal"],
-                 "trained_val": t.result.get("val"), "settings": state.get("settings", {})}  # fmt: skip
-        if t.model == "oscillator" and config.measure:
+                 "ideal_dynamic": state.get("ideal_dynamic"), "trained_val": t.result.get("val"),
+                 "settings": state.get("settings", {})}  # fmt: skip
+        if t.model == "oscillator" and config.measure and t.seed == min(
+                config.seeds if t.task == "agreement" else config.lm_seeds):  # the first seed's
             entry["checks"] = _checks(config, out / "sweeps" / f"{key}-checks.json", model, scorer, h, perturb)
-        entry["curves"] = _curves(config, state, scorer.metric)
-        entry["theory_strengths"] = config.grids()
+        entry["curves"] = _curves(config, state, scorer.metric, t.task)
+        entry["theory_strengths"] = config.grids(t.task)
         if h is not None:
             entry["drives"] = _theory.drive_summary(h)
-            entry["theory"] = {k: th for k in config.nonidealities
-                               if (th := _theory.predict(k, h, getattr(config, k), delta=config.delta))}  # fmt: skip
+            entry["theory"] = {k: th for k, g in config.grids(t.task).items()
+                               if (th := _theory.predict(k, h, g, delta=config.delta))}  # fmt: skip
         per_model[key] = entry
     results = {"experiment": NAME, "models": per_model, "softmax_analogue": SOFTMAX,
                "limits": {"acc_hard_points": config.acc_limit, "ppl_relative": config.ppl_limit},
                "paper": PAPER}  # fmt: skip
     files["results"] = write_json(out / "results.json", results)
     files["csv"] = write_csv(out / "robustness.csv", _rows(per_model))
+    files["tolerances"] = write_csv(out / "tolerances.csv", tolerance_table(per_model))
     for task in config.tasks:
         sel = {k: v for k, v in per_model.items() if v.get("task") == task and "curves" in v}
         if sel:
@@ -400,6 +438,28 @@ def _rows(per_model) -> dict[str, list]:
                 cols["loss"].append(c["loss"][j])
                 cols["draws"].append(len(c["draws"][j]))
                 cols["theory"].append(th[theory_key[kind]][grid.index(str(s))] if th else float("nan"))
+    return cols
+
+
+def tolerance_table(per_model: dict) -> dict[str, list]:
+    """One row per (task, model, d_osc, non-ideality): the tolerance of each seed's model
+    (``"0.19"``, ``"> 10"``; see [`describe`][syncattn.experiments.robustness._tolerance.describe]),
+    and the geometric mean of the crossed ones."""
+    groups: dict = {}
+    for e in per_model.values():
+        for kind, c in e.get("curves", {}).items():
+            key = (e["task"], e["model"], e["d_osc"] if e["d_osc"] is not None else "", kind)
+            groups.setdefault(key, []).append((e["seed"], c["tolerance"]))
+    cols = {k: [] for k in ("task", "model", "d_osc", "nonideality", "seeds", "tolerances",
+                            "crossed_geomean")}  # fmt: skip
+    for (task, model, d, kind), vals in groups.items():
+        vals.sort(key=lambda sv: sv[0])
+        crossed = [t["value"] for _, t in vals if t["status"] == "crossed"]
+        for name, v in zip(("task", "model", "d_osc", "nonideality"), (task, model, d, kind), strict=True):
+            cols[name].append(v)
+        cols["seeds"].append(" ".join(str(sd) for sd, _ in vals))
+        cols["tolerances"].append(" / ".join(_tolerance.describe(t, HARSHER[kind]) for _, t in vals))
+        cols["crossed_geomean"].append(float(np.exp(np.mean(np.log(crossed)))) if crossed else float("nan"))
     return cols
 
 

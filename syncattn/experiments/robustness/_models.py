@@ -162,6 +162,26 @@ class Scorer:
         return _lm_metric(model, self.data, key, self.pad_id, self.kind)[self.metric]
 
 
+def dynamic_scorer(scorer: Scorer, config) -> Scorer | None:
+    """The scorer on the first ``config.dynamic_sentences`` sentences (classifier, whole
+    batches of 500) or ``config.dynamic_batches`` batches (LM); ``None``: no subset."""
+    if scorer.task == "agreement":
+        n = config.dynamic_sentences
+        if n is None:
+            return None
+        k, total = 0, 0
+        while k < len(scorer.data) and total < n:  # whole batches, covering n sentences
+            total += len(scorer.data[k]["label"])
+            k += 1
+    else:
+        if config.dynamic_batches is None:
+            return None
+        k = int(config.dynamic_batches)
+    if k >= len(scorer.data):
+        return None
+    return dataclasses.replace(scorer, data=scorer.data[:k])
+
+
 def _sva_batches(examples, batch_size: int = 500) -> list[dict]:
     from ...data.sva import sva_batch
     from ...training import SVA_LENGTH
@@ -341,7 +361,13 @@ class PerturbedSoftmax(eqx.Module):
     def __call__(self, x, *, mask=None):
         import math
 
-        from ...nn._common import attention_weights, cast, check_key_mask, linear, linear_many
+        from ...nn._common import (
+            attention_weights,
+            cast,
+            check_key_mask,
+            linear,
+            linear_many,
+        )
         from ...nn._rope import _rope, rope_frequencies
         from ...nn._substrate import _MISMATCH, mismatch_normals, quantise
 

@@ -138,6 +138,19 @@ def noise_schedule(h, sigma: float, *, horizon: float = 5.0, quantile: float = 0
             "rate_slow": slow, "rate_fast": fast}  # fmt: skip
 
 
+def snap_schedule(schedule: dict, per_octave: int = 4) -> dict:
+    r"""The schedule on a grid of $2^{1/n}$ ($n$ = `per_octave`): $T$ rounded up, $\Delta t$
+    down (never coarser, never shorter), the steps recounted. Models of one setting
+    (seeds) then share their noisy schedules, so their compilations are shared too."""
+    if isinstance(per_octave, bool) or not isinstance(per_octave, int) or per_octave < 1:
+        raise ValueError(f"per_octave must be an int >= 1; got {per_octave!r}.")
+    n = float(per_octave)
+    up = lambda x: 2.0 ** (math.ceil(n * math.log2(x) - 1e-9) / n)
+    down = lambda x: 2.0 ** (math.floor(n * math.log2(x) + 1e-9) / n)
+    T, dt = up(schedule["settle_time"]), down(schedule["dt"])
+    return {**schedule, "settle_time": T, "dt": dt, "steps": math.ceil(T / dt - 1e-9)}
+
+
 def disorder(h, strengths, n_omega: int = 16) -> dict:
     r"""Locked fraction and mean locked angle under the substrate's law of $\Omega$, per strength."""
     import jax.numpy as jnp
