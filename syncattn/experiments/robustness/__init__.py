@@ -30,6 +30,18 @@ and, per model and non-ideality, the *tolerance*: the strength at which the mode
 lost 1 point of hard accuracy or 1 % of perplexity
 ([`syncattn.experiments.robustness._tolerance`][]).
 
+How the costly points are computed. A noise point integrates the SDE from the layer's
+start to the horizon $T_\sigma$ with steps $\Delta t_\sigma$ chosen from the model's own
+drives by the flow's relaxation rates (all but 10 % of the queries relax for 5
+relaxation times; [`noise_schedule`][syncattn.experiments.robustness._theory.noise_schedule]),
+not to the layer's $T = 30$ at $\Delta t = 0.01$; a disorder point solves its ODE at
+``disorder_rtol``/``disorder_atol`` (1e-5/1e-7) rather than the layer's 1e-8/1e-10, which
+lies below the float32 models' resolution. Both are measured against the finer choice
+on the first validation batch, with the same keys (``checks`` in ``results.json``).
+Noise and disorder may run on a subset of the validation data
+(``dynamic_sentences``/``dynamic_batches``), their losses taken against the ideal on
+that subset.
+
 Resumable: the trainings are grid cells (experiment 4's and 5's, reused from
 ``agreement_from`` / ``runs_from`` when given), each model's sweep is written point by
 point to ``OUT/sweeps/``.
@@ -395,6 +407,8 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
         if t.model == "oscillator" and config.measure and t.seed == min(
                 config.seeds if t.task == "agreement" else config.lm_seeds):  # the first seed's
             entry["checks"] = _checks(config, out / "sweeps" / f"{key}-checks.json", model, scorer, h, perturb)
+        elif (out / "sweeps" / f"{key}-checks.json").is_file():  # a report: the checks measured so far
+            entry["checks"] = _sweep._load(out / "sweeps" / f"{key}-checks.json")
         entry["curves"] = _curves(config, state, scorer.metric, t.task)
         entry["theory_strengths"] = config.grids(t.task)
         if h is not None:
