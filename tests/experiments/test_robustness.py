@@ -265,7 +265,10 @@ def test_noise_schedule_reaches_the_vmf_law():
 
 def _softmax_loop(layer, x, mask, xi, eps, bits):
     """float64 loop: q, k, v per head; optional direction quantiser; weights a_ij(1 + eps xi_ij)."""
-    from syncattn.nn._substrate import quantise
+    def quantise(z, b):  # Q_b per coordinate on [-1, 1] (mid-rise), shrunk into the unit ball
+        step = 2.0 / 2**b
+        q = -1.0 + step * (np.clip(np.floor((z + 1.0) / step), 0, 2**b - 1) + 0.5)
+        return q / max(1.0, np.linalg.norm(q))
 
     x = np.asarray(x, np.float64)
     T, H = x.shape[0], layer.n_heads
@@ -278,7 +281,7 @@ def _softmax_loop(layer, x, mask, xi, eps, bits):
             q = Wq[sl] @ x[i] / np.sqrt(dh)
             if bits is not None:
                 n = np.linalg.norm(q)
-                q = n * np.asarray(quantise(np.asarray(q / n), bits))
+                q = n * quantise(q / n, bits)
             w = np.zeros(T)
             for j in range(T):
                 if (mask is None or mask[j]) and not (layer.causal and j > i):
