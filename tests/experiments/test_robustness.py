@@ -149,7 +149,7 @@ def test_config_validation():
 # ----------------------------------------------------------------------- smoke run
 
 
-@pytest.mark.slow  # a classifier and an LM to train, ten model compilations: 672 s at load 20-25; CI runs it
+@pytest.mark.slow  # 3 models to train, a dozen compilations: 1,077 s at load 9-10 (beside a run); CI runs it
 def test_robustness_smoke(tmp_path, compile_cache):
     assert run_cli("robustness", "--smoke", "--out", str(tmp_path), cache=compile_cache) == 0
     names = {p.name for p in tmp_path.iterdir()}

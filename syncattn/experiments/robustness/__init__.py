@@ -230,8 +230,9 @@ class Config(ReusedRecipe):
 
     @classmethod
     def default(cls) -> Config:
-        """Sized for 30 minutes of this 2-core CPU with the trainings at hand (see
-        docs/experiments.md for the measured time): experiment 4's recipe (20 epochs) on
+        """Meant for 30 minutes of a 2-core CPU with the trainings at hand, but measured
+        over it on the loaded machine (about 32 CPU-minutes of sweep, one LM disorder
+        point at d = 32 left out after 20 minutes; docs/experiments.md): experiment 4's recipe (20 epochs) on
         seeds 0 and 1 of both classifiers, experiment 5's default recipe at d = 2, 8, 32
         and softmax on seed 0; four strengths per non-ideality, 2 draws; the classifier
         on its whole validation split (4,000 sentences) but noise and disorder on the
