@@ -149,17 +149,18 @@ def test_config_validation():
 # ----------------------------------------------------------------------- smoke run
 
 
-@pytest.mark.slow  # a classifier and an LM to train, ten model compilations: 672 s at load 20-25; CI runs it
+@pytest.mark.slow  # 3 models to train, a dozen compilations: 1,077 s at load 9-10 (beside a run); CI runs it
 def test_robustness_smoke(tmp_path, compile_cache):
     assert run_cli("robustness", "--smoke", "--out", str(tmp_path), cache=compile_cache) == 0
     names = {p.name for p in tmp_path.iterdir()}
     assert {"config.json", "results.json", "robustness.csv", "robustness_agreement.png",
             "robustness_lm.png", "sweeps"} <= names  # fmt: skip
     cfg = json.loads((tmp_path / "config.json").read_text())
-    assert cfg["experiment"] == "robustness" and cfg["config"]["seed"] == 0 and "revision" in cfg
+    assert cfg["experiment"] == "robustness" and cfg["config"]["seeds"] == [0] and "revision" in cfg
     res = json.loads((tmp_path / "results.json").read_text())
     models = res["models"]
-    assert set(models) == {"agreement-oscillator-d2", "lm-oscillator-d2"}
+    assert set(models) == {"agreement-oscillator-d2-seed0", "agreement-softmax-seed0",
+                           "lm-oscillator-d2-seed0"}  # fmt: skip
     for key, e in models.items():
         # the ideal substrate's score is the training's own final validation score
         if e["task"] == "agreement":
@@ -178,8 +179,179 @@ def test_robustness_smoke(tmp_path, compile_cache):
                                         harsher=robustness._sweep.HARSHER[kind])  # fmt: skip
             assert c["tolerance"] == want
     rows = (tmp_path / "robustness.csv").read_text().splitlines()
-    assert rows[0].startswith("task,model,d_osc,nonideality,strength")
+    assert rows[0].startswith("task,model,d_osc,seed,nonideality,strength")
+    # the noise point ran on the schedule of the model's drives, recorded beside it
+    sched = models["agreement-oscillator-d2-seed0"]["settings"]["noise"]["1.0"]
+    assert sched["steps"] == math.ceil(sched["settle_time"] / sched["dt"] - 1e-9)
+    tol = (tmp_path / "tolerances.csv").read_text().splitlines()
+    assert tol[0].startswith("task,model,d_osc,nonideality,seeds,tolerances")
     # finished: nothing is trained or measured again
     before = {p: p.stat().st_mtime for p in [*tmp_path.glob("runs/*/result.json"), *tmp_path.glob("sweeps/*.json")]}
     assert run_cli("robustness", "--smoke", "--out", str(tmp_path), cache=compile_cache) == 0
     assert before == {p: p.stat().st_mtime for p in before}
+
+
+# ----------------------------------------------------------------------- noise schedule
+
+
+def test_noise_schedule_closed_form():
+    # drives with norms 0.5, 2, 8 (quantiles over 300 queries, 100 of each)
+    norms = np.repeat([0.5, 2.0, 8.0], 100)
+    h = np.stack([norms, np.zeros_like(norms), np.zeros_like(norms)], -1)  # d = 3
+    got = _theory.noise_schedule(h, 1.0)
+    # slow: max(q_0.05 = 0.5, (d-1) sigma^2 / 2 = 1) = 1; fast: q_0.99 = 8
+    assert got["rate_slow"] == approx(1.0) and got["rate_fast"] == approx(8.0)
+    # dt = min(0.5 / 8, 0.1 / ((d-1) sigma^2) = 0.05)
+    assert got["settle_time"] == approx(5.0) and got["dt"] == approx(0.05)
+    assert got["steps"] == 100
+    # weak noise: the slow queries' drift rate 0.5 sets the horizon, the drift the step
+    weak = _theory.noise_schedule(h, 0.1)
+    assert weak["settle_time"] == approx(10.0) and weak["dt"] == approx(0.5 / 8)
+    assert _theory.noise_schedule(h, 0.1, t_max=3.0)["settle_time"] == approx(3.0)
+    for bad in (dict(sigma=0.0), dict(sigma=1.0, quantile=1.0), dict(sigma=1.0, horizon=0.0)):
+        with pytest.raises(ValueError):
+            _theory.noise_schedule(h, **bad)
+    with pytest.raises(ValueError, match="regular"):
+        _theory.noise_schedule(np.zeros((4, 2)), 1.0)
+
+
+def test_snap_schedule():
+    got = _theory.snap_schedule({"settle_time": 5.0, "dt": 0.05, "steps": 100, "rate_slow": 1.0})
+    # 5 -> 2^(10/4) = 5.657 (up), 0.05 -> 2^(-18/4) = 0.0442 (down)
+    assert got["settle_time"] == approx(2**2.5) and got["dt"] == approx(2**-4.5)
+    assert got["steps"] == math.ceil(2**2.5 / 2**-4.5) and got["rate_slow"] == 1.0
+    exact = _theory.snap_schedule({"settle_time": 4.0, "dt": 0.125, "steps": 32})
+    assert (exact["settle_time"], exact["dt"], exact["steps"]) == (4.0, 0.125, 32)
+    with pytest.raises(ValueError, match="per_octave"):
+        _theory.snap_schedule(got, 0)
+
+
+def _schedule_sde_mean_resultant(scale_T: float):
+    import jax
+    import jax.numpy as jnp
+
+    from syncattn import lohe, sphere
+
+    d, sigma, m = 3, 1.0, 3000
+    norms = np.array([0.5, 2.0, 8.0])
+    h1 = np.stack([norms, np.zeros(3), np.zeros(3)], -1)
+    sched = _theory.noise_schedule(np.repeat(h1, 10, axis=0), sigma)
+    h = jnp.asarray(np.repeat(h1, m, axis=0))
+    z0 = sphere.sample_uniform(jax.random.key(1), (h.shape[0],), d, dtype=jnp.float64)
+    T = scale_T * sched["settle_time"]
+    sol = lohe.settle(z0, h, T, noise=sigma, key=jax.random.key(2), dt0=sched["dt"],
+                      max_steps=sched["steps"] + 10)  # fmt: skip
+    c = np.asarray(sol.final[:, 0]).reshape(3, m)  # z . h_hat per query
+    kappa = 2 * norms / sigma**2
+    a3 = lambda k: 1 / np.tanh(k) - 1 / k  # A_3(kappa) = coth(kappa) - 1/kappa, closed form
+    return c.mean(1), c.std(1, ddof=1) / np.sqrt(m), a3(kappa), a3(1.4 * kappa)
+
+
+@pytest.mark.slow  # 9,000 SDE paths of 100 Heun steps: ~10-30 s
+def test_noise_schedule_reaches_the_vmf_law():
+    # the SDE from uniform starts on the schedule's (T, dt) reaches the stationary vMF
+    # law (kappa = 2|h|/sigma^2) up to the discrete path's bias, which concentrates it:
+    # its mean resultant lies between A_3(kappa) and A_3(1.4 kappa), within 4 s.e.
+    # (measured at dt = 0.0625: kappa 16 % too large at |h| = 0.5 and 2, 34 % at 8)
+    mean, se, lo, hi = _schedule_sde_mean_resultant(1.0)
+    assert np.all((mean > lo - 4 * se) & (mean < hi + 4 * se)), (mean, lo, hi)
+    # mutation: a twentieth of the horizon has not relaxed (the weak query lags)
+    mean, se, lo, hi = _schedule_sde_mean_resultant(0.05)
+    assert np.any(mean < lo - 4 * se)
+
+
+# ----------------------------------------------------------------------- softmax analogues
+
+
+def _softmax_loop(layer, x, mask, xi, eps, bits):
+    """float64 loop: q, k, v per head; optional direction quantiser; weights a_ij(1 + eps xi_ij)."""
+    def quantise(z, b):  # Q_b per coordinate on [-1, 1] (mid-rise), shrunk into the unit ball
+        step = 2.0 / 2**b
+        q = -1.0 + step * (np.clip(np.floor((z + 1.0) / step), 0, 2**b - 1) + 0.5)
+        return q / max(1.0, np.linalg.norm(q))
+
+    x = np.asarray(x, np.float64)
+    T, H = x.shape[0], layer.n_heads
+    dh = layer.d_model // H
+    Wq, Wk, Wv, Wo = (np.asarray(w.weight, np.float64) for w in (layer.wq, layer.wk, layer.wv, layer.wo))
+    out = np.zeros((T, layer.d_model))
+    for hd in range(H):
+        sl = slice(hd * dh, (hd + 1) * dh)
+        for i in range(T):
+            q = Wq[sl] @ x[i] / np.sqrt(dh)
+            if bits is not None:
+                n = np.linalg.norm(q)
+                q = n * quantise(q / n, bits)
+            w = np.zeros(T)
+            for j in range(T):
+                if (mask is None or mask[j]) and not (layer.causal and j > i):
+                    w[j] = np.exp(q @ (Wk[sl] @ x[j]))
+            w = w / w.sum()
+            w = w * (1 + eps * xi[hd, i])
+            w = w / w.sum()
+            out[i, sl] = sum(w[j] * (Wv[sl] @ x[j]) for j in range(T))
+    return out @ Wo.T + (0 if layer.wo.bias is None else np.asarray(layer.wo.bias))
+
+
+@pytest.mark.parametrize("eps,bits,causal", [
+    (0.5, 3, True),
+    pytest.param(0.3, None, True, marks=pytest.mark.slow),  # each one more compilation
+    pytest.param(0.0, 2, False, marks=pytest.mark.slow),
+])  # fmt: skip
+def test_perturbed_softmax_is_the_loop(eps, bits, causal):
+    import jax
+    import jax.numpy as jnp
+
+    from syncattn import nn
+    from syncattn.experiments.robustness import _models
+    from syncattn.nn._substrate import _MISMATCH, mismatch_normals
+
+    layer = nn.SoftmaxAttention(8, 2, key=jax.random.key(0), causal=causal, rope=False)
+    x = jax.random.normal(jax.random.key(1), (5, 8), jnp.float64)
+    mask = np.array([True, True, False, True, True])
+    key = jax.random.key(3)
+    got = _models.PerturbedSoftmax(layer, key=key, mismatch=eps, bits=bits)(x, mask=jnp.asarray(mask))
+    xi = np.asarray(mismatch_normals(jax.random.fold_in(key, _MISMATCH), 2, 5, jnp.float64))
+    want = _softmax_loop(layer, x, mask, xi, eps, bits)
+    np.testing.assert_allclose(np.asarray(got)[mask], want[mask], rtol=1e-10, atol=1e-12)
+
+
+def test_perturbed_softmax_ideal_is_the_layer_and_bad_input():
+    import jax
+    import jax.numpy as jnp
+
+    from syncattn import nn
+    from syncattn.experiments.robustness import _models
+
+    layer = nn.SoftmaxAttention(8, 2, key=jax.random.key(0), causal=True)  # with RoPE
+    x = jax.random.normal(jax.random.key(1), (6, 8), jnp.float64)
+    ideal = _models.PerturbedSoftmax(layer, key=jax.random.key(0))
+    np.testing.assert_allclose(np.asarray(ideal(x)), np.asarray(layer(x)), rtol=1e-12, atol=1e-13)
+    # mismatch changes the output; the wrapping reaches every layer of a pytree
+    noisy = _models.perturb_softmax([layer, {"a": layer}], jax.random.key(2), mismatch=0.5)
+    assert isinstance(noisy[1]["a"], _models.PerturbedSoftmax)
+    assert not np.allclose(np.asarray(noisy[0](x)), np.asarray(layer(x)))
+    with pytest.raises(ValueError, match="mismatch"):
+        _models.PerturbedSoftmax(layer, key=jax.random.key(0), mismatch=-1.0)
+    with pytest.raises(ValueError, match="bits"):
+        _models.PerturbedSoftmax(layer, key=jax.random.key(0), bits=0)
+    with pytest.raises(TypeError, match="SoftmaxAttention"):
+        _models.PerturbedSoftmax(x, key=jax.random.key(0))
+
+
+def test_with_tolerances_and_ode_t1():
+    import jax
+
+    from syncattn import nn
+    from syncattn.experiments.robustness import _models
+
+    layer = nn.OscillatorAttention(8, 2, 2, 8, key=jax.random.key(0), ode_t1=12.0)
+    model = {"a": layer, "b": [layer]}
+    loose = _models.with_tolerances(model, 1e-5, 1e-7)
+    assert (loose["a"].ode_rtol, loose["b"][0].ode_atol) == (1e-5, 1e-7)
+    assert (layer.ode_rtol, layer.ode_atol) == (1e-8, 1e-10)  # the original is untouched
+    leaves = zip(jax.tree_util.tree_leaves(loose["a"]), jax.tree_util.tree_leaves(layer), strict=True)
+    assert all(a is b for a, b in leaves)  # parameters shared
+    assert _models.ode_t1(loose) == 12.0
+    with pytest.raises(ValueError, match="rtol"):
+        _models.with_tolerances(model, 0.0, 1e-7)

@@ -30,6 +30,18 @@ and, per model and non-ideality, the *tolerance*: the strength at which the mode
 lost 1 point of hard accuracy or 1 % of perplexity
 ([`syncattn.experiments.robustness._tolerance`][]).
 
+How the costly points are computed. A noise point integrates the SDE from the layer's
+start to the horizon $T_\sigma$ with steps $\Delta t_\sigma$ chosen from the model's own
+drives by the flow's relaxation rates (all but 10 % of the queries relax for 5
+relaxation times; [`noise_schedule`][syncattn.experiments.robustness._theory.noise_schedule]),
+not to the layer's $T = 30$ at $\Delta t = 0.01$; a disorder point solves its ODE at
+``disorder_rtol``/``disorder_atol`` (1e-5/1e-7) rather than the layer's 1e-8/1e-10, which
+lies below the float32 models' resolution. Both are measured against the finer choice
+on the first validation batch, with the same keys (``checks`` in ``results.json``).
+Noise and disorder may run on a subset of the validation data
+(``dynamic_sentences``/``dynamic_batches``), their losses taken against the ideal on
+that subset.
+
 Resumable: the trainings are grid cells (experiment 4's and 5's, reused from
 ``agreement_from`` / ``runs_from`` when given), each model's sweep is written point by
 point to ``OUT/sweeps/``.
@@ -38,6 +50,7 @@ point to ``OUT/sweeps/``.
 from __future__ import annotations
 
 import dataclasses
+import math
 from pathlib import Path
 
 import numpy as np
@@ -45,8 +58,8 @@ import numpy as np
 from .._common import start_run, write_csv, write_json
 from .._grid import Grid
 from .._reuse import ReusedRecipe
-from . import _models, _theory, _tolerance
-from ._sweep import HARSHER, NONIDEALITIES, SYMBOLS, sweep
+from . import _models, _sweep, _theory, _tolerance
+from ._sweep import HARSHER, NONIDEALITIES, SYMBOLS, substrate, sweep
 
 
 __all__ = ["Config", "run", "summary", "NONIDEALITIES", "SOFTMAX", "PAPER"]
@@ -56,15 +69,16 @@ NAME = "robustness"
 SOFTMAX = {
     "noise": {"run": False, "analogue": "none: softmax has no state that settles; noise on its "
               "scores would be a different perturbation, which the substrate does not model"},
-    "coupling_mismatch": {"run": False, "analogue": "the unnormalised weights exp(s_ij)(1 + eps xi_ij); "
-                          "not run: nn.Substrate acts on OscillatorAttention only"},
+    "coupling_mismatch": {"run": True, "analogue": "the unnormalised weights exp(s_ij)(1 + eps xi_ij), "
+                          "xi drawn as the oscillator's (_models.PerturbedSoftmax); one device per draw"},
     "frequency_disorder": {"run": False, "analogue": "none: softmax has no dynamics"},
     "settle_time": {"run": False, "analogue": "none: softmax has no dynamics (one exact step)"},
-    "readout_bits": {"run": False, "analogue": "b-bit attention weights or queries would be one; "
-                     "not run: nn.Substrate acts on OscillatorAttention only"},
+    "readout_bits": {"run": True, "analogue": "the query's direction read with the same b-bit "
+                     "quantiser, its length kept (_models.PerturbedSoftmax)"},
 }
-"""What each non-ideality means for the softmax model, and whether it is run: softmax
-models enter as the ideal reference only."""
+"""What each non-ideality means for the softmax model, and whether it is run (mismatch
+and bits, through [`PerturbedSoftmax`][syncattn.experiments.robustness._models.PerturbedSoftmax];
+the other three have no softmax analogue)."""
 
 PAPER = {
     "source": "seed 001 (arXiv 2606.12059); its published code has robustness scripts for "
@@ -79,7 +93,8 @@ class Config(ReusedRecipe):
     """The robustness experiment's settings.
 
     Attributes:
-        seed: the training seed of every model.
+        seeds: the classifier's training seeds (one model per model kind and seed).
+        lm_seeds: the language models' training seeds.
         tasks: ``"agreement"`` (the classifier) and/or ``"lm"`` (the language models).
         models: the classifier's models: ``"oscillator"`` and/or ``"softmax"``.
         lm_models: the language models' (softmax: the ideal reference only, unless a
@@ -100,6 +115,24 @@ class Config(ReusedRecipe):
             of its validation split).
         sweep_batches: validation batches of the language models' sweep (``None``:
             ``eval_batches``).
+        noise_horizon, noise_quantile, noise_drift_step, noise_diffusion_step: the noisy
+            settling's schedule $c_T, \\alpha, c_\\Delta, \\epsilon_\\sigma$
+            ([`noise_schedule`][syncattn.experiments.robustness._theory.noise_schedule]):
+            each noise point runs the SDE to $T_\\sigma$ with steps $\\Delta t_\\sigma$
+            from the model's own drives (capped at the layer's `ode_t1`).
+        disorder_rtol, disorder_atol: the ODE tolerances of the disorder points
+            (``None``: the layer's own, 1e-8/1e-10, below the float32 models'
+            resolution; the check below measures the difference).
+        check_noise, check_disorder: the strengths at which the first validation batch
+            is also measured on a finer schedule ($2T_\\sigma$, $\\Delta t_\\sigma/2$) and
+            at the layer's own tolerances, with the same keys (``None``: no check).
+        lm_every: the LMs sweep every `lm_every`-th strength of each grid, counted
+            from the harshest (1: all of them).
+        lm_draws: the LMs' draws per stochastic point (``None``: `draws`).
+        dynamic_sentences, dynamic_batches: the classifier's sentences / the LMs'
+            batches (the first ones of the sweep's data) on which noise and disorder, the
+            points that integrate an SDE or ODE, are measured, against the ideal on the
+            same subset (``None``: all of the sweep's data).
         delta: the angle $\\delta$ of the settling horizon $\\log\\cot(\\delta/2)/\\|h\\|$.
         acc_limit, ppl_limit: the loss that defines the tolerance: points of hard
             accuracy, relative perplexity (or BPC) increase.
@@ -107,7 +140,8 @@ class Config(ReusedRecipe):
             ``OUT/sweeps/``) without measuring more: a report of an unfinished run.
     """
 
-    seed: int = 0
+    seeds: tuple[int, ...] = (0, 1)
+    lm_seeds: tuple[int, ...] = (0,)
     tasks: tuple[str, ...] = ("agreement", "lm")
     models: tuple[str, ...] = ("oscillator", "softmax")
     lm_models: tuple[str, ...] = ("oscillator", "softmax")
@@ -118,15 +152,27 @@ class Config(ReusedRecipe):
     sva_data_path: str | None = None
     agreement_from: str | None = None
     nonidealities: tuple[str, ...] = NONIDEALITIES
-    noise: tuple[float, ...] = (0.03, 0.1, 0.3, 1.0, 3.0)
+    noise: tuple[float, ...] = (0.1, 0.3, 1.0, 2.0, 4.0)
     coupling_mismatch: tuple[float, ...] = (0.01, 0.03, 0.1, 0.3, 1.0)
-    frequency_disorder: tuple[float, ...] = (0.1, 0.3, 1.0, 3.0, 10.0)
+    frequency_disorder: tuple[float, ...] = (0.3, 1.0, 2.0, 4.0, 10.0)
     settle_time: tuple[float, ...] = (0.03, 0.1, 0.3, 1.0, 3.0)
     readout_bits: tuple[int, ...] = (1, 2, 3, 4, 6, 8)
     draws: int = 3
     substrate_seed: int = 0
     sweep_sentences: int | None = None
     sweep_batches: int | None = 4
+    noise_horizon: float = 5.0
+    noise_quantile: float = 0.1
+    noise_drift_step: float = 0.5
+    noise_diffusion_step: float = 0.1
+    disorder_rtol: float | None = 1e-5
+    disorder_atol: float = 1e-7
+    check_noise: float | None = 1.0
+    check_disorder: float | None = 3.0
+    lm_every: int = 1
+    lm_draws: int | None = None
+    dynamic_sentences: int | None = None
+    dynamic_batches: int | None = None
     delta: float = 0.01
     acc_limit: float = 1.0
     ppl_limit: float = 0.01
@@ -142,6 +188,10 @@ class Config(ReusedRecipe):
                 raise ValueError(f"{name} must be a non-empty subset of {allowed}; got {vals}.")
         if "oscillator" not in self.models or "oscillator" not in self.lm_models:
             raise ValueError("models and lm_models must include 'oscillator' (the substrate's model).")
+        for name in ("seeds", "lm_seeds"):
+            vals = getattr(self, name)
+            if not vals or any(isinstance(v, bool) or int(v) != v or v < 0 for v in vals):
+                raise ValueError(f"{name} must be non-empty ints >= 0; got {vals}.")
         if not self.dims or any(d < 2 for d in self.dims):
             raise ValueError(f"dims must be non-empty, each >= 2; got {self.dims}.")
         for kind in NONIDEALITIES:
@@ -150,8 +200,17 @@ class Config(ReusedRecipe):
                 raise ValueError(f"{kind}: the strengths must be non-empty and > 0; got {s}.")
         if any(int(b) != b or b < 1 for b in self.readout_bits):
             raise ValueError(f"readout_bits must be ints >= 1; got {self.readout_bits}.")
+        if self.lm_every < 1 or (self.lm_draws is not None and self.lm_draws < 1):
+            raise ValueError(f"lm_every and lm_draws must be >= 1; got {self.lm_every}, {self.lm_draws}.")
         if self.draws < 1:
             raise ValueError(f"draws must be >= 1; got {self.draws}.")
+        if not 0 < self.noise_quantile < 1:
+            raise ValueError(f"noise_quantile must lie in (0, 1); got {self.noise_quantile}.")
+        for name in ("noise_horizon", "noise_drift_step", "noise_diffusion_step", "disorder_atol"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be > 0; got {getattr(self, name)}.")
+        if self.disorder_rtol is not None and not self.disorder_rtol > 0:
+            raise ValueError(f"disorder_rtol must be > 0 or None; got {self.disorder_rtol}.")
         if not 0 < self.delta < np.pi:
             raise ValueError(f"delta must lie in (0, pi); got {self.delta}.")
         if not (self.acc_limit > 0 and self.ppl_limit > 0):
@@ -159,25 +218,32 @@ class Config(ReusedRecipe):
 
     @classmethod
     def smoke(cls) -> Config:
-        """Seconds of training (1 epoch on 256 sentences, a d = 2 LM for 3 steps), the
-        oscillator models only, one strength per non-ideality, 1 draw (each strength is
-        one more compilation of the model)."""
+        """Seconds of training (1 epoch on 256 sentences, a d = 2 LM for 3 steps), one
+        seed, the softmax classifier but no softmax LM, one strength per non-ideality, 1
+        draw, no checks (each strength is one more compilation of the model)."""
         return cls._smoke(
-            dims=(2,), models=("oscillator",), lm_models=("oscillator",), sva_epochs=1,
-            sva_n_train=256, sva_n_val=64, sweep_batches=1, noise=(1.0,),
-            coupling_mismatch=(0.3,), frequency_disorder=(3.0,), settle_time=(0.1,),
-            readout_bits=(2,), draws=1,
+            seeds=(0,), lm_seeds=(0,), dims=(2,), models=("oscillator", "softmax"),
+            lm_models=("oscillator",), sva_epochs=1, sva_n_train=256, sva_n_val=64,
+            sweep_batches=1, noise=(1.0,), coupling_mismatch=(0.3,), frequency_disorder=(3.0,),
+            settle_time=(0.1,), readout_bits=(2,), draws=1, check_noise=None, check_disorder=None,
         )  # fmt: skip
 
     @classmethod
     def default(cls) -> Config:
-        """Experiment 4's recipe (20 epochs, one seed), experiment 5's default recipe at
-        d = 2, 8, 32 and softmax, five strengths per non-ideality (six bit widths), 3
-        draws, 4 validation batches per LM point. Meant for about 30 minutes of an idle
-        2-core CPU but not measured there: on the loaded machine one noisy evaluation of
-        the classifier took over 12 minutes, so the noise sweep alone exceeds that
-        budget (docs/experiments.md)."""
-        return cls._cpu()
+        """Meant for 30 minutes of a 2-core CPU with the trainings at hand, but measured
+        over it on the loaded machine (about 32 CPU-minutes of sweep, one LM disorder
+        point at d = 32 left out after 20 minutes; docs/experiments.md): experiment 4's recipe (20 epochs) on
+        seeds 0 and 1 of both classifiers, experiment 5's default recipe at d = 2, 8, 32
+        and softmax on seed 0; four strengths per non-ideality, 2 draws; the classifier
+        on its whole validation split (4,000 sentences) but noise and disorder on the
+        first 2,000, the LMs on 4 validation batches (noise and disorder on 2)."""
+        return cls._cpu(
+            seeds=(0, 1), lm_seeds=(0,), dims=(2, 8, 32), lm_every=2, lm_draws=1,
+            noise=(0.5, 1.0, 2.0, 4.0),
+            coupling_mismatch=(0.03, 0.1, 0.3, 1.0), frequency_disorder=(0.5, 1.0, 2.0, 4.0),
+            settle_time=(0.1, 0.3, 1.0, 3.0), readout_bits=(1, 2, 4, 8), draws=2,
+            sweep_sentences=None, dynamic_sentences=2000, sweep_batches=2, dynamic_batches=1,
+        )  # fmt: skip
 
     @classmethod
     def full(cls) -> Config:
@@ -192,23 +258,114 @@ class Config(ReusedRecipe):
             readout_bits=(1, 2, 3, 4, 5, 6, 8, 10),
         )  # fmt: skip
 
-    def grids(self) -> dict[str, tuple]:
-        """``{non-ideality: strengths}`` of the swept ones."""
-        return {k: tuple(getattr(self, k)) for k in self.nonidealities}
+    def grids(self, task: str = "agreement") -> dict[str, tuple]:
+        """``{non-ideality: strengths}`` of the swept ones, for `task` (the LMs: every
+        `lm_every`-th strength from the harshest, in the grid's order)."""
+        out = {}
+        for k in self.nonidealities:
+            g = tuple(getattr(self, k))
+            if task == "lm" and self.lm_every > 1:
+                order = sorted(g, reverse=HARSHER[k] == "larger")  # harshest first
+                keep = set(order[:: self.lm_every])
+                g = tuple(x for x in g if x in keep)
+            out[k] = g
+        return out
 
 
 def _applies(model: str):
     return (lambda kind: True) if model == "oscillator" else (lambda kind: SOFTMAX[kind]["run"])
 
 
-def _curves(config, state, metric: str) -> dict:
+def _schedule(config, h, sigma: float, t1: float) -> dict:
+    sch = _theory.noise_schedule(h, float(sigma), horizon=config.noise_horizon,
+                                 quantile=config.noise_quantile, step=config.noise_drift_step,
+                                 noise_step=config.noise_diffusion_step, t_max=t1)  # fmt: skip
+    snapped = _theory.snap_schedule(sch)
+    return {**snapped, "settle_time": min(snapped["settle_time"], t1),
+            "steps": math.ceil(min(snapped["settle_time"], t1) / snapped["dt"] - 1e-9)}
+
+
+def _perturber(config, kind_of_model: str, model, h):
+    """``perturb(model, kind, strength, key) -> (perturbed, settings)`` of one trained model.
+
+    Oscillator: [`syncattn.nn.with_substrate`][] with the non-ideality alone; noise on
+    the schedule of its drives (`_theory.noise_schedule`), disorder at
+    ``disorder_rtol``/``disorder_atol``. Softmax: the analogue of mismatch or bits
+    ([`perturb_softmax`][syncattn.experiments.robustness._models.perturb_softmax]).
+    """
+    from ... import nn
+
+    if kind_of_model == "softmax":
+        def perturb(m, kind, s, key):
+            kw = {"mismatch": float(s)} if kind == "coupling_mismatch" else {"bits": int(s)}
+            return _models.perturb_softmax(m, key, **kw), {"analogue": SOFTMAX[kind]["analogue"]}
+
+        return perturb
+    t1 = _models.ode_t1(model)
+
+    def perturb(m, kind, s, key):
+        settings = {}
+        if kind == "noise":
+            settings = _schedule(config, h, s, t1)
+            sub = nn.Substrate(noise=float(s), settle_time=settings["settle_time"], dt=settings["dt"])
+        else:
+            sub = substrate(kind, s)
+        out = nn.with_substrate(m, sub)
+        if kind == "frequency_disorder" and config.disorder_rtol is not None:
+            out = _models.with_tolerances(out, config.disorder_rtol, config.disorder_atol)
+            settings = {"rtol": config.disorder_rtol, "atol": config.disorder_atol}
+        return out, settings
+
+    return perturb
+
+
+def _checks(config, path: Path, model, scorer, h, perturb) -> dict:
+    """The sweep's numerical choices measured against finer ones on the first batch, same keys.
+
+    noise at ``check_noise``: the schedule $(T_\\sigma, \\Delta t_\\sigma)$ against
+    $(2T_\\sigma, \\Delta t_\\sigma/2)$; disorder at ``check_disorder`` (the classifier
+    only: the layer's tolerances are costly): ``disorder_rtol`` against the layer's own
+    tolerances. Written to `path` (resumable).
+    """
+    import jax
+
+    from ... import nn
+
+    out = _sweep._load(path)
+    first = dataclasses.replace(scorer, data=scorer.data[:1])
+    key = jax.random.key(config.substrate_seed)
+    if config.check_noise is not None and "noise" in config.nonidealities and "noise" not in out:
+        s = float(config.check_noise)
+        m, sch = perturb(model, "noise", s, key)
+        finer = nn.with_substrate(model, nn.Substrate(noise=s, settle_time=2 * sch["settle_time"],
+                                                      dt=sch["dt"] / 2))  # fmt: skip
+        out["noise"] = {"sigma": s, "schedule": sch, "value": first(m, key),
+                        "finer": {"settle_time": 2 * sch["settle_time"], "dt": sch["dt"] / 2,
+                                  "value": first(finer, key)}}  # fmt: skip
+        _sweep._save(path, out)
+    if (config.check_disorder is not None and config.disorder_rtol is not None and scorer.task == "agreement"
+            and "frequency_disorder" in config.nonidealities and "frequency_disorder" not in out):  # fmt: skip
+        s = float(config.check_disorder)
+        m, st = perturb(model, "frequency_disorder", s, key)
+        own = nn.with_substrate(model, substrate("frequency_disorder", s))
+        layer = next(a for a in jax.tree_util.tree_leaves(own, is_leaf=lambda a: isinstance(a, nn.OscillatorAttention))
+                     if isinstance(a, nn.OscillatorAttention))  # fmt: skip
+        out["frequency_disorder"] = {"strength": s, "value": first(m, key), **st,
+                                     "layer_tolerances": {"rtol": layer.ode_rtol, "atol": layer.ode_atol,
+                                                          "value": first(own, key)}}  # fmt: skip
+        _sweep._save(path, out)
+    out["data"] = "the first validation batch of the sweep"
+    return out
+
+
+def _curves(config, state, metric: str, task: str) -> dict:
     """Per swept non-ideality: strengths, mean/std/draws of the metric, loss, tolerance."""
-    ideal = state["ideal"]
     out = {}
-    for kind, strengths in config.grids().items():
+    for kind, strengths in config.grids(task).items():
         pts = state["points"].get(kind)
         if not pts:
             continue
+        ideal = state.get("ideal_dynamic", state["ideal"]) if kind in _sweep.DYNAMIC else state["ideal"]
         strengths = [s for s in strengths if str(s) in pts]  # all, unless unfinished
         vals = [pts[str(s)] for s in strengths]
         mean = [float(np.mean(v)) for v in vals]
@@ -216,7 +373,7 @@ def _curves(config, state, metric: str) -> dict:
         lim = config.acc_limit if metric.startswith("acc") else config.ppl_limit
         loss = _tolerance.loss(metric, ideal, mean)
         tol = _tolerance.tolerance(strengths, loss, lim, harsher=HARSHER[kind])
-        out[kind] = {"strengths": list(strengths), "mean": mean, "std": std, "draws": vals,
+        out[kind] = {"strengths": list(strengths), "ideal": ideal, "mean": mean, "std": std, "draws": vals,
                      "loss": loss.tolist(), "tolerance": tol}  # fmt: skip
     return out
 
@@ -237,24 +394,35 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
             per_model[key] = {"status": t.result.get("status"), "task": t.task}
             continue
         model, scorer, h = _models.load(t, config)
-        state = sweep(out / "sweeps" / f"{key}.json", model, scorer, config.grids(),
-                      draws=config.draws, seed=config.substrate_seed, applies=_applies(t.model),
-                      measure=config.measure, progress=progress, desc=f"robustness: {key}")  # fmt: skip
-        entry = {"task": t.task, "model": t.model, "d_osc": t.d_osc, "run": str(t.folder),
-                 "metric": scorer.metric, "ideal": state["ideal"],
-                 "trained_val": t.result.get("val")}  # fmt: skip
-        entry["curves"] = _curves(config, state, scorer.metric)
-        entry["theory_strengths"] = config.grids()
+        perturb = _perturber(config, t.model, model, h)
+        dyn = _models.dynamic_scorer(scorer, config)
+        draws = config.lm_draws if t.task == "lm" and config.lm_draws is not None else config.draws
+        state = sweep(out / "sweeps" / f"{key}.json", model, scorer, config.grids(t.task),
+                      draws=draws, seed=config.substrate_seed, perturb=perturb,
+                      applies=_applies(t.model), measure=config.measure, progress=progress,
+                      desc=f"robustness: {key}", dynamic_scorer=dyn)  # fmt: skip
+        entry = {"task": t.task, "model": t.model, "d_osc": t.d_osc, "seed": t.seed,
+                 "run": str(t.folder), "metric": scorer.metric, "ideal": state["ideal"],
+                 "ideal_dynamic": state.get("ideal_dynamic"), "trained_val": t.result.get("val"),
+                 "settings": state.get("settings", {})}  # fmt: skip
+        if t.model == "oscillator" and config.measure and t.seed == min(
+                config.seeds if t.task == "agreement" else config.lm_seeds):  # the first seed's
+            entry["checks"] = _checks(config, out / "sweeps" / f"{key}-checks.json", model, scorer, h, perturb)
+        elif (out / "sweeps" / f"{key}-checks.json").is_file():  # a report: the checks measured so far
+            entry["checks"] = _sweep._load(out / "sweeps" / f"{key}-checks.json")
+        entry["curves"] = _curves(config, state, scorer.metric, t.task)
+        entry["theory_strengths"] = config.grids(t.task)
         if h is not None:
             entry["drives"] = _theory.drive_summary(h)
-            entry["theory"] = {k: th for k in config.nonidealities
-                               if (th := _theory.predict(k, h, getattr(config, k), delta=config.delta))}  # fmt: skip
+            entry["theory"] = {k: th for k, g in config.grids(t.task).items()
+                               if (th := _theory.predict(k, h, g, delta=config.delta))}  # fmt: skip
         per_model[key] = entry
     results = {"experiment": NAME, "models": per_model, "softmax_analogue": SOFTMAX,
                "limits": {"acc_hard_points": config.acc_limit, "ppl_relative": config.ppl_limit},
                "paper": PAPER}  # fmt: skip
     files["results"] = write_json(out / "results.json", results)
     files["csv"] = write_csv(out / "robustness.csv", _rows(per_model))
+    files["tolerances"] = write_csv(out / "tolerances.csv", tolerance_table(per_model))
     for task in config.tasks:
         sel = {k: v for k, v in per_model.items() if v.get("task") == task and "curves" in v}
         if sel:
@@ -263,7 +431,7 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
 
 
 def _rows(per_model) -> dict[str, list]:
-    cols = {k: [] for k in ("task", "model", "d_osc", "nonideality", "strength", "metric",
+    cols = {k: [] for k in ("task", "model", "d_osc", "seed", "nonideality", "strength", "metric",
                             "ideal", "mean", "std", "loss", "draws", "theory")}  # fmt: skip
     theory_key = {"noise": "contrast_kept", "frequency_disorder": "locked_fraction",
                   "settle_time": "mean_error"}  # fmt: skip
@@ -275,6 +443,7 @@ def _rows(per_model) -> dict[str, list]:
                 cols["task"].append(e["task"])
                 cols["model"].append(e["model"])
                 cols["d_osc"].append(e["d_osc"] if e["d_osc"] is not None else "")
+                cols["seed"].append(e["seed"])
                 cols["nonideality"].append(kind)
                 cols["strength"].append(float(s))
                 cols["metric"].append(e["metric"])
@@ -284,6 +453,28 @@ def _rows(per_model) -> dict[str, list]:
                 cols["loss"].append(c["loss"][j])
                 cols["draws"].append(len(c["draws"][j]))
                 cols["theory"].append(th[theory_key[kind]][grid.index(str(s))] if th else float("nan"))
+    return cols
+
+
+def tolerance_table(per_model: dict) -> dict[str, list]:
+    """One row per (task, model, d_osc, non-ideality): the tolerance of each seed's model
+    (``"0.19"``, ``"> 10"``; see [`describe`][syncattn.experiments.robustness._tolerance.describe]),
+    and the geometric mean of the crossed ones."""
+    groups: dict = {}
+    for e in per_model.values():
+        for kind, c in e.get("curves", {}).items():
+            key = (e["task"], e["model"], e["d_osc"] if e["d_osc"] is not None else "", kind)
+            groups.setdefault(key, []).append((e["seed"], c["tolerance"]))
+    cols = {k: [] for k in ("task", "model", "d_osc", "nonideality", "seeds", "tolerances",
+                            "crossed_geomean")}  # fmt: skip
+    for (task, model, d, kind), vals in groups.items():
+        vals.sort(key=lambda sv: sv[0])
+        crossed = [t["value"] for _, t in vals if t["status"] == "crossed"]
+        for name, v in zip(("task", "model", "d_osc", "nonideality"), (task, model, d, kind), strict=True):
+            cols[name].append(v)
+        cols["seeds"].append(" ".join(str(sd) for sd, _ in vals))
+        cols["tolerances"].append(" / ".join(_tolerance.describe(t, HARSHER[kind]) for _, t in vals))
+        cols["crossed_geomean"].append(float(np.exp(np.mean(np.log(crossed)))) if crossed else float("nan"))
     return cols
 
 

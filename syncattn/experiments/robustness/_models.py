@@ -45,8 +45,13 @@ class Trained:
     result: dict
 
     @property
+    def seed(self) -> int:
+        return int(self.cell.seed)
+
+    @property
     def label(self) -> str:
-        return f"{self.model}-d{self.d_osc}" if self.d_osc is not None else self.model
+        m = f"{self.model}-d{self.d_osc}" if self.d_osc is not None else self.model
+        return f"{m}-seed{self.seed}"
 
 
 # --------------------------------------------------------------------------- cells
@@ -61,24 +66,26 @@ def sva_recipe(config):
 
 
 def sva_cells(config) -> list:
-    """Experiment 4's cells (same names) for this run's models at ``config.seed``."""
+    """Experiment 4's cells (same names) for this run's models at ``config.seeds``."""
     from .. import agreement
     from .._common import recipe_fields
 
-    ac = agreement.Config(models=tuple(config.models), seeds=(config.seed,),
+    ac = agreement.Config(models=tuple(config.models), seeds=tuple(config.seeds),
                           **recipe_fields(sva_recipe(config), agreement.SVARecipe))  # fmt: skip
     return agreement.cells(ac)
 
 
 def lm_cells(config) -> list:
-    """Experiment 5's cells (same names) at ``config.dims`` (and softmax), seed ``config.seed``."""
+    """Experiment 5's cells (same names) at ``config.dims`` (and softmax), seeds ``config.lm_seeds``."""
     from .._reuse import recipe
     from ..scaling import lm_cell
 
     sc = recipe(config)
-    out = [lm_cell(sc, "oscillator", config.seed, d) for d in config.dims]
-    if "softmax" in config.lm_models:
-        out.append(lm_cell(sc, "softmax", config.seed))
+    out = []
+    for seed in config.lm_seeds:
+        out += [lm_cell(sc, "oscillator", seed, d) for d in config.dims]
+        if "softmax" in config.lm_models:
+            out.append(lm_cell(sc, "softmax", seed))
     return out
 
 
@@ -153,6 +160,26 @@ class Scorer:
         if self.task == "agreement":
             return _sva_accuracy(model, self.data, key)
         return _lm_metric(model, self.data, key, self.pad_id, self.kind)[self.metric]
+
+
+def dynamic_scorer(scorer: Scorer, config) -> Scorer | None:
+    """The scorer on the first ``config.dynamic_sentences`` sentences (classifier, whole
+    batches of 500) or ``config.dynamic_batches`` batches (LM); ``None``: no subset."""
+    if scorer.task == "agreement":
+        n = config.dynamic_sentences
+        if n is None:
+            return None
+        k, total = 0, 0
+        while k < len(scorer.data) and total < n:  # whole batches, covering n sentences
+            total += len(scorer.data[k]["label"])
+            k += 1
+    else:
+        if config.dynamic_batches is None:
+            return None
+        k = int(config.dynamic_batches)
+    if k >= len(scorer.data):
+        return None
+    return dataclasses.replace(scorer, data=scorer.data[:k])
 
 
 def _sva_batches(examples, batch_size: int = 500) -> list[dict]:
@@ -251,3 +278,131 @@ def _sva_drives(model, batches) -> np.ndarray:
         h = np.asarray(fn(b["tokens"], b["mask"]))  # (B, heads, T, d)
         out.append(h.transpose(0, 2, 1, 3)[b["mask"]].reshape(-1, h.shape[-1]))
     return np.concatenate(out)
+
+
+# --------------------------------------------------------------------------- perturbed models
+
+
+def with_tolerances(model, rtol: float, atol: float):
+    r"""A copy of `model` whose [`syncattn.nn.OscillatorAttention`][] layers solve their ODE
+    at `rtol`/`atol` (the substrate's deterministic dynamics, e.g. frequency disorder):
+    $(\mathrm{ode\_rtol}, \mathrm{ode\_atol}) := (\mathrm{rtol}, \mathrm{atol})$, nothing
+    else changed (parameters shared)."""
+    from ... import nn
+    from ...nn._substrate import _replace
+
+    if not (rtol > 0 and atol > 0):
+        raise ValueError(f"rtol and atol must be > 0; got {rtol!r}, {atol!r}.")
+    is_layer = lambda a: isinstance(a, nn.OscillatorAttention)
+
+    def loosen(a):
+        new = _replace(a, a.substrate)
+        object.__setattr__(new, "ode_rtol", float(rtol))
+        object.__setattr__(new, "ode_atol", float(atol))
+        return new
+
+    return jax.tree_util.tree_map(lambda a: loosen(a) if is_layer(a) else a, model, is_leaf=is_layer)
+
+
+def ode_t1(model) -> float:
+    """The `ode_t1` of the model's oscillator layers (one value; the paper's $T = 30$)."""
+    from ... import nn
+
+    is_layer = lambda a: isinstance(a, nn.OscillatorAttention)
+    t1 = {a.ode_t1 for a in jax.tree_util.tree_leaves(model, is_leaf=is_layer) if is_layer(a)}
+    if len(t1) != 1:
+        raise ValueError(f"the model's oscillator layers have ode_t1 {sorted(t1)}; expected one value.")
+    return float(t1.pop())
+
+
+class PerturbedSoftmax(eqx.Module):
+    r"""[`syncattn.nn.SoftmaxAttention`][] with the softmax analogue of a substrate's
+    coupling mismatch or readout precision (the robustness experiment's softmax reference).
+
+    With the layer's scaled, rotated queries $q_i$ and keys $k_j$ per head, its weights
+    $a_{ij} = e^{q_i\cdot k_j}/\sum_l e^{q_i\cdot k_l}$ (over the allowed keys), and
+    $y = W_o\,[\sum_j \tilde a_{ij} v_j]_{\text{heads}}$:
+
+    * mismatch $\varepsilon$: the unnormalised weights carry the oscillator's
+      multiplicative mismatch, $e^{q_i\cdot k_j}(1 + \varepsilon\,\xi_{ij})$, so
+      $$\tilde a_{ij} = \frac{a_{ij}(1 + \varepsilon\xi_{ij})}{\sum_l a_{il}(1 + \varepsilon\xi_{il})}$$
+      with $\xi_{hij} \sim \mathcal N(0, 1)$ drawn as the substrate draws the
+      oscillator's (`syncattn.nn._substrate.mismatch_normals` on the key's mismatch
+      stream: a function of key, head and positions). For $\varepsilon \gtrsim 1/3$ the
+      denominator can come near 0, as a mismatched device's normaliser would;
+    * bits $b$: the query's direction is read with the substrate's $b$-bit quantiser
+      $Q$ (`syncattn.nn._substrate.quantise`, per coordinate on $[-1, 1]$, shrunk into
+      the unit ball), its length kept: $\tilde q_i = \|q_i\|\,Q(q_i/\|q_i\|)$, and
+      $\tilde a = \operatorname{softmax}(\tilde q_i\cdot k_j)$.
+
+    The block calls attention without a key, so the draw is the module's own `key`:
+    one fixed device for every sequence (the oscillator's substrate draws a device per
+    sequence; both average to the expected metric over devices, softmax's draws spread
+    more).
+    """
+
+    base: Any
+    key: jax.Array
+    mismatch: float = eqx.field(static=True)
+    bits: int | None = eqx.field(static=True)
+
+    def __init__(self, base, *, key, mismatch: float = 0.0, bits: int | None = None):
+        from ... import nn
+
+        if not isinstance(base, nn.SoftmaxAttention):
+            raise TypeError(f"base must be a syncattn.nn.SoftmaxAttention; got {type(base).__name__}.")
+        if not (np.isfinite(mismatch) and mismatch >= 0):
+            raise ValueError(f"mismatch must be a finite number >= 0; got {mismatch!r}.")
+        if bits is not None and (isinstance(bits, bool) or int(bits) != bits or bits < 1):
+            raise ValueError(f"bits must be an int >= 1 or None; got {bits!r}.")
+        self.base, self.key = base, key
+        self.mismatch, self.bits = float(mismatch), None if bits is None else int(bits)
+
+    def __call__(self, x, *, mask=None):
+        import math
+
+        from ...nn._common import (
+            attention_weights,
+            cast,
+            check_key_mask,
+            linear,
+            linear_many,
+        )
+        from ...nn._rope import _rope, rope_frequencies
+        from ...nn._substrate import _MISMATCH, mismatch_normals, quantise
+
+        b = self.base
+        s = cast(b, x.dtype)
+        T, H = x.shape[0], b.n_heads
+        mask = check_key_mask(mask, T)
+        dh = b.d_model // H
+        q, k, v = (a.reshape(T, H, dh) for a in linear_many((s.wq, s.wk, s.wv), x))
+        q = q / math.sqrt(dh)
+        if b.rope:
+            omega = rope_frequencies(dh // 2, b.rope_base, jnp.promote_types(x.dtype, jnp.float32))
+            pos = jnp.arange(T)
+            q, k = _rope(q, omega, pos), _rope(k, omega, pos)
+        if self.bits is not None:
+            n = jnp.linalg.norm(q, axis=-1, keepdims=True)
+            q = n * quantise(q / jnp.where(n > 0, n, 1.0), self.bits)
+        a = attention_weights(q, k, b.causal, mask)  # (H, T, T)
+        if self.mismatch > 0:
+            xi = mismatch_normals(jax.random.fold_in(self.key, _MISMATCH), H, T, a.dtype)
+            a = a * (1.0 + self.mismatch * xi)
+            a = a / jnp.sum(a, -1, keepdims=True)
+        return linear(s.wo, jnp.einsum("htu,uhd->thd", a, v).reshape(T, b.d_model))
+
+
+def perturb_softmax(model, key, *, mismatch: float = 0.0, bits: int | None = None):
+    """A copy of `model` with every [`syncattn.nn.SoftmaxAttention`][] wrapped in
+    [`PerturbedSoftmax`][syncattn.experiments.robustness._models.PerturbedSoftmax]
+    (layer $\\ell$ with the key ``fold_in(key, ell)``; parameters shared)."""
+    from ... import nn
+
+    is_layer = lambda a: isinstance(a, nn.SoftmaxAttention)
+    count = iter(range(1 << 30))
+
+    def wrap(a):
+        return PerturbedSoftmax(a, key=jax.random.fold_in(key, next(count)), mismatch=mismatch, bits=bits)
+
+    return jax.tree_util.tree_map(lambda a: wrap(a) if is_layer(a) else a, model, is_leaf=is_layer)

@@ -38,7 +38,7 @@ def plot(task: str, entries: dict, config, path):
             spread = np.array([scale * (np.max(v) - np.min(v)) / 2 if len(v) > 1 else 0.0
                                for v in c["draws"]])  # fmt: skip
             if pct:  # each draw's relative loss from its own mean: the same scale
-                spread = spread / e["ideal"]
+                spread = spread / c.get("ideal", e["ideal"])
             ls = "--" if e["model"] == "softmax" else "-"
             ax.errorbar(s, y, yerr=spread, fmt="o" + ls, color=colour, ms=3, lw=1, capsize=2,
                         label=key.split("-", 1)[1])  # fmt: skip
@@ -46,14 +46,14 @@ def plot(task: str, entries: dict, config, path):
             if th is not None and kind in _THEORY:
                 twin = twin or ax.twinx()
                 name, label = _THEORY[kind]
-                twin.plot(list(getattr(config, kind)), th[name], ":", color=colour, lw=1.2)
+                twin.plot(list(e["theory_strengths"][kind]), th[name], ":", color=colour, lw=1.2)
                 twin.set_ylabel(label, fontsize=7)
                 if kind == "settle_time":
                     ax.axvline(th["horizon_quantiles"]["0.5"], color=colour, lw=0.6, alpha=0.6)
         lim = config.acc_limit if not pct else 100 * config.ppl_limit
         ax.axhline(lim, color="grey", ls="--", lw=0.8)
         ax.set_xscale("log")
-        grid = list(getattr(config, kind))
+        grid = sorted({float(x) for e in entries.values() for x in e["theory_strengths"].get(kind, ())})
         ax.set_xticks(grid, [f"{g:g}" for g in grid])
         ax.xaxis.set_minor_formatter("")
         if HARSHER[kind] == "smaller":

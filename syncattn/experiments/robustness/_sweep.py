@@ -26,6 +26,10 @@ STOCHASTIC = {"noise", "coupling_mismatch", "frequency_disorder"}
 settling starts from the layer's own start $z_0$ (``key(ode_seed)`` at inference, not
 the substrate key) and the quantiser is deterministic: one draw each."""
 
+DYNAMIC = {"noise", "frequency_disorder"}
+"""Non-idealities that run the query's dynamics numerically (an SDE or ODE per point):
+the costly ones, which may be measured on a subset of the validation data."""
+
 SYMBOLS = {"noise": "sigma", "coupling_mismatch": "eps", "frequency_disorder": "||Omega||",
            "settle_time": "T_set", "readout_bits": "bits"}  # fmt: skip
 
@@ -51,8 +55,9 @@ def _save(path: Path, payload: dict) -> None:
     os.replace(tmp, path)
 
 
-def sweep(path: Path, model, scorer, grids: dict, *, draws: int, seed: int,
-          applies, measure: bool = True, progress: bool = True, desc: str = "sweep") -> dict:
+def sweep(path: Path, model, scorer, grids: dict, *, draws: int, seed: int, perturb,
+          applies, measure: bool = True, progress: bool = True, desc: str = "sweep",
+          dynamic_scorer=None) -> dict:
     """Measure `model` under each non-ideality of `grids` (``{kind: strengths}``).
 
     Args:
@@ -64,30 +69,46 @@ def sweep(path: Path, model, scorer, grids: dict, *, draws: int, seed: int,
         seed: the substrate keys' seed; draw ``i`` of point ``j`` of non-ideality ``k``
             uses ``fold_in(fold_in(fold_in(key(seed), k), j), i)``, the same for every
             model (paired comparisons).
+        perturb: ``perturb(model, kind, strength, key) -> (perturbed, settings)``: the
+            model under that non-ideality (for the oscillator models a
+            [`syncattn.nn.with_substrate`][] copy, whose draws come from the scorer's
+            key; the softmax analogue takes its draw from `key`), and the settings
+            used (recorded beside the point, e.g. the noise's horizon and step).
         applies: ``applies(kind) -> bool``: whether this model has the non-ideality
             (softmax has no oscillator state to perturb for most of them).
         measure: ``False``: only read back what `path` holds (the ideal is still measured).
+        dynamic_scorer: the scorer of the [`DYNAMIC`][syncattn.experiments.robustness._sweep.DYNAMIC]
+            non-idealities (a subset of the data; ``None``: `scorer`), whose ideal is
+            measured on it too (``"ideal_dynamic"``).
 
     Returns:
-        ``{"ideal": metric, "points": {kind: {strength: [metric per draw]}}}``.
+        ``{"ideal": metric, "points": {kind: {strength: [metric per draw]}},
+        "settings": {kind: {strength: settings}}}`` (and ``"ideal_dynamic"``).
     """
     import jax
 
-    from ... import nn
-
     state = _load(path)
     state.setdefault("points", {})
+    state.setdefault("settings", {})
     if "ideal" not in state:
         state["ideal"] = scorer(model, None)
+        _save(path, state)
+    if dynamic_scorer is not None and "ideal_dynamic" not in state and any(k in DYNAMIC for k in grids):
+        state["ideal_dynamic"] = dynamic_scorer(model, None)
         _save(path, state)
     todo = [(k, j, s) for k in grids if applies(k) for j, s in enumerate(grids[k])
             if measure and str(s) not in state["points"].get(k, {})]  # fmt: skip
     base = jax.random.key(seed)
     for kind, j, s in progress_bar(todo, desc=desc, total=len(todo), enabled=progress):
-        perturbed = nn.with_substrate(model, substrate(kind, s))
         n = draws if kind in STOCHASTIC else 1
         kk = jax.random.fold_in(jax.random.fold_in(base, NONIDEALITIES.index(kind)), j)
-        values = [scorer(perturbed, jax.random.fold_in(kk, i)) for i in range(n)]
+        values, settings = [], {}
+        score = dynamic_scorer if dynamic_scorer is not None and kind in DYNAMIC else scorer
+        for i in range(n):
+            key = jax.random.fold_in(kk, i)
+            perturbed, settings = perturb(model, kind, s, key)
+            values.append(score(perturbed, key))
         state["points"].setdefault(kind, {})[str(s)] = values
+        state["settings"].setdefault(kind, {})[str(s)] = settings
         _save(path, state)
     return state

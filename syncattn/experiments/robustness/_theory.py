@@ -28,6 +28,9 @@ validation rows), averaged over those queries; nothing is re-derived:
   expected error, the converged fraction, and the horizon's quantiles.
 * coupling mismatch and readout bits: the library proves nothing about them, and no
   curve is drawn.
+
+The same theory sizes the noisy simulation ([`noise_schedule`][syncattn.experiments.robustness._theory.noise_schedule]):
+the horizon and the step of the SDE come from the flow's own relaxation rates.
 """
 
 from __future__ import annotations
@@ -75,6 +78,77 @@ def noise(h, sigmas) -> dict:
     kept = [float(jnp.mean(lohe.mean_resultant(lohe.vmf_concentration(h, float(s)), d)))
             for s in sigmas]  # fmt: skip
     return {"contrast_kept": kept}
+
+
+def noise_schedule(h, sigma: float, *, horizon: float = 5.0, quantile: float = 0.05,
+                   step: float = 0.5, noise_step: float = 0.1, t_max: float = 30.0) -> dict:
+    r"""The horizon $T_\sigma$ and step $\Delta t_\sigma$ of the noisy settling, from the relaxation rates.
+
+    Near its fixed point $\hat h$ the noiseless flow relaxes at the rate $\|h\|$
+    (the linearisation of $(I - zz^\top)h$ at $\hat h$ is $-\|h\|$ on the tangent
+    space); a weakly driven query relaxes to its (nearly uniform) stationary law by
+    diffusion, at the rate of the first spherical harmonic, $\frac{d-1}2\sigma^2$
+    (the Laplace-Beltrami eigenvalue $\ell(\ell + d - 2)$ at $\ell = 1$, times
+    $\sigma^2/2$). With the quantiles $q_\alpha$ of $\|h\|$ over the model's queries,
+
+    $$T_\sigma = \min\Bigl(t_\max, \frac{c_T}{\max(q_\alpha, \frac{d-1}2\sigma^2)}\Bigr), \qquad
+      \Delta t_\sigma = \min\Bigl(\frac{c_\Delta}{q_{1-\alpha/5}},
+        \frac{\epsilon_\sigma}{(d-1)\sigma^2}, T_\sigma\Bigr):$$
+
+    $c_T$ = `horizon` relaxation times for all but the fraction $\alpha$ = `quantile` of
+    the queries (the start's memory $e^{-c_T}$, 0.7 % at $c_T = 5$); a step of
+    $c_\Delta$ = `step` drift relaxation times of all but the fastest $\alpha/5$ of
+    the queries (1 % at $\alpha = 0.05$; Heun is stable for $\|h\|\Delta t < 2$); and
+    $(d-1)\sigma^2\Delta t \le \epsilon_\sigma$ = `noise_step`: the retraction
+    $z \mapsto z/\|z\|$ after each noisy step shortens the tangent increment
+    $\sigma\,(I - zz^\top)\Delta W$ (squared length $\approx (d-1)\sigma^2\Delta t$) by the
+    factor $(1 + (d-1)\sigma^2\Delta t)^{-1/2}$, which concentrates the discrete path's
+    stationary law ($\kappa$ too large by a relative amount of that order: measured in
+    the tests). `t_max` caps the horizon (the layer's `ode_t1`). The stationary law is
+    von Mises-Fisher with $\kappa = 2\|h\|/\sigma^2$ ([`syncattn.lohe.vmf_concentration`][]);
+    the test simulates the SDE on this schedule and finds its mean resultant
+    $A_d(\kappa)$ ([`syncattn.lohe.mean_resultant`][]) up to that bias.
+
+    Returns:
+        ``{"settle_time": T, "dt": dt, "steps": ceil(T / dt), "rate_slow", "rate_fast"}``
+        (the rates: the denominators of $T_\sigma$ and of the drift's step).
+
+    Raises:
+        ValueError: `sigma` not a finite number $> 0$; `horizon`, `step`, `noise_step`
+            or `t_max` not $> 0$; `quantile` outside $(0, 1)$; no regular drive.
+    """
+    if isinstance(sigma, bool) or not (isinstance(sigma, (int, float)) and 0 < sigma < math.inf):
+        raise ValueError(f"sigma must be a finite number > 0; got {sigma!r}.")
+    for name, v in (("horizon", horizon), ("step", step), ("noise_step", noise_step), ("t_max", t_max)):
+        if not v > 0:
+            raise ValueError(f"{name} must be > 0; got {v!r}.")
+    if not 0 < quantile < 1:
+        raise ValueError(f"quantile must lie in (0, 1); got {quantile!r}.")
+    h = regular(h)
+    if h.shape[0] == 0:
+        raise ValueError("h has no regular drive (all ||h|| <= 1e-8): no relaxation rate.")
+    d = int(h.shape[-1])
+    norm = np.linalg.norm(h, axis=-1)
+    s2 = float(sigma) ** 2
+    slow = max(float(np.quantile(norm, quantile)), 0.5 * (d - 1) * s2)
+    fast = float(np.quantile(norm, 1 - quantile / 5))
+    T = min(float(t_max), horizon / slow)
+    dt = min(step / fast, noise_step / ((d - 1) * s2), T)
+    return {"settle_time": T, "dt": dt, "steps": math.ceil(T / dt - 1e-9),
+            "rate_slow": slow, "rate_fast": fast}  # fmt: skip
+
+
+def snap_schedule(schedule: dict, per_octave: int = 4) -> dict:
+    r"""The schedule on a grid of $2^{1/n}$ ($n$ = `per_octave`): $T$ rounded up, $\Delta t$
+    down (never coarser, never shorter), the steps recounted. Models of one setting
+    (seeds) then share their noisy schedules, so their compilations are shared too."""
+    if isinstance(per_octave, bool) or not isinstance(per_octave, int) or per_octave < 1:
+        raise ValueError(f"per_octave must be an int >= 1; got {per_octave!r}.")
+    n = float(per_octave)
+    up = lambda x: 2.0 ** (math.ceil(n * math.log2(x) - 1e-9) / n)
+    down = lambda x: 2.0 ** (math.floor(n * math.log2(x) + 1e-9) / n)
+    T, dt = up(schedule["settle_time"]), down(schedule["dt"])
+    return {**schedule, "settle_time": T, "dt": dt, "steps": math.ceil(T / dt - 1e-9)}
 
 
 def disorder(h, strengths, n_omega: int = 16) -> dict:
