@@ -21,7 +21,8 @@ for its $d_{ff}$ that brings its count closest to the Kuramoto's. Counts are tho
 the real models (`syncattn.models.config_params`). Default rungs: 45 k, 90 k, 209 k,
 407 k parameters (targets 50 k, 100 k, 200 k, 400 k); ``--full`` adds 1 M and 5 M.
 
-**Per rung and model:** a learning-rate sweep (``lrs``) at the first seed; the lr with
+**Per rung and model:** a learning-rate sweep (``lrs``) at the first seed, extended one
+lr at a time past an edge while the best lies on it (``extend`` at most); the lr with
 the lowest final validation BPC is then trained on the other seeds (the largest rung
 on ``top_seeds`` seeds in all, when set). Every lr's BPC is reported, and a best lr at
 the edge of the sweep is flagged. The headline BPC is on the **test** split (the
@@ -79,10 +80,11 @@ from .table import PAPER as TABLE_PAPER
 
 __all__ = [
     "Config", "run", "rebuild", "summary", "rung_depth", "rung_shape", "rung_budget",
-    "rung_overrides", "ladder_cell", "sweep_cells", "seed_cells", "best_lr", "PAPER",
+    "rung_overrides", "ladder_cell", "sweep_cells", "seed_cells", "best_lr", "next_lr", "PAPER",
 ]  # fmt: skip
 
 NAME = "ladder"
+MODELS = ("kuramoto", "softmax")
 HEAD_WIDTH = 16
 FF_RATIO = 2.75
 DEPTHS = ((30_000, 1), (140_000, 2), (280_000, 3), (3_000_000, 4))
@@ -102,6 +104,8 @@ class Config:
     Attributes:
         targets: target parameter counts $N^\\ast$ of the rungs (the rule picks the shapes).
         lrs: the learning-rate sweep (peak lr of the cosine schedule).
+        extend: lrs tried at most beyond an edge of `lrs` when the best lies on it
+            ([`next_lr`][syncattn.experiments.ladder.next_lr]), one at a time.
         seeds: the sweep runs at ``seeds[0]``; the best lr at every seed.
         top_seeds: seeds (counting the sweep's) at the largest rung (``None``: all).
         tokens_per_param: $\\kappa$ in $D = \\kappa N$.
@@ -133,6 +137,7 @@ class Config:
     final_batches: int = 40
     window: float = 0.2
     tol: float = 0.01
+    extend: int = 2
     confidence: float = 0.95
     n_boot: int = 2000
     boot_seed: int = 0
@@ -151,6 +156,8 @@ class Config:
             raise ValueError(f"lrs must be > 0; got {self.lrs}.")
         if self.top_seeds is not None and not 1 <= self.top_seeds <= len(self.seeds):
             raise ValueError(f"top_seeds must lie in [1, len(seeds)]; got {self.top_seeds}.")
+        if isinstance(self.extend, bool) or not isinstance(self.extend, int) or self.extend < 0:
+            raise ValueError(f"extend must be an int >= 0; got {self.extend!r}.")
         if not self.tokens_per_param > 0 or self.evals < 2:
             raise ValueError("tokens_per_param must be > 0 and evals >= 2.")
         if not 0 <= self.warmup_fraction < 1 or not 0 < self.window < 1:
@@ -161,7 +168,7 @@ class Config:
         """Seconds: two one-layer rungs (12 k, 31 k), 2 lrs, 2 seeds, 0.1 N tokens."""
         return cls(targets=(12_000, 30_000), lrs=(3e-3, 1e-2), seeds=(0, 1), top_seeds=None,
                    tokens_per_param=0.1, batch_size=4, seq_len=32, evals=5, eval_batches=2,
-                   final_batches=2, n_boot=50, committed=None)  # fmt: skip
+                   final_batches=2, n_boot=50, extend=0, committed=None)  # fmt: skip
 
     @classmethod
     def default(cls) -> Config:
@@ -273,8 +280,7 @@ def _cell(config: Config, target: int, model: str, lr: float, seed: int) -> Trai
 
 def sweep_cells(config: Config, target: int) -> list[TrainCell]:
     """The lr sweep of a rung: both models, every lr, at ``seeds[0]``."""
-    return [_cell(config, target, m, lr, config.seeds[0])
-            for m in ("kuramoto", "softmax") for lr in config.lrs]  # fmt: skip
+    return [_cell(config, target, m, lr, config.seeds[0]) for m in MODELS for lr in config.lrs]
 
 
 def rung_seeds(config: Config, target: int) -> tuple[int, ...]:
@@ -285,7 +291,7 @@ def rung_seeds(config: Config, target: int) -> tuple[int, ...]:
 
 def seed_cells(config: Config, target: int, best: dict) -> list[TrainCell]:
     """The best lr (``best[model]``, ``None``: none) at the rung's other seeds."""
-    return [_cell(config, target, m, best[m], s) for m in ("kuramoto", "softmax")
+    return [_cell(config, target, m, best[m], s) for m in MODELS
             if best.get(m) is not None for s in rung_seeds(config, target)[1:]]  # fmt: skip
 
 
@@ -377,17 +383,49 @@ def _export(cells, runs: Path, dst: Path) -> None:
 # --------------------------------------------------------------------------- run
 
 
+def next_lr(lrs, tried, best: float | None) -> float | None:
+    r"""The next lr beyond the sweep's edge when `best` sits on the edge of `tried`:
+    the sweep `lrs` continued with its geometric step $g = (\max/\min)^{1/(n-1)}$,
+    $\max(lrs)\,g^k$ (or $\min(lrs)/g^k$), to one significant digit (after 1e-3,
+    3e-3, 1e-2: 3e-2, 1e-1, ...); ``None`` when `best` lies inside `tried` (or there
+    is no best, or `lrs` has one value)."""
+    lrs, tried = sorted(lrs), sorted(tried)
+    if best is None or len(lrs) < 2 or tried[0] < best < tried[-1]:
+        return None
+    g = (lrs[-1] / lrs[0]) ** (1 / (len(lrs) - 1))
+    up = best == tried[-1]
+    for k in range(1, 100):
+        lr = float(f"{(lrs[-1] * g**k if up else lrs[0] / g**k):.1g}")
+        if (lr > best) if up else (lr < best):
+            return lr
+    return None
+
+
+def _sweep(config: Config, target: int, fetch):
+    """The rung's sweep, extended past an edge (``extend`` lrs at most per model)."""
+    cells = sweep_cells(config, target)
+    got = fetch(cells)
+    tried = {m: {c.overrides["train.lr"]: r for c, r in zip(cells, got, strict=True)
+                 if c.model == m} for m in MODELS}  # fmt: skip
+    for m in MODELS:
+        for _ in range(config.extend):
+            lr = next_lr(config.lrs, tried[m], best_lr(config, tried[m]))
+            if lr is None:
+                break
+            c = _cell(config, target, m, lr, config.seeds[0])
+            (r,) = fetch([c])
+            cells.append(c)
+            got.append(r)
+            tried[m][lr] = r
+    return cells, got, {m: best_lr(config, tried[m]) for m in MODELS}
+
+
 def _walk(config: Config, fetch) -> tuple[list[TrainCell], list[dict], dict]:
     """Every cell, rung by rung (sweep, then seeds at the best lr): `fetch(cells)`
     returns their results (training them, or reading them)."""
     cells, results, best = [], [], {}
     for target in sorted(config.targets):
-        sweep = sweep_cells(config, target)
-        got = fetch(sweep)
-        by = dict(zip((c.name for c in sweep), got, strict=True))
-        best[target] = {m: best_lr(config, {lr: by[_cell(config, target, m, lr, config.seeds[0]).name]
-                                            for lr in config.lrs})
-                        for m in ("kuramoto", "softmax")}  # fmt: skip
+        sweep, got, best[target] = _sweep(config, target, fetch)
         more = seed_cells(config, target, best[target])
         cells += sweep + more
         results += got + (fetch(more) if more else [])
@@ -490,14 +528,15 @@ def aggregate(config: Config, cells, results, best) -> dict:
         seeds = rung_seeds(config, target)
         per = {}
         for m in ("kuramoto", "softmax"):
-            entry["sweep"][m] = {f"{w['lr']:g}": w["val_bpc"] for w in mine
-                                 if w["model"] == m and w["seed"] == config.seeds[0]}  # fmt: skip
+            sweep = {w["lr"]: w["val_bpc"] for w in mine
+                     if w["model"] == m and w["seed"] == config.seeds[0]}  # fmt: skip
+            entry["sweep"][m] = {f"{k:g}": v for k, v in sorted(sweep.items())}
             lr = best[target][m]
             per[m] = {w["seed"]: w for w in mine if w["model"] == m and w["lr"] == lr}
             entry["models"][m] = {
                 "test": describe_values([per[m][s]["test_bpc"] for s in seeds if s in per[m]]),
                 "val": describe_values([per[m][s]["val_bpc"] for s in seeds if s in per[m]]),
-                "lr_at_edge": lr is not None and len(config.lrs) > 1 and lr in (min(config.lrs), max(config.lrs)),
+                "lr_at_edge": lr is not None and len(sweep) > 1 and lr in (min(sweep), max(sweep)),
             }  # fmt: skip
         d = [per["kuramoto"][s]["test_bpc"] - per["softmax"][s]["test_bpc"] for s in seeds
              if s in per["kuramoto"] and s in per["softmax"]]  # fmt: skip

@@ -29,7 +29,7 @@ def _real_params(cell, build=False):
     return models.config_params(spec.model), spec
 
 
-def _check_rung(config, target, build=False):
+def _check_rung(config, target, build=False, neighbours=False):
     shape = ladder.rung_shape(target)
     d, L = shape["d_model"], shape["n_layers"]
     assert d % 16 == 0 and shape["n_heads"] == d // 16 and L == ladder.rung_depth(target)
@@ -41,7 +41,7 @@ def _check_rung(config, target, build=False):
         assert counts[cell.model] == shape["params"][cell.model]
     assert abs(counts["softmax"] / counts["kuramoto"] - 1) < 0.05  # matched within 5 %
     # no multiple of 16 gives a Kuramoto count closer to the target
-    for other in (d - 16, d + 16):
+    for other in (d - 16, d + 16) if neighbours else ():
         if other >= 16:
             n = models.config_params(models.get_config(
                 "1m", attention="kuramoto", d_model=other, n_layers=L, n_heads=other // 16,
@@ -65,7 +65,7 @@ def test_rung_rule_on_the_real_models_smallest_rungs():
 def test_rung_rule_on_the_real_models_every_rung():
     full = ladder.Config.full()
     for target in full.targets:
-        shape = _check_rung(full, target, build=target <= 100_000)
+        shape = _check_rung(full, target, build=target <= 100_000, neighbours=True)
         assert abs(math.log(shape["params"]["kuramoto"] / target)) < math.log(1.15)
     # the 1M rung's Kuramoto model is the 1m preset's shape
     assert ladder.rung_shape(1_000_000)["params"]["kuramoto"] == models.config_params(
@@ -141,6 +141,35 @@ def test_lr_selection():
     assert [c.name for c in more] == ["12k-kuramoto-lr0.01-seed1"]
 
 
+def test_sweep_extends_past_an_edge(tmp_path, monkeypatch):
+    lrs = (1e-3, 3e-3, 1e-2)  # step sqrt(10): 1e-2 sqrt(10) = 0.0316, 1e-2 * 10 = 0.1
+    assert ladder.next_lr(lrs, lrs, 1e-2) == 3e-2
+    assert ladder.next_lr(lrs, (*lrs, 3e-2), 3e-2) == 0.1
+    assert ladder.next_lr(lrs, lrs, 1e-3) == 3e-4
+    assert ladder.next_lr(lrs, (3e-4, *lrs), 3e-4) == 1e-4
+    assert ladder.next_lr(lrs, lrs, 3e-3) is None
+    assert ladder.next_lr(lrs, (*lrs, 3e-2), 1e-2) is None  # inside now
+    assert ladder.next_lr(lrs, lrs, None) is None and ladder.next_lr((1e-3,), (1e-3,), 1e-3) is None
+    # the stand-in's best lr is 3e-2 for the Kuramoto model: 1e-2 is an edge, 3e-2 is tried,
+    # then 1e-1 (worse), and the sweep stops; the transformer's 3e-3 is inside
+    config = dataclasses.replace(SMOKE, targets=(12_000,), lrs=(1e-3, 3e-3, 1e-2), extend=2)
+
+    def fake(cell, folder):
+        best = 3e-2 if cell.model == "kuramoto" else 3e-3
+        return _fake(cell, folder, bpc=3.0 + abs(math.log10(cell.overrides["train.lr"] / best)))
+
+    monkeypatch.setattr(ladder, "ladder_cell", fake)
+    ladder.run(config, tmp_path, grid=Grid(progress=False))
+    res = json.loads((tmp_path / "results.json").read_text())
+    rung = res["rungs"][0]
+    assert list(rung["sweep"]["kuramoto"]) == ["0.001", "0.003", "0.01", "0.03", "0.1"]
+    assert list(rung["sweep"]["softmax"]) == ["0.001", "0.003", "0.01"]
+    assert rung["best_lr"] == {"kuramoto": 3e-2, "softmax": 3e-3}
+    assert not rung["models"]["kuramoto"]["lr_at_edge"]
+    assert [r["cell"] for r in res["rows"] if r["seed"] == 1] == [
+        "12k-kuramoto-lr0.03-seed1", "12k-softmax-lr0.003-seed1"]
+
+
 def test_resume_from_committed_results_and_rebuild(tmp_path, monkeypatch):
     committed = tmp_path / "committed"
     config = dataclasses.replace(SMOKE, committed=str(committed), export=True)
@@ -173,10 +202,10 @@ def test_resume_from_committed_results_and_rebuild(tmp_path, monkeypatch):
     second = json.loads((tmp_path / "b" / "results.json").read_text())
     assert second["rungs"] == first["rungs"] and second["fit"] == first["fit"]
     # a committed cell with other settings is not adopted
-    other = dataclasses.replace(config, tokens_per_param=0.2, export=False)
+    other = dataclasses.replace(config, targets=(12_000,), tokens_per_param=0.2, export=False)
     with pytest.warns(UserWarning, match="other settings"):
         ladder.run(other, tmp_path / "c", grid=Grid(progress=False), size="smoke")
-    assert len(calls) == 12
+    assert len(calls) == 6
     # the rebuild from the committed results alone, through the command line
     out = tmp_path / "rebuilt"
     assert cli.main(["experiment", "ladder", "--from-results", str(committed), "--out", str(out),
