@@ -213,9 +213,17 @@ def _rebuild(args) -> int:
               "give no KEY=VALUE, --seed(s) or --data-path.", file=sys.stderr)
         return 2
     out = args.out or default_outdir(args.name, "rebuilt")
+    return _report(module, out, lambda: module.rebuild(args.from_results, out,
+                                                       progress=not args.quiet),
+                   "rebuilt", f"in {out} from {args.from_results}")
+
+
+def _report(module, out: Path, make, verb: str, where: str) -> int:
+    """Call ``make()`` (the files written), print the module's summary and ``VERB FILES
+    WHERE in T s``; 2 on a usage error."""
     t0 = time.perf_counter()
     try:
-        files = module.rebuild(args.from_results, out, progress=not args.quiet)
+        files = make()
     except (ValueError, FileNotFoundError) as e:
         print(f"syncattn experiment: {e}", file=sys.stderr)
         return 2
@@ -223,7 +231,7 @@ def _rebuild(args) -> int:
     if hasattr(module, "summary") and results.is_file():
         print(module.summary(json.loads(results.read_text())))
     names = ", ".join(sorted(Path(f).name for f in files.values()))
-    print(f"rebuilt {names} in {out} from {args.from_results} in {time.perf_counter() - t0:.1f} s")
+    print(f"{verb} {names} {where} in {time.perf_counter() - t0:.1f} s")
     return 0
 
 
@@ -253,15 +261,6 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out or default_outdir(args.name, size)
     out.mkdir(parents=True, exist_ok=True)
     print(f"syncattn experiment {args.name} ({size}, {grid!r}) -> {out}", file=sys.stderr)
-    t0 = time.perf_counter()
-    try:
-        files = module.run(config, out, grid=grid, progress=not args.quiet, size=size)
-    except (ValueError, FileNotFoundError) as e:
-        print(f"syncattn experiment: {e}", file=sys.stderr)
-        return 2
-    results = out / "results.json"
-    if hasattr(module, "summary") and results.is_file():
-        print(module.summary(json.loads(results.read_text())))
-    names = ", ".join(sorted(Path(f).name for f in files.values()))
-    print(f"wrote {names} to {out} in {time.perf_counter() - t0:.1f} s")
-    return 0
+    return _report(module, out, lambda: module.run(config, out, grid=grid,
+                                                   progress=not args.quiet, size=size),
+                   "wrote", f"to {out}")
