@@ -222,6 +222,20 @@ def test_resume_from_committed_results_and_rebuild(tmp_path, monkeypatch):
     assert part["rungs"][1]["gap"]["n"] == 1
 
 
+def test_committed_folder_of_a_checkout():
+    from pathlib import Path
+
+    import syncattn
+
+    repo = Path(syncattn.__file__).resolve().parents[1]
+    want = repo / "results" / "experiments" / "ladder" / "ladder-default"
+    config = ladder.Config()
+    assert ladder.committed_dir(config, "default") == want
+    assert ladder.committed_dir(config, None) is None  # from Python without a size
+    assert ladder.committed_dir(dataclasses.replace(config, data_path="/x/f.txt"), "default") is None
+    assert ladder.committed_dir(dataclasses.replace(config, committed=None), "default") is None
+
+
 def test_from_results_refuses_what_it_cannot_rebuild(tmp_path, capsys):
     assert cli.main(["experiment", "kws", "--from-results", str(tmp_path)]) == 2
     assert "cannot be rebuilt" in capsys.readouterr().err

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ._common import new_figure, save_figure
+from .._common import new_figure, save_figure
 
 
 def plot(agg: dict, paper: dict, path):
