@@ -150,6 +150,12 @@ def test_sweep_extends_past_an_edge(tmp_path, monkeypatch):
     assert ladder.next_lr(lrs, lrs, 3e-3) is None
     assert ladder.next_lr(lrs, (*lrs, 3e-2), 1e-2) is None  # inside now
     assert ladder.next_lr(lrs, lrs, None) is None and ladder.next_lr((1e-3,), (1e-3,), 1e-3) is None
+    # the rungs above the first centre their sweep on the best lr below, centre first
+    config = dataclasses.replace(SMOKE, lrs=lrs)
+    assert ladder.rung_lrs(config, None) == list(lrs)
+    assert ladder.rung_lrs(config, 3e-2) == [3e-2, 1e-2, 0.1]
+    assert ladder.rung_lrs(config, 1e-3) == [1e-3, 3e-4, 3e-3]
+    assert [ladder.lr_grid(lrs, k) for k in (-2, 0, 5)] == [1e-4, 1e-3, 0.3]
     # the stand-in's best lr is 3e-2 for the Kuramoto model: 1e-2 is an edge, 3e-2 is tried,
     # then 1e-1 (worse), and the sweep stops; the transformer's 3e-3 is inside
     config = dataclasses.replace(SMOKE, targets=(12_000,), lrs=(1e-3, 3e-3, 1e-2), extend=2)

@@ -21,8 +21,11 @@ for its $d_{ff}$ that brings its count closest to the Kuramoto's. Counts are tho
 the real models (`syncattn.models.config_params`). Default rungs: 45 k, 90 k, 209 k,
 407 k parameters (targets 50 k, 100 k, 200 k, 400 k); ``--full`` adds 1 M and 5 M.
 
-**Per rung and model:** a learning-rate sweep (``lrs``) at the first seed, extended one
-lr at a time past an edge while the best lies on it (``extend`` at most); the lr with
+**Per rung and model:** a learning-rate sweep at the first seed: ``lrs`` at the first
+rung, and above it as many values of the same geometric grid centred on the model's
+best lr of the rung below ([`rung_lrs`][syncattn.experiments.ladder.rung_lrs]); extended
+one grid value at a time past an edge while the best lies on it (``extend`` at most);
+the lr with
 the lowest final validation BPC is then trained on the other seeds (the largest rung
 on ``top_seeds`` seeds in all, when set). Every lr's BPC is reported, and a best lr at
 the edge of the sweep is flagged. The headline BPC is on the **test** split (the
@@ -58,6 +61,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -95,7 +99,8 @@ from ._report import (
 __all__ = [
     "Config", "run", "rebuild", "summary", "aggregate", "rung_depth", "rung_shape",
     "rung_budget", "rung_overrides", "rung_seeds", "corpus_choice", "ladder_cell",
-    "sweep_cells", "seed_cells", "best_lr", "next_lr", "committed_dir", "PAPER",
+    "sweep_cells", "seed_cells", "best_lr", "next_lr", "lr_grid", "rung_lrs", "committed_dir",
+    "PAPER",
 ]  # fmt: skip
 
 
@@ -188,27 +193,51 @@ class Config:
 
 
 
+def _step(lrs) -> float:
+    lrs = sorted(lrs)
+    return (lrs[-1] / lrs[0]) ** (1 / (len(lrs) - 1))
+
+
+def lr_grid(lrs, k: int) -> float:
+    r"""The $k$-th value of the sweep's geometric grid, $\min(lrs)\, g^k$ with
+    $g = (\max/\min)^{1/(n-1)}$, to one significant digit (for 1e-3, 3e-3, 1e-2:
+    ..., 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, ...)."""
+    return float(f"{min(lrs) * _step(lrs) ** k:.1g}")
+
+
+def _grid_index(lrs, lr: float) -> int:
+    return round(math.log(lr / min(lrs)) / math.log(_step(lrs)))
+
+
+def rung_lrs(config: Config, prior: float | None) -> list[float]:
+    """The sweep of a rung: ``config.lrs`` at the first rung (`prior` None); above it,
+    as many grid values ([`lr_grid`][syncattn.experiments.ladder.lr_grid]) centred on
+    the best lr of the rung below (`prior`), centre first."""
+    if prior is None or len(config.lrs) < 2:
+        return list(config.lrs)
+    n, k = len(config.lrs), _grid_index(config.lrs, prior)
+    ks = sorted(range(k - (n - 1) // 2, k - (n - 1) // 2 + n), key=lambda j: (abs(j - k), j))
+    return [lr_grid(config.lrs, j) for j in ks]
+
+
 def next_lr(lrs, tried, best: float | None) -> float | None:
-    r"""The next lr beyond the sweep's edge when `best` sits on the edge of `tried`:
-    the sweep `lrs` continued with its geometric step $g = (\max/\min)^{1/(n-1)}$,
-    $\max(lrs)\,g^k$ (or $\min(lrs)/g^k$), to one significant digit (after 1e-3,
-    3e-3, 1e-2: 3e-2, 1e-1, ...); ``None`` when `best` lies inside `tried` (or there
-    is no best, or `lrs` has one value)."""
-    lrs, tried = sorted(lrs), sorted(tried)
+    """The grid value ([`lr_grid`][syncattn.experiments.ladder.lr_grid] of the sweep
+    `lrs`) beyond the edge of `tried` when `best` sits on that edge; ``None`` when `best`
+    lies inside `tried` (or there is no best, or `lrs` has one value)."""
+    tried = sorted(tried)
     if best is None or len(lrs) < 2 or tried[0] < best < tried[-1]:
         return None
-    g = (lrs[-1] / lrs[0]) ** (1 / (len(lrs) - 1))
-    up = best == tried[-1]
-    for k in range(1, 100):
-        lr = float(f"{(lrs[-1] * g**k if up else lrs[0] / g**k):.1g}")
-        if (lr > best) if up else (lr < best):
-            return lr
-    return None
+    return lr_grid(lrs, _grid_index(lrs, best) + (1 if best == tried[-1] else -1))
 
 
-def _sweep(config: Config, target: int, fetch):
-    """The rung's sweep, extended past an edge (``extend`` lrs at most per model)."""
-    cells = sweep_cells(config, target)
+def _sweep(config: Config, target: int, fetch, prior: dict):
+    """The rung's sweep (centred on the rung below's best lrs, `prior`), extended past
+    an edge (``extend`` lrs at most per model)."""
+    lrs = {m: rung_lrs(config, prior.get(m)) for m in MODELS}
+    order = [(m, lr) for i in range(len(config.lrs)) for m in MODELS for lr in lrs[m][i:i + 1]]
+    if not prior:  # the first rung: config order, model by model
+        order = [(m, lr) for m in MODELS for lr in lrs[m]]
+    cells = [_cell(config, target, m, lr, config.seeds[0]) for m, lr in order]
     got = fetch(cells)
     tried = {m: {c.overrides["train.lr"]: r for c, r in zip(cells, got, strict=True)
                  if c.model == m} for m in MODELS}  # fmt: skip
@@ -228,9 +257,10 @@ def _sweep(config: Config, target: int, fetch):
 def _walk(config: Config, fetch) -> tuple[list[TrainCell], list[dict], dict]:
     """Every cell, rung by rung (sweep, then seeds at the best lr): `fetch(cells)`
     returns their results (training them, or reading them)."""
-    cells, results, best = [], [], {}
+    cells, results, best, prior = [], [], {}, {}
     for target in sorted(config.targets):
-        sweep, got, best[target] = _sweep(config, target, fetch)
+        sweep, got, best[target] = _sweep(config, target, fetch, prior)
+        prior = {m: lr for m, lr in best[target].items() if lr is not None}
         more = seed_cells(config, target, best[target])
         cells += sweep + more
         results += got + (fetch(more) if more else [])

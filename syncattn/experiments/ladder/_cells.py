@@ -114,7 +114,8 @@ def _cell(config, target: int, model: str, lr: float, seed: int) -> TrainCell:
 
 
 def sweep_cells(config, target: int) -> list[TrainCell]:
-    """The lr sweep of a rung: both models, every lr, at ``seeds[0]``."""
+    """The first rung's lr sweep: both models, every lr of ``config.lrs``, at ``seeds[0]``
+    (the rungs above centre theirs on the best lrs below: ``rung_lrs``)."""
     return [_cell(config, target, m, lr, config.seeds[0]) for m in MODELS for lr in config.lrs]
 
 
