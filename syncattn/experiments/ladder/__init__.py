@@ -18,8 +18,8 @@ model's feed-forward $d_{ff}$ = the multiple of 8 nearest $2.75\,d$ (the 1m pres
 ratio); $d$ = the multiple of 16 whose Kuramoto count is closest to $N^\ast$ (in
 $|\ln(N/N^\ast)|$); the transformer has the same $d$, $L$ and heads, and the multiple of 8
 for its $d_{ff}$ that brings its count closest to the Kuramoto's. Counts are those of
-the real models (`syncattn.models.config_params`). Default rungs: 45 k, 90 k, 209 k,
-407 k parameters (targets 50 k, 100 k, 200 k, 400 k); ``--full`` adds 1 M and 5 M.
+the real models (`syncattn.models.config_params`). Default rungs: 46 k, 92 k, 125 k,
+209 k parameters (targets 50 k, 100 k, 150 k, 200 k); ``--full`` adds 411 k, 1 M and 5 M.
 
 **Per rung and model:** a learning-rate sweep at the first seed: ``lrs`` at the first
 rung, and above it as many values of the same geometric grid centred on the model's
@@ -132,7 +132,7 @@ class Config:
         train: further ``key=value`` overrides of every cell.
     """
 
-    targets: tuple[int, ...] = (50_000, 100_000, 200_000, 400_000)
+    targets: tuple[int, ...] = (50_000, 100_000, 150_000, 200_000)
     lrs: tuple[float, ...] = (1e-3, 3e-3, 1e-2)
     seeds: tuple[int, ...] = (0, 1, 2)
     top_seeds: int | None = 2
@@ -180,15 +180,16 @@ class Config:
 
     @classmethod
     def default(cls) -> Config:
-        """Issue 20's CPU protocol: 4 rungs of 45 k-407 k parameters, 3 lrs, 3 seeds (2 at
-        407 k), 20 N tokens each (about 2 h of an idle 2-core CPU: docs/experiments.md)."""
+        """Issue 20's CPU protocol: 4 rungs of 46 k-209 k parameters, 3 lrs (+ extensions),
+        3 seeds (2 at 209 k), 20 N tokens each (about 2 h of an idle 2-core CPU, estimated
+        from measured tokens/s: docs/experiments.md)."""
         return cls()
 
     @classmethod
     def full(cls) -> Config:
-        """For a GPU: 6 rungs up to 5 M parameters (1 M and 5 M are the paper's sizes),
-        5 seeds on every rung, whole-split-sized final scores."""
-        return cls(targets=(50_000, 100_000, 200_000, 400_000, 1_000_000, 5_000_000),
+        """For a GPU: 7 rungs up to 5 M parameters (1 M and 5 M are the paper's sizes),
+        5 seeds on every rung, larger final scores."""
+        return cls(targets=(50_000, 100_000, 150_000, 200_000, 400_000, 1_000_000, 5_000_000),
                    seeds=(0, 1, 2, 3, 4), top_seeds=None, final_batches=200)  # fmt: skip
 
 
@@ -273,6 +274,9 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
     results.json, cells.csv, rungs.csv and ladder.png; return the files written."""
     out, grid, files = start_run(config, out, NAME, size, grid, progress)
     runs, dst = out / "runs", committed_dir(config, size)
+    if dst is not None and config.export:  # the settings first: a partial folder rebuilds
+        dst.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(files["config"], dst / "config.json")
 
     def fetch(cells):
         _adopt(cells, dst, runs)
