@@ -29,7 +29,11 @@ def plot(agg: dict, paper: dict, path):
         if xs:
             ax.errorbar(xs, means, yerr=stds, fmt="o-", color=col, capsize=3,
                         label="RoPE + SwiGLU" if m == "softmax" else "Kuramoto")
+    ns = [e["shape"]["params"]["kuramoto"] for e in agg["rungs"]]
+    span = (min(ns) / 1.5, max(max(ns), 5e6) * 1.3)
     ax.set_xscale("log")
+    ax.set_xlim(*span)
+    ax.xaxis.set_minor_formatter("")
     ax.set_xlabel("parameters N")
     ax.set_ylabel("test BPC (best lr per model)")
     corpus = (agg.get("corpus") or {}).get("name", "?")
@@ -50,10 +54,9 @@ def plot(agg: dict, paper: dict, path):
         bx.errorbar(gx, gy, yerr=[lo, hi], fmt="o", color="C2", capsize=3,
                     label="ours (paired, t interval)")
     fit = agg["fit"]
-    top = max(gx + [5e6])
     if fit["status"] == "ok":
-        ns = np.geomspace(min(gx), top, 60)
-        bx.plot(ns, fit["a"] + fit["b"] * np.log(ns), "-", color="C2", lw=1,
+        xs = np.geomspace(min(gx), 5e6, 60)
+        bx.plot(xs, fit["a"] + fit["b"] * np.log(xs), "-", color="C2", lw=1,
                 label=f"fit {fit['a']:.3f} + {fit['b']:.4f} ln N")
         for p in fit["predictions"]:
             bx.errorbar([p["x"]], [p["y"]], yerr=[[p["y"] - p["ci"][0]], [p["ci"][1] - p["y"]]],
@@ -64,6 +67,8 @@ def plot(agg: dict, paper: dict, path):
                zorder=3, label="paper (enwik8): 1M, 5M median/mean")
     bx.axhline(0, color="grey", lw=0.8)
     bx.set_xscale("log")
+    bx.set_xlim(*span)
+    bx.xaxis.set_minor_formatter("")
     bx.set_xlabel("parameters N")
     bx.set_ylabel("Kuramoto - transformer (test BPC)")
     bx.set_title(fit["status"] if fit["status"] != "ok" else "gap against N", fontsize=9)

@@ -137,7 +137,7 @@ def summary(results: dict) -> str:
         lines.append(f"  {s['name']:>5} N={s['params']['kuramoto']:,} / {s['params']['softmax']:,} "
                      f"(d {s['d_model']}, L {s['n_layers']}), {e['tokens']:,} tokens, {e['steps']} steps")
         for m, t in e["models"].items():
-            sweep = ", ".join(f"{lr}: {v:.3f}" for lr, v in e["sweep"][m].items() if math.isfinite(v))
+            sweep = ", ".join(f"{lr}: {v:.3f}" for lr, v in e["sweep"][m].items() if v is not None and math.isfinite(v))
             edge = " (at the sweep's edge)" if t["lr_at_edge"] else ""
             lines.append(f"        {m:<9} {fmt_mean_std(t['test'])} (n={t['test']['n']}), "
                          f"lr {e['best_lr'][m]}{edge}; val BPC by lr: {sweep}")
