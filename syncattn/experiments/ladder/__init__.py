@@ -47,14 +47,22 @@ found there with the same settings is not trained again, on any machine. Checkpo
 stay in ``--out``. ``syncattn experiment ladder --from-results DIR`` rebuilds the
 tables and plots from such a folder alone ([`rebuild`][syncattn.experiments.ladder.rebuild]).
 
-**For issue 20's later items.** The converged cells are ordinary run folders of
-[`TrainCell`][syncattn.experiments.TrainCell]s named ``RUNG-MODEL-lrLR-seedS``
-(``ladder_cells(config)`` lists them, ``best_lrs`` in ``results.json`` names the
-chosen ones): the ablations (item 2) take a rung's Kuramoto cell settings
-([`rung_overrides`][syncattn.experiments.ladder.rung_overrides] plus the variant's
-switch, same lr and budget) and compare with its finished seeds; the dynamics (item 3)
-read the Kuramoto checkpoints of ``OUT/runs/RUNG-kuramoto-lrBEST-seedS`` as
-``dynamics`` reads experiment 1's.
+**For issue 20's later items.** Every cell is an ordinary run folder
+(``OUT/runs/RUNG-MODEL-lrLR-seedS``: config, log, checkpoints; its ``result.json`` also
+in the committed folder), and ``results.json`` names per rung each model's chosen lr
+(``rungs[i]["best_lr"]``) and lists every cell (``rows``, with its convergence record).
+Item 2 (ablations at a converged rung) builds the variants with
+[`rung_cell`][syncattn.experiments.ladder.rung_cell] at the rung's Kuramoto lr and
+seeds (``variant="noffn", extra={"model.ffn": "none"}``: same shape, budget and
+schedule; a re-matched no-feed-forward variant adds ``"model.d_ff"``), and pairs them
+with the rung's finished full-model cells, which it reuses as they are. Item 3
+(dynamics per rung) reads the Kuramoto checkpoints of those cells, as ``dynamics``
+reads experiment 1's (``runs=OUT/runs``). Items 4 and 5 (seed 001's tasks) reuse the
+machinery rather than the cells: the budget rule
+([`rung_budget`][syncattn.experiments.ladder.rung_budget]), the sweep
+([`rung_lrs`][syncattn.experiments.ladder.rung_lrs], ``next_lr``, ``best_lr``), the
+convergence record ([`syncattn.stats.relative_improvement`][]) and the committed
+round trip (``committed_dir``, adopt/export, ``rebuild``).
 """
 
 from __future__ import annotations
@@ -73,11 +81,11 @@ from ._cells import (
     HEAD_WIDTH as HEAD_WIDTH,
     MODELS,
     NAME,
-    _cell,
     best_lr as best_lr,
     corpus_choice as corpus_choice,
     ladder_cell,
     rung_budget as rung_budget,
+    rung_cell,
     rung_depth as rung_depth,
     rung_overrides as rung_overrides,
     rung_seeds as rung_seeds,
@@ -98,7 +106,7 @@ from ._report import (
 
 __all__ = [
     "Config", "run", "rebuild", "summary", "aggregate", "rung_depth", "rung_shape",
-    "rung_budget", "rung_overrides", "rung_seeds", "corpus_choice", "ladder_cell",
+    "rung_budget", "rung_overrides", "rung_seeds", "rung_cell", "corpus_choice", "ladder_cell",
     "sweep_cells", "seed_cells", "best_lr", "next_lr", "lr_grid", "rung_lrs", "committed_dir",
     "PAPER",
 ]  # fmt: skip
@@ -238,7 +246,7 @@ def _sweep(config: Config, target: int, fetch, prior: dict):
     order = [(m, lr) for i in range(len(config.lrs)) for m in MODELS for lr in lrs[m][i:i + 1]]
     if not prior:  # the first rung: config order, model by model
         order = [(m, lr) for m in MODELS for lr in lrs[m]]
-    cells = [_cell(config, target, m, lr, config.seeds[0]) for m, lr in order]
+    cells = [rung_cell(config, target, m, lr, config.seeds[0]) for m, lr in order]
     got = fetch(cells)
     tried = {m: {c.overrides["train.lr"]: r for c, r in zip(cells, got, strict=True)
                  if c.model == m} for m in MODELS}  # fmt: skip
@@ -247,7 +255,7 @@ def _sweep(config: Config, target: int, fetch, prior: dict):
             lr = next_lr(config.lrs, tried[m], best_lr(config, tried[m]))
             if lr is None:
                 break
-            c = _cell(config, target, m, lr, config.seeds[0])
+            c = rung_cell(config, target, m, lr, config.seeds[0])
             (r,) = fetch([c])
             cells.append(c)
             got.append(r)

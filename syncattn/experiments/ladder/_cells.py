@@ -101,14 +101,20 @@ def corpus_choice(config) -> tuple[str, str | None, dict]:
     return "text", config.data_path, {"data.val_fraction": 0.05, "data.test_fraction": 0.05}
 
 
-def _cell(config, target: int, model: str, lr: float, seed: int) -> TrainCell:
+def rung_cell(config, target: int, model: str, lr: float, seed: int, variant: str = "",
+              extra=()) -> TrainCell:  # fmt: skip
+    """The [`TrainCell`][syncattn.experiments.TrainCell] ``RUNG-MODEL-[VARIANT-]lrLR-seedS``
+    of rung `target`: its shape, budget and schedule at peak lr `lr`; `extra` (a
+    variant's model switches, ``{key: value}`` or ``key=value`` text) replaces the
+    rung's settings, e.g. ``variant="noffn", extra={"model.ffn": "none"}``."""
     shape = rung_shape(target)
     data, path, opts = corpus_choice(config)
+    tag = f"{variant}-" if variant else ""
     return TrainCell(
-        name=f"{shape['name']}-{model}-lr{lr:g}-seed{seed}", model=model, config="1m",
+        name=f"{shape['name']}-{model}-{tag}lr{lr:g}-seed{seed}", model=model, config="1m",
         seed=seed, data=data, data_path=path,
         steps=rung_budget(config, shape["params"]["kuramoto"])["steps"],
-        overrides=layered_overrides(opts, rung_overrides(config, shape, model, lr)),
+        overrides=layered_overrides(opts, rung_overrides(config, shape, model, lr), extra),
         eval_batches=config.final_batches,
     )  # fmt: skip
 
@@ -116,7 +122,7 @@ def _cell(config, target: int, model: str, lr: float, seed: int) -> TrainCell:
 def sweep_cells(config, target: int) -> list[TrainCell]:
     """The first rung's lr sweep: both models, every lr of ``config.lrs``, at ``seeds[0]``
     (the rungs above centre theirs on the best lrs below: ``rung_lrs``)."""
-    return [_cell(config, target, m, lr, config.seeds[0]) for m in MODELS for lr in config.lrs]
+    return [rung_cell(config, target, m, lr, config.seeds[0]) for m in MODELS for lr in config.lrs]
 
 
 def rung_seeds(config, target: int) -> tuple[int, ...]:
@@ -127,7 +133,7 @@ def rung_seeds(config, target: int) -> tuple[int, ...]:
 
 def seed_cells(config, target: int, best: dict) -> list[TrainCell]:
     """The best lr (``best[model]``, ``None``: none) at the rung's other seeds."""
-    return [_cell(config, target, m, best[m], s) for m in MODELS
+    return [rung_cell(config, target, m, best[m], s) for m in MODELS
             if best.get(m) is not None for s in rung_seeds(config, target)[1:]]  # fmt: skip
 
 
