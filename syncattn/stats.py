@@ -13,7 +13,14 @@ Apps (studies, experiments) call these; nothing here knows about models.
   Monte Carlo count against a theory's probability (the studies' acceptance checks);
 * [`syncattn.stats.exponential_rate_fit`][]: $p(d) = e^{a - \lambda d}$ by least
   squares of $\log p$ on $d$ (the studies' failure rates in the oscillator dimension);
-* [`syncattn.stats.summarize`][]: mean, sample standard deviation, median.
+* [`syncattn.stats.summarize`][]: mean, sample standard deviation, median;
+* [`syncattn.stats.t_interval`][]: the Student-t interval of a mean (paired gaps over
+  seeds);
+* [`syncattn.stats.log_linear_bootstrap`][]: $y = a + b\ln x$ through per-group means
+  (the ladder's gap against the parameter count), with a percentile bootstrap over the
+  samples within each group and predictions at chosen $x$;
+* [`syncattn.stats.relative_improvement`][]: how much a learning curve still fell over
+  its last fraction of steps (the ladder's convergence record).
 
 Everything is NumPy float64 on the host (these are a handful of numbers per run).
 """
@@ -35,6 +42,10 @@ __all__ = [
     "power_law_fit",
     "power_law_bootstrap",
     "summarize",
+    "t_interval",
+    "log_linear_fit",
+    "log_linear_bootstrap",
+    "relative_improvement",
 ]
 
 
@@ -191,14 +202,14 @@ def exponential_rate_fit(x, p) -> dict[str, float]:
 # --------------------------------------------------------------------------- power law
 
 
-def _check_dims(dims) -> np.ndarray:
+def _check_dims(dims, name: str = "dims") -> np.ndarray:
     d = np.asarray(dims, dtype=float)
     if d.ndim != 1 or d.size < 2:
-        raise ValueError(f"dims must be a 1-D array of >= 2 values; got shape {d.shape}.")
+        raise ValueError(f"{name} must be a 1-D array of >= 2 values; got shape {d.shape}.")
     if not np.all(np.isfinite(d)) or np.any(d <= 0):
-        raise ValueError(f"dims must be finite and > 0; got {d.tolist()}.")
+        raise ValueError(f"{name} must be finite and > 0; got {d.tolist()}.")
     if np.unique(d).size < 2:
-        raise ValueError(f"dims need at least two distinct values; got {d.tolist()}.")
+        raise ValueError(f"{name} need at least two distinct values; got {d.tolist()}.")
     return d
 
 
@@ -367,3 +378,208 @@ def summarize(values) -> dict[str, float]:
         "max": float(v.max()),
         "n": int(v.size),
     }
+
+
+# --------------------------------------------------------------------------- intervals, curves
+
+
+def _check_confidence(confidence) -> float:
+    if not (isinstance(confidence, (int, float)) and 0.0 < confidence < 1.0):
+        raise ValueError(f"confidence must lie in (0, 1); got {confidence!r}.")
+    return float(confidence)
+
+
+def t_interval(values, confidence: float = 0.95) -> tuple[float, float] | None:
+    r"""Student-t interval of a mean: $\bar x \mp t_{(1+c)/2,\,n-1}\, s/\sqrt n$.
+
+    $s$ is the sample standard deviation ($n - 1$). Applied to paired differences
+    (model A minus model B, seed by seed) it is the paired t interval.
+
+    Args:
+        values: finite numbers.
+        confidence: $c \in (0, 1)$.
+
+    Returns:
+        `(lo, hi)`, or ``None`` for fewer than 2 values (no spread to scale).
+
+    Raises:
+        ValueError: a non-finite value, bad `confidence`.
+
+    Example:
+        >>> t_interval([1.0, 2.0, 3.0])  # 2 -+ 4.303 / sqrt(3)
+    """
+    from scipy.stats import t
+
+    c = _check_confidence(confidence)
+    x = np.asarray(values, dtype=float).reshape(-1)
+    if not np.all(np.isfinite(x)):
+        raise ValueError(f"values must be finite; got {x.tolist()}.")
+    if x.size < 2:
+        return None
+    half = float(t.ppf(0.5 + c / 2, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
+    return (float(x.mean() - half), float(x.mean() + half))
+
+
+def _line(u, y):
+    """(a, b, R^2) of y = a + b u by least squares over the last axis of y."""
+    ub = u.mean()
+    yb = y.mean(axis=-1, keepdims=True)
+    b = np.sum((u - ub) * (y - yb), axis=-1) / np.sum((u - ub) ** 2)
+    a = yb[..., 0] - b * ub
+    ss_res = np.sum((y - (a[..., None] + b[..., None] * u)) ** 2, axis=-1)
+    ss_tot = np.sum((y - yb) ** 2, axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r2 = np.where(ss_tot > 0, 1.0 - ss_res / ss_tot, 1.0)
+    return a, b, r2
+
+
+def log_linear_fit(x, y) -> dict[str, float]:
+    r"""Least-squares line in $\ln x$: $y \approx a + b \ln x$.
+
+    $$\min_{a,b} \sum_k \bigl(y_k - a - b\ln x_k\bigr)^2,\qquad
+      b = \frac{\sum_k (u_k-\bar u)(y_k-\bar y)}{\sum_k (u_k-\bar u)^2},\quad
+      a = \bar y - b\bar u,\quad u_k = \ln x_k$$
+
+    Unlike [`syncattn.stats.power_law_fit`][], $y$ may have either sign (a gap that
+    crosses zero with size).
+
+    Args:
+        x: $x_k > 0$, shape `(k,)`, at least two distinct values.
+        y: finite, shape `(k,)`.
+
+    Returns:
+        `{"a", "b", "r2"}`.
+
+    Raises:
+        ValueError: bad `x`, shapes differ, non-finite `y`.
+
+    Example:
+        >>> log_linear_fit([1.0, math.e], [1.0, 3.0])  # a = 1, b = 2
+    """
+    u = np.log(_check_dims(x, "x"))
+    v = np.asarray(y, dtype=float)
+    if v.shape != u.shape or not np.all(np.isfinite(v)):
+        raise ValueError(f"y must be finite with the shape of x {u.shape}; got {v.tolist()}.")
+    a, b, r2 = _line(u, v)
+    return {"a": float(a), "b": float(b), "r2": float(r2)}
+
+
+def log_linear_bootstrap(
+    x,
+    samples: Sequence[Sequence[float]],
+    *,
+    at: Sequence[float] = (),
+    n_boot: int = 2000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> dict[str, Any]:
+    r"""[`syncattn.stats.log_linear_fit`][] through per-group means, with a bootstrap interval.
+
+    $$\bar y_k = \frac1{n_k}\sum_i y_{ki},\qquad \bar y_k \approx a + b\ln x_k,
+      \qquad \hat y(x^\ast) = a + b\ln x^\ast$$
+
+    The interval is the percentile bootstrap: `n_boot` times, resample with replacement
+    the samples within each group $k$ (`samples[k]`; e.g. the paired per-seed gaps at
+    size $x_k$), refit, and take the $(1 \mp c)/2$ quantiles of $a$, $b$ and of each
+    prediction $\hat y(x^\ast)$, $x^\ast$ in `at`. Draws come from
+    `numpy.random.default_rng(seed)`, group by group for each resample. It carries the
+    seed-to-seed noise of the means, not the misfit of the line (with few groups, read
+    $R^2$ beside it).
+
+    Args:
+        x: $x_k > 0$, shape `(k,)`, at least two distinct values.
+        samples: `k` non-empty sequences of finite values (lengths may differ).
+        at: the $x^\ast > 0$ to predict at.
+        n_boot: number of resamples ($\ge 1$).
+        seed: seed of `numpy.random.default_rng`.
+        confidence: $c \in (0, 1)$.
+
+    Returns:
+        `{"a", "b", "r2", "means", "a_ci", "b_ci", "predictions": [{"x", "y", "ci"}],
+        "n_boot"}`.
+
+    Raises:
+        ValueError: `samples` not one sequence per $x_k$, an empty or non-finite
+            sequence, a bad `at`, `n_boot` or `confidence`.
+
+    Example:
+        >>> log_linear_bootstrap([1e5, 1e6], [[0.3, 0.2], [0.1, 0.12]], at=[5e6])
+    """
+    u = np.log(_check_dims(x, "x"))
+    if len(samples) != u.size:
+        raise ValueError(f"samples must hold one sequence per x ({u.size}); got {len(samples)}.")
+    vals = [_check_samples(v, f"samples[{i}]") for i, v in enumerate(samples)]
+    targets = np.asarray(at, dtype=float).reshape(-1)
+    if not np.all(np.isfinite(targets)) or np.any(targets <= 0):
+        raise ValueError(f"at must hold finite values > 0; got {targets.tolist()}.")
+    if isinstance(n_boot, bool) or not isinstance(n_boot, int) or n_boot < 1:
+        raise ValueError(f"n_boot must be an int >= 1; got {n_boot!r}.")
+    c = _check_confidence(confidence)
+    means = np.array([v.mean() for v in vals])
+    a, b, r2 = _line(u, means)
+    rng = np.random.default_rng(seed)
+    boot = np.empty((n_boot, u.size))
+    for i in range(n_boot):
+        for k, v in enumerate(vals):
+            boot[i, k] = v[rng.integers(0, v.size, v.size)].mean()
+    a_b, b_b, _ = _line(u, boot)
+    q = [100 * (1 - c) / 2, 100 * (1 + c) / 2]
+
+    def ci(draws):
+        return tuple(float(z) for z in np.percentile(draws, q))
+
+    preds = [{"x": float(t), "y": float(a + b * math.log(t)), "ci": ci(a_b + b_b * math.log(t))}
+             for t in targets]  # fmt: skip
+    return {
+        "a": float(a), "b": float(b), "r2": float(r2), "means": means.tolist(),
+        "a_ci": ci(a_b), "b_ci": ci(b_b), "predictions": preds, "n_boot": n_boot,
+    }  # fmt: skip
+
+
+def relative_improvement(steps, values, window: float = 0.2) -> dict[str, float]:
+    r"""How much a decreasing curve (a validation loss) still fell over its last `window` of steps.
+
+    $$s_0 = \max\{s_i : s_i \le (1 - w)\, s_{\max}\},\qquad
+      \rho = \frac{v(s_0) - v(s_{\max})}{|v(s_0)|}$$
+
+    with $w$ = `window`, $v(s_{\max})$ the value at the last step. $\rho < 0.01$
+    reads "improved by less than 1 % over the last $w$ of its steps". A curve that
+    rose has $\rho < 0$.
+
+    Args:
+        steps: increasing step numbers, shape `(n,)`, $n \ge 2$.
+        values: the curve at those steps, finite, $v(s_0) \ne 0$.
+        window: $w \in (0, 1)$.
+
+    Returns:
+        `{"from_step", "to_step", "from_value", "to_value", "improvement"}`
+        (`improvement` = $\rho$).
+
+    Raises:
+        ValueError: shapes differ, fewer than 2 points, steps not increasing, no step
+            at or before $(1 - w) s_{\max}$, a non-finite value, a bad `window`.
+
+    Example:
+        >>> relative_improvement([0, 80, 100], [3.0, 2.0, 1.99])["improvement"]  # 0.005
+    """
+    s = np.asarray(steps, dtype=float).reshape(-1)
+    v = np.asarray(values, dtype=float).reshape(-1)
+    if s.shape != v.shape or s.size < 2:
+        raise ValueError(f"steps and values must have one shape, >= 2 points; got {s.shape}, {v.shape}.")
+    if not np.all(np.diff(s) > 0):
+        raise ValueError(f"steps must increase; got {s.tolist()}.")
+    if not np.all(np.isfinite(v)):
+        raise ValueError(f"values must be finite; got {v.tolist()}.")
+    if not (isinstance(window, (int, float)) and 0.0 < window < 1.0):
+        raise ValueError(f"window must lie in (0, 1); got {window!r}.")
+    start = (1.0 - window) * s[-1]
+    before = np.nonzero(s <= start * (1 + 1e-12))[0]
+    if before.size == 0:
+        raise ValueError(f"no step at or before {start:g} = (1 - window) * {s[-1]:g}; got {s.tolist()}.")
+    i = int(before[-1])
+    if v[i] == 0:
+        raise ValueError("the value at the window's start is 0: no relative change.")
+    return {
+        "from_step": float(s[i]), "to_step": float(s[-1]), "from_value": float(v[i]),
+        "to_value": float(v[-1]), "improvement": float((v[i] - v[-1]) / abs(v[i])),
+    }  # fmt: skip

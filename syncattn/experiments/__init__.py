@@ -21,6 +21,7 @@ convergence    seed 001 Table 6: flow convergence in trained models, predicted v
 linear         beyond: experiment 5 at its largest d with the linear-time layer
 kws            seed 001: oscillator vs softmax keyword spotting (synthetic espeak-ng proxy)
 robustness     issue 19: noise, mismatch, disorder, settling, bits on trained models
+ladder         issue 20: seed 000's table as a compute-matched size ladder (20 N tokens)
 =============  =================================================================
 
 Command line: ``--seed N`` (or ``--seeds 0,1,2`` / ``--seeds 0-4``) sets the
@@ -28,6 +29,10 @@ seeds, ``--data-path`` the corpus file, ``key=value`` any other config field
 (an unknown key is an error), ``--workers N`` runs N cells at once through an
 in-process Ray instance and ``--address HOST:PORT`` joins a Ray cluster
 (optional extra ``cluster``); without them the cells run one after another.
+``--from-results DIR`` trains nothing: it rebuilds the tables and plots into ``--out``
+from the results in ``DIR`` alone (committed results, e.g.
+``results/experiments/ladder/ladder-default``), for the experiments listed by
+[`rebuildable`][syncattn.experiments.rebuildable].
 """
 
 from __future__ import annotations
@@ -60,10 +65,12 @@ EXPERIMENTS = {
     "linear": "linear",
     "kws": "kws",
     "robustness": "robustness",
+    "ladder": "ladder",
 }
 """Experiment name -> module of `syncattn.experiments`."""
 
-__all__ = ["EXPERIMENTS", "Grid", "TrainCell", "train_cell", "get", "make_config", "main"]
+__all__ = ["EXPERIMENTS", "Grid", "TrainCell", "train_cell", "get", "make_config", "main",
+           "rebuildable"]
 
 
 def get(name: str):
@@ -169,6 +176,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="cells at once through an in-process Ray instance (default 1: sequential)")
     p.add_argument("--address", help="join a Ray cluster (HOST:PORT or auto)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--from-results", type=Path, metavar="DIR",
+                   help="train nothing: rebuild the tables and plots into --out from the "
+                        "results in DIR alone (e.g. results/experiments/ladder/ladder-default)")
     p.add_argument("--no-compile-cache", action="store_true",
                    help="do not keep compiled programs in CACHE/jax-compile")
     p.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="config fields")
@@ -183,12 +193,56 @@ def _compile_cache_dir() -> str:
     return os.environ.get("JAX_COMPILATION_CACHE_DIR") or str(cache_dir() / "jax-compile")
 
 
+def rebuildable() -> list[str]:
+    """The experiments whose tables and plots ``--from-results`` rebuilds (a module
+    function ``rebuild(src, out)``)."""
+    return [n for n in EXPERIMENTS if hasattr(get(n), "rebuild")]
+
+
+def _rebuild(args) -> int:
+    """``--from-results DIR``: the module's ``rebuild(DIR, OUT)``, no training."""
+    from ._common import default_outdir
+
+    module = get(args.name)
+    if not hasattr(module, "rebuild"):
+        print(f"syncattn experiment: {args.name!r} cannot be rebuilt from results alone "
+              f"(--from-results works for: {', '.join(rebuildable())}).", file=sys.stderr)
+        return 2
+    if args.overrides or args.seed is not None or args.seeds or args.data_path:
+        print("syncattn experiment: --from-results takes the settings from DIR/config.json; "
+              "give no KEY=VALUE, --seed(s) or --data-path.", file=sys.stderr)
+        return 2
+    out = args.out or default_outdir(args.name, "rebuilt")
+    return _report(module, out, lambda: module.rebuild(args.from_results, out,
+                                                       progress=not args.quiet),
+                   "rebuilt", f"in {out} from {args.from_results}")
+
+
+def _report(module, out: Path, make, verb: str, where: str) -> int:
+    """Call ``make()`` (the files written), print the module's summary and ``VERB FILES
+    WHERE in T s``; 2 on a usage error."""
+    t0 = time.perf_counter()
+    try:
+        files = make()
+    except (ValueError, FileNotFoundError) as e:
+        print(f"syncattn experiment: {e}", file=sys.stderr)
+        return 2
+    results = out / "results.json"
+    if hasattr(module, "summary") and results.is_file():
+        print(module.summary(json.loads(results.read_text())))
+    names = ", ".join(sorted(Path(f).name for f in files.values()))
+    print(f"{verb} {names} {where} in {time.perf_counter() - t0:.1f} s")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``syncattn experiment``; returns the exit status (2: usage error)."""
     args = parse_command_line(_parser(), argv, intermixed=True)
     if isinstance(args, int):
         return args
     size = "smoke" if args.smoke else "full" if args.full else "default"
+    if args.from_results is not None:
+        return _rebuild(args)
     try:
         config = make_config(
             args.name, size, args.overrides, seed=args.seed, seeds=args.seeds,
@@ -207,15 +261,6 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out or default_outdir(args.name, size)
     out.mkdir(parents=True, exist_ok=True)
     print(f"syncattn experiment {args.name} ({size}, {grid!r}) -> {out}", file=sys.stderr)
-    t0 = time.perf_counter()
-    try:
-        files = module.run(config, out, grid=grid, progress=not args.quiet, size=size)
-    except (ValueError, FileNotFoundError) as e:
-        print(f"syncattn experiment: {e}", file=sys.stderr)
-        return 2
-    results = out / "results.json"
-    if hasattr(module, "summary") and results.is_file():
-        print(module.summary(json.loads(results.read_text())))
-    names = ", ".join(sorted(Path(f).name for f in files.values()))
-    print(f"wrote {names} to {out} in {time.perf_counter() - t0:.1f} s")
-    return 0
+    return _report(module, out, lambda: module.run(config, out, grid=grid,
+                                                   progress=not args.quiet, size=size),
+                   "wrote", f"to {out}")

@@ -158,17 +158,11 @@ def _suffix(config: KWSRecipe, model: str) -> str:
 
 
 def t_interval(values, confidence: float = 0.95) -> tuple[float, float] | None:
-    r"""Student-t interval of a mean: $\bar x \mp t_{(1+c)/2,\,n-1}\, s/\sqrt n$.
+    r"""Student-t interval of a mean: $\bar x \mp t_{(1+c)/2,\,n-1}\, s/\sqrt n$
+    ([`syncattn.stats.t_interval`][]; ``None`` for fewer than 2 values)."""
+    from .. import stats
 
-    $s$ is the sample standard deviation; ``None`` for fewer than 2 values.
-    """
-    from scipy.stats import t
-
-    x = np.asarray(values, dtype=float)
-    if x.size < 2:
-        return None
-    half = float(t.ppf(0.5 + confidence / 2, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
-    return (float(x.mean() - half), float(x.mean() + half))
+    return stats.t_interval(values, confidence)
 
 
 def aggregate(config: Config, cell_list, results) -> dict:

@@ -1,0 +1,337 @@
+r"""Issue 20, item 1: seed 000's table as a compute-matched size ladder, each cell trained to a defined end.
+
+The Kuramoto LM against the matched RoPE + SwiGLU transformer (byte-level, validation
+and test BPC) at a ladder of sizes, each size trained on a Chinchilla-style budget:
+
+$$D = \lceil \kappa N \rceil \text{ tokens},\quad \kappa = 20,\qquad
+  S = e\left\lceil \frac{D}{e\,B\,T} \right\rceil \text{ steps of } B\times T \text{ bytes,}$$
+
+with the training package's warm-up + cosine schedule ending at $S$ (to 10 % of the
+peak, ``min_lr_ratio``), $e$ evaluations spread evenly over the run, and $N$ the rung's
+parameter count (the Kuramoto model's total count, embeddings included, as the 1m/5m
+presets count them; the transformer lies within 5 % of it).
+
+**The rung rule** ([`rung_shape`][syncattn.experiments.ladder.rung_shape]), for a target
+$N^\ast$: depth $L$ = 1 below 30 k, 2 up to 140 k, 3 up to 280 k, 4 up to 3 M, 6 above
+(the 1m and 5m presets' depths); heads of width 16 ($n_{heads} = d/16$); the Kuramoto
+model's feed-forward $d_{ff}$ = the multiple of 8 nearest $2.75\,d$ (the 1m preset's
+ratio); $d$ = the multiple of 16 whose Kuramoto count is closest to $N^\ast$ (in
+$|\ln(N/N^\ast)|$); the transformer has the same $d$, $L$ and heads, and the multiple of 8
+for its $d_{ff}$ that brings its count closest to the Kuramoto's. Counts are those of
+the real models (`syncattn.models.config_params`). Default rungs: 46 k, 92 k, 125 k,
+209 k parameters (targets 50 k, 100 k, 150 k, 200 k); ``--full`` adds 411 k, 1 M and 5 M.
+
+**Per rung and model:** a learning-rate sweep at the first seed: ``lrs`` at the first
+rung, and above it as many values of the same geometric grid centred on the model's
+best lr of the rung below ([`rung_lrs`][syncattn.experiments.ladder.rung_lrs]); extended
+one grid value at a time past an edge while the best lies on it (``extend`` at most);
+the lr with
+the lowest final validation BPC is then trained on the other seeds (the largest rung
+on ``top_seeds`` seeds in all, when set). Every lr's BPC is reported, and a best lr at
+the edge of the sweep is flagged. The headline BPC is on the **test** split (the
+validation split chose the lr); the gap Kuramoto - transformer is paired by seed with a
+Student-t interval ([`syncattn.stats.t_interval`][]), and fitted against $N$ as
+$\mathrm{gap} = a + b\ln N$ through the rung means with a percentile bootstrap over the
+seeds ([`syncattn.stats.log_linear_bootstrap`][]), predicted at 1 M and 5 M against the
+paper's +0.021 and about 0 (median -0.004, mean +0.012).
+
+**Convergence record:** a cell is converged when its validation BPC fell by less than
+1 % over the last 20 % of its steps ([`syncattn.stats.relative_improvement`][] on the
+evaluations logged during training); the cells that were not are listed.
+
+**Results that outlive the machine.** Each finished cell's ``result.json`` (with its
+evaluation curve, test BPC and tokens/s) and the evaluation rows of its ``log.jsonl``
+are written, with ``export=true``, to ``committed`` (default ``"auto"``: the
+checkout's ``results/experiments/ladder/ladder-SIZE``, for the embedded corpus); a cell
+found there with the same settings is not trained again, on any machine. Checkpoints
+stay in ``--out``. ``syncattn experiment ladder --from-results DIR`` rebuilds the
+tables and plots from such a folder alone ([`rebuild`][syncattn.experiments.ladder.rebuild]).
+
+**For issue 20's later items.** Every cell is an ordinary run folder
+(``OUT/runs/RUNG-MODEL-lrLR-seedS``: config, log, checkpoints; its ``result.json`` also
+in the committed folder), and ``results.json`` names per rung each model's chosen lr
+(``rungs[i]["best_lr"]``) and lists every cell (``rows``, with its convergence record).
+Item 2 (ablations at a converged rung) builds the variants with
+[`rung_cell`][syncattn.experiments.ladder.rung_cell] at the rung's Kuramoto lr and
+seeds (``variant="noffn", extra={"model.ffn": "none"}``: same shape, budget and
+schedule; a re-matched no-feed-forward variant adds ``"model.d_ff"``), and pairs them
+with the rung's finished full-model cells, which it reuses as they are. Item 3
+(dynamics per rung) reads the Kuramoto checkpoints of those cells, as ``dynamics``
+reads experiment 1's (``runs=OUT/runs``). Items 4 and 5 (seed 001's tasks) reuse the
+machinery rather than the cells: the budget rule
+([`rung_budget`][syncattn.experiments.ladder.rung_budget]), the sweep
+([`rung_lrs`][syncattn.experiments.ladder.rung_lrs], ``next_lr``, ``best_lr``), the
+convergence record ([`syncattn.stats.relative_improvement`][]) and the committed
+round trip (``committed_dir``, adopt/export, ``rebuild``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import shutil
+from pathlib import Path
+
+from .._common import start_run
+from .._grid import Grid, TrainCell, read_result
+from ._cells import (
+    DEPTHS as DEPTHS,
+    FF_RATIO as FF_RATIO,
+    HEAD_WIDTH as HEAD_WIDTH,
+    MODELS,
+    NAME,
+    best_lr as best_lr,
+    corpus_choice as corpus_choice,
+    ladder_cell,
+    rung_budget as rung_budget,
+    rung_cell,
+    rung_depth as rung_depth,
+    rung_overrides as rung_overrides,
+    rung_seeds as rung_seeds,
+    rung_shape as rung_shape,
+    seed_cells,
+    sweep_cells,
+)
+from ._committed import _adopt, _export, committed_dir as committed_dir
+from ._report import (
+    PAPER as PAPER,
+    PREDICT_AT as PREDICT_AT,
+    _converged as _converged,
+    _write,
+    aggregate as aggregate,
+    summary as summary,
+)
+
+
+__all__ = [
+    "Config", "run", "rebuild", "summary", "aggregate", "rung_depth", "rung_shape",
+    "rung_budget", "rung_overrides", "rung_seeds", "rung_cell", "corpus_choice", "ladder_cell",
+    "sweep_cells", "seed_cells", "best_lr", "next_lr", "lr_grid", "rung_lrs", "committed_dir",
+    "PAPER",
+]  # fmt: skip
+
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    """The ladder's settings.
+
+    Attributes:
+        targets: target parameter counts $N^\\ast$ of the rungs (the rule picks the shapes).
+        lrs: the learning-rate sweep (peak lr of the cosine schedule).
+        extend: lrs tried at most beyond an edge of `lrs` when the best lies on it
+            ([`next_lr`][syncattn.experiments.ladder.next_lr]), one at a time.
+        seeds: the sweep runs at ``seeds[0]``; the best lr at every seed.
+        top_seeds: seeds (counting the sweep's) at the largest rung (``None``: all).
+        tokens_per_param: $\\kappa$ in $D = \\kappa N$.
+        batch_size, seq_len: $B \\times T$ bytes per step.
+        warmup_fraction: warm-up steps as a fraction of $S$.
+        evals: evaluations during training ($e$; $S$ is a multiple of it).
+        eval_batches: validation batches of those evaluations.
+        final_batches: validation and test batches of the final scores.
+        window, tol: the convergence record (fell by < `tol` over the last `window`).
+        confidence, n_boot, boot_seed: the intervals.
+        data: ``"auto"`` (enwik8 for a file named enwik8*, any other file as text with
+            5 % validation and 5 % test, the embedded corpus without a path) or a corpus.
+        data_path: the corpus file (``--data-path``).
+        committed: the folder of committed results (``"auto"``, a path or ``None``).
+        export: write each finished cell into `committed`.
+        train: further ``key=value`` overrides of every cell.
+    """
+
+    targets: tuple[int, ...] = (50_000, 100_000, 150_000, 200_000)
+    lrs: tuple[float, ...] = (1e-3, 3e-3, 1e-2)
+    seeds: tuple[int, ...] = (0, 1, 2)
+    top_seeds: int | None = 2
+    tokens_per_param: float = 20.0
+    batch_size: int = 16
+    seq_len: int = 128
+    warmup_fraction: float = 0.05
+    evals: int = 10
+    eval_batches: int = 10
+    final_batches: int = 40
+    window: float = 0.2
+    tol: float = 0.01
+    extend: int = 2
+    confidence: float = 0.95
+    n_boot: int = 2000
+    boot_seed: int = 0
+    data: str = "auto"
+    data_path: str | None = None
+    committed: str | None = "auto"
+    export: bool = False
+    train: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if not self.targets or not self.lrs or not self.seeds:
+            raise ValueError("targets, lrs and seeds must be non-empty.")
+        if len(set(self.targets)) != len(self.targets) or min(self.targets) < 1000:
+            raise ValueError(f"targets must be distinct and >= 1000; got {self.targets}.")
+        if any(not lr > 0 for lr in self.lrs):
+            raise ValueError(f"lrs must be > 0; got {self.lrs}.")
+        if self.top_seeds is not None and not 1 <= self.top_seeds <= len(self.seeds):
+            raise ValueError(f"top_seeds must lie in [1, len(seeds)]; got {self.top_seeds}.")
+        if isinstance(self.extend, bool) or not isinstance(self.extend, int) or self.extend < 0:
+            raise ValueError(f"extend must be an int >= 0; got {self.extend!r}.")
+        if not self.tokens_per_param > 0 or self.evals < 2:
+            raise ValueError("tokens_per_param must be > 0 and evals >= 2.")
+        if not 0 <= self.warmup_fraction < 1 or not 0 < self.window < 1:
+            raise ValueError("warmup_fraction must lie in [0, 1) and window in (0, 1).")
+
+    @classmethod
+    def smoke(cls) -> Config:
+        """Seconds: two one-layer rungs (12 k, 31 k), 2 lrs, 2 seeds, 0.1 N tokens."""
+        return cls(targets=(12_000, 30_000), lrs=(3e-3, 1e-2), seeds=(0, 1), top_seeds=None,
+                   tokens_per_param=0.1, batch_size=4, seq_len=32, evals=5, eval_batches=2,
+                   final_batches=2, n_boot=50, extend=0, committed=None)  # fmt: skip
+
+    @classmethod
+    def default(cls) -> Config:
+        """Issue 20's CPU protocol: 4 rungs of 46 k-209 k parameters, 3 lrs (+ extensions),
+        3 seeds (2 at 209 k), 20 N tokens each (about 2 h of an idle 2-core CPU, estimated
+        from measured tokens/s: docs/experiments.md)."""
+        return cls()
+
+    @classmethod
+    def full(cls) -> Config:
+        """For a GPU: 7 rungs up to 5 M parameters (1 M and 5 M are the paper's sizes),
+        5 seeds on every rung, larger final scores."""
+        return cls(targets=(50_000, 100_000, 150_000, 200_000, 400_000, 1_000_000, 5_000_000),
+                   seeds=(0, 1, 2, 3, 4), top_seeds=None, final_batches=200)  # fmt: skip
+
+
+
+def _step(lrs) -> float:
+    lrs = sorted(lrs)
+    return (lrs[-1] / lrs[0]) ** (1 / (len(lrs) - 1))
+
+
+def lr_grid(lrs, k: int) -> float:
+    r"""The $k$-th value of the sweep's geometric grid, $\min(lrs)\, g^k$ with
+    $g = (\max/\min)^{1/(n-1)}$, to one significant digit (for 1e-3, 3e-3, 1e-2:
+    ..., 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, ...)."""
+    return float(f"{min(lrs) * _step(lrs) ** k:.1g}")
+
+
+def _grid_index(lrs, lr: float) -> int:
+    return round(math.log(lr / min(lrs)) / math.log(_step(lrs)))
+
+
+def rung_lrs(config: Config, prior: float | None) -> list[float]:
+    """The sweep of a rung: ``config.lrs`` at the first rung (`prior` None); above it,
+    as many grid values ([`lr_grid`][syncattn.experiments.ladder.lr_grid]) centred on
+    the best lr of the rung below (`prior`), centre first."""
+    if prior is None or len(config.lrs) < 2:
+        return list(config.lrs)
+    n, k = len(config.lrs), _grid_index(config.lrs, prior)
+    ks = sorted(range(k - (n - 1) // 2, k - (n - 1) // 2 + n), key=lambda j: (abs(j - k), j))
+    return [lr_grid(config.lrs, j) for j in ks]
+
+
+def next_lr(lrs, tried, best: float | None) -> float | None:
+    """The grid value ([`lr_grid`][syncattn.experiments.ladder.lr_grid] of the sweep
+    `lrs`) beyond the edge of `tried` when `best` sits on that edge; ``None`` when `best`
+    lies inside `tried` (or there is no best, or `lrs` has one value)."""
+    tried = sorted(tried)
+    if best is None or len(lrs) < 2 or tried[0] < best < tried[-1]:
+        return None
+    return lr_grid(lrs, _grid_index(lrs, best) + (1 if best == tried[-1] else -1))
+
+
+def _sweep(config: Config, target: int, fetch, prior: dict):
+    """The rung's sweep (centred on the rung below's best lrs, `prior`), extended past
+    an edge (``extend`` lrs at most per model)."""
+    lrs = {m: rung_lrs(config, prior.get(m)) for m in MODELS}
+    order = [(m, lr) for i in range(len(config.lrs)) for m in MODELS for lr in lrs[m][i:i + 1]]
+    if not prior:  # the first rung: config order, model by model
+        order = [(m, lr) for m in MODELS for lr in lrs[m]]
+    cells = [rung_cell(config, target, m, lr, config.seeds[0]) for m, lr in order]
+    got = fetch(cells)
+    tried = {m: {c.overrides["train.lr"]: r for c, r in zip(cells, got, strict=True)
+                 if c.model == m} for m in MODELS}  # fmt: skip
+    for m in MODELS:
+        for _ in range(config.extend):
+            lr = next_lr(config.lrs, tried[m], best_lr(config, tried[m]))
+            if lr is None:
+                break
+            c = rung_cell(config, target, m, lr, config.seeds[0])
+            (r,) = fetch([c])
+            cells.append(c)
+            got.append(r)
+            tried[m][lr] = r
+    return cells, got, {m: best_lr(config, tried[m]) for m in MODELS}
+
+
+def _walk(config: Config, fetch) -> tuple[list[TrainCell], list[dict], dict]:
+    """Every cell, rung by rung (sweep, then seeds at the best lr): `fetch(cells)`
+    returns their results (training them, or reading them)."""
+    cells, results, best, prior = [], [], {}, {}
+    for target in sorted(config.targets):
+        sweep, got, best[target] = _sweep(config, target, fetch, prior)
+        prior = {m: lr for m, lr in best[target].items() if lr is not None}
+        more = seed_cells(config, target, best[target])
+        cells += sweep + more
+        results += got + (fetch(more) if more else [])
+    return cells, results, best
+
+
+def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
+        size: str | None = None) -> dict[str, Path]:
+    """Train the ladder (resuming; adopting committed cells), write config.json,
+    results.json, cells.csv, rungs.csv and ladder.png; return the files written."""
+    out, grid, files = start_run(config, out, NAME, size, grid, progress)
+    runs, dst = out / "runs", committed_dir(config, size)
+    if dst is not None and config.export:  # the settings first: a partial folder rebuilds
+        dst.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(files["config"], dst / "config.json")
+
+    def fetch(cells):
+        _adopt(cells, dst, runs)
+        if grid.uses_ray:
+            batches = [cells]
+        else:
+            batches = [[c] for c in cells]  # one at a time: each is exported as it ends
+        got = []
+        for b in batches:
+            got += grid.run(b, runs, ladder_cell, desc=f"{NAME} {b[0].name}")
+            if dst is not None and config.export:
+                _export(b, runs, dst)
+        return got
+
+    cells, results, best = _walk(config, fetch)
+    files |= _write(config, out, cells, results, best)
+    if dst is not None and config.export:
+        dst.mkdir(parents=True, exist_ok=True)
+        for f in files.values():
+            shutil.copyfile(f, dst / Path(f).name)
+    return files
+
+
+def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
+    """The tables and plots of the ladder in `src` (a folder with ``config.json`` and
+    ``runs/CELL/result.json``, e.g. the committed one) rebuilt into `out` from those
+    files alone (cells not there are reported missing).
+
+    Raises:
+        FileNotFoundError: `src` has no ladder ``config.json``.
+    """
+    from .._common import write_experiment_config
+
+    src, out = Path(src), Path(out)
+    path = src / "config.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"{src} holds no config.json: pass a ladder output folder.")
+    raw = json.loads(path.read_text())
+    if raw.get("experiment") != NAME:
+        raise FileNotFoundError(f"{path} is not a ladder's config (experiment {raw.get('experiment')!r}).")
+    config = Config(**{k: tuple(v) if isinstance(v, list) else v for k, v in raw["config"].items()})
+    out.mkdir(parents=True, exist_ok=True)
+
+    def fetch(cells):
+        return [read_result(src / "runs" / c.name) or {"status": "missing"} for c in cells]
+
+    cells, results, best = _walk(config, fetch)
+    files = {"config": write_experiment_config(config, out, NAME, raw.get("size"))}
+    return files | _write(config, out, cells, results, best, rebuilt_from=str(src))
+

@@ -1,0 +1,172 @@
+"""The ladder's rungs and cells: the rung rule, the budget, the cells, the cell function."""
+
+from __future__ import annotations
+
+import functools
+import math
+import statistics
+from pathlib import Path
+
+from .._common import layered_overrides
+from .._grid import TrainCell, train_cell
+
+
+NAME = "ladder"
+MODELS = ("kuramoto", "softmax")
+HEAD_WIDTH = 16
+FF_RATIO = 2.75
+DEPTHS = ((30_000, 1), (140_000, 2), (280_000, 3), (3_000_000, 4))
+"""``(upper bound on the target, depth)``; above the last bound, depth 6."""
+
+
+# --------------------------------------------------------------------------- rungs
+
+
+def rung_depth(target: int) -> int:
+    """Depth $L$ of the rung with target count `target` (``DEPTHS``; 6 above 3 M)."""
+    return next((L for bound, L in DEPTHS if target <= bound), 6)
+
+
+def _kuramoto_ff(d: int) -> int:
+    return max(8, 8 * int(FF_RATIO * d / 8 + 0.5))
+
+
+@functools.lru_cache(maxsize=256)
+def _count(model: str, d: int, L: int, ff: int, vocab: int = 256) -> int:
+    from ... import models
+
+    return models.config_params(models.get_config(
+        "1m", attention=model, d_model=d, n_layers=L, n_heads=d // HEAD_WIDTH, d_ff=ff,
+        vocab_size=vocab))  # fmt: skip
+
+
+@functools.lru_cache(maxsize=64)
+def rung_shape(target: int, vocab: int = 256) -> dict:
+    """The rung rule (module docstring): ``{"name", "target", "d_model", "n_layers",
+    "n_heads", "d_ff": {model: int}, "params": {model: int}, "mismatch"}`` with
+    ``mismatch`` = transformer count / Kuramoto count - 1."""
+    L = rung_depth(target)
+    best, d = None, HEAD_WIDTH
+    while True:
+        n = _count("kuramoto", d, L, _kuramoto_ff(d), vocab)
+        cand = (abs(math.log(n / target)), d)
+        best = min(best or cand, cand)
+        if n >= target:
+            break
+        d += HEAD_WIDTH
+    d = best[1]
+    ff_k = _kuramoto_ff(d)
+    n_k = _count("kuramoto", d, L, ff_k, vocab)
+    base = _count("softmax", d, L, 8, vocab)
+    per8 = _count("softmax", d, L, 16, vocab) - base
+    ff_s = max(8, 8 + 8 * round((n_k - base) / per8))
+    n_s = _count("softmax", d, L, ff_s, vocab)
+    name = f"{target // 1_000_000}m" if target % 1_000_000 == 0 else f"{round(target / 1000)}k"
+    return {"name": name, "target": target, "d_model": d, "n_layers": L,
+            "n_heads": d // HEAD_WIDTH, "d_ff": {"kuramoto": ff_k, "softmax": ff_s},
+            "params": {"kuramoto": n_k, "softmax": n_s}, "mismatch": n_s / n_k - 1}  # fmt: skip
+
+
+def rung_budget(config, params: int) -> dict:
+    """Tokens $D$, steps $S$ and the schedule of a rung of `params` parameters."""
+    per_step = config.batch_size * config.seq_len
+    tokens = math.ceil(config.tokens_per_param * params)
+    steps = config.evals * math.ceil(tokens / (config.evals * per_step))
+    return {"tokens": steps * per_step, "target_tokens": tokens, "steps": steps,
+            "warmup_steps": round(config.warmup_fraction * steps),
+            "eval_every": steps // config.evals}  # fmt: skip
+
+
+def rung_overrides(config, shape: dict, model: str, lr: float) -> dict:
+    """The typed overrides of one cell: the shape, the budget's schedule, the lr."""
+    b = rung_budget(config, shape["params"]["kuramoto"])
+    return layered_overrides({
+        "model.d_model": shape["d_model"], "model.n_layers": shape["n_layers"],
+        "model.n_heads": shape["n_heads"], "model.d_ff": shape["d_ff"][model],
+        "train.batch_size": config.batch_size, "train.seq_len": config.seq_len,
+        "train.lr": float(lr), "train.warmup_steps": b["warmup_steps"],
+        "train.eval_every": b["eval_every"], "train.eval_batches": config.eval_batches,
+        "train.ckpt_every": 2 * b["eval_every"], "train.log_every": max(1, b["eval_every"] // 5),
+    }, config.train)  # fmt: skip
+
+
+def corpus_choice(config) -> tuple[str, str | None, dict]:
+    """``(corpus, path, data options)``: see ``Config.data``."""
+    if config.data != "auto":
+        return config.data, config.data_path, {}
+    if config.data_path is None:
+        return "embedded", None, {}
+    if Path(config.data_path).name.lower().startswith("enwik8"):
+        return "enwik8", config.data_path, {}
+    return "text", config.data_path, {"data.val_fraction": 0.05, "data.test_fraction": 0.05}
+
+
+def rung_cell(config, target: int, model: str, lr: float, seed: int, variant: str = "",
+              extra=()) -> TrainCell:  # fmt: skip
+    """The [`TrainCell`][syncattn.experiments.TrainCell] ``RUNG-MODEL-[VARIANT-]lrLR-seedS``
+    of rung `target`: its shape, budget and schedule at peak lr `lr`; `extra` (a
+    variant's model switches, ``{key: value}`` or ``key=value`` text) replaces the
+    rung's settings, e.g. ``variant="noffn", extra={"model.ffn": "none"}``."""
+    shape = rung_shape(target)
+    data, path, opts = corpus_choice(config)
+    tag = f"{variant}-" if variant else ""
+    return TrainCell(
+        name=f"{shape['name']}-{model}-{tag}lr{lr:g}-seed{seed}", model=model, config="1m",
+        seed=seed, data=data, data_path=path,
+        steps=rung_budget(config, shape["params"]["kuramoto"])["steps"],
+        overrides=layered_overrides(opts, rung_overrides(config, shape, model, lr), extra),
+        eval_batches=config.final_batches,
+    )  # fmt: skip
+
+
+def sweep_cells(config, target: int) -> list[TrainCell]:
+    """The first rung's lr sweep: both models, every lr of ``config.lrs``, at ``seeds[0]``
+    (the rungs above centre theirs on the best lrs below: ``rung_lrs``)."""
+    return [rung_cell(config, target, m, lr, config.seeds[0]) for m in MODELS for lr in config.lrs]
+
+
+def rung_seeds(config, target: int) -> tuple[int, ...]:
+    """The seeds of a rung (``top_seeds`` of them at the largest)."""
+    top = target == max(config.targets) and config.top_seeds is not None
+    return config.seeds[: config.top_seeds] if top else config.seeds
+
+
+def seed_cells(config, target: int, best: dict) -> list[TrainCell]:
+    """The best lr (``best[model]``, ``None``: none) at the rung's other seeds."""
+    return [rung_cell(config, target, m, best[m], s) for m in MODELS
+            if best.get(m) is not None for s in rung_seeds(config, target)[1:]]  # fmt: skip
+
+
+def _bpc(res: dict | None, split: str = "val") -> float:
+    if not res or res.get("status") != "ok":
+        return math.nan
+    return float(res["val" if split == "val" else "test"]["bpc"])
+
+
+def best_lr(config, results: dict[float, dict | None]) -> float | None:
+    """The lr whose cell has the lowest final validation BPC (ties: the smaller lr);
+    ``None`` when no cell finished."""
+    ok = [(b, lr) for lr, r in results.items() if math.isfinite(b := _bpc(r))]
+    return min(ok)[1] if ok else None
+
+
+# --------------------------------------------------------------------------- one cell
+
+
+def ladder_cell(cell: TrainCell, folder) -> dict:
+    """[`train_cell`][syncattn.experiments.train_cell], then the test BPC over the same
+    number of batches, the evaluation curve and the median tokens/s from ``log.jsonl``."""
+    from ...training import eval_run, read_log
+
+    res = train_cell(cell, folder)
+    if res.get("status") != "ok":
+        return res
+    log = read_log(Path(folder) / "log.jsonl")
+    test = eval_run(folder, split="test", max_batches=cell.eval_batches, record=False)
+    tps = [r["tokens_per_s"] for r in log if r.get("kind") == "train" and r.get("tokens_per_s")]
+    return res | {
+        "test": {k: test[k] for k in ("loss", "bpc", "tokens") if k in test},
+        "curve": [{"step": r["step"], "bpc": r["bpc"]} for r in log if r.get("kind") == "eval"],
+        "tokens_per_s": statistics.median(tps) if tps else None,
+    }
+

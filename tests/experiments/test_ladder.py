@@ -1,0 +1,283 @@
+"""Issue 20's ladder: the rung rule on the real models, the budget and schedule, the
+convergence record, the lr selection, resume from committed results, the rebuild."""
+
+import dataclasses
+import json
+import math
+
+import jax
+import pytest
+
+from syncattn import cli, models
+from syncattn.experiments import Grid, ladder
+
+from ..helpers import approx
+
+
+SMOKE = ladder.Config.smoke()
+
+
+def _real_params(cell, build=False):
+    """The parameter count of the model the training package makes for `cell` (its
+    shapes, `eqx.filter_eval_shape` of the constructor; `build`: the arrays themselves)."""
+    from syncattn.training import make_spec
+
+    spec, _ = make_spec(cell.model, cell.config, data=cell.data, steps=cell.steps,
+                        seed=cell.seed, overrides=cell.overrides)
+    if build:
+        return models.count_params(models.build(spec.model, key=jax.random.key(0))), spec
+    return models.config_params(spec.model), spec
+
+
+def _check_rung(config, target, build=False, neighbours=False):
+    shape = ladder.rung_shape(target)
+    d, L = shape["d_model"], shape["n_layers"]
+    assert d % 16 == 0 and shape["n_heads"] == d // 16 and L == ladder.rung_depth(target)
+    assert shape["d_ff"]["kuramoto"] == 8 * math.floor(2.75 * d / 8 + 0.5)  # ties upwards
+    counts = {}
+    for cell in ladder.sweep_cells(config, target)[::len(config.lrs)]:  # one per model
+        counts[cell.model], spec = _real_params(cell, build)
+        assert (spec.model.d_model, spec.model.n_layers) == (d, L)
+        assert counts[cell.model] == shape["params"][cell.model]
+    assert abs(counts["softmax"] / counts["kuramoto"] - 1) < 0.05  # matched within 5 %
+    # no multiple of 16 gives a Kuramoto count closer to the target
+    for other in (d - 16, d + 16) if neighbours else ():
+        if other >= 16:
+            n = models.config_params(models.get_config(
+                "1m", attention="kuramoto", d_model=other, n_layers=L, n_heads=other // 16,
+                d_ff=8 * math.floor(2.75 * other / 8 + 0.5)))  # fmt: skip
+            assert abs(math.log(n / target)) >= abs(math.log(counts["kuramoto"] / target))
+    return shape
+
+
+def test_rung_depth_schedule():
+    assert [ladder.rung_depth(n) for n in (12_000, 50_000, 100_000, 200_000, 400_000,
+                                           1_000_000, 5_000_000)] == [1, 2, 2, 3, 4, 4, 6]
+
+
+def test_rung_rule_on_the_real_models_smallest_rung():
+    shape = _check_rung(SMOKE, 12_000)
+    assert (shape["d_model"], shape["n_layers"], shape["params"]["kuramoto"]) == (16, 1, 12_098)
+
+
+@pytest.mark.slow
+def test_rung_rule_on_the_real_models_every_rung():
+    full = ladder.Config.full()
+    shape = _check_rung(ladder.Config(), 50_000)
+    assert (shape["d_model"], shape["n_layers"]) == (32, 2)
+    for target in full.targets:
+        shape = _check_rung(full, target, build=target == 50_000, neighbours=True)
+        # d moves in steps of 16: the count lands within 20 % of the target
+        assert abs(math.log(shape["params"]["kuramoto"] / target)) < math.log(1.2)
+    # the 1M rung's Kuramoto model is the 1m preset's shape
+    assert ladder.rung_shape(1_000_000)["params"]["kuramoto"] == models.config_params(
+        models.get_config("1m", attention="kuramoto"))
+
+
+def test_budget_and_cosine_schedule():
+    from syncattn.training import lr_schedule
+
+    config = ladder.Config()
+    b = ladder.rung_budget(config, 45_827)
+    per_step = 16 * 128
+    assert b["steps"] % config.evals == 0 and b["tokens"] == b["steps"] * per_step
+    assert 20 * 45_827 <= b["tokens"] < 20 * 45_827 + config.evals * per_step
+    assert b["eval_every"] * config.evals == b["steps"]
+    cell = ladder.sweep_cells(SMOKE, 12_000)[0]
+    _, spec = _real_params(cell)
+    t = spec.train
+    sb = ladder.rung_budget(SMOKE, 12_098)
+    assert (t.steps, t.warmup_steps, t.eval_every) == (sb["steps"], sb["warmup_steps"], sb["eval_every"])
+    assert sb["tokens"] >= 0.1 * 12_098 and t.batch_size * t.seq_len == 4 * 32
+    lr = cell.overrides["train.lr"]
+    # warm-up then cosine from lr to 0.1 lr, ending at the budget's last step
+    s = lr_schedule(spec.train)
+    sw, S = t.warmup_steps, t.steps
+    assert float(s(sw)) == approx(lr, "float32")
+    mid = (sw + S) / 2
+    assert float(s(int(mid))) == approx(0.1 * lr + 0.45 * lr * (1 + math.cos(math.pi * (int(mid) - sw) / (S - sw))), "float32")
+    assert float(s(S)) == approx(0.1 * lr, "float32")
+
+
+def _fake(cell, folder, *, bpc=None):
+    """A stand-in cell result: BPC falls with size, depends on the lr, and a curve."""
+    n = ladder.rung_shape(int(cell.name.split("-")[0][:-1]) * 1000)["params"]["kuramoto"]
+    lr = cell.overrides["train.lr"]
+    base = bpc if bpc is not None else (
+        4.0 - 0.2 * math.log(n / 1e4) + (0.05 if cell.model == "kuramoto" else 0.0)
+        + abs(math.log10(lr / 3e-3)) * 0.1 + 0.01 * cell.seed)  # fmt: skip
+    steps = cell.steps
+    every = steps // SMOKE.evals
+    curve = [{"step": s, "bpc": base * (1 + 0.3 * (1 - s / steps) ** 2)}
+             for s in range(every, steps + 1, every)]  # fmt: skip
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = [{"kind": "train", "step": 1, "loss": 5.0}] + [{"kind": "eval", **p} for p in curve]
+    (folder / "log.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return {"status": "ok", "step": steps, "params": n, "val": {"bpc": base, "loss": base},
+            "test": {"bpc": base + 0.02}, "curve": curve, "tokens_per_s": 1000.0,
+            "corpus": {"name": "embedded"}}  # fmt: skip
+
+
+def test_convergence_record_against_a_hand_computation():
+    cell = ladder.sweep_cells(SMOKE, 12_000)[0]
+    steps = [10, 20, 30, 40, 50]
+    res = {"status": "ok", "curve": [{"step": s, "bpc": b} for s, b in
+                                     zip(steps, [3.0, 2.5, 2.3, 2.20, 2.17], strict=True)]}
+    rec = ladder._converged(SMOKE, res)
+    # window 0.2 of 50 steps: from step 40 (2.20) to 50 (2.17): 1.36 % >= 1 %
+    assert rec["from_step"] == 40 and rec["improvement"] == approx(0.03 / 2.20)
+    assert rec["converged"] is False
+    res["curve"][-1]["bpc"] = 2.185  # 0.68 %
+    assert ladder._converged(SMOKE, res)["converged"] is True
+    assert ladder._converged(SMOKE, {"status": "diverged"}) is None
+    assert cell.steps % SMOKE.evals == 0
+
+
+def test_lr_selection():
+    ok = lambda b: {"status": "ok", "val": {"bpc": b}}  # noqa: E731
+    assert ladder.best_lr(SMOKE, {1e-3: ok(2.0), 3e-3: ok(1.9), 1e-2: ok(2.1)}) == 3e-3
+    assert ladder.best_lr(SMOKE, {1e-3: ok(1.9), 3e-3: ok(1.9)}) == 1e-3  # tie: smaller
+    assert ladder.best_lr(SMOKE, {1e-3: {"status": "diverged"}, 3e-3: ok(2.5)}) == 3e-3
+    assert ladder.best_lr(SMOKE, {1e-3: {"status": "diverged"}, 3e-3: None}) is None
+    more = ladder.seed_cells(SMOKE, 12_000, {"kuramoto": 1e-2, "softmax": None})
+    assert [c.name for c in more] == ["12k-kuramoto-lr0.01-seed1"]
+
+
+def test_sweep_extends_past_an_edge(tmp_path, monkeypatch):
+    lrs = (1e-3, 3e-3, 1e-2)  # step sqrt(10): 1e-2 sqrt(10) = 0.0316, 1e-2 * 10 = 0.1
+    assert ladder.next_lr(lrs, lrs, 1e-2) == 3e-2
+    assert ladder.next_lr(lrs, (*lrs, 3e-2), 3e-2) == 0.1
+    assert ladder.next_lr(lrs, lrs, 1e-3) == 3e-4
+    assert ladder.next_lr(lrs, (3e-4, *lrs), 3e-4) == 1e-4
+    assert ladder.next_lr(lrs, lrs, 3e-3) is None
+    assert ladder.next_lr(lrs, (*lrs, 3e-2), 1e-2) is None  # inside now
+    assert ladder.next_lr(lrs, lrs, None) is None and ladder.next_lr((1e-3,), (1e-3,), 1e-3) is None
+    # the rungs above the first centre their sweep on the best lr below, centre first
+    config = dataclasses.replace(SMOKE, lrs=lrs)
+    assert ladder.rung_lrs(config, None) == list(lrs)
+    assert ladder.rung_lrs(config, 3e-2) == [3e-2, 1e-2, 0.1]
+    assert ladder.rung_lrs(config, 1e-3) == [1e-3, 3e-4, 3e-3]
+    assert [ladder.lr_grid(lrs, k) for k in (-2, 0, 5)] == [1e-4, 1e-3, 0.3]
+    # the stand-in's best lr is 3e-2 for the Kuramoto model: 1e-2 is an edge, 3e-2 is tried,
+    # then 1e-1 (worse), and the sweep stops; the transformer's 3e-3 is inside
+    config = dataclasses.replace(SMOKE, targets=(12_000,), lrs=(1e-3, 3e-3, 1e-2), extend=2)
+
+    def fake(cell, folder):
+        best = 3e-2 if cell.model == "kuramoto" else 3e-3
+        return _fake(cell, folder, bpc=3.0 + abs(math.log10(cell.overrides["train.lr"] / best)))
+
+    monkeypatch.setattr(ladder, "ladder_cell", fake)
+    ladder.run(config, tmp_path, grid=Grid(progress=False))
+    res = json.loads((tmp_path / "results.json").read_text())
+    rung = res["rungs"][0]
+    assert list(rung["sweep"]["kuramoto"]) == ["0.001", "0.003", "0.01", "0.03", "0.1"]
+    assert list(rung["sweep"]["softmax"]) == ["0.001", "0.003", "0.01"]
+    assert rung["best_lr"] == {"kuramoto": 3e-2, "softmax": 3e-3}
+    assert not rung["models"]["kuramoto"]["lr_at_edge"]
+    assert [r["cell"] for r in res["rows"] if r["seed"] == 1] == [
+        "12k-kuramoto-lr0.03-seed1", "12k-softmax-lr0.003-seed1"]
+
+
+def test_resume_from_committed_results_and_rebuild(tmp_path, monkeypatch):
+    committed = tmp_path / "committed"
+    config = dataclasses.replace(SMOKE, committed=str(committed), export=True)
+    calls = []
+
+    def fake(cell, folder):
+        calls.append(cell.name)
+        return _fake(cell, folder)
+
+    monkeypatch.setattr(ladder, "ladder_cell", fake)
+    ladder.run(config, tmp_path / "a", grid=Grid(progress=False), size="smoke")
+    # 2 rungs x 2 models x (2 lrs + 1 more seed)
+    assert len(calls) == 12
+    first = json.loads((tmp_path / "a" / "results.json").read_text())
+    # lr selection: 3e-3 wins (the stand-in's BPC is lowest there)
+    assert first["rungs"][0]["best_lr"] == {"kuramoto": 3e-3, "softmax": 3e-3}
+    gap = first["rungs"][0]["gap"]
+    assert gap["mean"] == approx(0.05) and gap["n"] == 2
+    assert first["fit"]["status"] == "ok" and first["fit"]["b"] == approx(0.0, scale=1e6)
+    assert first["not_converged"] == [r["cell"] for r in first["rows"]]  # 0.3 (1-0.8)^2 = 1.2 %
+    # the committed folder: result.json and the eval rows of log.jsonl, no checkpoints
+    cell0 = committed / "runs" / "12k-kuramoto-lr0.003-seed0"
+    rows = [json.loads(ln) for ln in (cell0 / "log.jsonl").read_text().splitlines()]
+    assert rows and all(r["kind"] == "eval" for r in rows)
+    assert {p.name for p in committed.iterdir()} >= {"config.json", "results.json", "ladder.png", "runs"}
+    # another machine: a fresh --out resumes from what is committed, training nothing
+    calls.clear()
+    ladder.run(config, tmp_path / "b", grid=Grid(progress=False), size="smoke")
+    assert calls == []
+    second = json.loads((tmp_path / "b" / "results.json").read_text())
+    assert second["rungs"] == first["rungs"] and second["fit"] == first["fit"]
+    # a committed cell with other settings is not adopted
+    other = dataclasses.replace(config, targets=(12_000,), tokens_per_param=0.2, export=False)
+    with pytest.warns(UserWarning, match="other settings"):
+        ladder.run(other, tmp_path / "c", grid=Grid(progress=False), size="smoke")
+    assert len(calls) == 6
+    # the rebuild from the committed results alone, through the command line
+    out = tmp_path / "rebuilt"
+    assert cli.main(["experiment", "ladder", "--from-results", str(committed), "--out", str(out),
+                     "--quiet"]) == 0  # fmt: skip
+    rebuilt = json.loads((out / "results.json").read_text())
+    assert rebuilt["rungs"] == first["rungs"] and rebuilt["rebuilt_from"] == str(committed)
+    assert (out / "ladder.png").is_file() and (out / "rungs.csv").is_file()
+    # a partial folder rebuilds, the absent cells reported missing
+    for f in (committed / "runs").glob("30k-*seed1"):
+        (f / "result.json").unlink()
+    ladder.rebuild(committed, tmp_path / "partial")
+    part = json.loads((tmp_path / "partial" / "results.json").read_text())
+    assert sorted(part["missing"]) == ["30k-kuramoto-lr0.003-seed1", "30k-softmax-lr0.003-seed1"]
+    assert part["rungs"][1]["gap"]["n"] == 1
+
+
+def test_committed_folder_of_a_checkout():
+    from pathlib import Path
+
+    import syncattn
+
+    repo = Path(syncattn.__file__).resolve().parents[1]
+    want = repo / "results" / "experiments" / "ladder" / "ladder-default"
+    config = ladder.Config()
+    assert ladder.committed_dir(config, "default") == want
+    assert ladder.committed_dir(config, None) is None  # from Python without a size
+    assert ladder.committed_dir(dataclasses.replace(config, data_path="/x/f.txt"), "default") is None
+    assert ladder.committed_dir(dataclasses.replace(config, committed=None), "default") is None
+
+
+def test_from_results_refuses_what_it_cannot_rebuild(tmp_path, capsys):
+    assert cli.main(["experiment", "kws", "--from-results", str(tmp_path)]) == 2
+    assert "cannot be rebuilt" in capsys.readouterr().err
+    assert cli.main(["experiment", "ladder", "--from-results", str(tmp_path)]) == 2
+    assert "no config.json" in capsys.readouterr().err
+
+
+def test_a_variant_cell_shares_the_rung(tmp_path):
+    base = ladder.rung_cell(SMOKE, 12_000, "kuramoto", 3e-3, 1)
+    var = ladder.rung_cell(SMOKE, 12_000, "kuramoto", 3e-3, 1, "noffn", {"model.ffn": "none"})
+    assert var.name == "12k-kuramoto-noffn-lr0.003-seed1" and var.overrides["model.ffn"] == "none"
+    assert {k: v for k, v in var.overrides.items() if k != "model.ffn"} == base.overrides
+    assert (var.steps, var.seed) == (base.steps, base.seed)
+
+
+def test_data_path_runs_the_protocol_on_a_text_file(tmp_path):
+    f = tmp_path / "my.txt"
+    cfg = dataclasses.replace(SMOKE, data_path=str(f))
+    assert ladder.corpus_choice(cfg)[:2] == ("text", str(f))
+    cell = ladder.sweep_cells(cfg, 12_000)[0]
+    assert cell.data == "text" and cell.overrides["data.test_fraction"] == 0.05
+    assert ladder.corpus_choice(dataclasses.replace(SMOKE, data_path="/d/enwik8"))[0] == "enwik8"
+
+
+@pytest.mark.slow
+def test_smoke_end_to_end(tmp_path, compile_cache):
+    from .conftest import run_cli
+
+    out = tmp_path / "ladder"
+    assert run_cli("ladder", "--smoke", "--out", str(out), cache=compile_cache) == 0
+    res = json.loads((out / "results.json").read_text())
+    assert len(res["rows"]) == 12 and all(r["status"] == "ok" for r in res["rows"])
+    for r in res["rows"]:
+        assert 0 < r["test_bpc"] < 8.6 and r["tokens_per_s"] > 0
+        assert r["converged"] in (True, False)
+    assert res["fit"]["status"] == "ok" and len(res["fit"]["predictions"]) == 2
+    assert (out / "ladder.png").is_file()
