@@ -144,20 +144,28 @@ def main(argv=None) -> int:
     print(f"\n{a.model} {a.config}, batch {a.batch_size} x {T}, jax {jax.__version__}, "
           f"{jax.default_backend()}: wall {1e3 * wall:.0f} ms/step (profiled), op time "
           f"{total:.0f} ms/step summed over threads; 1-min load average {load[0]:.2f}\n")
-    print("| category | op time (ms/step) | share |\n|---|---:|---:|")
+    _report(a, T, wall, total, load, cats, per_op, "op time", lambda name: (
+        info[name][0].split("{")[0], info[name][2].removeprefix("jit(step)/")[-60:]))
+    return 0
+
+
+def _report(a, T, wall, total, load, cats, per_op, unit, columns=None, **meta):
+    """Print the category and top-op tables (markdown) and write --json."""
+    print(f"| category | {unit} (ms/step) | share |\n|---|---:|---:|")
     for c, ms in cats.most_common():
         print(f"| {c} | {ms:.1f} | {100 * ms / total:.1f}% |")
-    print("\n| top op | shape | JAX op | ms/step |\n|---|---|---|---:|")
+    extra = ("shape", "JAX op") if columns else ()
+    print("\n| top op | " + "".join(f"{e} | " for e in extra) + "ms/step |\n|---|"
+          + "---|" * len(extra) + "---:|")
     for name, ms in per_op.most_common(a.top):
-        shape, _, op_name = info[name]
-        print(f"| {name} | {shape.split('{')[0]} | {op_name.removeprefix('jit(step)/')[-60:]} | {ms:.2f} |")
+        cells = columns(name) if columns else ()
+        print(f"| {name} | " + "".join(f"{c} | " for c in cells) + f"{ms:.2f} |")
     if a.json:
         a.json.write_text(json.dumps({
             "model": a.model, "config": a.config, "batch_size": a.batch_size, "seq_len": T,
-            "wall_ms": 1e3 * wall, "op_ms": total, "load_avg": load,
+            "wall_ms": 1e3 * wall, "op_ms": total, "load_avg": load, **meta,
             "categories": dict(cats), "ops": dict(per_op.most_common(a.top)),
         }, indent=2) + "\n")
-    return 0
 
 
 TORCH_CATEGORIES = (  # (category, substrings of ATen op names), first match wins
@@ -211,18 +219,7 @@ def profile_torch(a) -> int:
     print(f"\ntorch {a.config} (the softmax twin), batch {a.batch_size} x {T}, torch "
           f"{torch.__version__}, {torch.get_num_threads()} threads: wall {1e3 * wall:.0f} ms/step "
           f"(profiled), self CPU time {total:.0f} ms/step; 1-min load average {load[0]:.2f}\n")
-    print("| category | self CPU time (ms/step) | share |\n|---|---:|---:|")
-    for c, ms in cats.most_common():
-        print(f"| {c} | {ms:.1f} | {100 * ms / total:.1f}% |")
-    print("\n| top op | ms/step |\n|---|---:|")
-    for name, ms in per_op.most_common(a.top):
-        print(f"| {name} | {ms:.2f} |")
-    if a.json:
-        a.json.write_text(json.dumps({
-            "model": "torch", "config": a.config, "batch_size": a.batch_size, "seq_len": T,
-            "wall_ms": 1e3 * wall, "op_ms": total, "load_avg": load, "torch": torch.__version__,
-            "categories": dict(cats), "ops": dict(per_op.most_common(a.top)),
-        }, indent=2) + "\n")
+    _report(a, T, wall, total, load, cats, per_op, "self CPU time", torch=torch.__version__)
     return 0
 
 
