@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _audio
 from ._audio import (
     ESPEAK_RATE as ESPEAK_RATE,
     HOP_LENGTH,
@@ -75,19 +76,9 @@ __all__ = [
     "CLASSES",
     "ACCENTS",
     "VARIANTS",
-    "NOISE_COLORS",
-    "SAMPLE_RATE",
-    "N_MELS",
-    "N_FRAMES",
     "KWSDataConfig",
     "KWSData",
-    "EspeakNotFound",
-    "espeak_path",
-    "synthesize",
-    "colored_noise",
-    "add_noise",
-    "place",
-    "log_mel",
+    *_audio.__all__,  # the synthesiser and features, re-exported
     "voice_split",
     "clip_plan",
     "render_clip",
