@@ -42,7 +42,7 @@ from ._grid import Grid, TrainCell
 from .table import table_cell
 
 
-__all__ = ["Config", "run", "summary", "cells", "layer_statistics", "verdicts"]
+__all__ = ["Config", "run", "summary", "cells", "layer_statistics", "measure_run", "verdicts"]
 
 NAME = "dynamics"
 
@@ -158,15 +158,37 @@ def verdicts(stats: dict, local_threshold: float) -> dict[str, str]:
     }
 
 
-def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
-        size: str | None = None) -> dict[str, Path]:
-    """Train (or reuse) the Kuramoto cells, measure them and their initial models,
-    write config.json, results.json, dynamics.csv and dynamics.png."""
+def measure_run(folder, n_sequences: int, local_threshold: float = 0.9) -> dict:
+    """The statistics of a trained Kuramoto LM's run folder and of its model at
+    initialisation (same seed), on the first `n_sequences` validation windows of its
+    corpus ([`layer_statistics`][syncattn.experiments.dynamics.layer_statistics]).
+
+    Returns:
+        ``{"step", "corpus", "trained", "init", "verdicts"}``: the checkpoint's step, the
+        corpus name, the two statistics (lists per layer) and the trained model's
+        [`verdicts`][syncattn.experiments.dynamics.verdicts].
+    """
     import jax
 
     from .. import data as data_mod, models
     from ..training import load_run
 
+    spec, corpus, model, step = load_run(folder, log=lambda m: None)
+    window = next(data_mod.eval_batches(
+        corpus.val, batch_size=n_sequences, seq_len=spec.train.seq_len, max_batches=1))[:, :-1]
+    init = models.build(spec.model, key=jax.random.key(spec.train.seed))
+    trained = layer_statistics(model, window)
+    initial = layer_statistics(init, window)
+    return {"step": step, "corpus": corpus.name,
+            "trained": {k: v.tolist() for k, v in trained.items()},
+            "init": {k: v.tolist() for k, v in initial.items()},
+            "verdicts": verdicts(trained, local_threshold)}  # fmt: skip
+
+
+def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
+        size: str | None = None) -> dict[str, Path]:
+    """Train (or reuse) the Kuramoto cells, measure them and their initial models,
+    write config.json, results.json, dynamics.csv and dynamics.png."""
     out, grid, files = start_run(config, out, NAME, size, grid, progress)
     cell_list = cells(config)
     runs = Path(config.runs) if config.runs else out / "runs"
@@ -177,21 +199,10 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
         if res.get("status") != "ok":
             per_seed.append({"seed": cell.seed, "status": res.get("status")})
             continue
-        spec, corpus, model, step = load_run(runs / cell.name, log=lambda m: None)
-        corpus_name = corpus.name
-        window = next(data_mod.eval_batches(
-            corpus.val, batch_size=config.n_sequences, seq_len=spec.train.seq_len,
-            max_batches=1))[:, :-1]
-        init = models.build(spec.model, key=jax.random.key(spec.train.seed))
-        trained = layer_statistics(model, window)
-        initial = layer_statistics(init, window)
-        per_seed.append({
-            "seed": cell.seed, "status": "ok", "step": step,
-            "val_bpc": res["val"]["bpc"],
-            "trained": {k: v.tolist() for k, v in trained.items()},
-            "init": {k: v.tolist() for k, v in initial.items()},
-            "verdicts": verdicts(trained, config.local_threshold),
-        })
+        m = measure_run(runs / cell.name, config.n_sequences, config.local_threshold)
+        corpus_name = m.pop("corpus")
+        per_seed.append({"seed": cell.seed, "status": "ok", "step": m.pop("step"),
+                         "val_bpc": res["val"]["bpc"], **m})
     ok = [p for p in per_seed if p["status"] == "ok"]
     mean = {k: np.mean([p["trained"][k] for p in ok], 0).tolist() for k in
             ("local_order", "global_order", "omega_abs", "omega_abs_median")} if ok else {}

@@ -160,7 +160,8 @@ def test_sweep_extends_past_an_edge(tmp_path, monkeypatch):
     assert [ladder.lr_grid(lrs, k) for k in (-2, 0, 5)] == [1e-4, 1e-3, 0.3]
     # the stand-in's best lr is 3e-2 for the Kuramoto model: 1e-2 is an edge, 3e-2 is tried,
     # then 1e-1 (worse), and the sweep stops; the transformer's 3e-3 is inside
-    config = dataclasses.replace(SMOKE, targets=(12_000,), lrs=(1e-3, 3e-3, 1e-2), extend=2)
+    config = dataclasses.replace(SMOKE, targets=(12_000,), lrs=(1e-3, 3e-3, 1e-2), extend=2,
+                                 ablate_at=None, dynamics=False)
 
     def fake(cell, folder):
         best = 3e-2 if cell.model == "kuramoto" else 3e-3
@@ -180,7 +181,7 @@ def test_sweep_extends_past_an_edge(tmp_path, monkeypatch):
 
 def test_resume_from_committed_results_and_rebuild(tmp_path, monkeypatch):
     committed = tmp_path / "committed"
-    config = dataclasses.replace(SMOKE, committed=str(committed), export=True)
+    config = dataclasses.replace(SMOKE, committed=str(committed), export=True, dynamics=False)
     calls = []
 
     def fake(cell, folder):
@@ -189,8 +190,9 @@ def test_resume_from_committed_results_and_rebuild(tmp_path, monkeypatch):
 
     monkeypatch.setattr(ladder, "ladder_cell", fake)
     ladder.run(config, tmp_path / "a", grid=Grid(progress=False), size="smoke")
-    # 2 rungs x 2 models x (2 lrs + 1 more seed)
-    assert len(calls) == 12
+    # 2 rungs x 2 models x (2 lrs + 1 more seed), and the ablation at 12k (2 seeds)
+    assert len(calls) == 14 and calls[-2:] == [
+        "12k-kuramoto-no-ffn-matched-lr0.003-seed0", "12k-kuramoto-no-ffn-matched-lr0.003-seed1"]
     first = json.loads((tmp_path / "a" / "results.json").read_text())
     # lr selection: 3e-3 wins (the stand-in's BPC is lowest there)
     assert first["rungs"][0]["best_lr"] == {"kuramoto": 3e-3, "softmax": 3e-3}
@@ -198,6 +200,11 @@ def test_resume_from_committed_results_and_rebuild(tmp_path, monkeypatch):
     assert gap["mean"] == approx(0.05) and gap["n"] == 2
     assert first["fit"]["status"] == "ok" and first["fit"]["b"] == approx(0.0, scale=1e6)
     assert first["not_converged"] == [r["cell"] for r in first["rows"]]  # 0.3 (1-0.8)^2 = 1.2 %
+    # the ablation paired with the full model's cells at the same seeds (the stand-in's BPC
+    # does not depend on the variant: delta 0), and its convergence record
+    abl = first["ablations"]["table"]["no-ffn-matched"]
+    assert abl["delta"]["values"] == [0.0, 0.0] and abl["paper_delta"] == 0.27
+    assert [r["converged"] for r in first["ablation_rows"]] == [False, False]
     # the committed folder: result.json and the eval rows of log.jsonl, no checkpoints
     cell0 = committed / "runs" / "12k-kuramoto-lr0.003-seed0"
     rows = [json.loads(ln) for ln in (cell0 / "log.jsonl").read_text().splitlines()]
@@ -213,13 +220,15 @@ def test_resume_from_committed_results_and_rebuild(tmp_path, monkeypatch):
     other = dataclasses.replace(config, targets=(12_000,), tokens_per_param=0.2, export=False)
     with pytest.warns(UserWarning, match="other settings"):
         ladder.run(other, tmp_path / "c", grid=Grid(progress=False), size="smoke")
-    assert len(calls) == 6
+    assert len(calls) == 8
     # the rebuild from the committed results alone, through the command line
     out = tmp_path / "rebuilt"
     assert cli.main(["experiment", "ladder", "--from-results", str(committed), "--out", str(out),
                      "--quiet"]) == 0  # fmt: skip
     rebuilt = json.loads((out / "results.json").read_text())
     assert rebuilt["rungs"] == first["rungs"] and rebuilt["rebuilt_from"] == str(committed)
+    assert rebuilt["ablations"] == first["ablations"]
+    assert (out / "ablations.csv").is_file() and (out / "ladder_items.png").is_file()
     assert (out / "ladder.png").is_file() and (out / "rungs.csv").is_file()
     # a partial folder rebuilds, the absent cells reported missing
     for f in (committed / "runs").glob("30k-*seed1"):
@@ -281,3 +290,113 @@ def test_smoke_end_to_end(tmp_path, compile_cache):
         assert r["converged"] in (True, False)
     assert res["fit"]["status"] == "ok" and len(res["fit"]["predictions"]) == 2
     assert (out / "ladder.png").is_file()
+    # items 2 and 3: the ablation at 12k (2 seeds), the dynamics of both rungs (real models)
+    (abl,) = [v for k, v in res["ablations"]["table"].items() if k != "full"]
+    assert abl["delta"]["n"] == 2 and abl["params"] > 0
+    for rung in ("12k", "30k"):
+        d = res["dynamics"]["rungs"][rung]
+        assert d["seeds"] == [0, 1] and all(0 <= v <= 1 + 1e-6 for v in d["mean"]["local_order"])
+    assert (out / "ladder_items.png").is_file() and (out / "dynamics.csv").is_file()
+
+
+def test_no_ffn_variant_rematched_by_depth():
+    """The re-matched depth is the count-closest (brute force over the real models' counts)."""
+    from syncattn.experiments.ladder import _items
+
+    for target in (50_000,):
+        s = ladder.rung_shape(target)
+        n = s["params"]["kuramoto"]
+
+        def count(L):
+            return models.config_params(models.get_config(
+                "1m", attention="kuramoto", d_model=s["d_model"], n_layers=L,
+                n_heads=s["n_heads"], ffn="none", vocab_size=256))  # fmt: skip
+
+        L = ladder.matched_depth(target)
+        assert L >= s["n_layers"]
+        err = abs(math.log(count(L) / n))
+        assert err <= abs(math.log(count(L + 1) / n)) and err <= abs(math.log(count(L - 1) / n))
+        cell = _items.ablation_cells(ladder.Config(ablations=("no-ffn-matched",), ablate_at=target),
+                                     {target: {"kuramoto": 1e-2}})[0]  # fmt: skip
+        built = models.build(models.get_config("1m", attention="kuramoto", **{
+            k.split(".")[1]: v for k, v in cell.overrides.items() if k.startswith("model.")}),
+            key=jax.random.key(0))  # fmt: skip
+        assert models.count_params(built) == count(L)
+    assert ladder.matched_depth(50_000) == 5  # 47,750 against 45,827 (+4.2 %)
+
+
+def test_ablation_and_dynamics_cells():
+    from syncattn.experiments.ladder import _items
+
+    cfg = ladder.Config()
+    best = {t: {"kuramoto": 3e-2, "softmax": 1e-2} for t in cfg.targets}
+    abl = _items.ablation_cells(cfg, best)
+    assert len(abl) == 4 * 3 and {c.overrides["train.lr"] for c in abl} == {3e-2}
+    assert abl[0].name == "50k-kuramoto-learned-value-lr0.03-seed0"
+    assert [_items._variant(c) for c in abl[::3]] == list(ladder.ABLATIONS)
+    assert abl[3].overrides["model.ffn"] == "none" and abl[3].overrides["model.n_layers"] == 2
+    assert abl[6].overrides["model.n_layers"] == 5 and abl[9].overrides["model.gates"] is False
+    assert _items.ablation_cells(dataclasses.replace(cfg, ablate_at=None), best) == []
+    walk = [ladder.rung_cell(cfg, 50_000, m, lr, s) for m in ("kuramoto", "softmax")
+            for lr in (1e-2, 3e-2) for s in (0, 1)]  # fmt: skip
+    dyn = _items.dynamics_cells(cfg, walk + abl, best)
+    assert [c.name for c in dyn] == ["50k-kuramoto-lr0.03-seed0", "50k-kuramoto-lr0.03-seed1"]
+    with pytest.raises(ValueError, match="ablate_at"):
+        ladder.Config(ablate_at=12_345)
+    with pytest.raises(ValueError, match="ablations"):
+        ladder.Config(ablations=("no-such",))
+
+
+def test_dynamics_measured_once_retrained_when_adopted_and_rebuilt(tmp_path, monkeypatch):
+    """Each Kuramoto cell at the chosen lr is measured once (dynamics.json, exported); an
+    adopted cell has no checkpoint and is trained again into OUT/retrain; a rebuild reads it."""
+    from syncattn.experiments import dynamics
+    from syncattn.training import CheckpointError
+
+    committed = tmp_path / "committed"
+    config = dataclasses.replace(SMOKE, committed=str(committed), export=True, ablate_at=None)
+    trained, measured = [], []
+
+    def fake(cell, folder):
+        trained.append(str(folder))
+        (folder / "ckpt").mkdir(parents=True, exist_ok=True)
+        return _fake(cell, folder)
+
+    def measure(folder, n, thr):
+        if not (folder / "ckpt").is_dir():
+            raise CheckpointError(f"{folder} has no checkpoint")
+        measured.append(folder.name)
+        v = [0.95, 0.8] if "seed0" in str(folder) else [0.97, 0.7]
+        stats = {"local_order": v, "global_order": [0.5, 0.4], "omega_abs": [0.2, 0.1]}
+        return {"step": 1, "corpus": "embedded", "trained": stats, "init": stats,
+                "verdicts": dynamics.verdicts(stats, thr)}  # fmt: skip
+
+    monkeypatch.setattr(ladder, "ladder_cell", fake)
+    monkeypatch.setattr(dynamics, "measure_run", measure)
+    ladder.run(config, tmp_path / "a", grid=Grid(progress=False), size="smoke")
+    want = ["12k-kuramoto-lr0.003-seed0", "12k-kuramoto-lr0.003-seed1",
+            "30k-kuramoto-lr0.003-seed0", "30k-kuramoto-lr0.003-seed1"]
+    assert measured == want
+    first = json.loads((tmp_path / "a" / "results.json").read_text())
+    rung = first["dynamics"]["rungs"]["12k"]
+    assert rung["seeds"] == [0, 1] and rung["mean"]["local_order"] == approx([0.96, 0.75])
+    assert rung["verdicts"]["global_order_falls_with_depth"] == "holds"
+    assert all((committed / "runs" / c / "dynamics.json").is_file() for c in want)
+    # the same out folder: nothing is trained or measured again
+    trained.clear(), measured.clear()
+    ladder.run(config, tmp_path / "a", grid=Grid(progress=False), size="smoke")
+    assert trained == [] and measured == []
+    # another machine: cells adopted, dynamics read from the committed folder
+    ladder.run(config, tmp_path / "b", grid=Grid(progress=False), size="smoke")
+    assert trained == [] and measured == []
+    # committed dynamics gone: adopted cells have no checkpoint, so they are trained again
+    for c in want[:1]:
+        (committed / "runs" / c / "dynamics.json").unlink()
+    ladder.run(config, tmp_path / "c", grid=Grid(progress=False), size="smoke")
+    assert trained == [str(tmp_path / "c" / "retrain" / want[0])] and measured == want[:1]
+    again = json.loads((tmp_path / "c" / "runs" / want[0] / "dynamics.json").read_text())
+    assert again["retrained"] is True and again["test_bpc_retrained"] == again["test_bpc_committed"]
+    rebuilt = ladder.rebuild(committed, tmp_path / "rebuilt")
+    assert "dynamics" in rebuilt
+    res = json.loads((tmp_path / "rebuilt" / "results.json").read_text())
+    assert res["dynamics"]["rungs"]["30k"] == first["dynamics"]["rungs"]["30k"]

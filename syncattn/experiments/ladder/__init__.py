@@ -75,6 +75,7 @@ from pathlib import Path
 
 from .._common import start_run
 from .._grid import Grid, TrainCell, read_result
+from . import _items
 from ._cells import (
     DEPTHS as DEPTHS,
     FF_RATIO as FF_RATIO,
@@ -94,6 +95,7 @@ from ._cells import (
     sweep_cells,
 )
 from ._committed import _adopt, _export, committed_dir as committed_dir
+from ._items import ABLATIONS as ABLATIONS, matched_depth as matched_depth
 from ._report import (
     PAPER as PAPER,
     PREDICT_AT as PREDICT_AT,
@@ -108,7 +110,7 @@ __all__ = [
     "Config", "run", "rebuild", "summary", "aggregate", "rung_depth", "rung_shape",
     "rung_budget", "rung_overrides", "rung_seeds", "rung_cell", "corpus_choice", "ladder_cell",
     "sweep_cells", "seed_cells", "best_lr", "next_lr", "lr_grid", "rung_lrs", "committed_dir",
-    "PAPER",
+    "PAPER", "ABLATIONS", "matched_depth",
 ]  # fmt: skip
 
 
@@ -138,6 +140,13 @@ class Config:
         committed: the folder of committed results (``"auto"``, a path or ``None``).
         export: write each finished cell into `committed`.
         train: further ``key=value`` overrides of every cell.
+        ablate_at: the rung (a target of `targets`) of the ablations (item 2;
+            ``None``: none), at its Kuramoto lr and seeds.
+        ablations: the variants there, among
+            [`ABLATIONS`][syncattn.experiments.ladder.ABLATIONS].
+        dynamics: measure the dynamics (item 3) of every rung's Kuramoto cells.
+        dynamics_sequences: validation windows of that measurement.
+        local_threshold: "local order near 1" means at least this.
     """
 
     targets: tuple[int, ...] = (50_000, 100_000, 150_000, 200_000)
@@ -162,8 +171,21 @@ class Config:
     committed: str | None = "auto"
     export: bool = False
     train: tuple[str, ...] = ()
+    ablate_at: int | None = 50_000
+    ablations: tuple[str, ...] = ABLATIONS
+    dynamics: bool = True
+    dynamics_sequences: int = 16
+    local_threshold: float = 0.9
 
     def __post_init__(self):
+        if self.ablate_at is not None and self.ablate_at not in self.targets:
+            raise ValueError(f"ablate_at must be one of targets {self.targets} or None; "
+                             f"got {self.ablate_at}.")  # fmt: skip
+        bad = [v for v in self.ablations if v not in ABLATIONS]
+        if bad:
+            raise ValueError(f"ablations: unknown {bad}; choose among {list(ABLATIONS)}.")
+        if self.dynamics_sequences < 1 or not 0 < self.local_threshold <= 1:
+            raise ValueError("dynamics_sequences must be >= 1 and local_threshold in (0, 1].")
         if not self.targets or not self.lrs or not self.seeds:
             raise ValueError("targets, lrs and seeds must be non-empty.")
         if len(set(self.targets)) != len(self.targets) or min(self.targets) < 1000:
@@ -184,7 +206,8 @@ class Config:
         """Seconds: two one-layer rungs (12 k, 31 k), 2 lrs, 2 seeds, 0.1 N tokens."""
         return cls(targets=(12_000, 30_000), lrs=(3e-3, 1e-2), seeds=(0, 1), top_seeds=None,
                    tokens_per_param=0.1, batch_size=4, seq_len=32, evals=5, eval_batches=2,
-                   final_batches=2, n_boot=50, extend=0, committed=None)  # fmt: skip
+                   final_batches=2, n_boot=50, extend=0, committed=None, ablate_at=12_000,
+                   ablations=("no-ffn-matched",), dynamics_sequences=2)  # fmt: skip
 
     @classmethod
     def default(cls) -> Config:
@@ -196,9 +219,10 @@ class Config:
     @classmethod
     def full(cls) -> Config:
         """For a GPU: 7 rungs up to 5 M parameters (1 M and 5 M are the paper's sizes),
-        5 seeds on every rung, larger final scores."""
+        5 seeds on every rung, larger final scores, the ablations at 1 M."""
         return cls(targets=(50_000, 100_000, 150_000, 200_000, 400_000, 1_000_000, 5_000_000),
-                   seeds=(0, 1, 2, 3, 4), top_seeds=None, final_batches=200)  # fmt: skip
+                   seeds=(0, 1, 2, 3, 4), top_seeds=None, final_batches=200,
+                   ablate_at=1_000_000, dynamics_sequences=64)  # fmt: skip
 
 
 
@@ -300,7 +324,13 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
         return got
 
     cells, results, best = _walk(config, fetch)
-    files |= _write(config, out, cells, results, best)
+    abl = _items.ablation_cells(config, best)
+    abl_results = fetch(abl) if abl else []
+    dyn = _items.dynamics_cells(config, cells, best)
+    dyn_results = [results[cells.index(c)] for c in dyn]
+    measured = _items.measure(config, dyn, dyn_results, runs, out / "retrain", grid, ladder_cell,
+                              dst, config.export)  # fmt: skip
+    files |= _write(config, out, cells, results, best, items=(abl, abl_results, dyn, measured))
     if dst is not None and config.export:
         dst.mkdir(parents=True, exist_ok=True)
         for f in files.values():
@@ -332,6 +362,11 @@ def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
         return [read_result(src / "runs" / c.name) or {"status": "missing"} for c in cells]
 
     cells, results, best = _walk(config, fetch)
+    abl = _items.ablation_cells(config, best)
+    dyn = _items.dynamics_cells(config, cells, best)
+    abl_results, measured = _items.read_items(config, src, abl, dyn,
+                                              [results[cells.index(c)] for c in dyn])
     files = {"config": write_experiment_config(config, out, NAME, raw.get("size"))}
-    return files | _write(config, out, cells, results, best, rebuilt_from=str(src))
+    return files | _write(config, out, cells, results, best, rebuilt_from=str(src),
+                          items=(abl, abl_results, dyn, measured))
 

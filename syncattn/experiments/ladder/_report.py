@@ -30,11 +30,8 @@ def _converged(config, res: dict) -> dict | None:
     return r | {"converged": r["improvement"] < config.tol}
 
 
-def aggregate(config, cells, results, best) -> dict:
-    """Per cell: scores and convergence; per rung: the sweep, the seeds at the best lr,
-    the paired gap and its interval; the gap's fit against $N$."""
-    from ... import stats
-
+def _rows(config, cells, results) -> list[dict]:
+    """Per cell: its scores and its convergence record."""
     rows = []
     for c, r in zip(cells, results, strict=True):
         conv = _converged(config, r)
@@ -46,6 +43,15 @@ def aggregate(config, cells, results, best) -> dict:
             "wall_s": r.get("wall_s"), "improvement": conv and conv["improvement"],
             "converged": conv and conv["converged"],
         })  # fmt: skip
+    return rows
+
+
+def aggregate(config, cells, results, best) -> dict:
+    """Per cell: scores and convergence; per rung: the sweep, the seeds at the best lr,
+    the paired gap and its interval; the gap's fit against $N$."""
+    from ... import stats
+
+    rows = _rows(config, cells, results)
     rungs, xs, gaps = [], [], []
     for target in sorted(config.targets):
         shape = rung_shape(target)
@@ -95,10 +101,15 @@ def _compute(rows) -> dict:
             "tokens_per_s": statistics.median(tps) if tps else None}  # fmt: skip
 
 
-def _write(config, out, cells, results, best, rebuilt_from=None) -> dict[str, Path]:
+def _write(config, out, cells, results, best, rebuilt_from=None, items=None) -> dict[str, Path]:
+    from . import _items
     from ._plot import plot
 
     agg = aggregate(config, cells, results, best)
+    if items is not None:
+        abl, abl_results, dyn, measured = items
+        agg |= _items.aggregate(config, best, abl, abl_results, agg["rows"], dyn, measured)
+        agg["ablation_rows"] = _rows(config, abl, abl_results)
     payload = {"experiment": NAME, **agg, "paper": PAPER, "rebuilt_from": rebuilt_from,
                "paper_corpus_matches": (agg.get("corpus") or {}).get("name") == "enwik8"}  # fmt: skip
     files = {"results": write_json(out / "results.json", payload)}
@@ -120,6 +131,8 @@ def _write(config, out, cells, results, best, rebuilt_from=None) -> dict[str, Pa
         "gap_mean": [_or(e["gap"]["mean"]) for e, _ in rr],
     })  # fmt: skip
     files["png"] = plot(agg, PAPER, out / "ladder.png")
+    if items is not None:
+        files |= _items.write(out, agg)
     return files
 
 
@@ -156,5 +169,10 @@ def summary(results: dict) -> str:
     lines.append(f"  not converged (val BPC fell >= 1 % over the last 20 %): {', '.join(nc) or 'none'}")
     if results.get("missing"):
         lines.append(f"  missing cells: {len(results['missing'])}")
+    if results.get("ablations") or results.get("dynamics"):
+        from ._items import summary as items_summary
+
+        more = items_summary(results)
+        lines += [more] if more else []
     return "\n".join(lines)
 
