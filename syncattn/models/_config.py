@@ -22,6 +22,7 @@ The size of a preset depends on the attention, so a preset is looked up by
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any
 
 from .._overrides import check_value, deprecated_item, field_types, parse_items
@@ -102,6 +103,13 @@ class ModelConfig:
         value: Kuramoto value path: ``"phase"`` (the Kuramoto identity) or
             ``"learned"`` (the ablation).
         gates: Kuramoto metric gates on (``False`` is the ablation).
+        tau: the Kuramoto attention's initial temperature $\tau > 0$ (learned).
+        bound: the bound $\beta > 0$ on the rms of the Kuramoto model's phase
+            increments (attention and angle feed-forward).
+        readout_scale: the Kuramoto prototype readout's initial $\sigma\sqrt{k} > 0$.
+        rope_base: the base $b > 1$ of the rotary frequencies $b^{-j'/k_h}$ (the
+            Kuramoto model's initial natural frequencies $\omega_j$; the softmax
+            attention's RoPE).
     """
 
     name: str = "custom"
@@ -132,6 +140,10 @@ class ModelConfig:
     out_bias: bool = False
     value: str = "phase"
     gates: bool = True
+    tau: float = 1.0
+    bound: float = 1.0
+    readout_scale: float = 1.0
+    rope_base: float = 10_000.0
 
     def __post_init__(self):
         _check_types(self)
@@ -168,6 +180,11 @@ class ModelConfig:
             raise ValueError(f"dropout must lie in [0, 1); got {self.dropout}.")
         if not self.norm_eps > 0:
             raise ValueError(f"norm_eps must be > 0; got {self.norm_eps}.")
+        for field in ("tau", "bound", "readout_scale"):
+            if not getattr(self, field) > 0 or not math.isfinite(getattr(self, field)):
+                raise ValueError(f"{field} must be a finite number > 0; got {getattr(self, field)}.")
+        if not self.rope_base > 1 or not math.isfinite(self.rope_base):
+            raise ValueError(f"rope_base must be a finite number > 1; got {self.rope_base}.")
         check_d_osc(self.d_osc)
         if self.p < 1:
             raise ValueError(f"p must be >= 1; got {self.p}.")

@@ -46,6 +46,7 @@ def make_attention(config: ModelConfig, *, causal: bool, key) -> eqx.Module:
             key=key,
             causal=causal,
             rope=config.positions == "rope",
+            rope_base=config.rope_base,
             out_bias=config.out_bias,
         )
     if config.attention == "oscillator":
@@ -99,7 +100,8 @@ def make_phase_embedding(config: ModelConfig, *, key) -> eqx.Module:
 
 def make_kuramoto_attention(config: ModelConfig, *, key) -> eqx.Module:
     return _nn().KuramotoAttention(
-        config.d_model, config.n_heads, key=key, value=config.value, gates=config.gates
+        config.d_model, config.n_heads, key=key, value=config.value, gates=config.gates,
+        tau=config.tau, bound=config.bound, rope_base=config.rope_base,
     )
 
 
@@ -110,7 +112,7 @@ def call_kuramoto_attention(attention: eqx.Module, theta, diagnostics: bool = Fa
 
 
 def make_angle_swiglu(config: ModelConfig, *, key) -> eqx.Module:
-    return _nn().AngleSwiGLU(config.d_model, config.d_ff, key=key)
+    return _nn().AngleSwiGLU(config.d_model, config.d_ff, key=key, bound=config.bound)
 
 
 def call_angle_swiglu(ffn: eqx.Module, theta):
@@ -118,4 +120,5 @@ def call_angle_swiglu(ffn: eqx.Module, theta):
 
 
 def make_prototype_readout(config: ModelConfig, *, key) -> eqx.Module:
-    return _nn().PrototypeReadout(config.d_model, config.vocab_size, key=key)
+    return _nn().PrototypeReadout(config.d_model, config.vocab_size, key=key,
+                                  scale=config.readout_scale)

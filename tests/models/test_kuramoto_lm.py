@@ -1,6 +1,8 @@
 """Seed 000's Kuramoto LM: the composition of its nn pieces, causality, dtypes,
 jit/grad/vmap and dropout on the phase increments."""
 
+import dataclasses
+
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -128,3 +130,32 @@ def test_diagnostics_per_layer():
     # the ablation without feed-forward gives diagnostics too
     _, no_ffn = build(ffn="none")(x, diagnostics=True)
     assert len(no_ffn) == 2
+
+
+def test_initial_scales_reach_the_layers():
+    """tau, bound, readout_scale and rope_base set the layers' initial values (closed
+    forms: log tau, sigma = s / sqrt(k), omega_j = b^(-j / k_h) per head); the defaults
+    build the same model as before they existed."""
+    base = models.get_config("tiny", attention="kuramoto")
+    key = jax.random.key(3)
+    same = models.build(dataclasses.replace(base, tau=1.0, bound=1.0, readout_scale=1.0,
+                                            rope_base=10_000.0), key=key)  # fmt: skip
+    ref = models.build(base, key=key)
+    assert all(np.array_equal(a, b) for a, b in zip(
+        jax.tree.leaves(eqx.filter(same, eqx.is_array)),
+        jax.tree.leaves(eqx.filter(ref, eqx.is_array)), strict=True))  # fmt: skip
+    cfg = dataclasses.replace(base, tau=4.0, bound=2.5, readout_scale=3.0, rope_base=100.0)
+    m = models.build(cfg, key=key)
+    k, H = cfg.d_model, cfg.n_heads
+    kh = k // H
+    want = np.tile(100.0 ** (-np.arange(kh) / kh), H)
+    for a in m.attentions:
+        assert float(a.log_tau) == pytest.approx(np.log(4.0)) and a.bound == 2.5
+        assert_close(np.asarray(a.omega), want, np.asarray(a.omega).dtype)
+    assert all(f.bound == 2.5 for f in m.ffns)
+    assert float(m.readout.scale) == pytest.approx(3.0 / np.sqrt(k))
+    soft = models.build(dataclasses.replace(models.get_config("tiny"), rope_base=100.0), key=key)
+    assert soft.encoder.blocks[0].attention.rope_base == 100.0
+    for bad in ({"tau": 0.0}, {"bound": -1.0}, {"readout_scale": float("nan")}, {"rope_base": 1.0}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            dataclasses.replace(base, **bad)
