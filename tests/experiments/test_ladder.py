@@ -190,9 +190,10 @@ def test_resume_from_committed_results_and_rebuild(tmp_path, monkeypatch):
 
     monkeypatch.setattr(ladder, "ladder_cell", fake)
     ladder.run(config, tmp_path / "a", grid=Grid(progress=False), size="smoke")
-    # 2 rungs x 2 models x (2 lrs + 1 more seed), and the ablation at 12k (2 seeds)
-    assert len(calls) == 14 and calls[-2:] == [
-        "12k-kuramoto-no-ffn-matched-lr0.003-seed0", "12k-kuramoto-no-ffn-matched-lr0.003-seed1"]
+    # 2 rungs x 2 models x (2 lrs + 1 more seed), the ablation at 12k (2 seeds), a probe (1)
+    assert len(calls) == 15 and calls[-3:] == [
+        "12k-kuramoto-no-ffn-matched-lr0.003-seed0", "12k-kuramoto-no-ffn-matched-lr0.003-seed1",
+        "12k-kuramoto-tau-4-lr0.003-seed0"]
     first = json.loads((tmp_path / "a" / "results.json").read_text())
     # lr selection: 3e-3 wins (the stand-in's BPC is lowest there)
     assert first["rungs"][0]["best_lr"] == {"kuramoto": 3e-3, "softmax": 3e-3}
@@ -204,7 +205,10 @@ def test_resume_from_committed_results_and_rebuild(tmp_path, monkeypatch):
     # does not depend on the variant: delta 0), and its convergence record
     abl = first["ablations"]["table"]["no-ffn-matched"]
     assert abl["delta"]["values"] == [0.0, 0.0] and abl["paper_delta"] == 0.27
-    assert [r["converged"] for r in first["ablation_rows"]] == [False, False]
+    assert [r["converged"] for r in first["ablation_rows"]] == [False, False, False]
+    probe = first["ablations"]["probes"]
+    assert probe["full"]["gap"]["values"] == [approx(0.05)] and probe["full"]["seeds"] == [0]
+    assert probe["tau-4"]["delta"]["values"] == [0.0] and probe["tau-4"]["gap"]["values"] == [approx(0.05)]
     # the committed folder: result.json and the eval rows of log.jsonl, no checkpoints
     cell0 = committed / "runs" / "12k-kuramoto-lr0.003-seed0"
     rows = [json.loads(ln) for ln in (cell0 / "log.jsonl").read_text().splitlines()]
@@ -220,7 +224,7 @@ def test_resume_from_committed_results_and_rebuild(tmp_path, monkeypatch):
     other = dataclasses.replace(config, targets=(12_000,), tokens_per_param=0.2, export=False)
     with pytest.warns(UserWarning, match="other settings"):
         ladder.run(other, tmp_path / "c", grid=Grid(progress=False), size="smoke")
-    assert len(calls) == 8
+    assert len(calls) == 9
     # the rebuild from the committed results alone, through the command line
     out = tmp_path / "rebuilt"
     assert cli.main(["experiment", "ladder", "--from-results", str(committed), "--out", str(out),
@@ -331,9 +335,13 @@ def test_ablation_and_dynamics_cells():
     cfg = ladder.Config()
     best = {t: {"kuramoto": 3e-2, "softmax": 1e-2} for t in cfg.targets}
     abl = _items.ablation_cells(cfg, best)
-    assert len(abl) == 4 * 3 and {c.overrides["train.lr"] for c in abl} == {3e-2}
+    assert len(abl) == 4 * 3 + 4 * 2 and {c.overrides["train.lr"] for c in abl} == {3e-2}
+    assert [c.name for c in abl[12:14]] == ["50k-kuramoto-tau-4-lr0.03-seed0",
+                                            "50k-kuramoto-tau-4-lr0.03-seed1"]
+    assert abl[12].overrides["model.tau"] == 4.0 and abl[-1].overrides["model.rope_base"] == 100.0
     assert abl[0].name == "50k-kuramoto-learned-value-lr0.03-seed0"
-    assert [_items._variant(c) for c in abl[::3]] == list(ladder.ABLATIONS)
+    assert [_items._variant(c) for c in abl[:12:3]] == list(ladder.ABLATIONS)
+    assert [_items._variant(c) for c in abl[12::2]] == list(ladder.PROBES)
     assert abl[3].overrides["model.ffn"] == "none" and abl[3].overrides["model.n_layers"] == 2
     assert abl[6].overrides["model.n_layers"] == 5 and abl[9].overrides["model.gates"] is False
     assert _items.ablation_cells(dataclasses.replace(cfg, ablate_at=None), best) == []
@@ -355,7 +363,7 @@ def test_dynamics_measured_once_retrained_when_adopted_and_rebuilt(tmp_path, mon
 
     committed = tmp_path / "committed"
     config = dataclasses.replace(SMOKE, committed=str(committed), export=True, ablate_at=None)
-    trained, measured = [], []
+    trained, measured = [], []  # (the dynamics of the full models only)
 
     def fake(cell, folder):
         trained.append(str(folder))

@@ -95,7 +95,11 @@ from ._cells import (
     sweep_cells,
 )
 from ._committed import _adopt, _export, committed_dir as committed_dir
-from ._items import ABLATIONS as ABLATIONS, matched_depth as matched_depth
+from ._items import (
+    ABLATIONS as ABLATIONS,
+    PROBES as PROBES,
+    matched_depth as matched_depth,
+)
 from ._report import (
     PAPER as PAPER,
     PREDICT_AT as PREDICT_AT,
@@ -110,7 +114,7 @@ __all__ = [
     "Config", "run", "rebuild", "summary", "aggregate", "rung_depth", "rung_shape",
     "rung_budget", "rung_overrides", "rung_seeds", "rung_cell", "corpus_choice", "ladder_cell",
     "sweep_cells", "seed_cells", "best_lr", "next_lr", "lr_grid", "rung_lrs", "committed_dir",
-    "PAPER", "ABLATIONS", "matched_depth",
+    "PAPER", "ABLATIONS", "PROBES", "matched_depth",
 ]  # fmt: skip
 
 
@@ -144,6 +148,9 @@ class Config:
             ``None``: none), at its Kuramoto lr and seeds.
         ablations: the variants there, among
             [`ABLATIONS`][syncattn.experiments.ladder.ABLATIONS].
+        probes: why the gap: the choices seed 000 leaves open, changed one at a time at
+            the same rung ([`PROBES`][syncattn.experiments.ladder.PROBES]).
+        probe_seeds: the rung's first seeds the probes train.
         dynamics: measure the dynamics (item 3) of every rung's Kuramoto cells.
         dynamics_sequences: validation windows of that measurement.
         local_threshold: "local order near 1" means at least this.
@@ -173,6 +180,8 @@ class Config:
     train: tuple[str, ...] = ()
     ablate_at: int | None = 50_000
     ablations: tuple[str, ...] = ABLATIONS
+    probes: tuple[str, ...] = tuple(PROBES)
+    probe_seeds: int = 2
     dynamics: bool = True
     dynamics_sequences: int = 16
     local_threshold: float = 0.9
@@ -184,6 +193,11 @@ class Config:
         bad = [v for v in self.ablations if v not in ABLATIONS]
         if bad:
             raise ValueError(f"ablations: unknown {bad}; choose among {list(ABLATIONS)}.")
+        bad = [v for v in self.probes if v not in PROBES]
+        if bad:
+            raise ValueError(f"probes: unknown {bad}; choose among {list(PROBES)}.")
+        if self.probe_seeds < 1:
+            raise ValueError(f"probe_seeds must be >= 1; got {self.probe_seeds}.")
         if self.dynamics_sequences < 1 or not 0 < self.local_threshold <= 1:
             raise ValueError("dynamics_sequences must be >= 1 and local_threshold in (0, 1].")
         if not self.targets or not self.lrs or not self.seeds:
@@ -207,7 +221,8 @@ class Config:
         return cls(targets=(12_000, 30_000), lrs=(3e-3, 1e-2), seeds=(0, 1), top_seeds=None,
                    tokens_per_param=0.1, batch_size=4, seq_len=32, evals=5, eval_batches=2,
                    final_batches=2, n_boot=50, extend=0, committed=None, ablate_at=12_000,
-                   ablations=("no-ffn-matched",), dynamics_sequences=2)  # fmt: skip
+                   ablations=("no-ffn-matched",), probes=("tau-4",), probe_seeds=1,
+                   dynamics_sequences=2)  # fmt: skip
 
     @classmethod
     def default(cls) -> Config:

@@ -17,6 +17,13 @@ the value projections' parameters, and ``no-gates`` keeps the (then unused) gate
 the parameter tree, so its count is the full model's while it trains fewer: both counts
 are reported.
 
+**Why the gap** (issue 20's "find out why"): the choices seed 000's description leaves
+open are changed one at a time at the same rung, lr and budget
+([`PROBES`][syncattn.experiments.ladder.PROBES]: the initial temperature, the bound on
+the increments, the readout's initial scale, the natural frequencies' base), on the
+rung's first ``probe_seeds`` seeds; each is reported as its paired test-BPC change and
+the gap to the transformer that is left at those seeds.
+
 **Dynamics** (item 3; experiment 3's statistics,
 [`syncattn.experiments.dynamics.measure_run`][]): per rung, every seed of the Kuramoto
 model at its chosen lr, measured on ``dynamics_sequences`` validation windows, beside the
@@ -45,6 +52,17 @@ from ._cells import _bpc, rung_cell, rung_seeds, rung_shape
 
 ABLATIONS = ("learned-value", "no-ffn", "no-ffn-matched", "no-gates")
 """The ladder's ablation variants (experiment 2's, with the no-feed-forward one re-matched too)."""
+
+PROBES = {
+    "tau-4": {"model.tau": 4.0},
+    "bound-4": {"model.bound": 4.0},
+    "readout-4": {"model.readout_scale": 4.0},
+    "rope-100": {"model.rope_base": 100.0},
+}
+r"""Why the gap (issue 20): the choices seed 000 leaves open, each changed alone from the
+library's default (initial temperature $\tau$ = 1, increment bound $\beta$ = 1, readout
+scale $\sigma\sqrt{k}$ = 1, natural frequencies from base $b$ = 10,000): a sharper
+initial attention, a looser bound, a sharper initial readout, faster initial drifts."""
 
 DYNAMICS = "dynamics.json"
 
@@ -80,19 +98,24 @@ def variant_overrides(target: int, variant: str) -> dict:
         return {"model.ffn": "none", "model.n_layers": matched_depth(target)}
     if variant == "no-gates":
         return {"model.gates": False}
-    raise ValueError(f"ablations: unknown variant {variant!r}; choose among {list(ABLATIONS)}.")
+    if variant in PROBES:
+        return dict(PROBES[variant])
+    raise ValueError(f"unknown variant {variant!r}; choose among {list(ABLATIONS) + list(PROBES)}.")
 
 
 def ablation_cells(config, best: dict) -> list[TrainCell]:
     """The variants' cells at rung ``config.ablate_at`` (none when it is ``None`` or the
-    rung's Kuramoto lr is unknown), one per (variant, seed of the rung)."""
+    rung's Kuramoto lr is unknown): one per (ablation, seed of the rung), then one per
+    (probe, first ``probe_seeds`` seeds of the rung)."""
     target = config.ablate_at
     lr = best.get(target, {}).get("kuramoto") if target is not None else None
     if lr is None:
         return []
+    seeds = rung_seeds(config, target)
+    pairs = [(v, s) for v in config.ablations for s in seeds]
+    pairs += [(v, s) for v in config.probes for s in seeds[: config.probe_seeds]]
     return [rung_cell(config, target, "kuramoto", lr, s, variant=v,
-                      extra=variant_overrides(target, v))
-            for v in config.ablations for s in rung_seeds(config, target)]  # fmt: skip
+                      extra=variant_overrides(target, v)) for v, s in pairs]  # fmt: skip
 
 
 def dynamics_cells(config, cells, best) -> list[TrainCell]:
@@ -105,7 +128,7 @@ def dynamics_cells(config, cells, best) -> list[TrainCell]:
 
 
 def _variant(cell: TrainCell) -> str:
-    return next((v for v in ABLATIONS if f"-{v}-lr" in cell.name), "full")
+    return next((v for v in (*ABLATIONS, *PROBES) if f"-{v}-lr" in cell.name), "full")
 
 
 # --------------------------------------------------------------------------- dynamics
@@ -193,6 +216,24 @@ def aggregate(config, best, abl_cells, abl_results, full_rows, dyn_cells, dyn) -
                 "paper_delta": ABLATION_PAPER["delta_bpc"][v.replace("-matched", "")],
                 "missing": [s for s in seeds if s not in mine or mine[s].get("status") != "ok"],
             }  # fmt: skip
+    probes = {}
+    if target is not None and abl_cells and config.probes:
+        name, lr = rung_shape(target)["name"], best[target]
+        soft = {w["seed"]: w["test_bpc"] for w in full_rows if w["rung"] == name
+                and w["model"] == "softmax" and w["lr"] == lr["softmax"]}  # fmt: skip
+        kur = {w["seed"]: w["test_bpc"] for w in full_rows if w["rung"] == name
+               and w["model"] == "kuramoto" and w["lr"] == lr["kuramoto"]}  # fmt: skip
+        seeds = rung_seeds(config, target)[: config.probe_seeds]
+        gap = [kur[s] - soft[s] for s in seeds if s in kur and s in soft]
+        probes["full"] = {"seeds": list(seeds), "gap": describe_values(gap)}
+        for v in config.probes:
+            mine = {c.seed: _bpc(r, "test") for c, r in zip(abl_cells, abl_results, strict=True)
+                    if _variant(c) == v and r.get("status") == "ok"}  # fmt: skip
+            d = [mine[s] - kur[s] for s in seeds if s in mine and s in kur]
+            g = [mine[s] - soft[s] for s in seeds if s in mine and s in soft]
+            probes[v] = {"overrides": dict(PROBES[v]), "test": describe_values(list(mine.values())),
+                         "delta": describe_values(d) | {"ci": stats.t_interval(d, config.confidence) if len(d) > 1 else None},
+                         "gap": describe_values(g)}  # fmt: skip
     rungs = {}
     for c, m in zip(dyn_cells, dyn, strict=True):
         if m is None:
@@ -212,7 +253,7 @@ def aggregate(config, best, abl_cells, abl_results, full_rows, dyn_cells, dyn) -
         e["verdicts"] = verdicts(e["mean"], config.local_threshold)
     return {"ablations": {"rung": rung_shape(target)["name"] if target else None,
                           "lr": best.get(target, {}).get("kuramoto") if target else None,
-                          "table": table, "paper": ABLATION_PAPER},
+                          "table": table, "paper": ABLATION_PAPER, "probes": probes},
             "dynamics": {"n_sequences": config.dynamics_sequences,
                          "local_threshold": config.local_threshold, "rungs": rungs}}  # fmt: skip
 
@@ -305,6 +346,20 @@ def summary(items: dict) -> str:
             ci = f" [{d['ci'][0]:+.3f}, {d['ci'][1]:+.3f}]" if d.get("ci") else ""
             lines.append(f"  {v:<15} {d['mean']:+.3f}{ci} (n={d['n']}, {e['params']:,} params)"
                          f" | {e['paper_delta']:+.2f}")
+    pr = a.get("probes") or {}
+    if pr:
+        g = pr["full"]["gap"]
+        gap = "n/a" if g["mean"] is None else f"{g['mean']:+.3f}"
+        lines.append(f"why the gap at {a['rung']} (seeds {pr['full']['seeds']}; gap to the "
+                     f"transformer {gap}): test BPC - full Kuramoto model, gap left")
+        for v, e in pr.items():
+            if v == "full":
+                continue
+            d, g = e["delta"], e["gap"]
+            if d["mean"] is None:
+                lines.append(f"  {v:<15} missing")
+                continue
+            lines.append(f"  {v:<15} {d['mean']:+.3f} (n={d['n']}), gap left {g['mean']:+.3f}")
     for rung, e in items["dynamics"]["rungs"].items():
         v = "; ".join(f"{k}: {x}" for k, x in e["verdicts"].items())
         lines.append(f"  dynamics {rung} ({len(e['seeds'])} seeds): {v}")
