@@ -59,6 +59,7 @@ from ._kws_training import (
 
 __all__ = [
     "Config",
+    "rebuild",
     "KWSRecipe",
     "KWSCell",
     "PAPER",
@@ -209,21 +210,51 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
     data_seconds = time.time() - t0
     cell_list = cells(config)
     results = grid.run(cell_list, out / "runs", kws_cell, desc=NAME)
-    agg = aggregate(config, cell_list, results)
     man = data.manifest
-    files["results"] = write_json(out / "results.json", {
-        "experiment": NAME, "note": PROXY_NOTE, **agg,
-        "data": {"hash": man["hash"], "path": str(data.path), "espeak_ng": man["espeak_ng"],
-                 "librosa": man["librosa"], "counts": man["counts"],
-                 "speakers": man["speakers"], "classes": man["classes"],
-                 "seconds_this_run": data_seconds},
+    info = {"hash": man["hash"], "path": str(data.path), "espeak_ng": man["espeak_ng"],
+            "librosa": man["librosa"], "counts": man["counts"], "speakers": man["speakers"],
+            "classes": man["classes"], "seconds_this_run": data_seconds}  # fmt: skip
+    return files | _write(config, out, cell_list, results, info)
+
+
+def _write(config, out: Path, cell_list, results, data_info: dict, rebuilt_from=None) -> dict[str, Path]:
+    agg = aggregate(config, cell_list, results)
+    files = {"results": write_json(out / "results.json", {
+        "experiment": NAME, "note": PROXY_NOTE, **agg, "data": data_info,
         "params": {c.model: r.get("params") for c, r in zip(cell_list, results, strict=True)},
-        "paper": PAPER,
-    })  # fmt: skip
+        "paper": PAPER, "rebuilt_from": rebuilt_from,
+    })}  # fmt: skip
     rows = agg["rows"]
     files["csv"] = write_csv(out / "runs.csv", {k: [r[k] for r in rows] for k in rows[0]})
     files["png"] = _plot(config, agg, out / "kws.png")
     return files
+
+
+def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
+    """The table and plot of the experiment in `src` (its ``config.json``, its
+    ``results.json`` for the data set's record, and ``runs/CELL/result.json``; e.g. the
+    committed ``results/experiments/kws/kws-default``) rebuilt into `out` from those files
+    alone: no data are generated, nothing is trained (cells not there are reported
+    missing).
+
+    Raises:
+        FileNotFoundError: `src` has no kws ``config.json``.
+    """
+    import json
+    import sys
+
+    from ._common import write_experiment_config
+    from ._from_results import committed_config, committed_results
+
+    config, raw = committed_config(sys.modules[__name__], src)
+    src, out = Path(src), Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    cell_list = cells(config)
+    prior = src / "results.json"
+    info = json.loads(prior.read_text()).get("data", {}) if prior.is_file() else {}
+    files = {"config": write_experiment_config(config, out, NAME, raw.get("size"))}
+    return files | _write(config, out, cell_list, committed_results(src, cell_list),
+                          info | {"seconds_this_run": None}, rebuilt_from=str(src))
 
 
 def _plot(config, agg, path):

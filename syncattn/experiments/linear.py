@@ -42,7 +42,7 @@ from ._grid import Grid
 from ._reuse import ReusedRecipe, recipe, run_cells
 
 
-__all__ = ["Config", "run", "summary", "PAPER"]
+__all__ = ["Config", "run", "rebuild", "summary", "PAPER"]
 
 NAME = "linear"
 
@@ -111,22 +111,55 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
         size: str | None = None) -> dict[str, Path]:
     """Train (or reuse) the four models per seed, write config.json, results.json,
     runs.csv and linear.png."""
+    out, grid, files = start_run(config, out, NAME, size, grid, progress)
+    kinds = _kinds(config)
+    flat = [c for cs in kinds.values() for c in cs]
+    results, folders = run_cells(config, flat, out, grid, NAME)
+    return files | _write(config, out, kinds, results, [str(f) for f in folders if out not in f.parents])
+
+
+def _kinds(config) -> dict:
     from .scaling import lm_cell
 
-    out, grid, files = start_run(config, out, NAME, size, grid, progress)
     sc = recipe(config)
+
     def unit(c):  # the linear layer needs unit anchors (max(0, 1 + z.r) must not clip)
         return dataclasses.replace(c, overrides={**c.overrides, "model.normalize_anchors": True})
 
-    kinds = {
+    return {
         "linear": [unit(lm_cell(sc, "oscillator", s, config.d, 1, "elu1_features", "linear"))
                    for s in config.seeds],
         "softplus": [lm_cell(sc, "oscillator", s, config.d) for s in config.seeds],
         "elu1": [lm_cell(sc, "oscillator", s, config.d, 1, "elu1", "quadratic") for s in config.seeds],
         "softmax": [lm_cell(sc, "softmax", s) for s in config.seeds],
     }  # fmt: skip
+
+
+def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
+    """The table and plot of the experiment in `src` (``config.json`` and
+    ``runs/CELL/result.json``, e.g. the committed ``results/experiments/linear/linear-default``)
+    rebuilt into `out` from those files alone (cells not there are reported missing; the
+    speed is read from the benchmark file the config names, when it exists).
+
+    Raises:
+        FileNotFoundError: `src` has no linear ``config.json``.
+    """
+    import sys
+
+    from ._common import write_experiment_config
+    from ._from_results import committed_config, committed_results
+
+    config, raw = committed_config(sys.modules[__name__], src)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    kinds = _kinds(config)
+    results = committed_results(src, [c for cs in kinds.values() for c in cs])
+    files = {"config": write_experiment_config(config, out, NAME, raw.get("size"))}
+    return files | _write(config, out, kinds, results, [], rebuilt_from=str(src))
+
+
+def _write(config, out: Path, kinds, results, reused, rebuilt_from=None) -> dict[str, Path]:
     flat = [c for cs in kinds.values() for c in cs]
-    results, folders = run_cells(config, flat, out, grid, NAME)
     by = {c.name: r for c, r in zip(flat, results, strict=True)}
 
     def ppl(c):
@@ -138,13 +171,15 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
     paired_elu1 = describe_values([ppl(a) - ppl(b) for a, b in zip(kinds["linear"], kinds["elu1"], strict=True)])
     speed = _speed(config.benchmark)
     first = next((r for r in results if r.get("status") == "ok"), {})
+    files = {}
     files["results"] = write_json(out / "results.json", {
         "experiment": NAME, "d": config.d, "ppl": table, "linear_minus_softplus": paired,
         "linear_minus_elu1": paired_elu1, "couplings": {
             "linear": "elu1_features (phi(q).phi(k)/d_h, phi = elu + 1; unit anchors)",
             "softplus": "softplus(q.k/sqrt(d_h))", "elu1": "elu(q.k/sqrt(d_h)) + 1 (published)"},
         "speed": speed, "corpus": first.get("corpus"), "paper": PAPER,
-        "reused": [str(f) for f in folders if out not in f.parents],
+        "reused": reused, "missing": [c.name for c in flat if by[c.name].get("status") != "ok"],
+        "rebuilt_from": rebuilt_from,
     })  # fmt: skip
     files["csv"] = write_csv(out / "runs.csv", {
         "cell": [c.name for c in flat], "val_ppl": [ppl(c) for c in flat]})  # fmt: skip

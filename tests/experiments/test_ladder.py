@@ -258,10 +258,13 @@ def test_committed_folder_of_a_checkout():
 
 
 def test_from_results_refuses_what_it_cannot_rebuild(tmp_path, capsys):
-    assert cli.main(["experiment", "kws", "--from-results", str(tmp_path)]) == 2
+    assert cli.main(["experiment", "table", "--from-results", str(tmp_path)]) == 2
     assert "cannot be rebuilt" in capsys.readouterr().err
     assert cli.main(["experiment", "ladder", "--from-results", str(tmp_path)]) == 2
     assert "no config.json" in capsys.readouterr().err
+    (tmp_path / "config.json").write_text('{"experiment": "kws", "config": {}}')
+    assert cli.main(["experiment", "ladder", "--from-results", str(tmp_path)]) == 2
+    assert "not a ladder config" in capsys.readouterr().err
 
 
 def test_a_variant_cell_shares_the_rung(tmp_path):

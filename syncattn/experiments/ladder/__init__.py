@@ -68,7 +68,6 @@ round trip (``committed_dir``, adopt/export, ``rebuild``).
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import shutil
 from pathlib import Path
@@ -361,16 +360,13 @@ def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
     Raises:
         FileNotFoundError: `src` has no ladder ``config.json``.
     """
-    from .._common import write_experiment_config
+    import sys
 
+    from .._common import write_experiment_config
+    from .._from_results import committed_config
+
+    config, raw = committed_config(sys.modules[__name__], src)
     src, out = Path(src), Path(out)
-    path = src / "config.json"
-    if not path.is_file():
-        raise FileNotFoundError(f"{src} holds no config.json: pass a ladder output folder.")
-    raw = json.loads(path.read_text())
-    if raw.get("experiment") != NAME:
-        raise FileNotFoundError(f"{path} is not a ladder's config (experiment {raw.get('experiment')!r}).")
-    config = Config(**{k: tuple(v) if isinstance(v, list) else v for k, v in raw["config"].items()})
     out.mkdir(parents=True, exist_ok=True)
 
     def fetch(cells):
