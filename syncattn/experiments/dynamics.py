@@ -42,7 +42,8 @@ from ._grid import Grid, TrainCell
 from .table import table_cell
 
 
-__all__ = ["Config", "run", "summary", "cells", "layer_statistics", "measure_run", "verdicts"]
+__all__ = ["Config", "run", "summary", "cells", "layer_statistics", "measure_run", "block_grad_norms",
+           "verdicts"]
 
 NAME = "dynamics"
 
@@ -134,6 +135,42 @@ def layer_statistics(model, tokens) -> dict[str, np.ndarray]:
     }
 
 
+def block_grad_norms(model, tokens) -> dict[str, float]:
+    r"""The gradient norm of the next-token loss per block of a Kuramoto LM,
+
+    $$\big\|\nabla_{\psi_b}\mathcal L(\psi)\big\|_2,\qquad
+      \mathcal L = \text{[`next_token_loss`][syncattn.training.next_token_loss]}(x),$$
+
+    for the blocks $b$: ``embedding``, ``attention.l`` and ``ffn.l`` per layer $l$
+    (1-based), ``readout``; on windows ``tokens`` ``(B, T + 1)`` (inputs and targets),
+    without dropout. What the gradient reaches where, at initialisation and after
+    training, is issue 20's look at "what training does to each block".
+    """
+    import equinox as eqx
+    import jax
+    import jax.numpy as jnp
+
+    from ..training import next_token_loss
+
+    @eqx.filter_jit
+    def grads(m, x):
+        return eqx.filter_grad(lambda mm: next_token_loss(mm, x))(m)
+
+    g = grads(model, jnp.asarray(tokens, jnp.int32))
+
+    def norm(tree) -> float:
+        leaves = [np.asarray(v, np.float64) for v in jax.tree.leaves(eqx.filter(tree, eqx.is_inexact_array))]
+        return float(np.sqrt(sum(np.sum(v * v) for v in leaves))) if leaves else 0.0
+
+    out = {"embedding": norm(g.embedding)}
+    for i, a in enumerate(g.attentions):
+        out[f"attention.{i + 1}"] = norm(a)
+        if g.ffns is not None:
+            out[f"ffn.{i + 1}"] = norm(g.ffns[i])
+    out["readout"] = norm(g.readout)
+    return out
+
+
 def _trend(values) -> str:
     v = np.asarray(values, float)
     if v.size < 2:
@@ -164,9 +201,11 @@ def measure_run(folder, n_sequences: int, local_threshold: float = 0.9) -> dict:
     corpus ([`layer_statistics`][syncattn.experiments.dynamics.layer_statistics]).
 
     Returns:
-        ``{"step", "corpus", "trained", "init", "verdicts"}``: the checkpoint's step, the
-        corpus name, the two statistics (lists per layer) and the trained model's
-        [`verdicts`][syncattn.experiments.dynamics.verdicts].
+        ``{"step", "corpus", "trained", "init", "verdicts", "grad_norms"}``: the
+        checkpoint's step, the corpus name, the two statistics (lists per layer), the
+        trained model's [`verdicts`][syncattn.experiments.dynamics.verdicts] and the
+        [`block_grad_norms`][syncattn.experiments.dynamics.block_grad_norms] of both
+        models on the same windows (``{"trained", "init"}``).
     """
     import jax
 
@@ -174,15 +213,18 @@ def measure_run(folder, n_sequences: int, local_threshold: float = 0.9) -> dict:
     from ..training import load_run
 
     spec, corpus, model, step = load_run(folder, log=lambda m: None)
-    window = next(data_mod.eval_batches(
-        corpus.val, batch_size=n_sequences, seq_len=spec.train.seq_len, max_batches=1))[:, :-1]
+    batch = next(data_mod.eval_batches(
+        corpus.val, batch_size=n_sequences, seq_len=spec.train.seq_len, max_batches=1))
+    window = batch[:, :-1]
     init = models.build(spec.model, key=jax.random.key(spec.train.seed))
     trained = layer_statistics(model, window)
     initial = layer_statistics(init, window)
     return {"step": step, "corpus": corpus.name,
             "trained": {k: v.tolist() for k, v in trained.items()},
             "init": {k: v.tolist() for k, v in initial.items()},
-            "verdicts": verdicts(trained, local_threshold)}  # fmt: skip
+            "verdicts": verdicts(trained, local_threshold),
+            "grad_norms": {"trained": block_grad_norms(model, batch),
+                           "init": block_grad_norms(init, batch)}}  # fmt: skip
 
 
 def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,

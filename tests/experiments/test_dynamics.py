@@ -53,3 +53,41 @@ def test_verdict_rules():
     assert v["local_order_near_1"].startswith("does not hold")
     assert v["global_order_falls_with_depth"] == "does not hold"
     assert v["omega_higher_in_early_layers"] == "does not hold"
+
+
+def test_block_grad_norms_against_finite_differences():
+    """Each block's norm is the loss's directional derivative along that block's own
+    normalised gradient (central differences, float64), and the blocks partition the
+    parameters (their squares sum to the global norm's)."""
+    import equinox as eqx
+    import jax
+    import jax.numpy as jnp
+
+    from syncattn import models
+    from syncattn.training import next_token_loss
+
+    cfg = models.get_config("tiny", attention="kuramoto", n_layers=2)
+    model = models.build(cfg, key=jax.random.key(0))
+    x = jax.random.randint(jax.random.key(1), (2, 9), 0, cfg.vocab_size)
+    got = dynamics.block_grad_norms(model, x)
+    assert list(got) == ["embedding", "attention.1", "ffn.1", "attention.2", "ffn.2", "readout"]
+    params, static = eqx.partition(model, eqx.is_inexact_array)
+    g = eqx.filter_grad(lambda m: next_token_loss(m, x))(model)
+    total = sum(float(jnp.sum(v ** 2)) for v in jax.tree.leaves(eqx.filter(g, eqx.is_inexact_array)))
+    assert sum(v ** 2 for v in got.values()) == approx(total)
+
+    def along(block, eps=1e-5):
+        gb = eqx.filter(g, eqx.is_inexact_array)
+        u = jax.tree.map(jnp.zeros_like, params)
+        u = eqx.tree_at(block, u, replace_fn=lambda _: jax.tree.map(lambda a: a, block(gb)))
+        n = np.sqrt(sum(float(jnp.sum(v ** 2)) for v in jax.tree.leaves(block(gb))))
+
+        @jax.jit
+        def loss(t):
+            p = jax.tree.map(lambda a, b: a + t * b / n, params, u)
+            return next_token_loss(eqx.combine(p, static), x)
+
+        return float((loss(eps) - loss(-eps)) / (2 * eps))
+
+    assert along(lambda m: m.readout) == approx(got["readout"], scale=1e4)
+    assert along(lambda m: m.attentions[1]) == approx(got["attention.2"], scale=1e4)

@@ -380,7 +380,8 @@ def test_dynamics_measured_once_retrained_when_adopted_and_rebuilt(tmp_path, mon
         v = [0.95, 0.8] if "seed0" in str(folder) else [0.97, 0.7]
         stats = {"local_order": v, "global_order": [0.5, 0.4], "omega_abs": [0.2, 0.1]}
         return {"step": 1, "corpus": "embedded", "trained": stats, "init": stats,
-                "verdicts": dynamics.verdicts(stats, thr)}  # fmt: skip
+                "verdicts": dynamics.verdicts(stats, thr),
+                "grad_norms": {"trained": {"readout": 1.0 + (v[0] > 0.96)}, "init": {"readout": 3.0}}}  # fmt: skip
 
     monkeypatch.setattr(ladder, "ladder_cell", fake)
     monkeypatch.setattr(dynamics, "measure_run", measure)
@@ -392,6 +393,7 @@ def test_dynamics_measured_once_retrained_when_adopted_and_rebuilt(tmp_path, mon
     rung = first["dynamics"]["rungs"]["12k"]
     assert rung["seeds"] == [0, 1] and rung["mean"]["local_order"] == approx([0.96, 0.75])
     assert rung["verdicts"]["global_order_falls_with_depth"] == "holds"
+    assert rung["grad_norms"] == {"trained": {"readout": 1.5}, "init": {"readout": 3.0}}
     assert all((committed / "runs" / c / "dynamics.json").is_file() for c in want)
     # the same out folder: nothing is trained or measured again
     trained.clear(), measured.clear()

@@ -8,6 +8,7 @@ import pytest
 from syncattn import cli
 from syncattn.experiments import kws, linear
 
+
 REPO = Path(__file__).resolve().parents[2]
 COMMITTED = REPO / "results" / "experiments"
 

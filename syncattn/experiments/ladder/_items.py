@@ -32,7 +32,9 @@ The measurement needs the trained model: a cell adopted from the committed resul
 no checkpoint, so it is trained again into ``OUT/retrain/CELL`` (the same cell, seed and
 code; its test BPC is compared with the committed one and the difference reported).
 Each measurement is written beside the cell's result as ``dynamics.json`` (and exported
-with it), so that a rebuild reads it.
+with it), so that a rebuild reads it. It also holds the gradient norm of the loss per
+block ([`block_grad_norms`][syncattn.experiments.dynamics.block_grad_norms]) of the
+trained and the initial model, on the same windows.
 """
 
 from __future__ import annotations
@@ -145,7 +147,8 @@ def read_dynamics(config, cell: TrainCell, folder) -> dict | None:
     if not path.is_file():
         return None
     got = json.loads(path.read_text())
-    return got if all(got.get(k) == v for k, v in _wanted(config, cell).items()) else None
+    same = all(got.get(k) == v for k, v in _wanted(config, cell).items())
+    return got if same and "grad_norms" in got else None  # (older files lack the gradients)
 
 
 def measure(config, cells, results, runs: Path, retrain: Path, grid, ladder_cell,
@@ -244,13 +247,17 @@ def aggregate(config, best, abl_cells, abl_results, full_rows, dyn_cells, dyn) -
                               "trained": m["trained"], "init": m["init"],
                               "retrained": m.get("retrained", False),
                               "test_bpc_committed": m.get("test_bpc_committed"),
-                              "test_bpc_retrained": m.get("test_bpc_retrained")})  # fmt: skip
+                              "test_bpc_retrained": m.get("test_bpc_retrained"),
+                              "grad_norms": m.get("grad_norms")})  # fmt: skip
     from ..dynamics import verdicts
 
     for e in rungs.values():
         e["mean"] = {k: np.mean([p["trained"][k] for p in e["per_seed"]], 0).tolist() for k in _STATS}
         e["mean_init"] = {k: np.mean([p["init"][k] for p in e["per_seed"]], 0).tolist() for k in _STATS}
         e["verdicts"] = verdicts(e["mean"], config.local_threshold)
+        gn = [p["grad_norms"] for p in e["per_seed"] if p.get("grad_norms")]
+        e["grad_norms"] = {kind: {b: float(np.mean([g[kind][b] for g in gn])) for b in gn[0][kind]}
+                           for kind in ("trained", "init")} if gn else None  # fmt: skip
     return {"ablations": {"rung": rung_shape(target)["name"] if target else None,
                           "lr": best.get(target, {}).get("kuramoto") if target else None,
                           "table": table, "paper": ABLATION_PAPER, "probes": probes},
@@ -281,6 +288,13 @@ def write(out: Path, items: dict) -> dict[str, Path]:
         cols = ("rung", "seed", "model", "layer", "local_order", "global_order", "omega_abs_mean")
         files["dynamics"] = write_csv(out / "dynamics.csv",
                                       {n: [r[i] for r in rows] for i, n in enumerate(cols)})
+    grads = [(rung, p["seed"], kind, b, v) for rung, e in items["dynamics"]["rungs"].items()
+             for p in e["per_seed"] if p.get("grad_norms")
+             for kind in ("trained", "init") for b, v in p["grad_norms"][kind].items()]  # fmt: skip
+    if grads:
+        cols = ("rung", "seed", "model", "block", "grad_norm")
+        files["grads"] = write_csv(out / "dynamics_grads.csv",
+                                   {n: [r[i] for r in grads] for i, n in enumerate(cols)})
     if t or rows:
         files["items_png"] = _plot(items, out / "ladder_items.png")
     return files
@@ -363,6 +377,10 @@ def summary(items: dict) -> str:
     for rung, e in items["dynamics"]["rungs"].items():
         v = "; ".join(f"{k}: {x}" for k, x in e["verdicts"].items())
         lines.append(f"  dynamics {rung} ({len(e['seeds'])} seeds): {v}")
+        if e.get("grad_norms"):
+            g = e["grad_norms"]
+            lines.append("    grad norm by block, trained (init): " + ", ".join(
+                f"{b} {g['trained'][b]:.3g} ({g['init'][b]:.3g})" for b in g["trained"]))
     return "\n".join(lines)
 
 
