@@ -370,11 +370,15 @@ def test_dynamics_measured_once_retrained_when_adopted_and_rebuilt(tmp_path, mon
 
     def fake(cell, folder):
         trained.append(str(folder))
-        (folder / "ckpt").mkdir(parents=True, exist_ok=True)
+        (folder / "checkpoints").mkdir(parents=True, exist_ok=True)
+        (folder / "checkpoints" / "step-1").write_text("")
+        (folder / "config.json").write_text("{}")
         return _fake(cell, folder)
 
-    def measure(folder, n, thr):
-        if not (folder / "ckpt").is_dir():
+    def measure(folder, n, thr):  # load_run's errors for an adopted folder
+        if not (folder / "config.json").is_file():
+            raise FileNotFoundError(f"{folder} is not a run folder (no config.json)")
+        if not (folder / "checkpoints").is_dir():
             raise CheckpointError(f"{folder} has no checkpoint")
         measured.append(folder.name)
         v = [0.95, 0.8] if "seed0" in str(folder) else [0.97, 0.7]

@@ -169,6 +169,8 @@ def measure(config, cells, results, runs: Path, retrain: Path, grid, ladder_cell
         if got is None:
             extra = {}
             try:
+                if not _has_model(runs / c.name):  # adopted: a result, no model
+                    raise CheckpointError(f"{runs / c.name} holds no trained model.")
                 m = dynamics.measure_run(runs / c.name, config.dynamics_sequences,
                                          config.local_threshold)  # fmt: skip
             except CheckpointError:
@@ -186,6 +188,12 @@ def measure(config, cells, results, runs: Path, retrain: Path, grid, ladder_cell
             write_json(dst / "runs" / c.name / DYNAMICS, got)
         out.append(got)
     return out
+
+
+def _has_model(folder: Path) -> bool:
+    """A run folder with its config and checkpoints (an adopted cell has neither)."""
+    ck = folder / "checkpoints"
+    return (folder / "config.json").is_file() and ck.is_dir() and any(ck.iterdir())
 
 
 # --------------------------------------------------------------------------- report
