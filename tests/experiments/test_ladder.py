@@ -338,7 +338,7 @@ def test_ablation_and_dynamics_cells():
     cfg = ladder.Config()
     best = {t: {"kuramoto": 3e-2, "softmax": 1e-2} for t in cfg.targets}
     abl = _items.ablation_cells(cfg, best)
-    assert len(abl) == 4 * 3 + 4 * 2 and {c.overrides["train.lr"] for c in abl} == {3e-2}
+    assert len(abl) == 4 * 3 + len(ladder.PROBES) * 2 and {c.overrides["train.lr"] for c in abl} == {3e-2}
     assert [c.name for c in abl[12:14]] == ["50k-kuramoto-tau-4-lr0.03-seed0",
                                             "50k-kuramoto-tau-4-lr0.03-seed1"]
     assert abl[12].overrides["model.tau"] == 4.0 and abl[-1].overrides["model.rope_base"] == 100.0

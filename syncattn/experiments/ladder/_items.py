@@ -57,14 +57,16 @@ ABLATIONS = ("learned-value", "no-ffn", "no-ffn-matched", "no-gates")
 
 PROBES = {
     "tau-4": {"model.tau": 4.0},
+    "tau-0.25": {"model.tau": 0.25},
     "bound-4": {"model.bound": 4.0},
+    "bound-16": {"model.bound": 16.0},
     "readout-4": {"model.readout_scale": 4.0},
     "rope-100": {"model.rope_base": 100.0},
 }
 r"""Why the gap (issue 20): the choices seed 000 leaves open, each changed alone from the
 library's default (initial temperature $\tau$ = 1, increment bound $\beta$ = 1, readout
-scale $\sigma\sqrt{k}$ = 1, natural frequencies from base $b$ = 10,000): a sharper
-initial attention, a looser bound, a sharper initial readout, faster initial drifts."""
+scale $\sigma\sqrt{k}$ = 1, natural frequencies from base $b$ = 10,000): a sharper and a
+flatter initial attention, looser bounds, a sharper initial readout, faster initial drifts."""
 
 DYNAMICS = "dynamics.json"
 
