@@ -315,7 +315,7 @@ def _or(v):
 
 
 def _plot(items, path):
-    fig, axes = new_figure(4, 1, width=3.3, height=3.0)
+    fig, axes = new_figure(4, 1, width=3.5, height=3.2)
     ax = axes[0]
     t = items["ablations"]["table"]
     variants = [v for v in t if v != "full"]
@@ -330,12 +330,18 @@ def _plot(items, path):
                         fmt="o", color="C0", capsize=3, label="mean, t interval" if i == 0 else None)
         ax.scatter([i + 0.2], [t[v]["paper_delta"]], marker="*", s=80, color="k",
                    label="paper" if i == 0 else None)
+    probes = {v: e for v, e in (items["ablations"].get("probes") or {}).items() if v != "full"}
+    for i, (v, e) in enumerate(probes.items(), start=len(variants)):
+        vals = [x for x in e["delta"]["values"] if math.isfinite(x)]
+        ax.scatter([i] * len(vals), vals, s=14, color="C2", alpha=0.8,
+                   label="probe (why the gap), per seed" if i == len(variants) else None)
     ax.axhline(0, color="0.6", lw=0.8)
-    ax.set_xticks(range(len(variants)), variants, rotation=25, fontsize=7)
+    names = variants + list(probes)
+    ax.set_xticks(range(len(names)), names, rotation=35, fontsize=6)
     ax.set_ylabel("test BPC - full model")
-    ax.set_title(f"ablations at {items['ablations']['rung']}", fontsize=9)
+    ax.set_title(f"ablations and probes at {items['ablations']['rung']}", fontsize=9)
     if variants:
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=6, loc="center right")
     labels = {"local_order": "local order", "global_order": "global order",
               "omega_abs": r"mean $|\omega|$"}  # fmt: skip
     rungs = items["dynamics"]["rungs"]
@@ -345,6 +351,8 @@ def _plot(items, path):
             bx.plot(range(1, len(y) + 1), y, "o-", color=f"C{i}", label=rung)
             bx.plot(range(1, len(y) + 1), e["mean_init"][k], ":", color=f"C{i}", lw=0.8)
         bx.set_xlabel("layer")
+        depth = max((len(e["mean"][k]) for e in rungs.values()), default=1)
+        bx.set_xticks(range(1, depth + 1))
         bx.set_title(f"{labels[k]} (dotted: init)", fontsize=9)
         if k == "local_order":
             bx.axhline(items["dynamics"]["local_threshold"], color="k", lw=0.6, ls="--")
