@@ -176,12 +176,13 @@ class Config(SVARecipe):
 
 
 def cells(config: Config) -> list[SVACell]:
-    """One [`SVACell`][syncattn.experiments.agreement.SVACell] per (model, seed)."""
+    """One [`SVACell`][syncattn.experiments.agreement.SVACell] per (model, seed), seed by
+    seed (both models of a seed before the next: a grid cut short is already paired)."""
     return [
         SVACell(name=f"{m}-d{config.d_osc}-seed{s}", model=m, seed=s,
                 **recipe_fields(config, SVARecipe))  # fmt: skip
-        for m in config.models
         for s in config.seeds
+        for m in config.models
     ]
 
 
