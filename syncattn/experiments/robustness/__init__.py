@@ -34,10 +34,13 @@ How the costly points are computed. A noise point integrates the SDE from the la
 start to the horizon $T_\sigma$ with steps $\Delta t_\sigma$ chosen from the model's own
 drives by the flow's relaxation rates (all but 10 % of the queries relax for 5
 relaxation times; [`noise_schedule`][syncattn.experiments.robustness._theory.noise_schedule]),
-not to the layer's $T = 30$ at $\Delta t = 0.01$; a disorder point solves its ODE at
-``disorder_rtol``/``disorder_atol`` (1e-5/1e-7) rather than the layer's 1e-8/1e-10, which
-lies below the float32 models' resolution. Both are measured against the finer choice
-on the first validation batch, with the same keys (``checks`` in ``results.json``).
+not to the layer's $T = 30$ at $\Delta t = 0.01$; a disorder point solves its ODE to
+the horizon $T_\Omega$ at which all but 10 % of the locked queries have relaxed for 5
+of their own relaxation times $1/\lambda^\star$, $\lambda^\star = z^\star\cdot h$
+([`disorder_schedule`][syncattn.experiments.robustness._theory.disorder_schedule]),
+at ``disorder_rtol``/``disorder_atol`` (1e-3/1e-5) rather than the layer's
+$T = 30$ at 1e-8/1e-10. Both are measured against finer choices on the first
+validation batch, with the same keys (``checks`` in ``results.json``).
 Noise and disorder may run on a subset of the validation data
 (``dynamic_sentences``/``dynamic_batches``), their losses taken against the ideal on
 that subset.
@@ -120,12 +123,20 @@ class Config(ReusedRecipe):
             ([`noise_schedule`][syncattn.experiments.robustness._theory.noise_schedule]):
             each noise point runs the SDE to $T_\\sigma$ with steps $\\Delta t_\\sigma$
             from the model's own drives (capped at the layer's `ode_t1`).
+        disorder_horizon, disorder_quantile: the disordered settling's horizon $c_T,
+            \\alpha$ ([`disorder_schedule`][syncattn.experiments.robustness._theory.disorder_schedule]):
+            each disorder point runs its ODE to $T_\\Omega$ from the locked queries'
+            relaxation rates (capped at the layer's `ode_t1`; ``disorder_horizon=None``:
+            to `ode_t1`).
         disorder_rtol, disorder_atol: the ODE tolerances of the disorder points
-            (``None``: the layer's own, 1e-8/1e-10, below the float32 models'
-            resolution; the check below measures the difference).
+            (``None``: the layer's own, 1e-8/1e-10; the check below measures the
+            difference).
         check_noise, check_disorder: the strengths at which the first validation batch
-            is also measured on a finer schedule ($2T_\\sigma$, $\\Delta t_\\sigma/2$) and
-            at the layer's own tolerances, with the same keys (``None``: no check).
+            is also measured on a finer schedule ($2T_\\sigma$, $\\Delta t_\\sigma/2$;
+            disorder: $2T_\\Omega$, and for the classifier the layer's own $T = 30$ at its
+            own tolerances), with the same keys (``None``: no check).
+        check_rows: the LMs' disorder check runs on the first `check_rows` rows of the
+            first batch (``None``: the whole batch).
         lm_every: the LMs sweep every `lm_every`-th strength of each grid, counted
             from the harshest (1: all of them).
         lm_draws: the LMs' draws per stochastic point (``None``: `draws`).
@@ -165,10 +176,13 @@ class Config(ReusedRecipe):
     noise_quantile: float = 0.1
     noise_drift_step: float = 0.5
     noise_diffusion_step: float = 0.1
-    disorder_rtol: float | None = 1e-5
-    disorder_atol: float = 1e-7
+    disorder_horizon: float | None = 5.0
+    disorder_quantile: float = 0.1
+    disorder_rtol: float | None = 1e-3
+    disorder_atol: float = 1e-5
     check_noise: float | None = 1.0
     check_disorder: float | None = 3.0
+    check_rows: int | None = 8
     lm_every: int = 1
     lm_draws: int | None = None
     dynamic_sentences: int | None = None
@@ -204,8 +218,13 @@ class Config(ReusedRecipe):
             raise ValueError(f"lm_every and lm_draws must be >= 1; got {self.lm_every}, {self.lm_draws}.")
         if self.draws < 1:
             raise ValueError(f"draws must be >= 1; got {self.draws}.")
-        if not 0 < self.noise_quantile < 1:
-            raise ValueError(f"noise_quantile must lie in (0, 1); got {self.noise_quantile}.")
+        for name in ("noise_quantile", "disorder_quantile"):
+            if not 0 < getattr(self, name) < 1:
+                raise ValueError(f"{name} must lie in (0, 1); got {getattr(self, name)}.")
+        if self.disorder_horizon is not None and not self.disorder_horizon > 0:
+            raise ValueError(f"disorder_horizon must be > 0 or None; got {self.disorder_horizon}.")
+        if self.check_rows is not None and not self.check_rows >= 1:
+            raise ValueError(f"check_rows must be >= 1 or None; got {self.check_rows}.")
         for name in ("noise_horizon", "noise_drift_step", "noise_diffusion_step", "disorder_atol"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be > 0; got {getattr(self, name)}.")
@@ -285,11 +304,21 @@ def _schedule(config, h, sigma: float, t1: float) -> dict:
             "steps": math.ceil(min(snapped["settle_time"], t1) / snapped["dt"] - 1e-9)}
 
 
+def _disorder_horizon(config, h, s: float, t1: float) -> dict:
+    if config.disorder_horizon is None:
+        return {"settle_time": t1}
+    sch = _theory.disorder_schedule(h, float(s), horizon=config.disorder_horizon,
+                                    quantile=config.disorder_quantile, t_max=t1)  # fmt: skip
+    snapped = _theory.snap_schedule(sch)
+    return {**snapped, "settle_time": min(snapped["settle_time"], t1)}
+
+
 def _perturber(config, kind_of_model: str, model, h):
     """``perturb(model, kind, strength, key) -> (perturbed, settings)`` of one trained model.
 
     Oscillator: [`syncattn.nn.with_substrate`][] with the non-ideality alone; noise on
-    the schedule of its drives (`_theory.noise_schedule`), disorder at
+    the schedule of its drives (`_theory.noise_schedule`), disorder to the horizon of
+    its locking rates (`_theory.disorder_schedule`, times `horizon_factor`) at
     ``disorder_rtol``/``disorder_atol``. Softmax: the analogue of mismatch or bits
     ([`perturb_softmax`][syncattn.experiments.robustness._models.perturb_softmax]).
     """
@@ -302,18 +331,25 @@ def _perturber(config, kind_of_model: str, model, h):
 
         return perturb
     t1 = _models.ode_t1(model)
+    horizons: dict = {}  # per strength: one horizon for every draw
 
-    def perturb(m, kind, s, key):
+    def perturb(m, kind, s, key, *, horizon_factor: float = 1.0):
         settings = {}
         if kind == "noise":
             settings = _schedule(config, h, s, t1)
             sub = nn.Substrate(noise=float(s), settle_time=settings["settle_time"], dt=settings["dt"])
+        elif kind == "frequency_disorder":
+            if s not in horizons:
+                horizons[s] = _disorder_horizon(config, h, s, t1)
+            settings = dict(horizons[s])
+            settings["settle_time"] = horizon_factor * settings["settle_time"]
+            sub = nn.Substrate(frequency_disorder=float(s), settle_time=settings["settle_time"])
         else:
             sub = substrate(kind, s)
         out = nn.with_substrate(m, sub)
         if kind == "frequency_disorder" and config.disorder_rtol is not None:
             out = _models.with_tolerances(out, config.disorder_rtol, config.disorder_atol)
-            settings = {"rtol": config.disorder_rtol, "atol": config.disorder_atol}
+            settings.update(rtol=config.disorder_rtol, atol=config.disorder_atol)
         return out, settings
 
     return perturb
@@ -323,9 +359,10 @@ def _checks(config, path: Path, model, scorer, h, perturb) -> dict:
     """The sweep's numerical choices measured against finer ones on the first batch, same keys.
 
     noise at ``check_noise``: the schedule $(T_\\sigma, \\Delta t_\\sigma)$ against
-    $(2T_\\sigma, \\Delta t_\\sigma/2)$; disorder at ``check_disorder`` (the classifier
-    only: the layer's tolerances are costly): ``disorder_rtol`` against the layer's own
-    tolerances. Written to `path` (resumable).
+    $(2T_\\sigma, \\Delta t_\\sigma/2)$; disorder at ``check_disorder``: the horizon
+    $T_\\Omega$ against $2T_\\Omega$ (same tolerances) and, for the classifier, against the
+    layer's own $T = 30$ at its own tolerances (the ideal's solve); the LMs' disorder
+    check runs on the first ``check_rows`` rows. Written to `path` (resumable).
     """
     import jax
 
@@ -333,6 +370,9 @@ def _checks(config, path: Path, model, scorer, h, perturb) -> dict:
 
     out = _sweep._load(path)
     first = dataclasses.replace(scorer, data=scorer.data[:1])
+    few = first  # the disorder check's data (the LMs: the first check_rows rows)
+    if scorer.task == "lm" and config.check_rows is not None:
+        few = dataclasses.replace(first, data=[b[: config.check_rows] for b in first.data])
     key = jax.random.key(config.substrate_seed)
     if config.check_noise is not None and "noise" in config.nonidealities and "noise" not in out:
         s = float(config.check_noise)
@@ -343,18 +383,24 @@ def _checks(config, path: Path, model, scorer, h, perturb) -> dict:
                         "finer": {"settle_time": 2 * sch["settle_time"], "dt": sch["dt"] / 2,
                                   "value": first(finer, key)}}  # fmt: skip
         _sweep._save(path, out)
-    if (config.check_disorder is not None and config.disorder_rtol is not None and scorer.task == "agreement"
-            and "frequency_disorder" in config.nonidealities and "frequency_disorder" not in out):  # fmt: skip
+    if (config.check_disorder is not None and "frequency_disorder" in config.nonidealities
+            and "frequency_disorder" not in out):  # fmt: skip
         s = float(config.check_disorder)
         m, st = perturb(model, "frequency_disorder", s, key)
-        own = nn.with_substrate(model, substrate("frequency_disorder", s))
-        layer = next(a for a in jax.tree_util.tree_leaves(own, is_leaf=lambda a: isinstance(a, nn.OscillatorAttention))
-                     if isinstance(a, nn.OscillatorAttention))  # fmt: skip
-        out["frequency_disorder"] = {"strength": s, "value": first(m, key), **st,
-                                     "layer_tolerances": {"rtol": layer.ode_rtol, "atol": layer.ode_atol,
-                                                          "value": first(own, key)}}  # fmt: skip
+        entry = {"strength": s, "value": few(m, key), **st}
+        longer, lt = perturb(model, "frequency_disorder", s, key, horizon_factor=2.0)
+        entry["longer"] = {"settle_time": lt["settle_time"], "value": few(longer, key)}
+        if scorer.task == "agreement":  # the LMs' T = 30 solve is the cost this horizon avoids
+            own = nn.with_substrate(model, substrate("frequency_disorder", s))  # T = ode_t1
+            layer = next(a for a in jax.tree_util.tree_leaves(own, is_leaf=lambda a: isinstance(a, nn.OscillatorAttention))
+                         if isinstance(a, nn.OscillatorAttention))  # fmt: skip
+            entry["layer"] = {"settle_time": layer.ode_t1, "rtol": layer.ode_rtol, "atol": layer.ode_atol,
+                              "value": first(own, key)}  # fmt: skip
+        out["frequency_disorder"] = entry
         _sweep._save(path, out)
-    out["data"] = "the first validation batch of the sweep"
+    rows = (f" (the disorder check: its first {config.check_rows} rows)"
+            if scorer.task == "lm" and config.check_rows else "")  # fmt: skip
+    out["data"] = "the first validation batch of the sweep" + rows
     return out
 
 
