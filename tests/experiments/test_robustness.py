@@ -355,3 +355,60 @@ def test_with_tolerances_and_ode_t1():
     assert _models.ode_t1(loose) == 12.0
     with pytest.raises(ValueError, match="rtol"):
         _models.with_tolerances(model, 0.0, 1e-7)
+
+
+# ----------------------------------------------------------------------- disorder horizon
+
+
+def test_locking_rates_d2_follow_adler_law():
+    # one drive of norm a, omega ~ N(0, s^2): a locked query relaxes at sqrt(a^2 - omega^2), so
+    # P(rate <= r | locked) = 1 - P(|omega| <= sqrt(a^2 - r^2)) / P(|omega| <= a)
+    a, s, n = 2.0, 1.5, 3000
+    rates = _theory.locking_rates(np.array([[a, 0.0]]), s, n_omega=n)
+    p_lock = scipy.special.erf(a / (s * np.sqrt(2)))
+    assert abs(rates.size / n - p_lock) < 4 * np.sqrt(p_lock * (1 - p_lock) / n)
+    assert np.all((rates >= 0) & (rates <= a))
+    for r in (0.5, 1.0, 1.5):
+        cdf = 1 - scipy.special.erf(np.sqrt(a**2 - r**2) / (s * np.sqrt(2))) / p_lock
+        assert abs(np.mean(rates <= r) - cdf) < 4 * np.sqrt(cdf * (1 - cdf) / rates.size)
+
+
+def test_locked_rate_is_the_linearisation_d3():
+    # the rate lambda* = z*.h: every eigenvalue of the flow's Jacobian on the tangent plane at
+    # the locked state has real part -lambda* (finite differences of the field, float64)
+    from syncattn import lohe
+
+    rng = np.random.default_rng(5)
+    A = rng.normal(size=(3, 3))
+    Om, h = 0.8 * (A - A.T), np.array([1.0, 0.5, -2.0])
+    st = lohe.locked_state(Om, h)
+    z = np.asarray(st.z)
+    assert bool(st.locked) and float(st.rate) == approx(z @ h)
+    f = lambda y: Om @ y + h - (y @ h) * y
+    assert np.abs(f(z)).max() < 1e-10
+    e1 = np.cross(z, [1.0, 0.0, 0.0])
+    e1 /= np.linalg.norm(e1)
+    e2 = np.cross(z, e1)
+    B, eps = np.stack([e1, e2], 1), 1e-6
+    J = np.stack([(f(z + eps * b) - f(z - eps * b)) / (2 * eps) for b in B.T], 1)
+    eig = np.linalg.eigvals(B.T @ J)
+    np.testing.assert_allclose(eig.real, -float(st.rate), rtol=1e-6)
+
+
+def test_disorder_schedule_closed_form_and_errors():
+    a, s = 2.0, 1.5
+    h = np.array([[a, 0.0]])
+    got = _theory.disorder_schedule(h, s, horizon=5.0, quantile=0.1, n_omega=3000)
+    rates = _theory.locking_rates(h, s, n_omega=3000)  # the same draws (rng seed 1)
+    assert got["settle_time"] == approx(5.0 / np.quantile(rates, 0.1))
+    assert got["locked_fraction"] == approx(rates.size / 3000)
+    assert _theory.disorder_schedule(h, s, t_max=0.5, n_omega=50)["settle_time"] == 0.5
+    # d = 4 under disorder 1e3: nothing locks, the horizon is the cap
+    none = _theory.disorder_schedule(_drives(5, 4, seed=2), 1e3, n_omega=2, t_max=30.0)
+    assert none == {"settle_time": 30.0, "rate_slow": None, "locked_fraction": 0.0}
+    for bad in ({"strength": 0.0}, {"strength": float("nan")}, {"quantile": 1.0}, {"horizon": 0.0}):
+        kw = {"strength": s, **bad}
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            _theory.disorder_schedule(h, kw.pop("strength"), **kw)
+    snapped = _theory.snap_schedule({"settle_time": 3.0})
+    assert snapped == {"settle_time": 2 ** (7 / 4)}  # 3 = 2^1.58 rounded up to the quarter-octave

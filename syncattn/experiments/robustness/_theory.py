@@ -167,17 +167,17 @@ def locking_rates(h, strength: float, n_omega: int = 4, max_queries: int = 4096)
         h = h[rng.choice(h.shape[0], size=max_queries, replace=False)]
     d = int(h.shape[-1])
     norm = np.linalg.norm(h, axis=-1)
+    A = rng.normal(size=(n_omega, d, d))
+    Omegas = float(strength) * (A - np.swapaxes(A, -1, -2)) / math.sqrt(2.0)
+    if d == 2:  # all draws at once: omega (n_omega, 1) against |h| (N,)
+        om, a = np.broadcast_arrays(Omegas[:, 1, 0][:, None], norm[None])
+        lk = lohe.adler_locking(om, a)
+        ok = np.asarray(lk.locked)
+        return (a * np.cos(np.asarray(lk.angle)))[ok]
     out = []
-    for _ in range(n_omega):
-        A = rng.normal(size=(d, d))
-        O = float(strength) * (A - A.T) / math.sqrt(2.0)
-        if d == 2:
-            lk = lohe.adler_locking(float(O[1, 0]), norm)
-            ok = np.asarray(lk.locked)
-            out.append((norm * np.cos(np.asarray(lk.angle)))[ok])
-        else:
-            st = lohe.locked_state(jnp.asarray(O), jnp.asarray(h))
-            out.append(np.asarray(st.rate)[np.asarray(st.locked)])
+    for O in Omegas:
+        st = lohe.locked_state(jnp.asarray(O), jnp.asarray(h))
+        out.append(np.asarray(st.rate)[np.asarray(st.locked)])
     return np.concatenate(out)
 
 
