@@ -412,3 +412,31 @@ def test_disorder_schedule_closed_form_and_errors():
             _theory.disorder_schedule(h, kw.pop("strength"), **kw)
     snapped = _theory.snap_schedule({"settle_time": 3.0})
     assert snapped == {"settle_time": 2 ** (7 / 4)}  # 3 = 2^1.58 rounded up to the quarter-octave
+
+
+def test_sweep_records_points_seconds_and_resumes(tmp_path):
+    import jax
+
+    from syncattn.experiments.robustness import _sweep
+
+    calls = []
+
+    def perturb(m, kind, s, key):
+        calls.append((kind, s))
+        return m, {"s": s}
+
+    score = lambda m, key: 0.0 if key is None else float(jax.random.uniform(key))
+    grids = {"coupling_mismatch": (0.1, 0.3), "settle_time": (1.0,)}
+    kw = dict(draws=2, seed=0, perturb=perturb, applies=lambda k: True, progress=False)
+    st = _sweep.sweep(tmp_path / "m.json", None, score, grids, **kw)
+    assert calls == [("coupling_mismatch", 0.1)] * 2 + [("coupling_mismatch", 0.3)] * 2 + [("settle_time", 1.0)]
+    assert st["ideal"] == 0.0 and len(st["points"]["coupling_mismatch"]["0.3"]) == 2
+    assert len(st["points"]["settle_time"]["1.0"]) == 1  # deterministic: one draw
+    assert st["settings"]["coupling_mismatch"]["0.1"] == {"s": 0.1}
+    for kind, g in grids.items():
+        for s in g:
+            sec = st["seconds"][kind][str(s)]
+            assert sec["wall"] >= 0 and sec["cpu"] >= 0
+    calls.clear()
+    again = _sweep.sweep(tmp_path / "m.json", None, score, grids, **kw)
+    assert calls == [] and again == st

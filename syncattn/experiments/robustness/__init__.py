@@ -464,7 +464,7 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
         entry = {"task": t.task, "model": t.model, "d_osc": t.d_osc, "seed": t.seed,
                  "run": str(t.folder), "metric": scorer.metric, "ideal": state["ideal"],
                  "ideal_dynamic": state.get("ideal_dynamic"), "trained_val": t.result.get("val"),
-                 "settings": state.get("settings", {})}  # fmt: skip
+                 "settings": state.get("settings", {}), "seconds": state.get("seconds", {})}  # fmt: skip
         if t.model == "oscillator" and config.measure and t.seed == min(
                 config.seeds if t.task == "agreement" else config.lm_seeds):  # the first seed's
             entry["checks"] = _checks(config, out / "sweeps" / f"{key}-checks.json", model, scorer, h, perturb)
