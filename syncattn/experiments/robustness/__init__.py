@@ -258,13 +258,14 @@ class Config(ReusedRecipe):
 
     @classmethod
     def default(cls) -> Config:
-        """Meant for 30 minutes of a 2-core CPU with the trainings at hand, but measured
-        over it on the loaded machine (about 32 CPU-minutes of sweep, one LM disorder
-        point at d = 32 left out after 20 minutes; docs/experiments.md): experiment 4's recipe (20 epochs) on
+        """Meant for 30 minutes of a 2-core CPU with the trainings at hand; measured in
+        parts on the loaded machine, not as one fresh run (docs/experiments.md: every
+        point, the LMs' disorder to the horizon $T_\\Omega$, in 30 + 8 CPU-minutes over
+        two sessions at load 4-11): experiment 4's recipe (20 epochs) on
         seeds 0 and 1 of both classifiers, experiment 5's default recipe at d = 2, 8, 32
         and softmax on seed 0; four strengths per non-ideality, 2 draws; the classifier
         on its whole validation split (4,000 sentences) but noise and disorder on the
-        first 2,000, the LMs on 4 validation batches (noise and disorder on 2)."""
+        first 2,000, the LMs on 2 validation batches (noise and disorder on 1)."""
         return cls._cpu(
             seeds=(0, 1), lm_seeds=(0,), dims=(2, 8, 32), lm_every=2, lm_draws=1,
             noise=(0.5, 1.0, 2.0, 4.0),
