@@ -7,7 +7,8 @@ r"""Attention layers built from the verified primitives (equinox Modules, unbatc
   [`Substrate`][syncattn.nn.Substrate] (noise, mismatch, disorder, finite settling,
   quantised readout; [`with_substrate`][syncattn.nn.with_substrate]);
 * [`SoftmaxAttention`][syncattn.nn.SoftmaxAttention], [`SwiGLU`][syncattn.nn.SwiGLU],
-  [`RMSNorm`][syncattn.nn.RMSNorm]: the RoPE + SwiGLU baseline;
+  [`RMSNorm`][syncattn.nn.RMSNorm]: the RoPE + SwiGLU baseline
+  ([`softmax_projections`][syncattn.nn.softmax_projections]: its rotated q, k, v);
 * [`PhaseEmbedding`][syncattn.nn.PhaseEmbedding], [`AngleSwiGLU`][syncattn.nn.AngleSwiGLU],
   [`PrototypeReadout`][syncattn.nn.PrototypeReadout]: the phase model's other pieces;
 * [`rope`][syncattn.nn.rope], [`rope_frequencies`][syncattn.nn.rope_frequencies]: rotary
@@ -31,7 +32,10 @@ from ._phase_blocks import (
     PrototypeReadout as PrototypeReadout,
 )
 from ._rope import rope as rope, rope_frequencies as rope_frequencies
-from ._softmax_attention import SoftmaxAttention as SoftmaxAttention
+from ._softmax_attention import (
+    SoftmaxAttention as SoftmaxAttention,
+    softmax_projections as softmax_projections,
+)
 from ._substrate import Substrate as Substrate, with_substrate as with_substrate
 
 
@@ -41,6 +45,7 @@ __all__ = [
     "Substrate",
     "with_substrate",
     "SoftmaxAttention",
+    "softmax_projections",
     "SwiGLU",
     "RMSNorm",
     "PhaseEmbedding",

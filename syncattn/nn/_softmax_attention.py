@@ -101,18 +101,66 @@ class SoftmaxAttention(eqx.Module):
     ) -> Float[Array, "T d_model"] | tuple[Float[Array, "T d_model"], dict]:
         x = check_input(x, "x", f"(T, d_model={self.d_model})", self.d_model)
         s = cast(self, x.dtype)
-        T, H = x.shape[0], self.n_heads
+        T = x.shape[0]
         mask = check_key_mask(mask, T)
-        dh = self.d_model // H
-        # one (T, d) x (d, 3d) product for the three projections (linear_many)
-        q, k, v = (a.reshape(T, H, dh) for a in linear_many((s.wq, s.wk, s.wv), x))
-        q = q / math.sqrt(dh)
-        if self.rope:
-            wdt = jnp.promote_types(x.dtype, jnp.float32)
-            omega = rope_frequencies(dh // 2, self.rope_base, wdt)
-            pos = jnp.arange(T)
-            q, k = _rope(q, omega, pos), _rope(k, omega, pos)
+        q, k, v = _projections(s, x)
         y = linear(s.wo, attend(q, k, v, self.causal, mask).reshape(T, self.d_model))
         if not diagnostics:
             return y
         return y, {"weights": attention_weights(q, k, self.causal, mask)}
+
+
+def softmax_projections(
+    layer: SoftmaxAttention, x: Float[ArrayLike, "T d_model"]
+) -> tuple[
+    Float[Array, "T n_heads d_head"],
+    Float[Array, "T n_heads d_head"],
+    Float[Array, "T n_heads d_head"],
+]:
+    r"""The scaled, rotated queries, the rotated keys and the values of a [`syncattn.nn.SoftmaxAttention`][].
+
+    $$q^h_t = \frac{R(\omega t)\, W^h_q x_t}{\sqrt{d_h}}, \qquad
+      k^h_t = R(\omega t)\, W^h_k x_t, \qquad v^h_t = W^h_v x_t,$$
+
+    per head $h$ (the head's $d_h$ = `d_model // n_heads` rows of each projection),
+    with $R(\omega t)$ the RoPE rotation of the pairs $(j, j + d_h/2)$ by $\omega_j t$,
+    $\omega_j = b^{-j/(d_h/2)}$ ([`syncattn.nn.rope`][], [`syncattn.nn.rope_frequencies`][];
+    the identity when the layer has `rope=False`), so that the layer's weights are
+    $A^h_{tu} = \operatorname{softmax}_u(q^h_t\cdot k^h_u)$ and its output
+    $y_t = W_o \Vert_h \sum_u A^h_{tu} v^h_u$. These are the very arrays the layer's
+    `__call__` attends with (it calls the same code), in the dtype of `x` (parameters
+    cast), for a caller that perturbs the weights or the queries (e.g. the robustness
+    experiment's softmax analogues of a substrate).
+
+    Args:
+        layer: the attention layer.
+        x: one sequence, shape `(T, d_model)`.
+
+    Returns:
+        `(q, k, v)`, each of shape `(T, n_heads, d_model // n_heads)`.
+
+    Raises:
+        TypeError: `layer` not a `SoftmaxAttention`; a non-floating `x`.
+        ValueError: `x` not of shape `(T, d_model)` with $T \ge 1$.
+    """
+    if not isinstance(layer, SoftmaxAttention):
+        raise TypeError(
+            f"layer must be a syncattn.nn.SoftmaxAttention; got {type(layer).__name__}."
+        )
+    x = check_input(x, "x", f"(T, d_model={layer.d_model})", layer.d_model)
+    return _projections(cast(layer, x.dtype), x)
+
+
+def _projections(s: SoftmaxAttention, x):
+    """`softmax_projections` of the layer `s` already cast to the dtype of the checked `x`."""
+    T, H = x.shape[0], s.n_heads
+    dh = s.d_model // H
+    # one (T, d) x (d, 3d) product for the three projections (linear_many)
+    q, k, v = (a.reshape(T, H, dh) for a in linear_many((s.wq, s.wk, s.wv), x))
+    q = q / math.sqrt(dh)
+    if s.rope:
+        wdt = jnp.promote_types(x.dtype, jnp.float32)
+        omega = rope_frequencies(dh // 2, s.rope_base, wdt)
+        pos = jnp.arange(T)
+        q, k = _rope(q, omega, pos), _rope(k, omega, pos)
+    return q, k, v

@@ -355,3 +355,116 @@ def test_with_tolerances_and_ode_t1():
     assert _models.ode_t1(loose) == 12.0
     with pytest.raises(ValueError, match="rtol"):
         _models.with_tolerances(model, 0.0, 1e-7)
+
+
+# ----------------------------------------------------------------------- disorder horizon
+
+
+def test_locking_rates_d2_follow_adler_law():
+    # one drive of norm a, omega ~ N(0, s^2): a locked query relaxes at sqrt(a^2 - omega^2), so
+    # P(rate <= r | locked) = 1 - P(|omega| <= sqrt(a^2 - r^2)) / P(|omega| <= a)
+    a, s, n = 2.0, 1.5, 3000
+    rates = _theory.locking_rates(np.array([[a, 0.0]]), s, n_omega=n)
+    p_lock = scipy.special.erf(a / (s * np.sqrt(2)))
+    assert abs(rates.size / n - p_lock) < 4 * np.sqrt(p_lock * (1 - p_lock) / n)
+    assert np.all((rates >= 0) & (rates <= a))
+    for r in (0.5, 1.0, 1.5):
+        cdf = 1 - scipy.special.erf(np.sqrt(a**2 - r**2) / (s * np.sqrt(2))) / p_lock
+        assert abs(np.mean(rates <= r) - cdf) < 4 * np.sqrt(cdf * (1 - cdf) / rates.size)
+
+
+def test_locked_rate_is_the_linearisation_d3():
+    # the rate lambda* = z*.h: every eigenvalue of the flow's Jacobian on the tangent plane at
+    # the locked state has real part -lambda* (finite differences of the field, float64)
+    from syncattn import lohe
+
+    rng = np.random.default_rng(5)
+    A = rng.normal(size=(3, 3))
+    Om, h = 0.8 * (A - A.T), np.array([1.0, 0.5, -2.0])
+    st = lohe.locked_state(Om, h)
+    z = np.asarray(st.z)
+    assert bool(st.locked) and float(st.rate) == approx(z @ h)
+    f = lambda y: Om @ y + h - (y @ h) * y
+    assert np.abs(f(z)).max() < 1e-10
+    e1 = np.cross(z, [1.0, 0.0, 0.0])
+    e1 /= np.linalg.norm(e1)
+    e2 = np.cross(z, e1)
+    B, eps = np.stack([e1, e2], 1), 1e-6
+    J = np.stack([(f(z + eps * b) - f(z - eps * b)) / (2 * eps) for b in B.T], 1)
+    eig = np.linalg.eigvals(B.T @ J)
+    np.testing.assert_allclose(eig.real, -float(st.rate), rtol=1e-6)
+
+
+def test_disorder_schedule_closed_form_and_errors():
+    a, s = 2.0, 1.5
+    h = np.array([[a, 0.0]])
+    got = _theory.disorder_schedule(h, s, horizon=5.0, quantile=0.1, n_omega=3000)
+    rates = _theory.locking_rates(h, s, n_omega=3000)  # the same draws (rng seed 1)
+    assert got["settle_time"] == approx(5.0 / np.quantile(rates, 0.1))
+    assert got["locked_fraction"] == approx(rates.size / 3000)
+    assert _theory.disorder_schedule(h, s, t_max=0.5, n_omega=50)["settle_time"] == 0.5
+    # d = 4 under disorder 1e3: nothing locks, the horizon is the cap
+    none = _theory.disorder_schedule(_drives(5, 4, seed=2), 1e3, n_omega=2, t_max=30.0)
+    assert none == {"settle_time": 30.0, "rate_slow": None, "locked_fraction": 0.0}
+    for bad in ({"strength": 0.0}, {"strength": float("nan")}, {"quantile": 1.0}, {"horizon": 0.0}):
+        kw = {"strength": s, **bad}
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            _theory.disorder_schedule(h, kw.pop("strength"), **kw)
+    snapped = _theory.snap_schedule({"settle_time": 3.0})
+    assert snapped == {"settle_time": 2 ** (7 / 4)}  # 3 = 2^1.58 rounded up to the quarter-octave
+
+
+def test_sweep_records_points_seconds_and_resumes(tmp_path):
+    import jax
+
+    from syncattn.experiments.robustness import _sweep
+
+    calls = []
+
+    def perturb(m, kind, s, key):
+        calls.append((kind, s))
+        return m, {"s": s}
+
+    score = lambda m, key: 0.0 if key is None else float(jax.random.uniform(key))
+    grids = {"coupling_mismatch": (0.1, 0.3), "settle_time": (1.0,)}
+    kw = dict(draws=2, seed=0, perturb=perturb, applies=lambda k: True, progress=False)
+    st = _sweep.sweep(tmp_path / "m.json", None, score, grids, **kw)
+    assert calls == [("coupling_mismatch", 0.1)] * 2 + [("coupling_mismatch", 0.3)] * 2 + [("settle_time", 1.0)]
+    assert st["ideal"] == 0.0 and len(st["points"]["coupling_mismatch"]["0.3"]) == 2
+    assert len(st["points"]["settle_time"]["1.0"]) == 1  # deterministic: one draw
+    assert st["settings"]["coupling_mismatch"]["0.1"] == {"s": 0.1}
+    for kind, g in grids.items():
+        for s in g:
+            sec = st["seconds"][kind][str(s)]
+            assert sec["wall"] >= 0 and sec["cpu"] >= 0
+    calls.clear()
+    again = _sweep.sweep(tmp_path / "m.json", None, score, grids, **kw)
+    assert calls == [] and again == st
+
+
+@pytest.mark.slow  # three ODE-layer compilations: 34 s CPU at load 6
+def test_perturber_disorder_settings():
+    # the classifier: to the layer's ode_t1 at disorder_rtol, the same output bit for bit as the
+    # substrate without a settle_time; the LMs: to the snapped horizon at lm_disorder_rtol
+    import jax
+    import jax.numpy as jnp
+
+    from syncattn import nn
+    from syncattn.experiments.robustness import _models
+
+    layer = nn.OscillatorAttention(8, 2, 2, 8, key=jax.random.key(0), equilibrium="ode", ode_t1=6.0)
+    h = _drives(200, 2, seed=4)
+    cfg = robustness.Config()
+    x = jax.random.normal(jax.random.key(1), (5, 8))
+    k = jax.random.key(2)
+    m, st = robustness._perturber(cfg, "oscillator", layer, h, "agreement")(layer, "frequency_disorder", 1.0, k)
+    assert st == {"settle_time": 6.0, "rtol": 1e-5, "atol": 1e-7}
+    plain = _models.with_tolerances(nn.with_substrate(layer, nn.Substrate(frequency_disorder=1.0)), 1e-5, 1e-7)
+    np.testing.assert_array_equal(np.asarray(m(x, substrate_key=k)), np.asarray(plain(x, substrate_key=k)))
+    perturb = robustness._perturber(cfg, "oscillator", layer, h, "lm")
+    m2, st2 = perturb(layer, "frequency_disorder", 1.0, k)
+    want = _theory.snap_schedule(_theory.disorder_schedule(h, 1.0, t_max=6.0))["settle_time"]
+    assert st2["settle_time"] == min(want, 6.0) and (st2["rtol"], st2["atol"]) == (1e-3, 1e-5)
+    assert (m2.ode_rtol, m2.substrate.settle_time) == (1e-3, st2["settle_time"])
+    assert perturb(layer, "frequency_disorder", 1.0, k, horizon_factor=2.0)[1]["settle_time"] == 2 * st2["settle_time"]
+    assert bool(jnp.all(jnp.isfinite(m2(x, substrate_key=k))))

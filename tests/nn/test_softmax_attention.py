@@ -140,3 +140,77 @@ def test_key_padding_mask_rope_switch_and_bias():
     assert np.all(np.isfinite(np.asarray(L(x, mask=left))))
     with pytest.raises(ValueError, match="mask"):
         L(x, mask=jnp.ones(T, jnp.int32))
+
+
+# ------------------------------------------------------------------ projections
+@pytest.mark.parametrize("rope", [True, False])
+def test_softmax_projections_match_naive_loop(rope):
+    L, x = layer(rope=rope), tokens(10)
+    q, k, v = nn.softmax_projections(L, x)
+    X = np.asarray(x, np.float64)
+    dh = D // H
+    m = dh // 2
+    om = L.rope_base ** (-np.arange(m) / m) if rope else np.zeros(m)
+    for t in range(T):
+        for h in range(H):
+            rows = slice(h * dh, (h + 1) * dh)
+            qt = np.asarray(L.wq.weight)[rows] @ X[t]
+            kt = np.asarray(L.wk.weight)[rows] @ X[t]
+            vt = np.asarray(L.wv.weight)[rows] @ X[t]
+            assert_close(q[t, h], reference.rotate_pairs(qt, om * t) / np.sqrt(dh))
+            assert_close(k[t, h], reference.rotate_pairs(kt, om * t))
+            assert_close(v[t, h], vt)
+    # the layer's weights are softmax(q . k) of these arrays (the reference's A)
+    _, A = reference.softmax_attention(L, x)
+    s = np.einsum("thd,uhd->htu", np.asarray(q), np.asarray(k))
+    s = np.where(np.tril(np.ones((T, T), bool)), s, -np.inf)  # causal
+    assert_close(np.exp(s) / np.exp(s).sum(-1, keepdims=True), A)
+    with pytest.raises(TypeError, match="SoftmaxAttention"):
+        nn.softmax_projections(nn.RMSNorm(D), x)
+    with pytest.raises(ValueError, match="d_model"):
+        nn.softmax_projections(L, tokens(0, (T, D + 2)))
+
+
+def _call_before_projections(L, x, mask):
+    """SoftmaxAttention.__call__ as it read before `softmax_projections` (frozen copy)."""
+    import math
+
+    from syncattn.nn._common import attend, cast, linear, linear_many
+    from syncattn.nn._rope import _rope, rope_frequencies
+
+    s = cast(L, x.dtype)
+    T_, H_ = x.shape[0], L.n_heads
+    dh = L.d_model // H_
+    q, k, v = (a.reshape(T_, H_, dh) for a in linear_many((s.wq, s.wk, s.wv), x))
+    q = q / math.sqrt(dh)
+    if L.rope:
+        omega = rope_frequencies(
+            dh // 2, L.rope_base, jnp.promote_types(x.dtype, jnp.float32)
+        )
+        pos = jnp.arange(T_)
+        q, k = _rope(q, omega, pos), _rope(k, omega, pos)
+    return linear(s.wo, attend(q, k, v, L.causal, mask).reshape(T_, L.d_model))
+
+
+@pytest.mark.parametrize("dtype", [jnp.float64, jnp.float32])
+def test_layer_unchanged_bit_for_bit_by_projections(dtype):
+    # T = 70 > the CPU attention block: the blocked causal path in float32 too
+    x = jax.random.normal(jax.random.key(1), (70, D)).astype(dtype)
+    mask = jnp.arange(70) < 60
+    for kw in (dict(), dict(causal=False), dict(rope=False, out_bias=True)):
+        L = layer(**kw)
+        L = jax.tree.map(lambda a: a.astype(dtype) if eqx.is_inexact_array(a) else a, L)
+        new = lambda m, t: jnp.sum(jnp.sin(m(t, mask=mask)))
+        old = lambda m, t: jnp.sum(jnp.sin(_call_before_projections(m, t, mask)))
+        np.testing.assert_array_equal(
+            np.asarray(L(x, mask=mask)),
+            np.asarray(_call_before_projections(L, x, mask)),
+        )
+        g_new = eqx.filter_grad(new)(L, x)
+        g_old = eqx.filter_grad(old)(L, x)
+        for a, b in zip(jax.tree.leaves(g_new), jax.tree.leaves(g_old), strict=True):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+        np.testing.assert_array_equal(
+            np.asarray(jax.grad(new, argnums=1)(L, x)),
+            np.asarray(jax.grad(old, argnums=1)(L, x)),
+        )

@@ -34,10 +34,16 @@ How the costly points are computed. A noise point integrates the SDE from the la
 start to the horizon $T_\sigma$ with steps $\Delta t_\sigma$ chosen from the model's own
 drives by the flow's relaxation rates (all but 10 % of the queries relax for 5
 relaxation times; [`noise_schedule`][syncattn.experiments.robustness._theory.noise_schedule]),
-not to the layer's $T = 30$ at $\Delta t = 0.01$; a disorder point solves its ODE at
-``disorder_rtol``/``disorder_atol`` (1e-5/1e-7) rather than the layer's 1e-8/1e-10, which
-lies below the float32 models' resolution. Both are measured against the finer choice
-on the first validation batch, with the same keys (``checks`` in ``results.json``).
+not to the layer's $T = 30$ at $\Delta t = 0.01$. A classifier's disorder point solves
+its ODE to the layer's $T = 30$ at ``disorder_rtol``/``disorder_atol`` (1e-5/1e-7)
+rather than the layer's 1e-8/1e-10; a language model's, whose $T = 30$ solve of drifting
+32-dimensional queries is the run's costliest, to the horizon $T_\Omega$ at which all
+but 10 % of the locked queries have relaxed for 5 of their own relaxation times
+$1/\lambda^\star$, $\lambda^\star = z^\star\cdot h$
+([`disorder_schedule`][syncattn.experiments.robustness._theory.disorder_schedule]), at
+``lm_disorder_rtol``/``lm_disorder_atol`` (1e-3/1e-5). Each choice is measured against
+a finer one on the first validation batch, with the same keys (``checks`` in
+``results.json``).
 Noise and disorder may run on a subset of the validation data
 (``dynamic_sentences``/``dynamic_batches``), their losses taken against the ideal on
 that subset.
@@ -120,12 +126,22 @@ class Config(ReusedRecipe):
             ([`noise_schedule`][syncattn.experiments.robustness._theory.noise_schedule]):
             each noise point runs the SDE to $T_\\sigma$ with steps $\\Delta t_\\sigma$
             from the model's own drives (capped at the layer's `ode_t1`).
-        disorder_rtol, disorder_atol: the ODE tolerances of the disorder points
-            (``None``: the layer's own, 1e-8/1e-10, below the float32 models'
-            resolution; the check below measures the difference).
+        disorder_horizon, disorder_quantile: the LMs' disordered settling's horizon
+            $c_T, \\alpha$ ([`disorder_schedule`][syncattn.experiments.robustness._theory.disorder_schedule]):
+            each LM disorder point runs its ODE to $T_\\Omega$ from the locked queries'
+            relaxation rates (capped at the layer's `ode_t1`; ``disorder_horizon=None``:
+            to `ode_t1`). The classifier's run to `ode_t1`: its disorder loss depends on
+            the horizon (measured: 1-2 points at $\\|\\Omega\\| = 3$ between $T_\\Omega$ and 30).
+        disorder_rtol, disorder_atol: the ODE tolerances of the classifier's disorder
+            points (``None``: the layer's own, 1e-8/1e-10; the check below measures the
+            difference).
+        lm_disorder_rtol, lm_disorder_atol: the same for the LMs' disorder points.
         check_noise, check_disorder: the strengths at which the first validation batch
-            is also measured on a finer schedule ($2T_\\sigma$, $\\Delta t_\\sigma/2$) and
-            at the layer's own tolerances, with the same keys (``None``: no check).
+            is also measured on a finer schedule ($2T_\\sigma$, $\\Delta t_\\sigma/2$;
+            disorder: $2T_\\Omega$, and for the classifier the layer's own $T = 30$ at its
+            own tolerances), with the same keys (``None``: no check).
+        check_rows: the LMs' disorder check runs on the first `check_rows` rows of the
+            first batch (``None``: the whole batch).
         lm_every: the LMs sweep every `lm_every`-th strength of each grid, counted
             from the harshest (1: all of them).
         lm_draws: the LMs' draws per stochastic point (``None``: `draws`).
@@ -165,10 +181,15 @@ class Config(ReusedRecipe):
     noise_quantile: float = 0.1
     noise_drift_step: float = 0.5
     noise_diffusion_step: float = 0.1
+    disorder_horizon: float | None = 5.0
+    disorder_quantile: float = 0.1
     disorder_rtol: float | None = 1e-5
     disorder_atol: float = 1e-7
+    lm_disorder_rtol: float | None = 1e-3
+    lm_disorder_atol: float = 1e-5
     check_noise: float | None = 1.0
     check_disorder: float | None = 3.0
+    check_rows: int | None = 8
     lm_every: int = 1
     lm_draws: int | None = None
     dynamic_sentences: int | None = None
@@ -204,13 +225,20 @@ class Config(ReusedRecipe):
             raise ValueError(f"lm_every and lm_draws must be >= 1; got {self.lm_every}, {self.lm_draws}.")
         if self.draws < 1:
             raise ValueError(f"draws must be >= 1; got {self.draws}.")
-        if not 0 < self.noise_quantile < 1:
-            raise ValueError(f"noise_quantile must lie in (0, 1); got {self.noise_quantile}.")
-        for name in ("noise_horizon", "noise_drift_step", "noise_diffusion_step", "disorder_atol"):
+        for name in ("noise_quantile", "disorder_quantile"):
+            if not 0 < getattr(self, name) < 1:
+                raise ValueError(f"{name} must lie in (0, 1); got {getattr(self, name)}.")
+        if self.disorder_horizon is not None and not self.disorder_horizon > 0:
+            raise ValueError(f"disorder_horizon must be > 0 or None; got {self.disorder_horizon}.")
+        if self.check_rows is not None and not self.check_rows >= 1:
+            raise ValueError(f"check_rows must be >= 1 or None; got {self.check_rows}.")
+        for name in ("noise_horizon", "noise_drift_step", "noise_diffusion_step", "disorder_atol",
+                     "lm_disorder_atol"):  # fmt: skip
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be > 0; got {getattr(self, name)}.")
-        if self.disorder_rtol is not None and not self.disorder_rtol > 0:
-            raise ValueError(f"disorder_rtol must be > 0 or None; got {self.disorder_rtol}.")
+        for name in ("disorder_rtol", "lm_disorder_rtol"):
+            if getattr(self, name) is not None and not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be > 0 or None; got {getattr(self, name)}.")
         if not 0 < self.delta < np.pi:
             raise ValueError(f"delta must lie in (0, pi); got {self.delta}.")
         if not (self.acc_limit > 0 and self.ppl_limit > 0):
@@ -230,13 +258,14 @@ class Config(ReusedRecipe):
 
     @classmethod
     def default(cls) -> Config:
-        """Meant for 30 minutes of a 2-core CPU with the trainings at hand, but measured
-        over it on the loaded machine (about 32 CPU-minutes of sweep, one LM disorder
-        point at d = 32 left out after 20 minutes; docs/experiments.md): experiment 4's recipe (20 epochs) on
+        """Meant for 30 minutes of a 2-core CPU with the trainings at hand; measured in
+        parts on the loaded machine, not as one fresh run (docs/experiments.md: every
+        point, the LMs' disorder to the horizon $T_\\Omega$, in 30 + 8 CPU-minutes over
+        two sessions at load 4-11): experiment 4's recipe (20 epochs) on
         seeds 0 and 1 of both classifiers, experiment 5's default recipe at d = 2, 8, 32
         and softmax on seed 0; four strengths per non-ideality, 2 draws; the classifier
         on its whole validation split (4,000 sentences) but noise and disorder on the
-        first 2,000, the LMs on 4 validation batches (noise and disorder on 2)."""
+        first 2,000, the LMs on 2 validation batches (noise and disorder on 1)."""
         return cls._cpu(
             seeds=(0, 1), lm_seeds=(0,), dims=(2, 8, 32), lm_every=2, lm_draws=1,
             noise=(0.5, 1.0, 2.0, 4.0),
@@ -285,12 +314,23 @@ def _schedule(config, h, sigma: float, t1: float) -> dict:
             "steps": math.ceil(min(snapped["settle_time"], t1) / snapped["dt"] - 1e-9)}
 
 
-def _perturber(config, kind_of_model: str, model, h):
+def _disorder_horizon(config, h, s: float, t1: float) -> dict:
+    if config.disorder_horizon is None:
+        return {"settle_time": t1}
+    sch = _theory.disorder_schedule(h, float(s), horizon=config.disorder_horizon,
+                                    quantile=config.disorder_quantile, t_max=t1)  # fmt: skip
+    snapped = _theory.snap_schedule(sch)
+    return {**snapped, "settle_time": min(snapped["settle_time"], t1)}
+
+
+def _perturber(config, kind_of_model: str, model, h, task: str = "agreement"):
     """``perturb(model, kind, strength, key) -> (perturbed, settings)`` of one trained model.
 
     Oscillator: [`syncattn.nn.with_substrate`][] with the non-ideality alone; noise on
-    the schedule of its drives (`_theory.noise_schedule`), disorder at
-    ``disorder_rtol``/``disorder_atol``. Softmax: the analogue of mismatch or bits
+    the schedule of its drives (`_theory.noise_schedule`); disorder at
+    ``disorder_rtol``/``disorder_atol`` to the layer's `ode_t1` (the classifier), or at
+    ``lm_disorder_rtol``/``lm_disorder_atol`` to the horizon of its locking rates (the
+    LMs; `_theory.disorder_schedule`), times `horizon_factor`. Softmax: the analogue of mismatch or bits
     ([`perturb_softmax`][syncattn.experiments.robustness._models.perturb_softmax]).
     """
     from ... import nn
@@ -302,18 +342,28 @@ def _perturber(config, kind_of_model: str, model, h):
 
         return perturb
     t1 = _models.ode_t1(model)
+    horizons: dict = {}  # per strength: one horizon for every draw
+    lm = task == "lm"
+    rtol, atol = ((config.lm_disorder_rtol, config.lm_disorder_atol) if lm
+                  else (config.disorder_rtol, config.disorder_atol))  # fmt: skip
 
-    def perturb(m, kind, s, key):
+    def perturb(m, kind, s, key, *, horizon_factor: float = 1.0):
         settings = {}
         if kind == "noise":
             settings = _schedule(config, h, s, t1)
             sub = nn.Substrate(noise=float(s), settle_time=settings["settle_time"], dt=settings["dt"])
+        elif kind == "frequency_disorder":
+            if s not in horizons:
+                horizons[s] = _disorder_horizon(config, h, s, t1) if lm else {"settle_time": t1}
+            settings = dict(horizons[s])
+            settings["settle_time"] = horizon_factor * settings["settle_time"]
+            sub = nn.Substrate(frequency_disorder=float(s), settle_time=settings["settle_time"])
         else:
             sub = substrate(kind, s)
         out = nn.with_substrate(m, sub)
-        if kind == "frequency_disorder" and config.disorder_rtol is not None:
-            out = _models.with_tolerances(out, config.disorder_rtol, config.disorder_atol)
-            settings = {"rtol": config.disorder_rtol, "atol": config.disorder_atol}
+        if kind == "frequency_disorder" and rtol is not None:
+            out = _models.with_tolerances(out, rtol, atol)
+            settings.update(rtol=rtol, atol=atol)
         return out, settings
 
     return perturb
@@ -323,9 +373,10 @@ def _checks(config, path: Path, model, scorer, h, perturb) -> dict:
     """The sweep's numerical choices measured against finer ones on the first batch, same keys.
 
     noise at ``check_noise``: the schedule $(T_\\sigma, \\Delta t_\\sigma)$ against
-    $(2T_\\sigma, \\Delta t_\\sigma/2)$; disorder at ``check_disorder`` (the classifier
-    only: the layer's tolerances are costly): ``disorder_rtol`` against the layer's own
-    tolerances. Written to `path` (resumable).
+    $(2T_\\sigma, \\Delta t_\\sigma/2)$; disorder at ``check_disorder``: for the
+    classifier ``disorder_rtol`` against the layer's own tolerances (both to $T = 30$), for
+    the LMs the horizon $T_\\Omega$ against $2T_\\Omega$ (same tolerances, on the first
+    ``check_rows`` rows). Written to `path` (resumable).
     """
     import jax
 
@@ -333,6 +384,9 @@ def _checks(config, path: Path, model, scorer, h, perturb) -> dict:
 
     out = _sweep._load(path)
     first = dataclasses.replace(scorer, data=scorer.data[:1])
+    few = first  # the disorder check's data (the LMs: the first check_rows rows)
+    if scorer.task == "lm" and config.check_rows is not None:
+        few = dataclasses.replace(first, data=[b[: config.check_rows] for b in first.data])
     key = jax.random.key(config.substrate_seed)
     if config.check_noise is not None and "noise" in config.nonidealities and "noise" not in out:
         s = float(config.check_noise)
@@ -343,18 +397,25 @@ def _checks(config, path: Path, model, scorer, h, perturb) -> dict:
                         "finer": {"settle_time": 2 * sch["settle_time"], "dt": sch["dt"] / 2,
                                   "value": first(finer, key)}}  # fmt: skip
         _sweep._save(path, out)
-    if (config.check_disorder is not None and config.disorder_rtol is not None and scorer.task == "agreement"
-            and "frequency_disorder" in config.nonidealities and "frequency_disorder" not in out):  # fmt: skip
+    if (config.check_disorder is not None and "frequency_disorder" in config.nonidealities
+            and "frequency_disorder" not in out):  # fmt: skip
         s = float(config.check_disorder)
         m, st = perturb(model, "frequency_disorder", s, key)
-        own = nn.with_substrate(model, substrate("frequency_disorder", s))
-        layer = next(a for a in jax.tree_util.tree_leaves(own, is_leaf=lambda a: isinstance(a, nn.OscillatorAttention))
-                     if isinstance(a, nn.OscillatorAttention))  # fmt: skip
-        out["frequency_disorder"] = {"strength": s, "value": first(m, key), **st,
-                                     "layer_tolerances": {"rtol": layer.ode_rtol, "atol": layer.ode_atol,
-                                                          "value": first(own, key)}}  # fmt: skip
+        entry = {"strength": s, "value": few(m, key), **st}
+        if scorer.task == "lm":  # the horizon against twice it (T = 30: the cost it avoids)
+            longer, lt = perturb(model, "frequency_disorder", s, key, horizon_factor=2.0)
+            entry["longer"] = {"settle_time": lt["settle_time"], "value": few(longer, key)}
+        elif config.disorder_rtol is not None:  # the tolerances against the layer's
+            own = nn.with_substrate(model, substrate("frequency_disorder", s))  # T = ode_t1
+            layer = next(a for a in jax.tree_util.tree_leaves(own, is_leaf=lambda a: isinstance(a, nn.OscillatorAttention))
+                         if isinstance(a, nn.OscillatorAttention))  # fmt: skip
+            entry["layer_tolerances"] = {"settle_time": layer.ode_t1, "rtol": layer.ode_rtol, "atol": layer.ode_atol,
+                              "value": first(own, key)}  # fmt: skip
+        out["frequency_disorder"] = entry
         _sweep._save(path, out)
-    out["data"] = "the first validation batch of the sweep"
+    rows = (f" (the disorder check: its first {config.check_rows} rows)"
+            if scorer.task == "lm" and config.check_rows else "")  # fmt: skip
+    out["data"] = "the first validation batch of the sweep" + rows
     return out
 
 
@@ -394,7 +455,7 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
             per_model[key] = {"status": t.result.get("status"), "task": t.task}
             continue
         model, scorer, h = _models.load(t, config)
-        perturb = _perturber(config, t.model, model, h)
+        perturb = _perturber(config, t.model, model, h, t.task)
         dyn = _models.dynamic_scorer(scorer, config)
         draws = config.lm_draws if t.task == "lm" and config.lm_draws is not None else config.draws
         state = sweep(out / "sweeps" / f"{key}.json", model, scorer, config.grids(t.task),
@@ -404,7 +465,7 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
         entry = {"task": t.task, "model": t.model, "d_osc": t.d_osc, "seed": t.seed,
                  "run": str(t.folder), "metric": scorer.metric, "ideal": state["ideal"],
                  "ideal_dynamic": state.get("ideal_dynamic"), "trained_val": t.result.get("val"),
-                 "settings": state.get("settings", {})}  # fmt: skip
+                 "settings": state.get("settings", {}), "seconds": state.get("seconds", {})}  # fmt: skip
         if t.model == "oscillator" and config.measure and t.seed == min(
                 config.seeds if t.task == "agreement" else config.lm_seeds):  # the first seed's
             entry["checks"] = _checks(config, out / "sweeps" / f"{key}-checks.json", model, scorer, h, perturb)

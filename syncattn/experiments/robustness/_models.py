@@ -319,7 +319,8 @@ class PerturbedSoftmax(eqx.Module):
     r"""[`syncattn.nn.SoftmaxAttention`][] with the softmax analogue of a substrate's
     coupling mismatch or readout precision (the robustness experiment's softmax reference).
 
-    With the layer's scaled, rotated queries $q_i$ and keys $k_j$ per head, its weights
+    With the layer's scaled, rotated queries $q_i$, keys $k_j$ and values $v_j$ per head
+    ([`syncattn.nn.softmax_projections`][], the arrays the layer itself attends with), its weights
     $a_{ij} = e^{q_i\cdot k_j}/\sum_l e^{q_i\cdot k_l}$ (over the allowed keys), and
     $y = W_o\,[\sum_j \tilde a_{ij} v_j]_{\text{heads}}$:
 
@@ -359,29 +360,15 @@ class PerturbedSoftmax(eqx.Module):
         self.mismatch, self.bits = float(mismatch), None if bits is None else int(bits)
 
     def __call__(self, x, *, mask=None):
-        import math
-
-        from ...nn._common import (
-            attention_weights,
-            cast,
-            check_key_mask,
-            linear,
-            linear_many,
-        )
-        from ...nn._rope import _rope, rope_frequencies
+        from ... import nn
+        from ...nn._common import attention_weights, cast, check_key_mask, linear
         from ...nn._substrate import _MISMATCH, mismatch_normals, quantise
 
         b = self.base
-        s = cast(b, x.dtype)
+        q, k, v = nn.softmax_projections(b, x)  # the layer's own q / sqrt(d_h), k, v, rotated
+        s = cast(b, q.dtype)
         T, H = x.shape[0], b.n_heads
         mask = check_key_mask(mask, T)
-        dh = b.d_model // H
-        q, k, v = (a.reshape(T, H, dh) for a in linear_many((s.wq, s.wk, s.wv), x))
-        q = q / math.sqrt(dh)
-        if b.rope:
-            omega = rope_frequencies(dh // 2, b.rope_base, jnp.promote_types(x.dtype, jnp.float32))
-            pos = jnp.arange(T)
-            q, k = _rope(q, omega, pos), _rope(k, omega, pos)
         if self.bits is not None:
             n = jnp.linalg.norm(q, axis=-1, keepdims=True)
             q = n * quantise(q / jnp.where(n > 0, n, 1.0), self.bits)

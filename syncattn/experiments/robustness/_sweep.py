@@ -83,13 +83,18 @@ def sweep(path: Path, model, scorer, grids: dict, *, draws: int, seed: int, pert
 
     Returns:
         ``{"ideal": metric, "points": {kind: {strength: [metric per draw]}},
-        "settings": {kind: {strength: settings}}}`` (and ``"ideal_dynamic"``).
+        "settings": {kind: {strength: settings}}, "seconds": {kind: {strength: {"wall",
+        "cpu"}}}}`` (and ``"ideal_dynamic"``; the seconds of each point's draws, with their
+        compilation; CPU of the whole process, every thread).
     """
+    import time
+
     import jax
 
     state = _load(path)
     state.setdefault("points", {})
     state.setdefault("settings", {})
+    state.setdefault("seconds", {})
     if "ideal" not in state:
         state["ideal"] = scorer(model, None)
         _save(path, state)
@@ -104,11 +109,14 @@ def sweep(path: Path, model, scorer, grids: dict, *, draws: int, seed: int, pert
         kk = jax.random.fold_in(jax.random.fold_in(base, NONIDEALITIES.index(kind)), j)
         values, settings = [], {}
         score = dynamic_scorer if dynamic_scorer is not None and kind in DYNAMIC else scorer
+        wall, cpu = time.perf_counter(), time.process_time()
         for i in range(n):
             key = jax.random.fold_in(kk, i)
             perturbed, settings = perturb(model, kind, s, key)
             values.append(score(perturbed, key))
         state["points"].setdefault(kind, {})[str(s)] = values
         state["settings"].setdefault(kind, {})[str(s)] = settings
+        state["seconds"].setdefault(kind, {})[str(s)] = {
+            "wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu}  # fmt: skip
         _save(path, state)
     return state

@@ -29,8 +29,11 @@ validation rows), averaged over those queries; nothing is re-derived:
 * coupling mismatch and readout bits: the library proves nothing about them, and no
   curve is drawn.
 
-The same theory sizes the noisy simulation ([`noise_schedule`][syncattn.experiments.robustness._theory.noise_schedule]):
-the horizon and the step of the SDE come from the flow's own relaxation rates.
+The same theory sizes the simulations: the horizon and the step of the noisy SDE
+come from the flow's own relaxation rates
+([`noise_schedule`][syncattn.experiments.robustness._theory.noise_schedule]), the
+horizon of the disordered ODE from the locked queries' relaxation rates
+([`disorder_schedule`][syncattn.experiments.robustness._theory.disorder_schedule]).
 """
 
 from __future__ import annotations
@@ -138,16 +141,102 @@ def noise_schedule(h, sigma: float, *, horizon: float = 5.0, quantile: float = 0
             "rate_slow": slow, "rate_fast": fast}  # fmt: skip
 
 
+def locking_rates(h, strength: float, n_omega: int = 4, max_queries: int = 4096) -> np.ndarray:
+    r"""The relaxation rates $\lambda^\star$ of the locked queries under the substrate's law of $\Omega$.
+
+    A locked query relaxes to its locked state $z^\star$ at the rate
+    $\lambda^\star = z^\star\cdot h$: the linearisation of
+    $\dot z = \Omega z + (I - zz^\top)h$ on $T_{z^\star}S^{d-1}$ is $-\lambda^\star I$
+    plus a skew map ([`syncattn.lohe.locked_state`][], its `rate`; for $d = 2$ Adler's
+    $\sqrt{\|h\|^2 - \omega^2} = \|h\|\cos\varphi^\star$, [`syncattn.lohe.adler_locking`][]).
+    $\Omega = s(A - A^\top)/\sqrt2$, $A$ standard Gaussian (for $d = 2$, $\omega \sim
+    \mathcal N(0, s^2)$), `n_omega` draws from ``numpy.random.default_rng(1)``, each on
+    at most `max_queries` of the regular drives (a fixed subsample). A drifting query
+    has no rate (no fixed point) and is left out.
+
+    Returns:
+        The rates of the locked (query, draw) pairs, 1-d (empty: none locks).
+    """
+    import jax.numpy as jnp
+
+    from ... import lohe
+
+    h = regular(h)
+    rng = np.random.default_rng(1)
+    if h.shape[0] > max_queries:
+        h = h[rng.choice(h.shape[0], size=max_queries, replace=False)]
+    d = int(h.shape[-1])
+    norm = np.linalg.norm(h, axis=-1)
+    A = rng.normal(size=(n_omega, d, d))
+    Omegas = float(strength) * (A - np.swapaxes(A, -1, -2)) / math.sqrt(2.0)
+    if d == 2:  # all draws at once: omega (n_omega, 1) against |h| (N,)
+        om, a = np.broadcast_arrays(Omegas[:, 1, 0][:, None], norm[None])
+        lk = lohe.adler_locking(om, a)
+        ok = np.asarray(lk.locked)
+        return (a * np.cos(np.asarray(lk.angle)))[ok]
+    out = []
+    for O in Omegas:
+        st = lohe.locked_state(jnp.asarray(O), jnp.asarray(h))
+        out.append(np.asarray(st.rate)[np.asarray(st.locked)])
+    return np.concatenate(out)
+
+
+def disorder_schedule(h, strength: float, *, horizon: float = 5.0, quantile: float = 0.1,
+                      t_max: float = 30.0, n_omega: int = 4) -> dict:
+    r"""The horizon $T_\Omega$ of the disordered settling, from the locking rates.
+
+    $$T_\Omega = \min\Bigl(t_\max, \frac{c_T}{q_\alpha(\lambda^\star)}\Bigr)$$
+
+    with $q_\alpha$ the $\alpha$-quantile ($\alpha$ = `quantile`) of the relaxation
+    rates $\lambda^\star = z^\star\cdot h$ of the locked queries
+    ([`locking_rates`][syncattn.experiments.robustness._theory.locking_rates]) and
+    $c_T$ = `horizon` relaxation times: all but the fraction $\alpha$ of the locked
+    queries have relaxed to their locked state for $c_T$ of their own relaxation
+    times. A drifting query has no limit to reach (it circulates with its beat
+    frequency at any horizon, its state at $T$ a phase of that orbit), so no horizon
+    serves it better than another; the run measures what the horizon does to the
+    metric against $2T_\Omega$ (and, for the classifier, against the layer's $T = 30$ at
+    its own tolerances). `t_max` caps it (the layer's `ode_t1`).
+
+    Returns:
+        ``{"settle_time": T, "rate_slow": q_alpha, "locked_fraction"}`` (the fraction
+        of the sampled (query, draw) pairs that lock; `rate_slow` ``None`` and
+        $T = t_\max$ when none locks).
+
+    Raises:
+        ValueError: `strength` not a finite number $> 0$; `horizon` or `t_max` not
+            $> 0$; `quantile` outside $(0, 1)$.
+    """
+    if isinstance(strength, bool) or not (isinstance(strength, (int, float)) and 0 < strength < math.inf):
+        raise ValueError(f"strength must be a finite number > 0; got {strength!r}.")
+    for name, v in (("horizon", horizon), ("t_max", t_max)):
+        if not v > 0:
+            raise ValueError(f"{name} must be > 0; got {v!r}.")
+    if not 0 < quantile < 1:
+        raise ValueError(f"quantile must lie in (0, 1); got {quantile!r}.")
+    rates = locking_rates(h, strength, n_omega=n_omega)
+    n = min(regular(h).shape[0], 4096) * n_omega
+    if rates.size == 0:
+        return {"settle_time": float(t_max), "rate_slow": None, "locked_fraction": 0.0}
+    slow = float(np.quantile(rates, quantile))
+    T = float(t_max) if slow <= 0 else min(float(t_max), horizon / slow)
+    return {"settle_time": T, "rate_slow": slow, "locked_fraction": rates.size / n}
+
+
 def snap_schedule(schedule: dict, per_octave: int = 4) -> dict:
     r"""The schedule on a grid of $2^{1/n}$ ($n$ = `per_octave`): $T$ rounded up, $\Delta t$
-    down (never coarser, never shorter), the steps recounted. Models of one setting
+    down (never coarser, never shorter), the steps recounted (a schedule without
+    ``"dt"``: the horizon only). Models of one setting
     (seeds) then share their noisy schedules, so their compilations are shared too."""
     if isinstance(per_octave, bool) or not isinstance(per_octave, int) or per_octave < 1:
         raise ValueError(f"per_octave must be an int >= 1; got {per_octave!r}.")
     n = float(per_octave)
     up = lambda x: 2.0 ** (math.ceil(n * math.log2(x) - 1e-9) / n)
     down = lambda x: 2.0 ** (math.floor(n * math.log2(x) + 1e-9) / n)
-    T, dt = up(schedule["settle_time"]), down(schedule["dt"])
+    T = up(schedule["settle_time"])
+    if "dt" not in schedule:  # a horizon only (the disordered ODE's adaptive steps)
+        return {**schedule, "settle_time": T}
+    dt = down(schedule["dt"])
     return {**schedule, "settle_time": T, "dt": dt, "steps": math.ceil(T / dt - 1e-9)}
 
 
