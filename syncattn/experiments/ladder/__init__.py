@@ -68,7 +68,6 @@ round trip (``committed_dir``, adopt/export, ``rebuild``).
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import shutil
 from pathlib import Path
@@ -93,7 +92,7 @@ from ._cells import (
     seed_cells,
     sweep_cells,
 )
-from ._committed import _adopt, _export, committed_dir as committed_dir
+from ._committed import committed_dir as committed_dir, fetcher as fetcher, saved_config
 from ._report import (
     PAPER as PAPER,
     PREDICT_AT as PREDICT_AT,
@@ -286,19 +285,7 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
         dst.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(files["config"], dst / "config.json")
 
-    def fetch(cells):
-        _adopt(cells, dst, runs)
-        if grid.uses_ray:
-            batches = [cells]
-        else:
-            batches = [[c] for c in cells]  # one at a time: each is exported as it ends
-        got = []
-        for b in batches:
-            got += grid.run(b, runs, ladder_cell, desc=f"{NAME} {b[0].name}")
-            if dst is not None and config.export:
-                _export(b, runs, dst)
-        return got
-
+    fetch = fetcher(grid, runs, dst if config.export else None, ladder_cell, NAME, adopt_from=dst)
     cells, results, best = _walk(config, fetch)
     files |= _write(config, out, cells, results, best)
     if dst is not None and config.export:
@@ -319,13 +306,7 @@ def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
     from .._common import write_experiment_config
 
     src, out = Path(src), Path(out)
-    path = src / "config.json"
-    if not path.is_file():
-        raise FileNotFoundError(f"{src} holds no config.json: pass a ladder output folder.")
-    raw = json.loads(path.read_text())
-    if raw.get("experiment") != NAME:
-        raise FileNotFoundError(f"{path} is not a ladder's config (experiment {raw.get('experiment')!r}).")
-    config = Config(**{k: tuple(v) if isinstance(v, list) else v for k, v in raw["config"].items()})
+    config, raw = saved_config(src, NAME, Config)
     out.mkdir(parents=True, exist_ok=True)
 
     def fetch(cells):

@@ -19,13 +19,14 @@ PAPER = {
 PREDICT_AT = (1_000_000, 5_000_000)
 
 
-def _converged(config, res: dict) -> dict | None:
+def _converged(config, res: dict, metric: str = "bpc") -> dict | None:
+    """The convergence record of a cell from its curve of `metric` (``None``: no curve)."""
     from ... import stats
 
     curve = res.get("curve") if res.get("status") == "ok" else None
     if not curve or len(curve) < 2:
         return None
-    r = stats.relative_improvement([p["step"] for p in curve], [p["bpc"] for p in curve],
+    r = stats.relative_improvement([p["step"] for p in curve], [p[metric] for p in curve],
                                    config.window)  # fmt: skip
     return r | {"converged": r["improvement"] < config.tol}
 
