@@ -77,9 +77,17 @@ from ._common import (
     write_json,
 )
 from ._grid import Grid, TrainCell, read_result
-from .ladder import best_lr, committed_dir, fetcher, ladder_cell, next_lr, rung_budget
+from .ladder import (
+    best_lr,
+    check_protocol,
+    committed_dir,
+    fetcher,
+    ladder_cell,
+    next_lr,
+    rung_budget,
+)
 from .ladder._committed import saved_config
-from .ladder._report import _converged
+from .ladder._report import _converged, record_lines
 from .scaling import PAPER, RECIPE, corpus_choice, law
 
 
@@ -162,14 +170,7 @@ class Config:
         check_d_osc(self.sweep_dim, "sweep_dim")
         if any(p < 1 for p in self.p_values):
             raise ValueError(f"p_values must be >= 1; got {self.p_values}.")
-        if any(not lr > 0 for lr in self.lrs):
-            raise ValueError(f"lrs must be > 0; got {self.lrs}.")
-        if isinstance(self.extend, bool) or not isinstance(self.extend, int) or self.extend < 0:
-            raise ValueError(f"extend must be an int >= 0; got {self.extend!r}.")
-        if not self.tokens_per_param > 0 or self.evals < 2:
-            raise ValueError("tokens_per_param must be > 0 and evals >= 2.")
-        if not 0 <= self.warmup_fraction < 1 or not 0 < self.window < 1:
-            raise ValueError("warmup_fraction must lie in [0, 1) and window in (0, 1).")
+        check_protocol(self)
 
     @classmethod
     def smoke(cls) -> Config:
@@ -413,9 +414,5 @@ def summary(results: dict) -> str:
         vals = ", ".join(f"{lr}: {v:.3f}" for lr, v in sweep.items() if v is not None and math.isfinite(v))
         edge = " (at the sweep's edge)" if results["lr_at_edge"][fam] else ""
         lines.append(f"  {fam} lr {results['best_lr'][fam]}{edge}; val loss by lr: {vals}")
-    nc = results["not_converged"]
-    lines.append(f"  not converged (val loss fell >= 1 % over the last 20 %): {', '.join(nc) or 'none'}")
-    if results.get("missing"):
-        lines.append(f"  missing cells: {len(results['missing'])}")
-    return "\n".join(lines)
+    return "\n".join(lines + record_lines(results, "val loss"))
 

@@ -81,6 +81,7 @@ from ._cells import (
     MODELS,
     NAME,
     best_lr as best_lr,
+    check_protocol as check_protocol,
     corpus_choice as corpus_choice,
     ladder_cell,
     rung_budget as rung_budget,
@@ -167,16 +168,9 @@ class Config:
             raise ValueError("targets, lrs and seeds must be non-empty.")
         if len(set(self.targets)) != len(self.targets) or min(self.targets) < 1000:
             raise ValueError(f"targets must be distinct and >= 1000; got {self.targets}.")
-        if any(not lr > 0 for lr in self.lrs):
-            raise ValueError(f"lrs must be > 0; got {self.lrs}.")
         if self.top_seeds is not None and not 1 <= self.top_seeds <= len(self.seeds):
             raise ValueError(f"top_seeds must lie in [1, len(seeds)]; got {self.top_seeds}.")
-        if isinstance(self.extend, bool) or not isinstance(self.extend, int) or self.extend < 0:
-            raise ValueError(f"extend must be an int >= 0; got {self.extend!r}.")
-        if not self.tokens_per_param > 0 or self.evals < 2:
-            raise ValueError("tokens_per_param must be > 0 and evals >= 2.")
-        if not 0 <= self.warmup_fraction < 1 or not 0 < self.window < 1:
-            raise ValueError("warmup_fraction must lie in [0, 1) and window in (0, 1).")
+        check_protocol(self)
 
     @classmethod
     def smoke(cls) -> Config:

@@ -67,6 +67,23 @@ def rung_shape(target: int, vocab: int = 256) -> dict:
             "params": {"kuramoto": n_k, "softmax": n_s}, "mismatch": n_s / n_k - 1}  # fmt: skip
 
 
+def check_protocol(config) -> None:
+    """The checks of the protocol's fields shared by the ladder and ``dosc_law``: the
+    lrs, ``extend``, the budget, the schedule and the convergence window.
+
+    Raises:
+        ValueError: naming the field.
+    """
+    if any(not lr > 0 for lr in config.lrs):
+        raise ValueError(f"lrs must be > 0; got {config.lrs}.")
+    if isinstance(config.extend, bool) or not isinstance(config.extend, int) or config.extend < 0:
+        raise ValueError(f"extend must be an int >= 0; got {config.extend!r}.")
+    if not config.tokens_per_param > 0 or config.evals < 2:
+        raise ValueError("tokens_per_param must be > 0 and evals >= 2.")
+    if not 0 <= config.warmup_fraction < 1 or not 0 < config.window < 1:
+        raise ValueError("warmup_fraction must lie in [0, 1) and window in (0, 1).")
+
+
 def rung_budget(config, params: int) -> dict:
     """Tokens $D$, steps $S$ and the schedule of a rung of `params` parameters."""
     per_step = config.batch_size * config.seq_len

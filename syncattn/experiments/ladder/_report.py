@@ -153,9 +153,14 @@ def summary(results: dict) -> str:
                      f"predicted {preds} | paper +0.021 at 1M, about 0 at 5M")
     else:
         lines.append(f"  fit: {f['status']}")
+    return "\n".join(lines + record_lines(results, "val BPC"))
+
+
+def record_lines(results: dict, metric: str) -> list[str]:
+    """The summary's lines on the cells not converged (by `metric`) and missing."""
     nc = results["not_converged"]
-    lines.append(f"  not converged (val BPC fell >= 1 % over the last 20 %): {', '.join(nc) or 'none'}")
+    lines = [f"  not converged ({metric} fell >= 1 % over the last 20 %): {', '.join(nc) or 'none'}"]
     if results.get("missing"):
         lines.append(f"  missing cells: {len(results['missing'])}")
-    return "\n".join(lines)
+    return lines
 
