@@ -8,11 +8,13 @@ exponent $p$) with the protocol of the size ladder
 own learning rate, a convergence record per cell, committed results that rebuild the
 tables.
 
-**Size (our choice, for this CPU).** Seed 001's LM shape at half its width: 2 layers,
-$d = 64$, 4 heads, $d_{ff} = 256$, dropout 0.1, sinusoidal positions, LayerNorm, GELU,
-untied head; a 2,000-word vocabulary (experiment 5's default) of the word-level
-embedded corpus (``embedded-words``: 50-word rows, 49 predicted tokens each, 90/5/5
-split) unless ``--data-path`` names WikiText-2 or TinyStories (as ``scaling``).
+**Size (our choice, for this CPU).** Seed 001's LM shape at 7/16 of its width: 2
+layers, $d = 56$, 4 heads, $d_{ff} = 224$ ($4d$, as the paper's), dropout 0.1,
+sinusoidal positions, LayerNorm, GELU, untied head; a 2,000-word vocabulary
+(experiment 5's default) of the word-level embedded corpus (``embedded-words``: 50-word
+rows, 49 predicted tokens each, 90/5/5 split) unless ``--data-path`` names WikiText-2
+or TinyStories (as ``scaling``). The width was chosen so that the default grid fits
+about an hour of this CPU (docs/experiments.md, section 5b).
 
 **Budget rule.** Every cell is trained on the same number of tokens,
 
@@ -21,8 +23,8 @@ $$D = \lceil \kappa N \rceil,\quad \kappa = 20,\qquad
 
 ([`rung_budget`][syncattn.experiments.ladder.rung_budget]), with $N$ the
 **non-embedding** parameter count of the softmax model (everything but the $V \times d$
-token embedding and the $d \times V + V$ output layer: 99,712 at the default size, so
-$D$ = 2.0 M tokens, 1,280 steps of 32 x 49, about 2.2 passes over the training
+token embedding and the $d \times V + V$ output layer: 76,496 at the default size, so
+$D$ = 1.54 M tokens, 980 steps of 32 x 49, about 1.7 passes over the training
 split). The oscillator layers add a few hundred to a few thousand parameters over
 $d_{osc}$ (reported per cell); the token budget is the same for all. Seed 001's
 optimiser (AdamW, weight decay $10^{-4}$, betas 0.9 / 0.999, clip 1.0, cosine to 0)
@@ -136,10 +138,10 @@ class Config:
     sweep_dim: int = 8
     lrs: tuple[float, ...] = (1e-3, 3e-3, 1e-2)
     extend: int = 1
-    d_model: int = 64
+    d_model: int = 56
     n_layers: int = 2
     n_heads: int = 4
-    d_ff: int = 256
+    d_ff: int = 224
     vocab_size: int = 2000
     tokens_per_param: float = 20.0
     batch_size: int = 32
@@ -184,7 +186,7 @@ class Config:
     @classmethod
     def default(cls) -> Config:
         """The CPU protocol: 5 dims + softmax at 2 seeds, 3 lrs per family (+ 1
-        extension), p in {2, 4} at d = 8; 2.0 M tokens per cell (about 20 cells of
+        extension), p in {2, 4} at d = 8; 1.54 M tokens per cell (about 20 cells of
         3-4 CPU-minutes each)."""
         return cls()
 
@@ -356,7 +358,7 @@ def _write(config, out: Path, cells, results, best, rebuilt_from=None) -> dict[s
     rows = agg["rows"]
     files["csv"] = write_csv(out / "cells.csv", {
         k: [("" if w[k] is None else w[k]) for w in rows] for k in rows[0]})  # fmt: skip
-    files["png"] = _plot(config, agg, out / f"{NAME}.png")
+    files["png"] = _plot(config, agg, out / f"{NAME}.png", "test")
     return files
 
 

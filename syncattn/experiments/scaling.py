@@ -252,7 +252,7 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
     return files
 
 
-def _plot(config, agg, path):
+def _plot(config, agg, path, split: str = "validation"):
     fig, (ax, bx, cx) = new_figure(3, 1, width=4.0)
     dims = np.array(config.dims, float)
     for d in config.dims:
@@ -264,7 +264,7 @@ def _plot(config, agg, path):
         ax.axhline(agg["softmax"]["mean"], color="C1", label="softmax (mean)")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("d_osc")
-    ax.set_ylabel("validation PPL")
+    ax.set_ylabel(f"{split} PPL")
     ax.legend(fontsize=8)
     corpus = (agg.get("corpus") or {}).get("name", "?")
     ax.set_title(f"PPL vs d_osc on {corpus}")
@@ -291,7 +291,7 @@ def _plot(config, agg, path):
     pm = [agg["p_sweep"][k]["mean"] if agg["p_sweep"][k] else None for k in ps]
     cx.plot([int(k) for k in ps], [np.nan if m is None else m for m in pm], "o-")
     cx.set_xlabel("readout exponent p")
-    cx.set_ylabel("validation PPL")
+    cx.set_ylabel(f"{split} PPL")
     cx.set_title(f"p sweep at d_osc = {agg['p_sweep']['d']}")
     return save_figure(fig, path)
 

@@ -56,8 +56,8 @@ def test_budget_is_twenty_non_embedding_params_of_the_built_model():
 
 def test_default_size_numbers():
     b = dosc_law.budget(dosc_law.Config())
-    assert b == {"params": 99_712, "tokens": 2_007_040, "target_tokens": 1_994_240,
-                 "steps": 1280, "warmup_steps": 64, "eval_every": 128}  # fmt: skip
+    assert b == {"params": 76_496, "tokens": 1_536_640, "target_tokens": 1_529_920,
+                 "steps": 980, "warmup_steps": 49, "eval_every": 98}  # fmt: skip
 
 
 ALPHA, C = 0.5, 12.0
