@@ -342,7 +342,7 @@ def aggregate(config, cells, results, best) -> dict:
             "best_lr": best, "lr_sweep": sweep, "lr_at_edge": edge, "rows": rows,
             "not_converged": [w["cell"] for w in rows if w["converged"] is False],
             "missing": [w["cell"] for w in rows if w["status"] == "missing"],
-            "cpu": {"cells": sum(w["status"] == "ok" for w in rows),
+            "compute": {"cells": sum(w["status"] == "ok" for w in rows),
                     "wall_s": sum(w["wall_s"] or 0.0 for w in rows if w["status"] == "ok")},
             "corpus": first.get("corpus")}  # fmt: skip
 
@@ -368,7 +368,7 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
     results.json, cells.csv and dosc_law.png; return the files written."""
     out, grid, files = start_run(config, out, NAME, size, grid, progress)
     runs = out / "runs"
-    dst = committed_dir(config, size, NAME) if corpus_choice(config)[1] is None else None
+    dst = committed_dir(config, size, NAME)
     if dst is not None and config.export:  # the settings first: a partial folder rebuilds
         dst.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(files["config"], dst / "config.json")
