@@ -339,7 +339,9 @@ def aggregate(config, cells, results, best) -> dict:
             for f in FAMILIES}  # fmt: skip
     first = next((r for r in results if r.get("status") == "ok"), {})
     return {**laws["test"], "val_law": laws["val"], "budget": budget(config),
-            "best_lr": best, "lr_sweep": sweep, "lr_at_edge": edge, "rows": rows,
+            "best_lr": best, "lr_sweep": sweep, "lr_at_edge": edge,
+            "sweep_complete": {f: all(math.isfinite(v) for v in sweep[f].values()) for f in FAMILIES},
+            "rows": rows,
             "not_converged": [w["cell"] for w in rows if w["converged"] is False],
             "missing": [w["cell"] for w in rows if w["status"] == "missing"],
             "compute": {"cells": sum(w["status"] == "ok" for w in rows),
@@ -415,6 +417,8 @@ def summary(results: dict) -> str:
     for fam, sweep in results["lr_sweep"].items():
         vals = ", ".join(f"{lr}: {v:.3f}" for lr, v in sweep.items() if v is not None and math.isfinite(v))
         edge = " (at the sweep's edge)" if results["lr_at_edge"][fam] else ""
+        if not results["sweep_complete"][fam]:
+            edge += " (provisional: the sweep has unfinished cells)"
         lines.append(f"  {fam} lr {results['best_lr'][fam]}{edge}; val loss by lr: {vals}")
     return "\n".join(lines + record_lines(results, "val loss"))
 

@@ -146,6 +146,7 @@ def test_walk_law_resume_and_rebuild(tmp_path, monkeypatch):
     dosc_law.rebuild(committed, tmp_path / "partial")
     part = json.loads((tmp_path / "partial" / "results.json").read_text())
     assert part["missing"] == ["oscillator-d8-p1-lr0.01-seed1"] and part["ppl"]["8"]["n"] == 1
+    assert res["sweep_complete"] == part["sweep_complete"] == {"oscillator": True, "softmax": True}
     text = dosc_law.summary(res)
     assert "alpha = 0.500" in text and "oscillator lr 0.01;" in text and "missing" not in text
     assert "missing cells: 1" in dosc_law.summary(part)
