@@ -22,6 +22,7 @@ linear         beyond: experiment 5 at its largest d with the linear-time layer
 kws            seed 001: oscillator vs softmax keyword spotting (synthetic espeak-ng proxy)
 robustness     issue 19: noise, mismatch, disorder, settling, bits on trained models
 ladder         issue 20: seed 000's table as a compute-matched size ladder (20 N tokens)
+dosc_law       issue 20: seed 001's d_osc law at a 20 N budget, each family at its own lr
 =============  =================================================================
 
 Command line: ``--seed N`` (or ``--seeds 0,1,2`` / ``--seeds 0-4``) sets the
@@ -66,6 +67,7 @@ EXPERIMENTS = {
     "kws": "kws",
     "robustness": "robustness",
     "ladder": "ladder",
+    "dosc_law": "dosc_law",
 }
 """Experiment name -> module of `syncattn.experiments`."""
 

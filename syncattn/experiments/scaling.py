@@ -48,7 +48,7 @@ from ._common import (
 from ._grid import Grid, TrainCell
 
 
-__all__ = ["Config", "cells", "lm_cell", "run", "summary", "PAPER", "CPU_STEPS", "CPU_TRAIN", "corpus_choice"]
+__all__ = ["Config", "cells", "lm_cell", "law", "run", "summary", "PAPER", "CPU_STEPS", "CPU_TRAIN", "corpus_choice"]
 
 NAME = "scaling"
 
@@ -183,13 +183,31 @@ def _ppl(res):
 
 def aggregate(config: Config, cell_list, results) -> dict:
     """Per-d PPL summaries, the softmax baseline, the gaps and their power-law fit."""
-    from .. import stats
-
     by = {c.name: r for c, r in zip(cell_list, results, strict=True)}
     osc = {d: [_ppl(by[lm_cell(config, "oscillator", s, d).name]) for s in config.seeds]
            for d in config.dims}  # fmt: skip
     soft = [_ppl(by[lm_cell(config, "softmax", s).name]) for s in config.seeds]
-    table = {str(d): describe_values(v) for d, v in osc.items()}
+    sweep = {p: [_ppl(by[lm_cell(config, "oscillator", s, config.p_dim, p).name]) for s in config.seeds]
+             for p in config.p_values if p != 1}  # fmt: skip
+    first = next((r for r in results if r.get("status") == "ok"), {})
+    return law(config, osc, soft, sweep) | {
+        "corpus": first.get("corpus"),
+        "params": {c.name: r.get("params") for c, r in zip(cell_list, results, strict=True)}}  # fmt: skip
+
+
+def law(config, osc: dict, soft, sweep: dict) -> dict:
+    r"""The d_osc law from per-seed PPLs: ``{"ppl", "softmax", "gap", "fit", "p_sweep"}``.
+
+    `osc` maps each $d$ of ``config.dims`` to its per-seed PPLs, `soft` holds the
+    baseline's and `sweep` maps each readout exponent $p \ne 1$ to the per-seed PPLs
+    at ``config.p_dim`` (NaN: a cell that did not finish). The gap is
+    $\Delta(d) = \overline{\mathrm{PPL}}(d) - \overline{\mathrm{PPL}}_\mathrm{softmax}$,
+    fitted as $C d^{-\alpha}$ with [`syncattn.stats.power_law_bootstrap`][] (``n_boot``,
+    ``boot_seed``, ``confidence`` of `config`) when every mean gap is $> 0$.
+    """
+    from .. import stats
+
+    table = {str(d): describe_values(osc[d]) for d in config.dims}
     base = describe_values(soft)
     gaps = {str(d): (t["mean"] - base["mean"]) if t["mean"] is not None and base["mean"] is not None
             else None for d, t in table.items()}  # fmt: skip
@@ -205,17 +223,12 @@ def aggregate(config: Config, cell_list, results) -> dict:
             n_boot=config.n_boot, seed=config.boot_seed, confidence=config.confidence,
         )
         fit |= {k: b[k] for k in ("alpha", "C", "r2", "alpha_ci", "C_ci", "n_boot", "n_invalid")}
-        if len(config.seeds) < 2:
+        if max(len(v) for v in vals) < 2:
             fit["note"] = "one seed per d: the bootstrap interval has zero width"
     p_sweep = {"d": config.p_dim, "1": table.get(str(config.p_dim))}
-    for p in config.p_values:
-        if p != 1:
-            p_sweep[str(p)] = describe_values(
-                [_ppl(by[lm_cell(config, "oscillator", s, config.p_dim, p).name]) for s in config.seeds])
-    first = next((r for r in results if r.get("status") == "ok"), {})
-    return {"ppl": table, "softmax": base, "gap": gaps, "fit": fit, "p_sweep": p_sweep,
-            "corpus": first.get("corpus"), "params": {c.name: r.get("params")
-            for c, r in zip(cell_list, results, strict=True)}}  # fmt: skip
+    for p, v in sweep.items():
+        p_sweep[str(p)] = describe_values(v)
+    return {"ppl": table, "softmax": base, "gap": gaps, "fit": fit, "p_sweep": p_sweep}
 
 
 def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
@@ -239,7 +252,7 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
     return files
 
 
-def _plot(config, agg, path):
+def _plot(config, agg, path, split: str = "validation"):
     fig, (ax, bx, cx) = new_figure(3, 1, width=4.0)
     dims = np.array(config.dims, float)
     for d in config.dims:
@@ -251,7 +264,7 @@ def _plot(config, agg, path):
         ax.axhline(agg["softmax"]["mean"], color="C1", label="softmax (mean)")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("d_osc")
-    ax.set_ylabel("validation PPL")
+    ax.set_ylabel(f"{split} PPL")
     ax.legend(fontsize=8)
     corpus = (agg.get("corpus") or {}).get("name", "?")
     ax.set_title(f"PPL vs d_osc on {corpus}")
@@ -278,7 +291,7 @@ def _plot(config, agg, path):
     pm = [agg["p_sweep"][k]["mean"] if agg["p_sweep"][k] else None for k in ps]
     cx.plot([int(k) for k in ps], [np.nan if m is None else m for m in pm], "o-")
     cx.set_xlabel("readout exponent p")
-    cx.set_ylabel("validation PPL")
+    cx.set_ylabel(f"{split} PPL")
     cx.set_title(f"p sweep at d_osc = {agg['p_sweep']['d']}")
     return save_figure(fig, path)
 

@@ -73,7 +73,7 @@ import shutil
 from pathlib import Path
 
 from .._common import start_run
-from .._grid import Grid, TrainCell, read_result
+from .._grid import Grid, TrainCell
 from . import _items
 from ._cells import (
     DEPTHS as DEPTHS,
@@ -82,6 +82,7 @@ from ._cells import (
     MODELS,
     NAME,
     best_lr as best_lr,
+    check_protocol as check_protocol,
     corpus_choice as corpus_choice,
     ladder_cell,
     rung_budget as rung_budget,
@@ -93,7 +94,7 @@ from ._cells import (
     seed_cells,
     sweep_cells,
 )
-from ._committed import _adopt, _export, committed_dir as committed_dir
+from ._committed import committed_dir as committed_dir, fetcher as fetcher
 from ._items import (
     ABLATIONS as ABLATIONS,
     PROBES as PROBES,
@@ -203,16 +204,9 @@ class Config:
             raise ValueError("targets, lrs and seeds must be non-empty.")
         if len(set(self.targets)) != len(self.targets) or min(self.targets) < 1000:
             raise ValueError(f"targets must be distinct and >= 1000; got {self.targets}.")
-        if any(not lr > 0 for lr in self.lrs):
-            raise ValueError(f"lrs must be > 0; got {self.lrs}.")
         if self.top_seeds is not None and not 1 <= self.top_seeds <= len(self.seeds):
             raise ValueError(f"top_seeds must lie in [1, len(seeds)]; got {self.top_seeds}.")
-        if isinstance(self.extend, bool) or not isinstance(self.extend, int) or self.extend < 0:
-            raise ValueError(f"extend must be an int >= 0; got {self.extend!r}.")
-        if not self.tokens_per_param > 0 or self.evals < 2:
-            raise ValueError("tokens_per_param must be > 0 and evals >= 2.")
-        if not 0 <= self.warmup_fraction < 1 or not 0 < self.window < 1:
-            raise ValueError("warmup_fraction must lie in [0, 1) and window in (0, 1).")
+        check_protocol(self)
 
     @classmethod
     def smoke(cls) -> Config:
@@ -324,19 +318,7 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
         dst.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(files["config"], dst / "config.json")
 
-    def fetch(cells):
-        _adopt(cells, dst, runs)
-        if grid.uses_ray:
-            batches = [cells]
-        else:
-            batches = [[c] for c in cells]  # one at a time: each is exported as it ends
-        got = []
-        for b in batches:
-            got += grid.run(b, runs, ladder_cell, desc=f"{NAME} {b[0].name}")
-            if dst is not None and config.export:
-                _export(b, runs, dst)
-        return got
-
+    fetch = fetcher(grid, runs, dst if config.export else None, ladder_cell, NAME, adopt_from=dst)
     cells, results, best = _walk(config, fetch)
     abl = _items.ablation_cells(config, best)
     abl_results = fetch(abl) if abl else []
@@ -363,14 +345,14 @@ def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
     import sys
 
     from .._common import write_experiment_config
-    from .._from_results import committed_config
+    from .._from_results import committed_config, committed_results
 
     config, raw = committed_config(sys.modules[__name__], src)
     src, out = Path(src), Path(out)
     out.mkdir(parents=True, exist_ok=True)
 
     def fetch(cells):
-        return [read_result(src / "runs" / c.name) or {"status": "missing"} for c in cells]
+        return committed_results(src, cells)
 
     cells, results, best = _walk(config, fetch)
     abl = _items.ablation_cells(config, best)

@@ -67,6 +67,23 @@ def rung_shape(target: int, vocab: int = 256) -> dict:
             "params": {"kuramoto": n_k, "softmax": n_s}, "mismatch": n_s / n_k - 1}  # fmt: skip
 
 
+def check_protocol(config) -> None:
+    """The checks of the protocol's fields shared by the ladder and ``dosc_law``: the
+    lrs, ``extend``, the budget, the schedule and the convergence window.
+
+    Raises:
+        ValueError: naming the field.
+    """
+    if any(not lr > 0 for lr in config.lrs):
+        raise ValueError(f"lrs must be > 0; got {config.lrs}.")
+    if isinstance(config.extend, bool) or not isinstance(config.extend, int) or config.extend < 0:
+        raise ValueError(f"extend must be an int >= 0; got {config.extend!r}.")
+    if not config.tokens_per_param > 0 or config.evals < 2:
+        raise ValueError("tokens_per_param must be > 0 and evals >= 2.")
+    if not 0 <= config.warmup_fraction < 1 or not 0 < config.window < 1:
+        raise ValueError("warmup_fraction must lie in [0, 1) and window in (0, 1).")
+
+
 def rung_budget(config, params: int) -> dict:
     """Tokens $D$, steps $S$ and the schedule of a rung of `params` parameters."""
     per_step = config.batch_size * config.seq_len
@@ -137,25 +154,26 @@ def seed_cells(config, target: int, best: dict) -> list[TrainCell]:
             if best.get(m) is not None for s in rung_seeds(config, target)[1:]]  # fmt: skip
 
 
-def _bpc(res: dict | None, split: str = "val") -> float:
+def _bpc(res: dict | None, split: str = "val", metric: str = "bpc") -> float:
     if not res or res.get("status") != "ok":
         return math.nan
-    return float(res["val" if split == "val" else "test"]["bpc"])
+    return float(res["val" if split == "val" else "test"][metric])
 
 
-def best_lr(config, results: dict[float, dict | None]) -> float | None:
-    """The lr whose cell has the lowest final validation BPC (ties: the smaller lr);
-    ``None`` when no cell finished."""
-    ok = [(b, lr) for lr, r in results.items() if math.isfinite(b := _bpc(r))]
+def best_lr(config, results: dict[float, dict | None], metric: str = "bpc") -> float | None:
+    """The lr whose cell has the lowest final validation `metric` (BPC; a word-level
+    experiment passes ``"loss"``; ties: the smaller lr); ``None`` when no cell finished."""
+    ok = [(b, lr) for lr, r in results.items() if math.isfinite(b := _bpc(r, "val", metric))]
     return min(ok)[1] if ok else None
 
 
 # --------------------------------------------------------------------------- one cell
 
 
-def ladder_cell(cell: TrainCell, folder) -> dict:
-    """[`train_cell`][syncattn.experiments.train_cell], then the test BPC over the same
-    number of batches, the evaluation curve and the median tokens/s from ``log.jsonl``."""
+def ladder_cell(cell: TrainCell, folder, metrics: tuple[str, ...] = ("bpc",)) -> dict:
+    """[`train_cell`][syncattn.experiments.train_cell], then the test scores over the same
+    number of batches, the evaluation curve of `metrics` (BPC; a word-level experiment
+    passes ``("loss", "ppl")``) and the median tokens/s from ``log.jsonl``."""
     from ...training import eval_run, read_log
 
     res = train_cell(cell, folder)
@@ -165,8 +183,9 @@ def ladder_cell(cell: TrainCell, folder) -> dict:
     test = eval_run(folder, split="test", max_batches=cell.eval_batches, record=False)
     tps = [r["tokens_per_s"] for r in log if r.get("kind") == "train" and r.get("tokens_per_s")]
     return res | {
-        "test": {k: test[k] for k in ("loss", "bpc", "tokens") if k in test},
-        "curve": [{"step": r["step"], "bpc": r["bpc"]} for r in log if r.get("kind") == "eval"],
+        "test": {k: test[k] for k in ("loss", *metrics, "tokens") if k in test},
+        "curve": [{"step": r["step"]} | {m: r[m] for m in metrics} for r in log
+                  if r.get("kind") == "eval"],
         "tokens_per_s": statistics.median(tps) if tps else None,
     }
 

@@ -13,10 +13,11 @@ from .._grid import RESULT, TrainCell, read_result
 from ._cells import NAME
 
 
-def committed_dir(config, size: str | None) -> Path | None:
+def committed_dir(config, size: str | None, name: str = NAME) -> Path | None:
     """The folder of committed results: ``config.committed`` as a path; for ``"auto"``
-    the checkout's ``results/experiments/ladder/ladder-SIZE`` (only with a size, on the
-    embedded corpus, and when the package runs from a checkout); ``None``: none."""
+    the checkout's ``results/experiments/NAME/NAME-SIZE`` (`name`: the experiment, the
+    ladder by default; only with a size, on the embedded corpus, and when the package
+    runs from a checkout); ``None``: none."""
     if config.committed is None:
         return None
     if config.committed != "auto":
@@ -24,7 +25,7 @@ def committed_dir(config, size: str | None) -> Path | None:
     root = Path(__file__).resolve().parents[3] / "results" / "experiments"
     if size is None or config.data_path is not None or not root.is_dir():
         return None
-    return root / NAME / f"{NAME}-{size}"
+    return root / name / f"{name}-{size}"
 
 
 def _same_cell(cell: TrainCell, result: dict) -> bool:
@@ -63,3 +64,21 @@ def _export(cells, runs: Path, dst: Path) -> None:
             (folder / "log.jsonl").write_text("".join(ln + "\n" for ln in rows))
         write_json(folder / RESULT, res)
 
+
+
+def fetcher(grid, runs: Path, export_to: Path | None, fn, name: str, *, adopt_from: Path | None):
+    """``fetch(cells) -> results``: adopt the cells committed in `adopt_from`, train the
+    others into `runs` with the cell function `fn` (one at a time without Ray, so that
+    each is exported to `export_to`, when given, as soon as it ends)."""
+
+    def fetch(cells):
+        _adopt(cells, adopt_from, runs)
+        batches = [cells] if grid.uses_ray else [[c] for c in cells]
+        got = []
+        for b in batches:
+            got += grid.run(b, runs, fn, desc=f"{name} {b[0].name}")
+            if export_to is not None:
+                _export(b, runs, export_to)
+        return got
+
+    return fetch

@@ -19,13 +19,14 @@ PAPER = {
 PREDICT_AT = (1_000_000, 5_000_000)
 
 
-def _converged(config, res: dict) -> dict | None:
+def _converged(config, res: dict, metric: str = "bpc") -> dict | None:
+    """The convergence record of a cell from its curve of `metric` (``None``: no curve)."""
     from ... import stats
 
     curve = res.get("curve") if res.get("status") == "ok" else None
     if not curve or len(curve) < 2:
         return None
-    r = stats.relative_improvement([p["step"] for p in curve], [p["bpc"] for p in curve],
+    r = stats.relative_improvement([p["step"] for p in curve], [p[metric] for p in curve],
                                    config.window)  # fmt: skip
     return r | {"converged": r["improvement"] < config.tol}
 
@@ -165,14 +166,20 @@ def summary(results: dict) -> str:
                      f"predicted {preds} | paper +0.021 at 1M, about 0 at 5M")
     else:
         lines.append(f"  fit: {f['status']}")
-    nc = results["not_converged"]
-    lines.append(f"  not converged (val BPC fell >= 1 % over the last 20 %): {', '.join(nc) or 'none'}")
-    if results.get("missing"):
-        lines.append(f"  missing cells: {len(results['missing'])}")
+    lines += record_lines(results, "val BPC")
     if results.get("ablations") or results.get("dynamics"):
         from ._items import summary as items_summary
 
         more = items_summary(results)
         lines += [more] if more else []
     return "\n".join(lines)
+
+
+def record_lines(results: dict, metric: str) -> list[str]:
+    """The summary's lines on the cells not converged (by `metric`) and missing."""
+    nc = results["not_converged"]
+    lines = [f"  not converged ({metric} fell >= 1 % over the last 20 %): {', '.join(nc) or 'none'}"]
+    if results.get("missing"):
+        lines.append(f"  missing cells: {len(results['missing'])}")
+    return lines
 

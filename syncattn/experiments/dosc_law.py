@@ -1,0 +1,427 @@
+r"""Issue 20, item 4: seed 001's d_osc law with every cell trained to a defined end.
+
+Experiment 5 (``scaling``) measures the law on a 300-step snapshot of seed 001's
+"paper-b-lm". This experiment asks the same question (the oscillator LM at
+$d_{osc} \in \{2, 4, 8, 16, 32\}$ against softmax, the gap's power law, the readout
+exponent $p$) with the protocol of the size ladder
+([`syncattn.experiments.ladder`][]): a stated compute budget, each model family at its
+own learning rate, a convergence record per cell, committed results that rebuild the
+tables.
+
+**Size (our choice, for this CPU).** Seed 001's LM shape at 7/16 of its width: 2
+layers, $d = 56$, 4 heads, $d_{ff} = 224$ ($4d$, as the paper's), dropout 0.1,
+sinusoidal positions, LayerNorm, GELU, untied head; a 2,000-word vocabulary
+(experiment 5's default) of the word-level embedded corpus (``embedded-words``: 50-word
+rows, 49 predicted tokens each, 90/5/5 split) unless ``--data-path`` names WikiText-2
+or TinyStories (as ``scaling``). The width was chosen so that the default grid fits
+about an hour of this CPU (docs/experiments.md, section 5b).
+
+**Budget rule.** Every cell is trained on the same number of tokens,
+
+$$D = \lceil \kappa N \rceil,\quad \kappa = 20,\qquad
+  S = e\left\lceil \frac{D}{e\,B\,T} \right\rceil \text{ steps of } B \times T \text{ tokens}$$
+
+([`rung_budget`][syncattn.experiments.ladder.rung_budget]), with $N$ the
+**non-embedding** parameter count of the softmax model (everything but the $V \times d$
+token embedding and the $d \times V + V$ output layer: 76,496 at the default size, so
+$D$ = 1.54 M tokens, 980 steps of 32 x 49, about 1.7 passes over the training
+split). The oscillator layers add a few hundred to a few thousand parameters over
+$d_{osc}$ (reported per cell); the token budget is the same for all. Seed 001's
+optimiser (AdamW, weight decay $10^{-4}$, betas 0.9 / 0.999, clip 1.0, cosine to 0)
+with a linear warm-up over 5 % of the steps.
+
+**Fair lr.** Each family (the oscillator LM, swept at $d_{osc}$ = ``sweep_dim`` with
+$p = 1$, and softmax) gets its own peak lr: the lowest final validation loss of the
+sweep ``lrs`` at ``seeds[0]``, extended one half-decade at a time past an edge while
+the best lies on it (``extend`` at most;
+[`next_lr`][syncattn.experiments.ladder.next_lr],
+[`best_lr`][syncattn.experiments.ladder.best_lr]). The oscillator's lr then serves
+every $d_{osc}$ and $p$. Every lr's score is reported.
+
+**Scores.** The validation split chose the lr, so the headline PPLs (the law, the gap,
+$\alpha$, the $p$ sweep) are on the **test** split, scored on the whole split
+(``final_batches`` ``None``); the same law on the validation split is reported beside
+it. The gap and its fit are experiment 5's ([`law`][syncattn.experiments.scaling.law]):
+$\Delta(d) = \overline{\mathrm{PPL}}(d) - \overline{\mathrm{PPL}}_\mathrm{softmax}
+\approx C d^{-\alpha}$ with a percentile bootstrap interval of $\alpha$ over the seeds.
+
+**Convergence record.** A cell is converged when its validation loss (nats per token,
+so the ladder's rule on BPC: the two are proportional) fell by less than 1 % over the
+last 20 % of its steps ([`syncattn.stats.relative_improvement`][]); the fall of the
+validation PPL over the same window is recorded too. ``results.json`` lists the cells
+that were not converged. With a cosine schedule to 0 the last 20 % of the steps run
+at under 10 % of the peak lr, so the rule is easier to meet than under a constant lr.
+
+**Results that outlive the machine**, as the ladder's: with ``export=true`` each
+finished cell's ``result.json`` and the evaluation rows of its ``log.jsonl`` go to
+``committed`` (``"auto"``: ``results/experiments/dosc_law/dosc_law-SIZE`` of the
+checkout, for the embedded corpus); committed cells with the same settings are adopted,
+not trained again; ``syncattn experiment dosc_law --from-results DIR`` rebuilds the
+tables and the plot from such a folder ([`rebuild`][syncattn.experiments.dosc_law.rebuild]).
+
+**Order.** The sweep (both families interleaved), then seed 0 at every $d$ and softmax,
+then the other seeds, then the $p$ sweep: a run cut short still holds a complete law
+at one seed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import shutil
+from pathlib import Path
+
+from ._common import (
+    layered_overrides,
+    start_run,
+    write_csv,
+    write_experiment_config,
+    write_json,
+)
+from ._grid import Grid, TrainCell
+from .ladder import (
+    best_lr,
+    check_protocol,
+    committed_dir,
+    fetcher,
+    ladder_cell,
+    next_lr,
+    rung_budget,
+)
+from .ladder._report import _converged, record_lines
+from .scaling import PAPER, RECIPE, corpus_choice, law
+
+
+__all__ = ["Config", "run", "rebuild", "summary", "aggregate", "budget", "cell", "dosc_cell",
+           "budget_params", "PAPER"]  # fmt: skip
+
+NAME = "dosc_law"
+FAMILIES = ("oscillator", "softmax")
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    """The d_osc law's settings.
+
+    Attributes:
+        dims: oscillator dimensions $d_{osc}$ of the law ($p = 1$).
+        seeds: every $d$, softmax and the $p$ sweep; the lr sweep runs at ``seeds[0]``.
+        p_values: readout exponents at `p_dim` ($p = 1$ is the law's cell).
+        p_dim: the $d_{osc}$ of the $p$ sweep.
+        sweep_dim: the $d_{osc}$ at which the oscillator family's lr is swept.
+        lrs: the lr sweep (peak lr); extended past an edge at most `extend` times.
+        extend: see `lrs`.
+        d_model, n_layers, n_heads, d_ff, vocab_size: the model shape and vocabulary.
+        tokens_per_param: $\\kappa$ in $D = \\kappa N$ ($N$ non-embedding, softmax).
+        batch_size: rows per step.
+        seq_len: predicted tokens per row (49 for the word corpora's 50-word rows): the
+            budget's $T$.
+        warmup_fraction: warm-up steps as a fraction of $S$.
+        evals: evaluations during training ($S$ is a multiple of it).
+        eval_batches: validation batches of those evaluations.
+        final_batches: batches of the final validation and test scores (``None``: the
+            whole splits).
+        window, tol: the convergence record (fell by < `tol` over the last `window`).
+        n_boot, boot_seed, confidence: the bootstrap of the fit.
+        data, data_path: the corpus (as experiment 5's: ``"auto"`` is embedded-words
+            without a path, WikiText-2 or TinyStories with one).
+        committed: the folder of committed results (``"auto"``, a path or ``None``).
+        export: write each finished cell into `committed`.
+        train: further ``key=value`` overrides of every cell.
+    """
+
+    dims: tuple[int, ...] = (2, 4, 8, 16, 32)
+    seeds: tuple[int, ...] = (0, 1)
+    p_values: tuple[int, ...] = (2, 4)
+    p_dim: int = 8
+    sweep_dim: int = 8
+    lrs: tuple[float, ...] = (1e-3, 3e-3, 1e-2)
+    extend: int = 1
+    d_model: int = 56
+    n_layers: int = 2
+    n_heads: int = 4
+    d_ff: int = 224
+    vocab_size: int = 2000
+    tokens_per_param: float = 20.0
+    batch_size: int = 32
+    seq_len: int = 49
+    warmup_fraction: float = 0.05
+    evals: int = 10
+    eval_batches: int = 10
+    final_batches: int | None = None
+    window: float = 0.2
+    tol: float = 0.01
+    n_boot: int = 2000
+    boot_seed: int = 0
+    confidence: float = 0.95
+    data: str = "auto"
+    data_path: str | None = None
+    committed: str | None = "auto"
+    export: bool = False
+    train: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        from ..models._config import check_d_osc
+
+        if not self.dims or not self.seeds or not self.lrs:
+            raise ValueError("dims, seeds and lrs must be non-empty.")
+        for d in self.dims:
+            check_d_osc(d, "each of dims")
+        check_d_osc(self.p_dim, "p_dim")
+        check_d_osc(self.sweep_dim, "sweep_dim")
+        if any(p < 1 for p in self.p_values):
+            raise ValueError(f"p_values must be >= 1; got {self.p_values}.")
+        check_protocol(self)
+
+    @classmethod
+    def smoke(cls) -> Config:
+        """Seconds: d in {2, 4}, 2 lrs, 2 seeds, p = 2 at d = 2, a 16-wide model on
+        0.2 N tokens."""
+        return cls(dims=(2, 4), seeds=(0, 1), p_values=(2,), p_dim=2, sweep_dim=2,
+                   lrs=(3e-3, 1e-2), extend=0, d_model=16, n_heads=2, d_ff=32,
+                   vocab_size=200, tokens_per_param=0.2, batch_size=4, evals=4,
+                   eval_batches=1, final_batches=2, n_boot=50, committed=None)  # fmt: skip
+
+    @classmethod
+    def default(cls) -> Config:
+        """The CPU protocol: 5 dims + softmax at 2 seeds, 3 lrs per family (+ 1
+        extension), p in {2, 4} at d = 8; 1.54 M tokens per cell (about 20 cells of
+        3-4 CPU-minutes each)."""
+        return cls()
+
+    @classmethod
+    def full(cls) -> Config:
+        """For a GPU: seed 001's width (d 128, d_ff 512), its 10,000-word vocabulary and
+        5 seeds, p swept at d = 8."""
+        return cls(seeds=(0, 1, 2, 3, 4), d_model=128, d_ff=512, vocab_size=10_000)
+
+
+# --------------------------------------------------------------------------- cells
+
+
+def _model_config(config, model: str, d: int | None = None):
+    from .. import models
+
+    extra = {} if d is None else {"d_osc": d}
+    return models.get_config("paper-b-lm", attention=model, d_model=config.d_model,
+                             n_layers=config.n_layers, n_heads=config.n_heads,
+                             d_ff=config.d_ff, vocab_size=config.vocab_size, **extra)  # fmt: skip
+
+
+def budget_params(config) -> int:
+    """$N$: the softmax model's parameters less the token embedding ($Vd$) and the
+    output layer ($dV + V$)."""
+    from .. import models
+
+    m = _model_config(config, "softmax")
+    total = models.config_params(m)
+    return total - m.vocab_size * m.d_model - (m.d_model * m.vocab_size + m.vocab_size)
+
+
+def budget(config) -> dict:
+    """``{"params", "tokens", "target_tokens", "steps", "warmup_steps", "eval_every"}``
+    of every cell."""
+    n = budget_params(config)
+    return {"params": n} | rung_budget(config, n)
+
+
+def cell(config, model: str, lr: float, seed: int, d: int | None = None, p: int = 1) -> TrainCell:
+    """The cell ``oscillator-dD-pP-lrLR-seedS`` or ``softmax-lrLR-seedS``."""
+    data, path = corpus_choice(config)
+    b = budget(config)
+    settings = {
+        "model.d_model": config.d_model, "model.n_layers": config.n_layers,
+        "model.n_heads": config.n_heads, "model.d_ff": config.d_ff,
+        "data.vocab_size": config.vocab_size, "train.batch_size": config.batch_size,
+        "train.lr": float(lr), "train.warmup_steps": b["warmup_steps"],
+        "train.eval_every": b["eval_every"], "train.eval_batches": config.eval_batches,
+        "train.ckpt_every": 2 * b["eval_every"], "train.log_every": max(1, b["eval_every"] // 4),
+    }  # fmt: skip
+    if model == "softmax":
+        name = f"softmax-lr{lr:g}-seed{seed}"
+    else:
+        settings |= {"model.d_osc": d, "model.p": p}
+        name = f"oscillator-d{d}-p{p}-lr{lr:g}-seed{seed}"
+    return TrainCell(name=name, model=model, config="paper-b-lm", seed=seed, data=data,
+                     data_path=path, steps=b["steps"],
+                     overrides=layered_overrides(RECIPE, settings, config.train),
+                     eval_batches=config.final_batches)  # fmt: skip
+
+
+def dosc_cell(cell: TrainCell, folder) -> dict:
+    """The ladder's cell function ([`ladder_cell`][syncattn.experiments.ladder.ladder_cell])
+    on a word corpus: test scores, curves of the validation loss and PPL."""
+    return ladder_cell(cell, folder, metrics=("loss", "ppl"))
+
+
+def _family_cell(config, family: str, lr: float) -> TrainCell:
+    d = config.sweep_dim if family == "oscillator" else None
+    return cell(config, family, lr, config.seeds[0], d)
+
+
+def _walk(config, fetch) -> tuple[list[TrainCell], list[dict], dict]:
+    """Every cell in order (module docstring): `fetch(cells)` returns their results."""
+    order = [(f, lr) for lr in config.lrs for f in FAMILIES]
+    cells = [_family_cell(config, f, lr) for f, lr in order]
+    results = fetch(cells)
+    tried = {f: {lr: r for (g, lr), r in zip(order, results, strict=True) if g == f} for f in FAMILIES}
+    for f in FAMILIES:
+        for _ in range(config.extend):
+            lr = next_lr(config.lrs, tried[f], best_lr(config, tried[f], "loss"))
+            if lr is None:
+                break
+            c = _family_cell(config, f, lr)
+            cells.append(c)
+            results += fetch([c])
+            tried[f][lr] = results[-1]
+    best = {f: best_lr(config, tried[f], "loss") for f in FAMILIES}
+    more = []
+    for s in config.seeds:
+        if best["oscillator"] is not None:
+            more += [cell(config, "oscillator", best["oscillator"], s, d) for d in config.dims]
+        if best["softmax"] is not None:
+            more.append(cell(config, "softmax", best["softmax"], s))
+    if best["oscillator"] is not None:
+        more += [cell(config, "oscillator", best["oscillator"], s, config.p_dim, p)
+                 for s in config.seeds for p in config.p_values if p != 1]  # fmt: skip
+    names = {c.name for c in cells}
+    more = [c for c in more if c.name not in names]
+    cells += more
+    results += fetch(more) if more else []
+    return cells, results, best
+
+
+# --------------------------------------------------------------------------- outputs
+
+
+def _score(res: dict | None, split: str, key: str = "ppl") -> float:
+    if not res or res.get("status") != "ok" or key not in res.get(split, {}):
+        return math.nan
+    return float(res[split][key])
+
+
+def aggregate(config, cells, results, best) -> dict:
+    """Per cell its scores and convergence record; the lr sweep; the law on the test
+    and the validation split."""
+    rows = []
+    for c, r in zip(cells, results, strict=True):
+        conv = _converged(config, r, "loss")
+        conv_ppl = _converged(config, r, "ppl")
+        rows.append({
+            "cell": c.name, "model": c.model, "d_osc": c.overrides.get("model.d_osc"),
+            "p": c.overrides.get("model.p"), "lr": c.overrides["train.lr"], "seed": c.seed,
+            "status": r.get("status"), "params": r.get("params"), "steps": c.steps,
+            "val_loss": _score(r, "val", "loss"), "val_ppl": _score(r, "val"),
+            "test_ppl": _score(r, "test"), "tokens_per_s": r.get("tokens_per_s"),
+            "wall_s": r.get("wall_s"), "improvement": conv and conv["improvement"],
+            "improvement_ppl": conv_ppl and conv_ppl["improvement"],
+            "converged": conv and conv["converged"],
+        })  # fmt: skip
+    by = {(w["model"], w["d_osc"], w["p"], w["lr"], w["seed"]): w for w in rows}
+
+    def per_seed(split, model, d=None, p=None):
+        lr = best[model]
+        return [by.get((model, d, p, lr, s), {}).get(f"{split}_ppl", math.nan) for s in config.seeds]
+
+    laws = {}
+    for split in ("test", "val"):
+        laws[split] = law(config, {d: per_seed(split, "oscillator", d, 1) for d in config.dims},
+                          per_seed(split, "softmax"),
+                          {p: per_seed(split, "oscillator", config.p_dim, p)
+                           for p in config.p_values if p != 1})  # fmt: skip
+    sweep = {f: {f"{w['lr']:g}": w["val_loss"] for w in sorted(rows, key=lambda w: w["lr"])
+                 if w["seed"] == config.seeds[0] and w["model"] == f
+                 and (f == "softmax" or (w["d_osc"], w["p"]) == (config.sweep_dim, 1))}
+             for f in FAMILIES}  # fmt: skip
+    edge = {f: best[f] is not None and len(sweep[f]) > 1
+            and f"{best[f]:g}" in (min(sweep[f], key=float), max(sweep[f], key=float))
+            for f in FAMILIES}  # fmt: skip
+    first = next((r for r in results if r.get("status") == "ok"), {})
+    return {**laws["test"], "val_law": laws["val"], "budget": budget(config),
+            "best_lr": best, "lr_sweep": sweep, "lr_at_edge": edge,
+            "sweep_complete": {f: all(math.isfinite(v) for v in sweep[f].values()) for f in FAMILIES},
+            "rows": rows,
+            "not_converged": [w["cell"] for w in rows if w["converged"] is False],
+            "missing": [w["cell"] for w in rows if w["status"] == "missing"],
+            "compute": {"cells": sum(w["status"] == "ok" for w in rows),
+                    "wall_s": sum(w["wall_s"] or 0.0 for w in rows if w["status"] == "ok")},
+            "corpus": first.get("corpus")}  # fmt: skip
+
+
+def _write(config, out: Path, cells, results, best, rebuilt_from=None) -> dict[str, Path]:
+    from .scaling import _plot
+
+    agg = aggregate(config, cells, results, best)
+    payload = {"experiment": NAME, **agg, "paper": PAPER, "rebuilt_from": rebuilt_from,
+               "split": "test",
+               "paper_corpus_matches": (agg.get("corpus") or {}).get("name") in ("wikitext2", "tinystories")}  # fmt: skip
+    files = {"results": write_json(out / "results.json", payload)}
+    rows = agg["rows"]
+    files["csv"] = write_csv(out / "cells.csv", {
+        k: [("" if w[k] is None else w[k]) for w in rows] for k in rows[0]})  # fmt: skip
+    files["png"] = _plot(config, agg, out / f"{NAME}.png", "test")
+    return files
+
+
+def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
+        size: str | None = None) -> dict[str, Path]:
+    """Train the grid (resuming; adopting committed cells), write config.json,
+    results.json, cells.csv and dosc_law.png; return the files written."""
+    out, grid, files = start_run(config, out, NAME, size, grid, progress)
+    runs = out / "runs"
+    dst = committed_dir(config, size, NAME)
+    if dst is not None and config.export:  # the settings first: a partial folder rebuilds
+        dst.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(files["config"], dst / "config.json")
+    fetch = fetcher(grid, runs, dst if config.export else None, dosc_cell, NAME, adopt_from=dst)
+    cells, results, best = _walk(config, fetch)
+    files |= _write(config, out, cells, results, best)
+    if dst is not None and config.export:
+        for f in files.values():
+            shutil.copyfile(f, dst / Path(f).name)
+    return files
+
+
+def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
+    """The tables and the plot rebuilt into `out` from `src` alone (``config.json`` and
+    ``runs/CELL/result.json``; cells not there are reported missing).
+
+    Raises:
+        FileNotFoundError: `src` has no ``config.json`` of this experiment.
+    """
+    import sys
+
+    from ._from_results import committed_config, committed_results
+
+    config, raw = committed_config(sys.modules[__name__], src)
+    src, out = Path(src), Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+
+    def fetch(cells):
+        return committed_results(src, cells)
+
+    cells, results, best = _walk(config, fetch)
+    files = {"config": write_experiment_config(config, out, NAME, raw.get("size"))}
+    return files | _write(config, out, cells, results, best, rebuilt_from=str(src))
+
+
+def summary(results: dict) -> str:
+    """The law (test PPL), the fit, the p sweep, the lrs and the convergence record."""
+    from .scaling import summary as law_summary
+
+    b = results["budget"]
+    lines = [law_summary(results).replace("validation PPL", "test PPL", 1),
+             f"  budget: N = {b['params']:,} non-embedding parameters, {b['tokens']:,} tokens, "
+             f"{b['steps']} steps"]  # fmt: skip
+    f = results["val_law"]["fit"]
+    lines.append("  the same fit on the validation split: " + (
+        f"alpha = {f['alpha']:.3f} (CI {f['alpha_ci'][0]:.3f}-{f['alpha_ci'][1]:.3f})"
+        if f["status"] == "ok" else f["status"]))  # fmt: skip
+    for fam, sweep in results["lr_sweep"].items():
+        vals = ", ".join(f"{lr}: {v:.3f}" for lr, v in sweep.items() if v is not None and math.isfinite(v))
+        edge = " (at the sweep's edge)" if results["lr_at_edge"][fam] else ""
+        if not results["sweep_complete"][fam]:
+            edge += " (provisional: the sweep has unfinished cells)"
+        lines.append(f"  {fam} lr {results['best_lr'][fam]}{edge}; val loss by lr: {vals}")
+    return "\n".join(lines + record_lines(results, "val loss"))
+
