@@ -139,9 +139,10 @@ def block_grad_norms(model, tokens) -> dict[str, float]:
     r"""The gradient norm of the next-token loss per block of a Kuramoto LM,
 
     $$\big\|\nabla_{\psi_b}\mathcal L(\psi)\big\|_2,\qquad
-      \mathcal L = \text{[`next_token_loss`][syncattn.training.next_token_loss]}(x),$$
+      \mathcal L = \mathcal L_{\text{next token}}(x),$$
 
-    for the blocks $b$: ``embedding``, ``attention.l`` and ``ffn.l`` per layer $l$
+    with $\mathcal L$ the mean next-token cross-entropy
+    ([`next_token_loss`][syncattn.training.next_token_loss]), for the blocks $b$: ``embedding``, ``attention.l`` and ``ffn.l`` per layer $l$
     (1-based), ``readout``; on windows ``tokens`` ``(B, T + 1)`` (inputs and targets),
     without dropout. What the gradient reaches where, at initialisation and after
     training, is issue 20's look at "what training does to each block".
