@@ -190,3 +190,43 @@ def test_exponential_rate_fit_recovers_rate_and_skips_zeros():
     assert math.isnan(stats.exponential_rate_fit([2, 2], [0.1, 0.2])["rate"])
     with pytest.raises(ValueError, match="same length"):
         stats.exponential_rate_fit([1, 2, 3], [0.1, 0.2])
+
+
+def _fisher_by_hand(k1, n1, k2, n2, alternative):
+    """Exact rational hypergeometric sums (fractions.Fraction): the test's definition."""
+    from fractions import Fraction
+
+    K = k1 + k2
+    xs = range(max(0, K - n2), min(K, n1) + 1)
+    pmf = {x: Fraction(math.comb(n1, x) * math.comb(n2, K - x), math.comb(n1 + n2, K)) for x in xs}
+    if alternative == "less":
+        return float(sum(p for x, p in pmf.items() if x <= k1))
+    if alternative == "greater":
+        return float(sum(p for x, p in pmf.items() if x >= k1))
+    return float(sum(p for p in pmf.values() if p <= pmf[k1]))
+
+
+@pytest.mark.parametrize("counts", [(3, 50, 12, 50), (0, 5, 1, 5), (12, 50, 3, 50), (7, 13, 2, 9),
+                                    (0, 50, 0, 50), (50, 50, 0, 50), (4, 4, 0, 4), (20, 50, 25, 50)])
+@pytest.mark.parametrize("alternative", ["two-sided", "less", "greater"])
+def test_fisher_exact_against_rational_sums_and_scipy(counts, alternative):
+    from scipy.stats import fisher_exact
+
+    k1, n1, k2, n2 = counts
+    got = stats.fisher_exact(*counts, alternative=alternative)
+    assert got == approx(_fisher_by_hand(*counts, alternative))
+    ref = fisher_exact([[k1, n1 - k1], [k2, n2 - k2]], alternative=alternative).pvalue
+    assert got == approx(ref)
+
+
+def test_fisher_exact_lady_tasting_tea():
+    # Fisher (1935): 3 of 4 cups right on each side; one-sided p = 17/70, two-sided 34/70
+    assert stats.fisher_exact(3, 4, 1, 4, "greater") == pytest.approx(17 / 70, rel=1e-12)
+    assert stats.fisher_exact(3, 4, 1, 4) == pytest.approx(34 / 70, rel=1e-12)
+
+
+@pytest.mark.parametrize("args", [(-1, 5, 1, 5), (6, 5, 1, 5), (1, 0, 1, 5), (1.5, 5, 1, 5),
+                                  (float("nan"), 5, 1, 5), (True, 5, 1, 5), (1, 5, 1, 5, "both")])
+def test_fisher_exact_bad_input(args):
+    with pytest.raises(ValueError):
+        stats.fisher_exact(*args)

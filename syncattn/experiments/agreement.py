@@ -13,6 +13,20 @@ $$\mathrm{acc}_\mathrm{hard} < 85\,\%$$
 $k/n$ over seeds gets a Clopper-Pearson and a Wilson interval
 ([`syncattn.stats.clopper_pearson`][], [`syncattn.stats.wilson`][]).
 
+Each model's failure count is compared with the paper's 50-seed count by Fisher's exact
+test ([`syncattn.stats.fisher_exact`][]), and the two models with each other; the
+hard-accuracy gain gets a paired Student-t interval over the seeds both models finished
+([`syncattn.stats.t_interval`][]).
+
+**Results that outlive the machine**, as the ladder's: with ``export=true`` each finished
+cell's ``result.json`` and the evaluation rows of its ``log.jsonl`` are written to
+``committed`` (``"auto"``: ``results/experiments/agreement/agreement-full`` of the
+checkout, for the generated sentences; the default size's five seeds are the same cells
+as the cohort's first five, so both sizes share that folder), and committed cells with the
+same settings are adopted instead of trained. ``syncattn experiment agreement
+--from-results DIR`` ([`rebuild`][syncattn.experiments.agreement.rebuild]) rebuilds the
+tables and the plot from such a folder alone.
+
 Paper: 5 seeds, hard accuracy 97.38 ± 0.33 (oscillator) vs 92.11 ± 7.87 (softmax),
 +5.27 points, 0/5 vs 1/5 failures; 50 seeds: 3/50 vs 12/50 failures.
 """
@@ -20,6 +34,7 @@ Paper: 5 seeds, hard accuracy 97.38 ± 0.33 (oscillator) vs 92.11 ± 7.87 (softm
 from __future__ import annotations
 
 import dataclasses
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -35,9 +50,11 @@ from ._common import (
     write_json,
 )
 from ._grid import Grid
+from .ladder import committed_dir, fetcher
 
 
-__all__ = ["Config", "SVARecipe", "SVACell", "sva_cell", "sva_fit", "sva_splits", "cells", "run", "summary", "PAPER"]
+__all__ = ["Config", "SVARecipe", "SVACell", "sva_cell", "sva_fit", "sva_splits", "cells", "run",
+           "rebuild", "summary", "PAPER"]  # fmt: skip
 
 NAME = "agreement"
 
@@ -142,12 +159,16 @@ class Config(SVARecipe):
         d_osc, epochs, batch_size, lr, weight_decay, n_train, n_val, data_path: the
             recipe of every cell
             ([`SVARecipe`][syncattn.experiments.agreement.SVARecipe]).
-        confidence: level of the failure-rate intervals.
+        confidence: level of the failure-rate and gain intervals.
+        committed: the folder of committed results (``"auto"``, a path or ``None``).
+        export: write each finished cell into `committed`.
     """
 
     models: tuple[str, ...] = ("oscillator", "softmax")
     seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
     confidence: float = 0.95
+    committed: str | None = "auto"
+    export: bool = False
 
     def __post_init__(self):
         if not self.models or not self.seeds:
@@ -161,7 +182,7 @@ class Config(SVARecipe):
     @classmethod
     def smoke(cls) -> Config:
         """Seconds: 2 seeds x 2 models, 1 epoch on 256 sentences, 128 for validation."""
-        return cls(seeds=(0, 1), epochs=1, n_train=256, n_val=128)
+        return cls(seeds=(0, 1), epochs=1, n_train=256, n_val=128, committed=None)
 
     @classmethod
     def default(cls) -> Config:
@@ -187,12 +208,17 @@ def cells(config: Config) -> list[SVACell]:
 
 
 def aggregate(config: Config, cell_list, results) -> dict:
-    """Per model: accuracy summaries (percent), failures with intervals; the hard-accuracy gap."""
+    """Per model: accuracy summaries (percent), failures with intervals and Fisher's test
+    against the paper's 50 seeds; the hard-accuracy gain, with its paired interval, and
+    Fisher's test between the models. Cells without a result are listed in ``missing``."""
     from .. import stats
 
-    rows = []
+    rows, missing = [], []
     for c, r in zip(cell_list, results, strict=True):
-        v = r.get("val", {})
+        v = r.get("val")
+        if r.get("status") != "ok" or not v:
+            missing.append(c.name)
+            continue
         rows.append({
             "model": c.model, "seed": c.seed, "status": r.get("status"),
             "acc_all": 100 * v["acc_all"], "acc_simple": 100 * v["acc_simple"],
@@ -202,38 +228,98 @@ def aggregate(config: Config, cell_list, results) -> dict:
     for m in config.models:
         sel = [r for r in rows if r["model"] == m]
         k, n = sum(r["failed"] for r in sel), len(sel)
-        cp = stats.clopper_pearson(k, n, config.confidence)
-        wl = stats.wilson(k, n, config.confidence)
-        table[m] = {
-            key: describe_values([r[f"acc_{key}"] for r in sel])
-            for key in ("all", "simple", "hard")
-        } | {
-            "failures": k, "n": n, "failure_rate": k / n,
-            "clopper_pearson": [float(cp[0]), float(cp[1])],
-            "wilson": [float(wl[0]), float(wl[1])],
-        }  # fmt: skip
-    gap = None
-    if {"oscillator", "softmax"} <= set(config.models):
+        entry = {key: describe_values([r[f"acc_{key}"] for r in sel])
+                 for key in ("all", "simple", "hard")} | {"failures": k, "n": n}  # fmt: skip
+        if n:
+            cp = stats.clopper_pearson(k, n, config.confidence)
+            wl = stats.wilson(k, n, config.confidence)
+            p50 = PAPER["50 seeds"][m]
+            entry |= {
+                "failure_rate": k / n,
+                "clopper_pearson": [float(cp[0]), float(cp[1])],
+                "wilson": [float(wl[0]), float(wl[1])],
+                "fisher_vs_paper_50": stats.fisher_exact(k, n, p50["failures"], p50["n"]),
+            }  # fmt: skip
+        table[m] = entry
+    gap = gain = between = None
+    if {"oscillator", "softmax"} <= set(config.models) and all(table[m]["n"] for m in table):
         gap = table["oscillator"]["hard"]["mean"] - table["softmax"]["hard"]["mean"]
-    return {"rows": rows, "table": table, "hard_gain_points": gap,
+        hard = {(r["model"], r["seed"]): r["acc_hard"] for r in rows}
+        paired = [hard["oscillator", s] - hard["softmax", s] for s in config.seeds
+                  if ("oscillator", s) in hard and ("softmax", s) in hard]  # fmt: skip
+        ci = stats.t_interval(paired, config.confidence) if len(paired) > 1 else None
+        gain = {"mean": float(np.mean(paired)) if paired else None, "n": len(paired),
+                "ci": None if ci is None else [float(ci[0]), float(ci[1])]}  # fmt: skip
+        o, sm = table["oscillator"], table["softmax"]
+        between = {
+            "oscillator_vs_softmax": stats.fisher_exact(o["failures"], o["n"], sm["failures"], sm["n"]),
+            "paper_50": stats.fisher_exact(PAPER["50 seeds"]["oscillator"]["failures"], 50,
+                                           PAPER["50 seeds"]["softmax"]["failures"], 50),
+        }  # fmt: skip
+    return {"rows": rows, "table": table, "hard_gain_points": gap, "paired_hard_gain": gain,
+            "fisher_between_models": between, "missing": missing,
             "confidence": config.confidence}  # fmt: skip
+
+
+def _write(config, out: Path, cell_list, results, *, rebuilt_from: str | None = None) -> dict:
+    agg = aggregate(config, cell_list, results)
+    data = next((r.get("data") for r in results if r.get("data")), None)
+    extra = {} if rebuilt_from is None else {"rebuilt_from": rebuilt_from}
+    files = {"results": write_json(out / "results.json", {
+        "experiment": NAME, **agg, "data": data, "paper": PAPER, **extra,
+    })}  # fmt: skip
+    rows = agg["rows"]
+    keys = ("model", "seed", "status", "acc_all", "acc_simple", "acc_hard", "failed")
+    files["csv"] = write_csv(out / "runs.csv", {k: [r[k] for r in rows] for k in keys})
+    files["png"] = _plot(config, agg, out / "agreement.png")
+    return files
+
+
+def _committed(config: Config, size: str | None) -> Path | None:
+    # the default size's seeds are the cohort's first five: one folder for both sizes
+    return committed_dir(config, "full" if size == "default" else size, NAME)
 
 
 def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
         size: str | None = None) -> dict[str, Path]:
-    """Train the grid (resuming), write config.json, results.json, runs.csv, agreement.png."""
+    """Train the grid (resuming; adopting committed cells), write config.json,
+    results.json, runs.csv, agreement.png (and, with ``export``, the cells, and at the
+    full size the tables, into the committed folder)."""
     out, grid, files = start_run(config, out, NAME, size, grid, progress)
     cell_list = cells(config)
-    results = grid.run(cell_list, out / "runs", sva_cell, desc=NAME)
-    agg = aggregate(config, cell_list, results)
-    data = results[0].get("data")
-    files["results"] = write_json(out / "results.json", {
-        "experiment": NAME, **agg, "data": data, "paper": PAPER,
-    })  # fmt: skip
-    rows = agg["rows"]
-    files["csv"] = write_csv(out / "runs.csv", {k: [r[k] for r in rows] for k in rows[0]})
-    files["png"] = _plot(config, agg, out / "agreement.png")
+    dst = _committed(config, size)
+    tables = dst is not None and config.export and size == "full"
+    if tables:  # the settings first: a partial folder rebuilds
+        dst.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(files["config"], dst / "config.json")
+    fetch = fetcher(grid, out / "runs", dst if config.export else None, sva_cell, NAME,
+                    adopt_from=dst)  # fmt: skip
+    files |= _write(config, out, cell_list, fetch(cell_list))
+    if tables:
+        for f in files.values():
+            shutil.copyfile(f, dst / Path(f).name)
     return files
+
+
+def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
+    """The tables and the plot rebuilt into `out` from `src` alone (``config.json`` and
+    ``runs/CELL/result.json``; cells not there are listed in ``missing``).
+
+    Raises:
+        FileNotFoundError: `src` has no ``config.json`` of this experiment.
+    """
+    import sys
+
+    from ._common import write_experiment_config
+    from ._from_results import committed_config, committed_results
+
+    config, raw = committed_config(sys.modules[__name__], src)
+    src, out = Path(src), Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    cell_list = cells(config)
+    files = {"config": write_experiment_config(config, out, NAME, raw.get("size"))}
+    return files | _write(config, out, cell_list, committed_results(src, cell_list),
+                          rebuilt_from=str(src))
 
 
 def _plot(config, agg, path):
@@ -247,6 +333,8 @@ def _plot(config, agg, path):
             ax.errorbar([j + 0.3], [p["hard"]], yerr=[p["hard_std"]], fmt="*", color="k",
                         capsize=3, label="paper, 5 seeds" if j == 0 else None)  # fmt: skip
         t = agg["table"][m]
+        if not t["n"]:
+            continue
         lo, hi = t["clopper_pearson"]
         bx.errorbar([j], [t["failure_rate"]], yerr=[[t["failure_rate"] - lo], [hi - t["failure_rate"]]],
                     fmt="o", color=f"C{j}", capsize=4)  # fmt: skip
@@ -257,7 +345,7 @@ def _plot(config, agg, path):
     ax.axhline(85, color="grey", ls="--", lw=1)
     ax.set_xticks(range(len(config.models)), config.models)
     ax.set_ylabel("hard-sentence accuracy (%)")
-    ax.set_title("final val accuracy (dots: seeds)")
+    ax.set_title(f"final val accuracy (dots: {len(config.seeds)} seeds)")
     ax.legend(fontsize=8)
     bx.set_xticks(range(len(config.models)), config.models)
     bx.set_ylabel("failure rate (hard < 85%)")
@@ -268,21 +356,35 @@ def _plot(config, agg, path):
 
 
 def summary(results: dict) -> str:
-    """The table as text, next to the paper's 5-seed numbers."""
+    """The table as text, next to the paper's 5- and 50-seed numbers, with Fisher's tests."""
+    paper = results["paper"]
     lines = ["SVA final validation accuracy (%), mean ± std over seeds | paper (5 seeds)"]
     for m, t in results["table"].items():
-        p = results["paper"]["5 seeds"].get(m, {})
+        p = paper["5 seeds"].get(m, {})
         lines.append(
             f"  {m:<10} all {fmt_mean_std(t['all'], 2)}  simple {fmt_mean_std(t['simple'], 2)}  "
             f"hard {fmt_mean_std(t['hard'], 2)} | paper all {p.get('all')} hard {p.get('hard')}"
         )
+        if not t["n"]:
+            lines.append(f"  {'':<10} no finished seed")
+            continue
         lo, hi = t["clopper_pearson"]
+        p50 = paper["50 seeds"][m]["failures"]
         lines.append(
             f"  {'':<10} failures {t['failures']}/{t['n']} "
-            f"(CI {100 * lo:.1f}-{100 * hi:.1f}%) | paper {p.get('failures')}/5, "
-            f"{results['paper']['50 seeds'][m]['failures']}/50"
+            f"(CI {100 * lo:.1f}-{100 * hi:.1f}%) | paper {p.get('failures')}/5, {p50}/50; "
+            f"Fisher p = {t['fisher_vs_paper_50']:.3g} against {p50}/50"
         )
     if results.get("hard_gain_points") is not None:
-        lines.append(f"  hard gain oscillator - softmax: {results['hard_gain_points']:+.2f} points "
-                     f"| paper {results['paper']['hard_gain_points']:+.2f}")  # fmt: skip
+        g = results.get("paired_hard_gain") or {}
+        ci = g.get("ci")
+        pair = f", paired over {g['n']} seeds CI {ci[0]:+.2f} to {ci[1]:+.2f}" if ci else ""
+        lines.append(f"  hard gain oscillator - softmax: {results['hard_gain_points']:+.2f} points"
+                     f"{pair} | paper {paper['hard_gain_points']:+.2f}")  # fmt: skip
+    b = results.get("fisher_between_models")
+    if b:
+        lines.append(f"  failures, oscillator against softmax: Fisher p = {b['oscillator_vs_softmax']:.3g}"
+                     f" | paper's 3/50 against 12/50: p = {b['paper_50']:.3g}")  # fmt: skip
+    if results.get("missing"):
+        lines.append(f"  missing cells: {len(results['missing'])}")
     return "\n".join(lines)

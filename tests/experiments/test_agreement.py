@@ -1,0 +1,91 @@
+"""Experiment 4's tables (failures, Fisher's tests, the paired gain) against counts done by
+hand, and its committed results: export, adoption and the rebuild, with a stand-in cell
+function (the real trainings run in test_seed001.py and in the committed cohort)."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from syncattn import stats
+from syncattn.experiments import agreement
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _fake_result(cell):
+    """A deterministic stand-in for a training: odd seeds of softmax, and seed 3 of the
+    oscillator, fail (hard accuracy below 85 %)."""
+    hard = 0.80 if (cell.model == "softmax" and cell.seed % 2) or (cell.model == "oscillator"
+                                                                    and cell.seed == 3) else 0.95
+    hard += 0.001 * cell.seed
+    return {"status": "ok", "step": 1, "params": 1, "data": "fake",
+            "val": {"acc_all": hard + 0.01, "acc_simple": hard + 0.02, "acc_hard": hard,
+                    "failed": hard < 0.85}}  # fmt: skip
+
+
+def test_aggregate_counts_fisher_and_paired_gain():
+    cfg = agreement.Config(seeds=tuple(range(6)), committed=None)
+    cl = agreement.cells(cfg)
+    results = [_fake_result(c) for c in cl]
+    results[-1] = {"status": "missing"}  # softmax seed 5 not finished
+    agg = agreement.aggregate(cfg, cl, results)
+    assert agg["missing"] == ["softmax-d2-seed5"]
+    osc, sm = agg["table"]["oscillator"], agg["table"]["softmax"]
+    assert (osc["failures"], osc["n"]) == (1, 6) and (sm["failures"], sm["n"]) == (2, 5)
+    assert osc["fisher_vs_paper_50"] == pytest.approx(stats.fisher_exact(1, 6, 3, 50))
+    assert sm["fisher_vs_paper_50"] == pytest.approx(stats.fisher_exact(2, 5, 12, 50))
+    b = agg["fisher_between_models"]
+    assert b["oscillator_vs_softmax"] == pytest.approx(stats.fisher_exact(1, 6, 2, 5))
+    assert b["paper_50"] == pytest.approx(0.0226, abs=5e-5)  # 3/50 against 12/50
+    # paired over the five seeds both finished, by hand
+    diffs = [100 * (_fake_result(o)["val"]["acc_hard"] - _fake_result(s)["val"]["acc_hard"])
+             for o, s in zip(cl[0:10:2], cl[1:10:2], strict=True)]  # fmt: skip
+    g = agg["paired_hard_gain"]
+    assert g["n"] == 5 and g["mean"] == pytest.approx(np.mean(diffs))
+    assert g["ci"] == pytest.approx(list(stats.t_interval(diffs, 0.95)))
+    assert agg["hard_gain_points"] == pytest.approx(osc["hard"]["mean"] - sm["hard"]["mean"])
+
+
+def test_default_size_shares_the_cohorts_committed_folder():
+    cfg = agreement.Config()
+    assert agreement._committed(cfg, "default") == agreement._committed(cfg, "full")
+    assert agreement._committed(cfg, "full") == REPO / "results/experiments/agreement/agreement-full"
+    assert agreement._committed(agreement.Config.smoke(), "smoke") is None
+
+
+def test_export_adopt_and_rebuild(tmp_path, monkeypatch):
+    calls = []
+
+    def fake_cell(cell, folder):
+        calls.append(cell.name)
+        return _fake_result(cell)
+
+    monkeypatch.setattr(agreement, "sva_cell", fake_cell)
+    committed = tmp_path / "committed"
+    cfg = agreement.Config(seeds=(0, 1, 2), committed=str(committed), export=True)
+    agreement.run(cfg, tmp_path / "a", progress=False, size="full")
+    assert len(calls) == 6
+    assert {p.parent.name for p in committed.glob("runs/*/result.json")} == {c.name for c in agreement.cells(cfg)}
+    assert (committed / "config.json").is_file() and (committed / "results.json").is_file()
+    # a fresh folder adopts every committed cell: nothing is trained
+    agreement.run(cfg, tmp_path / "b", progress=False, size="full")
+    assert len(calls) == 6
+    # ... and a cell with other settings is trained, with a warning
+    other = agreement.Config(seeds=(0,), committed=str(committed), lr=1e-3)
+    with pytest.warns(UserWarning, match="other settings"):
+        agreement.run(other, tmp_path / "c", progress=False, size="full")
+    assert len(calls) == 8
+    # the tables rebuilt from the committed folder alone equal the run's
+    agreement.rebuild(committed, tmp_path / "r")
+    got, want = (json.loads(p.read_text()) for p in (tmp_path / "r/results.json", tmp_path / "b/results.json"))
+    for k in ("rows", "table", "paired_hard_gain", "fisher_between_models", "missing"):
+        assert got[k] == want[k], k
+    assert got["rebuilt_from"] == str(committed)
+
+
+def test_rebuild_refuses_another_folder(tmp_path):
+    with pytest.raises(FileNotFoundError, match="not a agreement config|holds no config.json"):
+        agreement.rebuild(REPO / "results/experiments/linear/linear-default", tmp_path)
