@@ -1,4 +1,4 @@
-"""``--from-results``: the committed results of kws and linear rebuild their tables alone."""
+"""``--from-results``: the committed results of kws, linear and agreement rebuild their tables alone."""
 
 import json
 from pathlib import Path
@@ -16,6 +16,8 @@ COMMITTED = REPO / "results" / "experiments"
 @pytest.mark.parametrize("name, folder, keys", [
     ("kws", "kws/kws-default", ("rows", "table", "gap", "params")),
     ("linear", "linear/linear-default", ("linear_minus_elu1",)),
+    ("agreement", "agreement/agreement-full", ("rows", "table", "paired_hard_gain",
+                                               "fisher_between_models", "missing")),
 ])  # fmt: skip
 def test_committed_results_rebuild_their_table(tmp_path, name, folder, keys):
     """The rebuild from result.json files alone equals what the run wrote (no data are
