@@ -39,6 +39,7 @@ COUPLINGS = ("softplus", "relu", "elu1", "elu1_features")
 EQUILIBRIA = ("closed", "ode")
 IMPLS = ("quadratic", "linear", "chunked")
 VALUES = ("phase", "learned")
+GATE_NORMS = ("mean", "none")
 ANCHORS = ("position", "content")
 
 
@@ -103,6 +104,9 @@ class ModelConfig:
         value: Kuramoto value path: ``"phase"`` (the Kuramoto identity) or
             ``"learned"`` (the ablation).
         gates: Kuramoto metric gates on (``False`` is the ablation).
+        gate_norm: the Kuramoto gates' normalisation: ``"mean"`` (softplus divided
+            by its mean over the coordinates, seed 000's) or ``"none"`` (softplus alone,
+            a probe).
         tau: the Kuramoto attention's initial temperature $\tau > 0$ (learned).
         bound: the bound $\beta > 0$ on the rms of the Kuramoto model's phase
             increments (attention and angle feed-forward).
@@ -140,6 +144,7 @@ class ModelConfig:
     out_bias: bool = False
     value: str = "phase"
     gates: bool = True
+    gate_norm: str = "mean"
     tau: float = 1.0
     bound: float = 1.0
     readout_scale: float = 1.0
@@ -157,6 +162,7 @@ class ModelConfig:
             ("equilibrium", EQUILIBRIA),
             ("impl", IMPLS),
             ("value", VALUES),
+            ("gate_norm", GATE_NORMS),
             ("anchors", ANCHORS),
         ):
             v = getattr(self, field)

@@ -102,6 +102,7 @@ def make_kuramoto_attention(config: ModelConfig, *, key) -> eqx.Module:
     return _nn().KuramotoAttention(
         config.d_model, config.n_heads, key=key, value=config.value, gates=config.gates,
         tau=config.tau, bound=config.bound, rope_base=config.rope_base,
+        gate_norm=config.gate_norm,
     )
 
 

@@ -99,7 +99,10 @@ class KuramotoAttention(eqx.Module):
 
     Ablations: `value="learned"` replaces the values by a learned projection
     $W_\text{val} x_u$ (read as $(\operatorname{Re}, \operatorname{Im})$ pairs; this
-    breaks the identity); `gates=False` sets $g^q = g^k = 1$.
+    breaks the identity); `gates=False` sets $g^q = g^k = 1$. The gates are
+    $g = \operatorname{softplus}(z) / \overline{\operatorname{softplus}(z)}$ (the mean over
+    the $k$ coordinates, seed 000's normalisation); `gate_norm="none"` keeps
+    $g = \operatorname{softplus}(z)$ (a probe of that choice).
 
     Args:
         k: number of phases per token.
@@ -112,6 +115,7 @@ class KuramotoAttention(eqx.Module):
         bound: the bound $\beta > 0$ on the rms increment.
         rope_base: base $b$ of the initial frequencies $\omega_j = b^{-j'/k_h}$
             ($j'$ = index within the head).
+        gate_norm: `"mean"` (the gates divided by their mean) or `"none"`.
 
     Returns (from `__call__`): the updated phases $(T, k)$ (not wrapped), or
     `(phases, aux)` with `diagnostics=True`; `aux` holds `weights` $(n_h, T, T)$,
@@ -131,6 +135,7 @@ class KuramotoAttention(eqx.Module):
     n_heads: int = eqx.field(static=True)
     value: str = eqx.field(static=True)
     gates: bool = eqx.field(static=True)
+    gate_norm: str = eqx.field(static=True)
     causal: bool = eqx.field(static=True)
     bound: float = eqx.field(static=True)
 
@@ -146,11 +151,13 @@ class KuramotoAttention(eqx.Module):
         tau=1.0,
         bound=1.0,
         rope_base=10_000.0,
+        gate_norm="mean",
     ):
         k, n_heads = check_int(k, "k"), check_int(n_heads, "n_heads")
         if k % n_heads:
             raise ValueError(f"k={k} phases must be divisible by n_heads={n_heads}.")
         check_choice(value, "value", ("phase", "learned"))
+        self.gate_norm = check_choice(gate_norm, "gate_norm", ("mean", "none"))
         tau = check_positive(tau, "tau")
         self.bound = check_positive(bound, "bound")
         check_positive(rope_base, "rope_base")
@@ -174,9 +181,10 @@ class KuramotoAttention(eqx.Module):
         self.k, self.n_heads, self.value = k, n_heads, value
         self.gates, self.causal = bool(gates), bool(causal)
 
-    @staticmethod
-    def _gate(z):
+    def _gate(self, z):
         g = jax.nn.softplus(z)
+        if self.gate_norm == "none":
+            return g
         tiny = jnp.finfo(g.dtype).tiny
         return g / jnp.maximum(jnp.mean(g, -1, keepdims=True), tiny)
 

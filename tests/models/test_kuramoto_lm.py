@@ -159,3 +159,21 @@ def test_initial_scales_reach_the_layers():
     for bad in ({"tau": 0.0}, {"bound": -1.0}, {"readout_scale": float("nan")}, {"rope_base": 1.0}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             dataclasses.replace(base, **bad)
+
+
+def test_gate_norm_reaches_the_layers():
+    """gate_norm="none" builds every attention with unnormalised gates and the same
+    parameters; the logits change (the layer itself is checked against the naive loop in
+    tests/nn/test_kuramoto_attention.py); a bad value is refused."""
+    base = models.get_config("tiny", attention="kuramoto")
+    key = jax.random.key(3)
+    ref, m = (models.build(dataclasses.replace(base, gate_norm=g), key=key) for g in ("mean", "none"))
+    assert [a.gate_norm for a in ref.attentions] == ["mean"] * base.n_layers
+    assert [a.gate_norm for a in m.attentions] == ["none"] * base.n_layers
+    assert all(np.array_equal(a, b) for a, b in zip(
+        jax.tree.leaves(eqx.filter(ref, eqx.is_array)),
+        jax.tree.leaves(eqx.filter(m, eqx.is_array)), strict=True))  # fmt: skip
+    x = jnp.arange(16) % base.vocab_size
+    assert not np.allclose(np.asarray(ref(x)), np.asarray(m(x)))
+    with pytest.raises(ValueError, match="gate_norm"):
+        dataclasses.replace(base, gate_norm="sum")

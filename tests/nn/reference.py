@@ -57,7 +57,7 @@ def kuramoto_attention(layer, theta, key_mask=None):
 
     def gate(lin):
         g = softplus(x @ np_(lin.weight).T + np_(lin.bias))
-        return g / g.mean(1, keepdims=True)
+        return g if getattr(layer, "gate_norm", "mean") == "none" else g / g.mean(1, keepdims=True)
 
     if layer.gates:
         gq, gk = gate(layer.gate_q), gate(layer.gate_k)

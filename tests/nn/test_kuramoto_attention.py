@@ -35,6 +35,22 @@ def test_matches_naive_loop_float64(value, gates):
     assert_close(L(th), y, rtol=0, atol=0)  # diagnostics do not change the output
 
 
+@pytest.mark.parametrize("path", ["float64", "float32"])
+def test_unnormalised_gates_match_naive_loop(path):
+    # gate_norm="none": g = softplus(z), not divided by its mean; the reference loop
+    # computes the scores from that definition
+    L, th = layer(gate_norm="none", tau=1.3), phases(3)
+    want, A, _ = reference.kuramoto_attention(L, th)
+    if path == "float64":
+        y, aux = L(th, diagnostics=True)
+        assert_close(y, want)
+        assert_close(aux["weights"], A)
+    else:
+        assert_close(eqx.filter_jit(L)(th.astype(jnp.float32)), want, jnp.float32)
+    # the normalisation matters: the default layer (same parameters) differs
+    assert not np.allclose(np.asarray(layer(tau=1.3)(th)), np.asarray(want), atol=1e-6)
+
+
 def test_fused_path_float32_matches_naive():
     L, th = layer(), phases()
     want, _, _ = reference.kuramoto_attention(L, th)
@@ -145,6 +161,7 @@ def test_same_key_same_parameters_across_switches():
         (dict(k=6, n_heads=3, tau=-1.0), "tau"),
         (dict(k=6, n_heads=3, bound=0.0), "bound"),
         (dict(k=6, n_heads=3, value="projected"), "value"),
+        (dict(k=6, n_heads=3, gate_norm="sum"), "gate_norm"),
     ],
 )
 def test_bad_hyperparameters(kw, match):

@@ -20,7 +20,8 @@ are reported.
 **Why the gap** (issue 20's "find out why"): the choices seed 000's description leaves
 open are changed one at a time at the same rung, lr and budget
 ([`PROBES`][syncattn.experiments.ladder.PROBES]: the initial temperature, the bound on
-the increments, the readout's initial scale, the natural frequencies' base), on the
+the increments, the readout's initial scale, the natural frequencies' base, the gates'
+normalisation), on the
 rung's first ``probe_seeds`` seeds; each is reported as its paired test-BPC change and
 the gap to the transformer that is left at those seeds.
 
@@ -62,11 +63,13 @@ PROBES = {
     "bound-16": {"model.bound": 16.0},
     "readout-4": {"model.readout_scale": 4.0},
     "rope-100": {"model.rope_base": 100.0},
+    "gates-unnormalised": {"model.gate_norm": "none"},
 }
 r"""Why the gap (issue 20): the choices seed 000 leaves open, each changed alone from the
 library's default (initial temperature $\tau$ = 1, increment bound $\beta$ = 1, readout
-scale $\sigma\sqrt{k}$ = 1, natural frequencies from base $b$ = 10,000): a sharper and a
-flatter initial attention, looser bounds, a sharper initial readout, faster initial drifts."""
+scale $\sigma\sqrt{k}$ = 1, natural frequencies from base $b$ = 10,000, gates divided by
+their mean): a sharper and a flatter initial attention, looser bounds, a sharper initial
+readout, faster initial drifts, gates without seed 000's normalisation."""
 
 DYNAMICS = "dynamics.json"
 
