@@ -341,7 +341,8 @@ def test_ablation_and_dynamics_cells():
     assert len(abl) == 4 * 3 + len(ladder.PROBES) * 2 and {c.overrides["train.lr"] for c in abl} == {3e-2}
     assert [c.name for c in abl[12:14]] == ["50k-kuramoto-tau-4-lr0.03-seed0",
                                             "50k-kuramoto-tau-4-lr0.03-seed1"]
-    assert abl[12].overrides["model.tau"] == 4.0 and abl[-1].overrides["model.rope_base"] == 100.0
+    assert abl[12].overrides["model.tau"] == 4.0 and abl[-3].overrides["model.rope_base"] == 100.0
+    assert abl[-1].overrides["model.gate_norm"] == "none"
     assert abl[0].name == "50k-kuramoto-learned-value-lr0.03-seed0"
     assert [_items._variant(c) for c in abl[:12:3]] == list(ladder.ABLATIONS)
     assert [_items._variant(c) for c in abl[12::2]] == list(ladder.PROBES)
