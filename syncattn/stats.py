@@ -203,8 +203,9 @@ def fisher_exact(k1: int, n1: int, k2: int, n2: int, alternative: str = "two-sid
                 or not np.isfinite(v) or not float(v).is_integer():
             raise ValueError(f"{name} must be a whole number; got {v!r}.")
     k1, n1, k2, n2 = (int(v) for v in counts.values())
-    _check_counts(k1, n1, 0.5)
-    _check_counts(k2, n2, 0.5)
+    for j, (k, n) in enumerate(((k1, n1), (k2, n2)), start=1):
+        if n < 1 or not 0 <= k <= n:
+            raise ValueError(f"need 0 <= k{j} <= n{j} and n{j} >= 1; got k{j}={k}, n{j}={n}.")
     if alternative not in ("two-sided", "less", "greater"):
         raise ValueError(
             f"alternative must be 'two-sided', 'less' or 'greater'; got {alternative!r}.")

@@ -230,3 +230,10 @@ def test_fisher_exact_lady_tasting_tea():
 def test_fisher_exact_bad_input(args):
     with pytest.raises(ValueError):
         stats.fisher_exact(*args)
+
+
+def test_fisher_exact_errors_name_the_sample():
+    with pytest.raises(ValueError, match="k2 <= n2"):
+        stats.fisher_exact(1, 5, 7, 5)
+    with pytest.raises(ValueError, match="k1=-1"):
+        stats.fisher_exact(-1, 5, 1, 5)

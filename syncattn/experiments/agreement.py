@@ -253,8 +253,8 @@ def aggregate(config: Config, cell_list, results) -> dict:
         o, sm = table["oscillator"], table["softmax"]
         between = {
             "oscillator_vs_softmax": stats.fisher_exact(o["failures"], o["n"], sm["failures"], sm["n"]),
-            "paper_50": stats.fisher_exact(PAPER["50 seeds"]["oscillator"]["failures"], 50,
-                                           PAPER["50 seeds"]["softmax"]["failures"], 50),
+            "paper_50": stats.fisher_exact(*(PAPER["50 seeds"][m][f] for m in ("oscillator", "softmax")
+                                             for f in ("failures", "n"))),
         }  # fmt: skip
     return {"rows": rows, "table": table, "hard_gain_points": gap, "paired_hard_gain": gain,
             "fisher_between_models": between, "missing": missing,

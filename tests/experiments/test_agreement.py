@@ -56,6 +56,23 @@ def test_default_size_shares_the_cohorts_committed_folder():
     assert agreement._committed(agreement.Config.smoke(), "smoke") is None
 
 
+@pytest.mark.parametrize("size", ["default", "full"])
+def test_committed_cohort_is_adopted_by_the_default_and_full_sizes(size):
+    """Every cell of the default (seeds 0-4) and full (0-49) sizes finds its committed
+    result with the same settings, so a run from a checkout trains nothing (a change
+    to the recipe would make these cells train again, and fail here)."""
+    from syncattn.experiments._grid import read_result
+    from syncattn.experiments.ladder._committed import _same_cell
+
+    cfg = getattr(agreement.Config, size)()
+    src = agreement._committed(cfg, size)
+    cl = agreement.cells(cfg)
+    assert len(cl) == 2 * len(cfg.seeds)
+    for c in cl:
+        res = read_result(src / "runs" / c.name)
+        assert res is not None and _same_cell(c, res), c.name
+
+
 def test_export_adopt_and_rebuild(tmp_path, monkeypatch):
     calls = []
 
