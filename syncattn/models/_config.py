@@ -101,6 +101,13 @@ class ModelConfig:
             published layer masks them only before the fixed point).
         out_bias: a bias on the softmax attention's output projection (seed
             001's softmax baseline has one; the oscillator layer always does).
+        freeze_values: keep the attention's value projection $W_v$ at its random
+            initialisation (oscillator or softmax attention; seed 001's frozen-$W_V$
+            ablation, [`syncattn.nn.FrozenLinear`][]).
+        relative_rotation: oscillator ablation L3, a learned rotation of the anchors by
+            the distance $i - j$ (``d_osc=2``, ``impl="quadratic"``).
+        query_scale: oscillator ablation L4, a learned per-head, per-query scale of the
+            coupling's score.
         value: Kuramoto value path: ``"phase"`` (the Kuramoto identity) or
             ``"learned"`` (the ablation).
         gates: Kuramoto metric gates on (``False`` is the ablation).
@@ -142,6 +149,9 @@ class ModelConfig:
     normalize_anchors: bool = True
     mask_readout: bool = False
     out_bias: bool = False
+    freeze_values: bool = False
+    relative_rotation: bool = False
+    query_scale: bool = False
     value: str = "phase"
     gates: bool = True
     gate_norm: str = "mean"
@@ -225,6 +235,16 @@ class ModelConfig:
                 "indexed by position); set positions to 'sinusoidal', 'learned' or "
                 "'none'."
             )
+        if self.freeze_values and self.attention == "kuramoto":
+            raise ValueError("freeze_values needs attention='oscillator' or 'softmax' (a "
+                             "learned W_v); the Kuramoto model's value path is its own.")
+        for field in ("relative_rotation", "query_scale"):
+            if getattr(self, field) and self.attention != "oscillator":
+                raise ValueError(f"{field} is an oscillator ablation; got attention="
+                                 f"{self.attention!r}.")
+        if self.relative_rotation and (self.d_osc != 2 or self.impl != "quadratic"):
+            raise ValueError("relative_rotation (L3) needs d_osc=2 and impl='quadratic'; "
+                             f"got d_osc={self.d_osc}, impl={self.impl!r}.")
         if self.task == "classifier" and self.tie_embeddings:
             raise ValueError("tie_embeddings applies to task='lm' only.")
 

@@ -48,6 +48,7 @@ def make_attention(config: ModelConfig, *, causal: bool, key) -> eqx.Module:
             rope=config.positions == "rope",
             rope_base=config.rope_base,
             out_bias=config.out_bias,
+            freeze_values=config.freeze_values,
         )
     if config.attention == "oscillator":
         return nn.OscillatorAttention(
@@ -64,6 +65,9 @@ def make_attention(config: ModelConfig, *, causal: bool, key) -> eqx.Module:
             anchors=config.anchors,
             normalize_anchors=config.normalize_anchors,
             mask_readout=config.mask_readout,
+            freeze_values=config.freeze_values,
+            relative_rotation=config.relative_rotation,
+            query_scale=config.query_scale,
         )
     raise ValueError(f"no transformer attention {config.attention!r}.")
 

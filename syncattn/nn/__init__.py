@@ -11,6 +11,8 @@ r"""Attention layers built from the verified primitives (equinox Modules, unbatc
   ([`softmax_projections`][syncattn.nn.softmax_projections]: its rotated q, k, v);
 * [`PhaseEmbedding`][syncattn.nn.PhaseEmbedding], [`AngleSwiGLU`][syncattn.nn.AngleSwiGLU],
   [`PrototypeReadout`][syncattn.nn.PrototypeReadout]: the phase model's other pieces;
+* [`FrozenLinear`][syncattn.nn.FrozenLinear]: a linear map frozen at its random
+  initialisation (the layers' `freeze_values`, seed 001's frozen-$W_V$ ablation);
 * [`rope`][syncattn.nn.rope], [`rope_frequencies`][syncattn.nn.rope_frequencies]: rotary
   positions, shared.
 
@@ -21,6 +23,7 @@ unchanged.
 """
 
 from ._blocks import RMSNorm as RMSNorm, SwiGLU as SwiGLU
+from ._frozen import FrozenLinear as FrozenLinear
 from ._kuramoto_attention import (
     KuramotoAttention as KuramotoAttention,
     bounded_increment as bounded_increment,
@@ -42,6 +45,7 @@ from ._substrate import Substrate as Substrate, with_substrate as with_substrate
 __all__ = [
     "KuramotoAttention",
     "OscillatorAttention",
+    "FrozenLinear",
     "Substrate",
     "with_substrate",
     "SoftmaxAttention",

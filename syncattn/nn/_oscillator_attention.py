@@ -24,11 +24,19 @@ from ._common import (
     linear,
     linear_stacked,
 )
+from ._frozen import FrozenLinear, value_weights
 from ._oscillator_paths import (
     chunked_drive,
     chunked_readout,
+    diagnostic_maps,
     drive_mask as _drive_mask,
+    has_real_key,
     linear_attention as _linear_attention,
+    query_scales,
+    relative_angles,
+    relative_path,
+    rotated_anchors,
+    uniform_values,
 )
 from ._substrate import Substrate
 
@@ -130,10 +138,25 @@ class OscillatorAttention(eqx.Module):
     If every unmasked $1 + z_i\cdot r_j$ vanishes, row $i$ falls back to uniform weights
     over its allowed keys ([`syncattn.lohe.normalize_readout`][]).
 
+    Seed 001's ablations (Appendix C and its frozen-value run), each off by default:
+
+    - `relative_rotation=True` (L3, `d_osc = 2`, `impl="quadratic"`): key $j$'s anchor
+      seen by query $i$ is rotated by a learned angle of the distance $i - j$,
+      $r_{ij} = R(\delta_{c(i-j)})\, r_j$ with $c(n) = \min(\max(n, 0), T-1)$ (keys
+      ahead of the query take $\delta_0$) and $\delta \in \mathbb{R}^{\mathrm{max\_len}}$
+      initialised to 0 (the base layer at init); $r_{ij}$ replaces $r_j$ in the drive
+      and the readout. The published `LoheRelativeAnchorAttention`.
+    - `query_scale=True` (L4): $w_{ij} = \mu_{ij}\,\sigma(\beta'_{hi}\, q_i\cdot
+      k_j/\sqrt{d_h})$ with $\beta'_{hi} = \max(|\beta_{hi}|, 0.1)$, $\beta$ a learned
+      $(n_h, \mathrm{max\_len})$ table initialised to 1 (score couplings only, not
+      `"elu1_features"`). The published `LoheSharpAttention`.
+    - `freeze_values=True`: $W_v$ stays at its random initialisation, a
+      [`syncattn.nn.FrozenLinear`][] (no gradient, no optimiser step, not a parameter).
+
     Diagnostics: `__call__(x, diagnostics=True)` returns `(y, aux)` with `couplings`
     $w$ $(n_h, T, T)$ after masking, `anchors` $r$, `h`, `z` $(n_h, T, d_\mathrm{osc})$
     (the query read out: 0 on degenerate rows), `weights` $a$ $(n_h, T, T)$,
-    `degenerate` $(n_h, T)$ bool and, for `equilibrium="ode"`, the start `z0`; $y$ is
+    `degenerate` $(n_h, T)$ bool (with L3 `anchors` are the $r_{ij}$, $(n_h, T, T, 2)$) and, for `equilibrium="ode"`, the start `z0`; $y$ is
     unchanged (the $(T, T)$ matrices of `aux` are built for inspection only, from
     [`syncattn.lohe.fixed_query_weights`][] and [`syncattn.lohe.readout`][]).
 
@@ -154,6 +177,8 @@ class OscillatorAttention(eqx.Module):
         chunk: block length of the linear and chunked paths.
         ode_t1, ode_rtol, ode_atol, ode_seed, ode_flow: settings of `equilibrium="ode"`.
         mask_readout: also apply a key-padding mask at the readout.
+        relative_rotation, query_scale, freeze_values: the ablations L3, L4 and frozen
+            $W_v$ (above).
         substrate: the physical substrate, a [`syncattn.nn.Substrate`][] (default the
             ideal one: this layer bit for bit). A non-ideal one acts at inference
             (`key=None`) with `__call__(..., substrate_key=k)`, and in training only
@@ -163,10 +188,12 @@ class OscillatorAttention(eqx.Module):
 
     wq: eqx.nn.Linear
     wk: eqx.nn.Linear
-    wv: eqx.nn.Linear
+    wv: eqx.nn.Linear | FrozenLinear
     wo: eqx.nn.Linear
     anchor_table: Float[Array, "heads max_len d_osc"] | None
     anchor_proj: eqx.nn.Linear | None
+    delta: Float[Array, " max_len"] | None
+    beta: Float[Array, "heads max_len"] | None
     d_model: int = eqx.field(static=True)
     n_heads: int = eqx.field(static=True)
     d_head: int = eqx.field(static=True)
@@ -186,6 +213,9 @@ class OscillatorAttention(eqx.Module):
     ode_seed: int = eqx.field(static=True)
     ode_flow: str = eqx.field(static=True)
     mask_readout: bool = eqx.field(static=True)
+    relative_rotation: bool = eqx.field(static=True)
+    query_scale: bool = eqx.field(static=True)
+    freeze_values: bool = eqx.field(static=True)
     substrate: Substrate
 
     def __init__(
@@ -212,6 +242,9 @@ class OscillatorAttention(eqx.Module):
         ode_seed=0,
         ode_flow="paper",
         substrate: Substrate = Substrate(),
+        relative_rotation=False,
+        query_scale=False,
+        freeze_values=False,
     ):
         d_model, n_heads = check_int(d_model, "d_model"), check_int(n_heads, "n_heads")
         if d_head is None:
@@ -257,6 +290,16 @@ class OscillatorAttention(eqx.Module):
                     "impl='linear' needs unit anchors (normalize_anchors=True): with ||r|| > 1, "
                     "max(0, 1 + z.r) clips and the readout is no longer a polynomial kernel."
                 )
+        if relative_rotation and (d_osc != 2 or impl != "quadratic"):
+            raise ValueError(
+                "relative_rotation (L3) rotates anchors in the plane: it needs d_osc=2 and "
+                f"impl='quadratic'; got d_osc={d_osc}, impl={impl!r}."
+            )
+        if query_scale and coupling == "elu1_features":
+            raise ValueError(
+                "query_scale (L4) scales the score q.k/sqrt(d_h) inside the coupling; "
+                "coupling='elu1_features' is a kernel of features, not of the score."
+            )
         self.chunk = check_int(chunk, "chunk")
         self.ode_t1 = check_positive(ode_t1, "ode_t1")
         self.ode_rtol = check_positive(ode_rtol, "ode_rtol")
@@ -268,7 +311,8 @@ class OscillatorAttention(eqx.Module):
         w = n_heads * d_head
         self.wq = eqx.nn.Linear(d_model, w, use_bias=False, key=kq)
         self.wk = eqx.nn.Linear(d_model, w, use_bias=False, key=kk)
-        self.wv = eqx.nn.Linear(d_model, w, use_bias=False, key=kv)
+        self.wv = (FrozenLinear(d_model, w, key=kv) if freeze_values
+                   else eqx.nn.Linear(d_model, w, use_bias=False, key=kv))  # fmt: skip
         self.wo = eqx.nn.Linear(w, d_model, use_bias=True, key=ko)
         if anchors == "position":
             g = jax.random.normal(ka, (n_heads, max_len, d_osc))
@@ -289,12 +333,15 @@ class OscillatorAttention(eqx.Module):
         self.equilibrium, self.impl, self.causal = equilibrium, impl, bool(causal)
         self.anchors, self.normalize_anchors = anchors, bool(normalize_anchors)
         self.mask_readout = bool(mask_readout)
+        self.relative_rotation, self.query_scale = bool(relative_rotation), bool(query_scale)
+        self.freeze_values = bool(freeze_values)
+        self.delta = jnp.zeros(max_len) if relative_rotation else None
+        self.beta = jnp.ones((n_heads, max_len)) if query_scale else None
         if not isinstance(substrate, Substrate):
             raise TypeError(
                 f"substrate must be a syncattn.nn.Substrate; got {type(substrate).__name__}."
             )
         self.substrate = substrate
-
 
     # ------------------------------------------------------------------ pieces
     def _anchor_vectors(self, s, x):
@@ -308,7 +355,7 @@ class OscillatorAttention(eqx.Module):
     def _qkv(self, s, x):
         """q, k, v head-major (H, T, d_h): one (T, d) x (d, 3 H d_h) product (linear_stacked)."""
         T, H, dh = x.shape[0], self.n_heads, self.d_head
-        qkv = linear_stacked((s.wq, s.wk, s.wv), x)
+        qkv = linear_stacked((s.wq, s.wk, value_weights(s.wv, x.dtype)), x)
         q, k, v = qkv.reshape(T, 3, H, dh).transpose(1, 2, 0, 3)  # one layout copy
         return q, k, v
 
@@ -321,35 +368,6 @@ class OscillatorAttention(eqx.Module):
         if self.mask_readout and km is not None:
             return allowed(T, self.causal, km)[None]
         return causal_mask(T)[None] if self.causal else None
-
-    def _uniform(self, v, km):
-        r"""$\bar v_i$: the mean of the values over query i's allowed readout keys.
-
-        `km` is the readout key mask (or None); a query with no real key falls back
-        to its causal row, as `allowed`. Prefix sums: O(T).
-        """
-
-        def mean(w):
-            if self.causal:
-                tot, cnt = jnp.cumsum(v * w, axis=1), jnp.cumsum(w, axis=1)
-            else:
-                tot = jnp.sum(v * w, axis=1, keepdims=True)
-                cnt = jnp.sum(w, axis=1, keepdims=True)
-            return tot / jnp.maximum(cnt, 1.0), cnt
-
-        every, _ = mean(jnp.ones_like(v[..., :1]))
-        if km is None:
-            return every
-        real, cnt = mean(km[None, :, None].astype(v.dtype))
-        return jnp.where(cnt > 0, real, every)
-
-    def _has_real_key(self, km):
-        """(T,) True where query i has at least one allowed real key."""
-        return (
-            jnp.cumsum(km) > 0
-            if self.causal
-            else jnp.broadcast_to(jnp.any(km), km.shape)
-        )
 
     def _settle(self, h, key):
         """The readout queries z, the degeneracy flag and the ODE's start, from h."""
@@ -375,7 +393,7 @@ class OscillatorAttention(eqx.Module):
 
     def _finish(self, num, den, v, km_read):
         """Normalised readout: lohe's row normalisation with the uniform fallback."""
-        return lohe.normalize_readout(num, den, self._uniform(v, km_read))
+        return lohe.normalize_readout(num, den, uniform_values(v, km_read, self.causal))
 
     # ------------------------------------------------------------------ paths
     def _quadratic(self, s, x, q, k, v, km, key):
@@ -391,6 +409,17 @@ class OscillatorAttention(eqx.Module):
         )
         out = self._finish(num, den, v, self._read_km(km))
         return out, dict(anchors=r, h=h, z=z, degenerate=deg, **extra)
+
+    def _relative(self, s, x, q, k, v, km, key):
+        T = x.shape[0]
+        R = rotated_anchors(self._anchor_vectors(s, x), relative_angles(s.delta, T))
+        u, h, z, deg, extra = relative_path(
+            q, k, R, _drive_mask(T, km, self.causal), self._readout_mask(T, km),
+            kind=self.coupling, p=self.p, settle=lambda h: self._settle(h, key),
+        )  # fmt: skip
+        num, den = u @ v, jnp.sum(u, -1, keepdims=True)
+        out = self._finish(num, den, v, self._read_km(km))
+        return out, dict(anchors=R, h=h, z=z, degenerate=deg, **extra)
 
     def _linear(self, s, x, q, k, v, km, key):
         r = self._anchor_vectors(s, x)
@@ -408,7 +437,7 @@ class OscillatorAttention(eqx.Module):
         if km_read is not None:
             fr_m = fr * km_read[None, :, None].astype(fr.dtype)
             nd_m = _linear_attention(fz, fr_m, vv, self.causal, self.chunk)
-            nd = jnp.where(self._has_real_key(km_read)[None, :, None], nd_m, nd)
+            nd = jnp.where(has_real_key(km_read, self.causal)[None, :, None], nd_m, nd)
         out = self._finish(nd[..., :-1], nd[..., -1:], v, km_read)
         return out, dict(anchors=r, h=h, z=z, degenerate=deg, **extra)
 
@@ -420,7 +449,7 @@ class OscillatorAttention(eqx.Module):
         acc = chunked_readout(z, r, v, km, km_read, causal=self.causal, chunk=self.chunk, p=self.p)
         num, den = acc[0], acc[1]
         if km_read is not None:
-            has = self._has_real_key(km_read)[None, :, None]
+            has = has_real_key(km_read, self.causal)[None, :, None]
             num, den = jnp.where(has, acc[2], num), jnp.where(has, acc[3], den)
         out = self._finish(num, den, v, km_read)
         return out, dict(anchors=r, h=h, z=z, degenerate=deg, **extra)
@@ -444,12 +473,16 @@ class OscillatorAttention(eqx.Module):
         km = check_key_mask(mask, T)
         s = cast(self, x.dtype)
         q, k, v = self._qkv(s, x)
+        if self.query_scale:  # L4: sigma(beta' q.k / sqrt(d_h))
+            q = q * query_scales(s.beta, T)[..., None]
         path = {
-            "quadratic": self._quadratic,
+            "quadratic": self._relative if self.relative_rotation else self._quadratic,
             "linear": self._linear,
             "chunked": self._chunked,
         }[self.impl]
         skeys = _substrate.keys(self.substrate, key, substrate_key)  # substrate hook
+        if skeys is not None and self.relative_rotation:
+            raise ValueError("a non-ideal substrate does not model relative_rotation (L3).")
         if skeys is not None and self.substrate._dense:
             dm = _drive_mask(T, km, self.causal)
             out, aux = _substrate.dense_path(self, s, x, q, k, v, km, skeys, dm)
@@ -458,19 +491,8 @@ class OscillatorAttention(eqx.Module):
         y = linear(s.wo, out.transpose(1, 0, 2).reshape(T, H * self.d_head))
         if not diagnostics:
             return y
-        # the (T, T) matrices, for inspection only, from lohe's own functions (every
-        # path evaluates its sums without keeping them)
-        dh = self.d_head
-        F = s.wq.weight.reshape(H, dh, self.d_model)
-        G = s.wk.weight.reshape(H, dh, self.d_model)
-        w = jax.vmap(
-            lambda F, G: lohe.fixed_query_weights(x, F, G, kind=self.coupling)
-        )(F, G)
-        dm = _drive_mask(T, km, self.causal)
-        aux["couplings"] = w if dm is None else jnp.where(dm, w, 0.0)
-        aux["weights"] = lohe.readout(
-            aux["z"], aux["anchors"], mask=self._readout_mask(T, km), p=self.p
-        )
+        # the (T, T) maps, for inspection only (no path keeps them)
+        diagnostic_maps(self, s, x, q, k, km, aux)
         return y, aux
 
 

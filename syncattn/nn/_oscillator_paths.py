@@ -17,7 +17,11 @@ from .. import lohe
 from ._common import causal_mask
 
 
-__all__ = ["linear_attention", "drive_mask", "chunked_drive", "chunked_readout"]
+__all__ = ["linear_attention", "drive_mask", "chunked_drive", "chunked_readout",
+           "relative_angles", "rotated_anchors", "relative_path", "query_scales",
+           "BETA_FLOOR", "uniform_values", "has_real_key", "diagnostic_maps"]
+
+BETA_FLOOR = 0.1  # the published |beta|.clamp(min=0.1) of the L4 ablation
 
 
 def linear_attention(qf, kf, v, causal: bool, chunk: int):
@@ -155,3 +159,102 @@ def chunked_readout(z, r, v, km, km_read, *, causal: bool, chunk: int, p: float 
         acc0 = acc0 * 2
     acc, _ = jax.lax.scan(read_step, acc0, (blocks(r), blocks(v), starts, valid, real))
     return acc
+
+
+# --------------------------------------------------------------------------- ablations L3, L4
+
+
+def relative_angles(delta, T: int):
+    r"""$\theta_{ij} = \delta_{\min(\max(i - j, 0),\, T - 1)}$, shape (T, T): the L3 rotation
+    angle of key $j$ for query $i$, indexed by how many steps back the key is ($i - j$;
+    keys ahead of the query, $j > i$, take $\delta_0$, as the published clamp does)."""
+    pos = jnp.arange(T)
+    return delta[jnp.clip(pos[:, None] - pos[None, :], 0, T - 1)]
+
+
+def rotated_anchors(r, theta):
+    r"""$r_{ij} = R(\theta_{ij})\, r_j$ with $R(\theta) = \begin{pmatrix}\cos\theta & -\sin\theta
+    \\ \sin\theta & \cos\theta\end{pmatrix}$: r (H, T, 2), theta (T, T) -> (H, T, T, 2)."""
+    c, s = jnp.cos(theta)[None], jnp.sin(theta)[None]  # (1, T_q, T_k)
+    a0, a1 = r[:, None, :, 0], r[:, None, :, 1]  # (H, 1, T_k)
+    return jnp.stack([c * a0 - s * a1, s * a0 + c * a1], -1)
+
+
+def relative_path(q, k, R, dmask, rmask, *, kind: str, p, settle):
+    r"""The quadratic path with per-pair anchors $r_{ij}$ (L3): lohe's kernels on them,
+
+    $$h_i = \sum_j \mu_{ij}\,\sigma(q_i, k_j)\, r_{ij}, \qquad
+      u_{ij} = \mu'_{ij}\max(0, 1 + z_i\cdot r_{ij})^p$$
+
+    ([`syncattn.lohe.coupling_weights`][], [`syncattn.lohe.drive`][],
+    [`syncattn.lohe.readout_kernel`][] with query $i$ as a batch axis). `dmask`, `rmask`:
+    the drive and readout masks, (1, T, T) or None; `settle(h) -> (z, deg, extra)`.
+    Returns ``(u, h, z, deg, extra)`` with u (H, T, T).
+    """
+    w = lohe.coupling_weights(q, k, kind=kind)
+    if dmask is not None:
+        w = jnp.where(dmask, w, 0.0)
+    h = lohe.drive(w[..., None, :], R)[..., 0, :]
+    z, deg, extra = settle(h)
+    m = None if rmask is None else rmask[..., None, :]
+    u = lohe.readout_kernel(z[..., None, :], R, p=p, mask=m)[..., 0, :]
+    return u, h, z, deg, extra
+
+
+def query_scales(beta, T: int):
+    r"""$\beta'_{h i} = \max(|\beta_{h i}|, 0.1)$ for $i < T$, shape (H, T): the L4 coupling
+    scales (positive, floored at 0.1 as published)."""
+    return jnp.maximum(jnp.abs(beta[:, :T]), BETA_FLOOR)
+
+
+# --------------------------------------------------------------------------- readout helpers
+
+
+def uniform_values(v, km, causal: bool):
+    r"""$\bar v_i$: the mean of the values over query i's allowed readout keys.
+
+    `km` is the readout key mask (or None); a query with no real key falls back
+    to its causal row, as `allowed`. Prefix sums: O(T).
+    """
+
+    def mean(w):
+        if causal:
+            tot, cnt = jnp.cumsum(v * w, axis=1), jnp.cumsum(w, axis=1)
+        else:
+            tot = jnp.sum(v * w, axis=1, keepdims=True)
+            cnt = jnp.sum(w, axis=1, keepdims=True)
+        return tot / jnp.maximum(cnt, 1.0), cnt
+
+    every, _ = mean(jnp.ones_like(v[..., :1]))
+    if km is None:
+        return every
+    real, cnt = mean(km[None, :, None].astype(v.dtype))
+    return jnp.where(cnt > 0, real, every)
+
+
+def has_real_key(km, causal: bool):
+    """(T,) True where query i has at least one allowed real key."""
+    return jnp.cumsum(km) > 0 if causal else jnp.broadcast_to(jnp.any(km), km.shape)
+
+
+def diagnostic_maps(layer, s, x, q, k, km, aux) -> None:
+    r"""Add the $(T, T)$ maps `couplings` $w$ and `weights` $a$ to `aux`, from lohe's own
+    functions ([`syncattn.lohe.fixed_query_weights`][], or with L4's scaled queries
+    [`syncattn.lohe.coupling_weights`][]; [`syncattn.lohe.readout`][], per pair of
+    anchors with L3): for inspection only."""
+    T, H, dh = x.shape[0], layer.n_heads, layer.d_head
+    if layer.query_scale:
+        w = lohe.coupling_weights(q, k, kind=layer.coupling)
+    else:
+        F = s.wq.weight.reshape(H, dh, layer.d_model)
+        G = s.wk.weight.reshape(H, dh, layer.d_model)
+        w = jax.vmap(lambda F, G: lohe.fixed_query_weights(x, F, G, kind=layer.coupling))(F, G)
+    dm = drive_mask(T, km, layer.causal)
+    aux["couplings"] = w if dm is None else jnp.where(dm, w, 0.0)
+    rm = layer._readout_mask(T, km)
+    if layer.relative_rotation:
+        m = None if rm is None else rm[..., None, :]
+        a = lohe.readout(aux["z"][..., None, :], aux["anchors"], mask=m, p=layer.p)
+        aux["weights"] = a[..., 0, :]
+    else:
+        aux["weights"] = lohe.readout(aux["z"], aux["anchors"], mask=rm, p=layer.p)

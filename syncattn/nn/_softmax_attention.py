@@ -20,6 +20,7 @@ from ._common import (
     linear,
     linear_many,
 )
+from ._frozen import FrozenLinear, value_weights
 from ._rope import _rope, rope_frequencies
 
 
@@ -48,11 +49,14 @@ class SoftmaxAttention(eqx.Module):
         rope_base: RoPE base $b > 1$.
         rope: rotate queries and keys (RoPE).
         out_bias: a bias on the output projection.
+        freeze_values: keep $W_v$ at its random initialisation, a
+            [`syncattn.nn.FrozenLinear`][] (seed 001's frozen-$W_V$ ablation: no
+            gradient, no optimiser step, not a parameter).
     """
 
     wq: eqx.nn.Linear
     wk: eqx.nn.Linear
-    wv: eqx.nn.Linear
+    wv: eqx.nn.Linear | FrozenLinear
     wo: eqx.nn.Linear
     d_model: int = eqx.field(static=True)
     n_heads: int = eqx.field(static=True)
@@ -70,6 +74,7 @@ class SoftmaxAttention(eqx.Module):
         rope_base=10_000.0,
         rope=True,
         out_bias=False,
+        freeze_values=False,
     ):
         d_model, n_heads = check_int(d_model, "d_model"), check_int(n_heads, "n_heads")
         if d_model % n_heads or (rope and (d_model // n_heads) % 2):
@@ -83,7 +88,8 @@ class SoftmaxAttention(eqx.Module):
         kq, kk, kv, ko = jax.random.split(key, 4)
         self.wq = eqx.nn.Linear(d_model, d_model, use_bias=False, key=kq)
         self.wk = eqx.nn.Linear(d_model, d_model, use_bias=False, key=kk)
-        self.wv = eqx.nn.Linear(d_model, d_model, use_bias=False, key=kv)
+        self.wv = (FrozenLinear(d_model, d_model, key=kv) if freeze_values
+                   else eqx.nn.Linear(d_model, d_model, use_bias=False, key=kv))  # fmt: skip
         self.wo = eqx.nn.Linear(d_model, d_model, use_bias=bool(out_bias), key=ko)
         self.d_model, self.n_heads = d_model, n_heads
         self.causal, self.rope_base, self.rope = (
@@ -156,7 +162,7 @@ def _projections(s: SoftmaxAttention, x):
     T, H = x.shape[0], s.n_heads
     dh = s.d_model // H
     # one (T, d) x (d, 3d) product for the three projections (linear_many)
-    q, k, v = (a.reshape(T, H, dh) for a in linear_many((s.wq, s.wk, s.wv), x))
+    q, k, v = (a.reshape(T, H, dh) for a in linear_many((s.wq, s.wk, value_weights(s.wv, x.dtype)), x))
     q = q / math.sqrt(dh)
     if s.rope:
         wdt = jnp.promote_types(x.dtype, jnp.float32)
