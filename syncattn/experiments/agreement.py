@@ -27,6 +27,15 @@ same settings are adopted instead of trained. ``syncattn experiment agreement
 --from-results DIR`` ([`rebuild`][syncattn.experiments.agreement.rebuild]) rebuilds the
 tables and the plot from such a folder alone.
 
+**Ablation arms** (issue 29): ``models`` may also name the arms of
+[`syncattn.experiments._variants`][] (``"oscillator-frozen-wv"``,
+``"softmax-frozen-wv"``: $W_V$ frozen at its random initialisation; ``"oscillator-l3"``,
+``"oscillator-l4"``: seed 001's Appendix C ablations); every pair of arms in its
+``COMPARISONS`` gets the paired differences of the hard and overall accuracy with
+Student-t intervals. A run whose committed folder is not the cohort's adopts the
+cohort's base cells (``oscillator``, ``softmax``) from
+``results/experiments/agreement/agreement-full`` when their settings are the same.
+
 Paper: 5 seeds, hard accuracy 97.38 ± 0.33 (oscillator) vs 92.11 ± 7.87 (softmax),
 +5.27 points, 0/5 vs 1/5 failures; 50 seeds: 3/50 vs 12/50 failures.
 """
@@ -49,7 +58,13 @@ from ._common import (
     write_csv,
     write_json,
 )
-from ._grid import Grid
+from ._grid import RESULT, Grid
+from ._variants import (
+    COMPARISONS,
+    check_models,
+    paired as paired_difference,
+    variant_fields,
+)
 from .ladder import committed_dir, fetcher
 
 
@@ -122,7 +137,7 @@ def sva_fit(cell: SVACell, folder) -> dict:
 
     splits = sva_splits(cell)
     train, val = splits["train"], splits["val"]
-    mcfg = models.get_config("paper-b-sva", attention=cell.model, d_osc=cell.d_osc)
+    mcfg = models.get_config("paper-b-sva", d_osc=cell.d_osc, **variant_fields(cell.model))
     per_epoch = len(train) // cell.batch_size
     tcfg = training.TrainConfig(
         steps=cell.epochs * per_epoch, batch_size=cell.batch_size, seq_len=training.SVA_LENGTH,
@@ -154,7 +169,8 @@ class Config(SVARecipe):
     """Experiment 4's settings.
 
     Attributes:
-        models: ``"oscillator"`` and/or ``"softmax"``.
+        models: ``"oscillator"``, ``"softmax"`` and the ablation arms of
+            [`syncattn.experiments._variants`][].
         seeds: training seeds (one cell per model and seed).
         d_osc, epochs, batch_size, lr, weight_decay, n_train, n_val, data_path: the
             recipe of every cell
@@ -173,9 +189,7 @@ class Config(SVARecipe):
     def __post_init__(self):
         if not self.models or not self.seeds:
             raise ValueError("models and seeds must be non-empty.")
-        for m in self.models:
-            if m not in ("oscillator", "softmax"):
-                raise ValueError(f"models: unknown model {m!r} (oscillator, softmax).")
+        check_models(self.models)
         if not 0 < self.confidence < 1:
             raise ValueError(f"confidence must lie in (0, 1); got {self.confidence}.")
 
@@ -233,16 +247,18 @@ def aggregate(config: Config, cell_list, results) -> dict:
         if n:
             cp = stats.clopper_pearson(k, n, config.confidence)
             wl = stats.wilson(k, n, config.confidence)
-            p50 = PAPER["50 seeds"][m]
+            p50 = PAPER["50 seeds"].get(m)
             entry |= {
                 "failure_rate": k / n,
                 "clopper_pearson": [float(cp[0]), float(cp[1])],
                 "wilson": [float(wl[0]), float(wl[1])],
-                "fisher_vs_paper_50": stats.fisher_exact(k, n, p50["failures"], p50["n"]),
+                "fisher_vs_paper_50": None if p50 is None
+                else stats.fisher_exact(k, n, p50["failures"], p50["n"]),
             }  # fmt: skip
         table[m] = entry
     gap = gain = between = None
-    if {"oscillator", "softmax"} <= set(config.models) and all(table[m]["n"] for m in table):
+    if {"oscillator", "softmax"} <= set(config.models) and all(table[m]["n"] for m in
+                                                                ("oscillator", "softmax")):
         gap = table["oscillator"]["hard"]["mean"] - table["softmax"]["hard"]["mean"]
         hard = {(r["model"], r["seed"]): r["acc_hard"] for r in rows}
         paired = [hard["oscillator", s] - hard["softmax", s] for s in config.seeds
@@ -256,8 +272,12 @@ def aggregate(config: Config, cell_list, results) -> dict:
             "paper_50": stats.fisher_exact(*(PAPER["50 seeds"][m][f] for m in ("oscillator", "softmax")
                                              for f in ("failures", "n"))),
         }  # fmt: skip
+    acc = {key: {(r["model"], r["seed"]): r[f"acc_{key}"] for r in rows} for key in ("hard", "all")}
+    comparisons = [{key: paired_difference(acc[key], config.seeds, a, b, config.confidence)
+                    for key in ("hard", "all")} | {"a": a, "b": b}
+                   for a, b in COMPARISONS if {a, b} <= set(config.models)]  # fmt: skip
     return {"rows": rows, "table": table, "hard_gain_points": gap, "paired_hard_gain": gain,
-            "fisher_between_models": between, "missing": missing,
+            "fisher_between_models": between, "comparisons": comparisons, "missing": missing,
             "confidence": config.confidence}  # fmt: skip
 
 
@@ -292,6 +312,10 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
     if tables:  # the settings first: a partial folder rebuilds
         dst.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(files["config"], dst / "config.json")
+    base = _committed(dataclasses.replace(config, committed="auto"), "full")
+    if base is not None and base != dst and (base / "runs").is_dir():  # the cohort's cells
+        mine = [c for c in cell_list if (base / "runs" / c.name / RESULT).is_file()]
+        fetcher(grid, out / "runs", None, sva_cell, NAME, adopt_from=base)(mine)
     fetch = fetcher(grid, out / "runs", dst if config.export else None, sva_cell, NAME,
                     adopt_from=dst)  # fmt: skip
     files |= _write(config, out, cell_list, fetch(cell_list))
@@ -343,12 +367,12 @@ def _plot(config, agg, path):
             bx.scatter([j + 0.2], [p50["failures"] / p50["n"]], marker="*", s=80, color="k",
                        label="paper, 50 seeds" if j == 0 else None)  # fmt: skip
     ax.axhline(85, color="grey", ls="--", lw=1)
-    ax.set_xticks(range(len(config.models)), config.models)
+    ax.set_xticks(range(len(config.models)), config.models, rotation=30, fontsize=7)
     ax.set_ylabel("hard-sentence accuracy (%)")
     n_seeds = len({r["seed"] for r in agg["rows"]})
     ax.set_title(f"final val accuracy (dots: {n_seeds} seeds)")
     ax.legend(fontsize=8)
-    bx.set_xticks(range(len(config.models)), config.models)
+    bx.set_xticks(range(len(config.models)), config.models, rotation=30, fontsize=7)
     bx.set_ylabel("failure rate (hard < 85%)")
     bx.set_ylim(-0.02, 1.02)
     bx.set_title(f"failures, {int(100 * config.confidence)}% Clopper-Pearson")
@@ -370,12 +394,12 @@ def summary(results: dict) -> str:
             lines.append(f"  {'':<10} no finished seed")
             continue
         lo, hi = t["clopper_pearson"]
-        p50 = paper["50 seeds"][m]["failures"]
-        lines.append(
-            f"  {'':<10} failures {t['failures']}/{t['n']} "
-            f"(CI {100 * lo:.1f}-{100 * hi:.1f}%) | paper {p.get('failures')}/5, {p50}/50; "
-            f"Fisher p = {t['fisher_vs_paper_50']:.3g} against {p50}/50"
-        )
+        line = f"  {'':<10} failures {t['failures']}/{t['n']} (CI {100 * lo:.1f}-{100 * hi:.1f}%)"
+        if m in paper["50 seeds"]:
+            p50 = paper["50 seeds"][m]["failures"]
+            line += (f" | paper {p.get('failures')}/5, {p50}/50; "
+                     f"Fisher p = {t['fisher_vs_paper_50']:.3g} against {p50}/50")  # fmt: skip
+        lines.append(line)
     if results.get("hard_gain_points") is not None:
         g = results.get("paired_hard_gain") or {}
         ci = g.get("ci")
@@ -386,6 +410,19 @@ def summary(results: dict) -> str:
     if b:
         lines.append(f"  failures, oscillator against softmax: Fisher p = {b['oscillator_vs_softmax']:.3g}"
                      f" | paper's 3/50 against 12/50: p = {b['paper_50']:.3g}")  # fmt: skip
+    for c in results.get("comparisons") or ():
+        if c["a"] == "oscillator" and c["b"] == "softmax":
+            continue  # the hard gain above
+        parts = []
+        for key in ("hard", "all"):
+            d = c[key]
+            if d["mean"] is None:
+                continue
+            ci = f" [{d['ci'][0]:+.2f}, {d['ci'][1]:+.2f}]" if d["ci"] else ""
+            parts.append(f"{key} {d['mean']:+.2f}{ci}")
+        if parts:
+            lines.append(f"  {c['a']} - {c['b']} (paired, {c['hard']['n']} seeds): "
+                         + ", ".join(parts))  # fmt: skip
     if results.get("missing"):
         lines.append(f"  missing cells: {len(results['missing'])}")
     return "\n".join(lines)
