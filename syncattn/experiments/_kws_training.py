@@ -58,7 +58,8 @@ class KWSRecipe:
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class KWSCell(KWSRecipe):
-    """One training: its folder name, model (``"oscillator"`` / ``"softmax"``) and seed."""
+    """One training: its folder name, model (``"oscillator"``, ``"softmax"`` or an ablation
+    arm of [`syncattn.experiments._variants`][]) and seed."""
 
     name: str
     model: str
@@ -66,12 +67,14 @@ class KWSCell(KWSRecipe):
 
 
 def kws_model(recipe: KWSRecipe, attention: str, *, key, n_classes: int | None = None):
-    """Seed 001's keyword spotter from the library's layers (see the module docstring)."""
+    """Seed 001's keyword spotter from the library's layers (see the module docstring);
+    `attention` is a model arm of [`syncattn.experiments._variants`][]."""
     from .. import models
     from ..data import kws
+    from ._variants import variant_fields
 
     cfg = models.get_config(
-        "paper-b-sva", attention=attention, d_osc=recipe.d_osc, d_model=recipe.d_model,
+        "paper-b-sva", **variant_fields(attention), d_osc=recipe.d_osc, d_model=recipe.d_model,
         n_heads=recipe.n_heads, d_ff=recipe.d_ff, n_layers=recipe.n_layers,
         dropout=recipe.dropout, positions=recipe.positions, max_len=kws.N_FRAMES,
         final_norm=False, pad_id=None, normalize_anchors=recipe.normalize_anchors,

@@ -25,6 +25,13 @@ paired by seed with its t interval.
 
 Paper (no positions, 5 seeds): oscillator 88.79 ± 0.29 %, softmax 87.71 ± 0.70 %;
 the abstract states +1.00 point (the per-seed files give +1.07).
+
+**Frozen $W_V$** (issue 29; seed 001's keyword_spotting/frozen_value.py): ``models``
+may also name ``"oscillator-frozen-wv"`` and ``"softmax-frozen-wv"`` ($W_V$ kept at its
+random initialisation, [`syncattn.nn.FrozenLinear`][]); every pair of
+[`syncattn.experiments._variants`][]'s ``COMPARISONS`` present gets its paired
+difference with a t interval (``comparisons``). Published: frozen-$W_V$ oscillator
+88.5 % at seed 0 (best validation accuracy, Speech Commands).
 """
 
 from __future__ import annotations
@@ -55,6 +62,7 @@ from ._kws_training import (
     kws_optimizer,
     kws_task,
 )
+from ._variants import COMPARISONS, check_models, paired as paired_difference
 
 
 __all__ = [
@@ -84,6 +92,7 @@ PAPER = {
     "oscillator": {"mean": 88.79, "std": 0.29, "values": [88.90, 88.63, 88.41, 89.20, 88.79]},
     "gain_points": 1.00,
     "gain_points_files": 1.07,
+    "oscillator-frozen-wv": {"seed 0": 88.5},
 }
 
 PROXY_NOTE = (
@@ -98,7 +107,7 @@ class Config(KWSRecipe):
     """Experiment 8's settings.
 
     Attributes:
-        models: ``"oscillator"`` and/or ``"softmax"``.
+        models: ``"oscillator"``, ``"softmax"`` and the frozen-$W_V$ arms.
         seeds: training seeds (one cell per model and seed).
         workers: espeak-ng processes at once while generating the set.
         confidence: level of the t intervals.
@@ -115,9 +124,8 @@ class Config(KWSRecipe):
     def __post_init__(self):
         if not self.models or not self.seeds:
             raise ValueError("models and seeds must be non-empty.")
-        for m in self.models:
-            if m not in ("oscillator", "softmax"):
-                raise ValueError(f"models: unknown model {m!r} (oscillator, softmax).")
+        check_models(self.models, ("oscillator", "softmax", "oscillator-frozen-wv",
+                                   "softmax-frozen-wv"))  # fmt: skip
         if not 0 < self.confidence < 1:
             raise ValueError(f"confidence must lie in (0, 1); got {self.confidence}.")
         if self.epochs < 1 or self.batch_size < 1:
@@ -155,7 +163,7 @@ def cells(config: Config) -> list[KWSCell]:
 
 
 def _suffix(config: KWSRecipe, model: str) -> str:
-    return "-raw" if model == "oscillator" and not config.normalize_anchors else ""
+    return "-raw" if model.startswith("oscillator") and not config.normalize_anchors else ""
 
 
 def t_interval(values, confidence: float = 0.95) -> tuple[float, float] | None:
@@ -195,7 +203,15 @@ def aggregate(config: Config, cell_list, results) -> dict:
             d = [by["oscillator", s][k] - by["softmax", s][k] for s in config.seeds]
             d = [v for v in d if math.isfinite(v)]
             gap[k] = describe_values(d) | {"ci": t_interval(d, config.confidence)}
-    return {"rows": rows, "table": table, "gap": gap, "confidence": config.confidence}
+    comparisons = []
+    for a, b in COMPARISONS:
+        if {a, b} <= set(config.models):
+            comparisons.append({"a": a, "b": b} | {
+                k: paired_difference({(r["model"], r["seed"]): r[k] for r in rows},
+                                     config.seeds, a, b, config.confidence)
+                for k in ("test_at_best", "best_val", "final_test")})  # fmt: skip
+    return {"rows": rows, "table": table, "gap": gap, "comparisons": comparisons,
+            "confidence": config.confidence}  # fmt: skip
 
 
 def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
@@ -267,7 +283,7 @@ def _plot(config, agg, path):
         if t["ci"]:
             ax.errorbar([j + 0.25], [t["mean"]], yerr=[[t["mean"] - t["ci"][0]], [t["ci"][1] - t["mean"]]],
                         fmt="o", color=f"C{j}", capsize=4)  # fmt: skip
-    ax.set_xticks(range(len(config.models)), config.models)
+    ax.set_xticks(range(len(config.models)), config.models, rotation=30, fontsize=7)
     ax.set_ylabel("test accuracy at best val epoch (%)")
     ax.set_title("synthetic KWS proxy (dots: seeds)", fontsize=9)
     if agg["gap"]:
@@ -308,4 +324,12 @@ def summary(results: dict) -> str:
             f"{ci(g['test_at_best'])}, best val {g['best_val']['mean']:+.2f} {ci(g['best_val'])} "
             f"| paper {results['paper']['gain_points']:+.2f}"
         )
+    for c in results.get("comparisons") or ():
+        if (c["a"], c["b"]) == ("oscillator", "softmax"):
+            continue
+        parts = [f"{k} {c[k]['mean']:+.2f}{ci(c[k])}" for k in ("test_at_best", "best_val")
+                 if c[k]["mean"] is not None]  # fmt: skip
+        if parts:
+            lines.append(f"  {c['a']} - {c['b']} (paired, {c['best_val']['n']} seeds): "
+                         + ", ".join(parts))  # fmt: skip
     return "\n".join(lines)
