@@ -106,3 +106,68 @@ def test_export_adopt_and_rebuild(tmp_path, monkeypatch):
 def test_rebuild_refuses_another_folder(tmp_path):
     with pytest.raises(FileNotFoundError, match="not a agreement config|holds no config.json"):
         agreement.rebuild(REPO / "results/experiments/linear/linear-default", tmp_path)
+
+
+ARMS = ("oscillator", "softmax", "oscillator-frozen-wv", "softmax-frozen-wv", "oscillator-l3",
+        "oscillator-l4")  # fmt: skip
+
+
+def _arm_result(cell):
+    """A stand-in with a distinct hard accuracy per arm and seed."""
+    hard = 0.90 + 0.01 * ARMS.index(cell.model) + 0.003 * cell.seed ** 2 / (1 + ARMS.index(cell.model))
+    return {"status": "ok", "step": 1, "params": 1, "data": "fake",
+            "val": {"acc_all": hard - 0.01, "acc_simple": hard, "acc_hard": hard,
+                    "failed": hard < 0.85}}  # fmt: skip
+
+
+def test_ablation_arms_paired_differences_by_hand():
+    cfg = agreement.Config(models=ARMS, seeds=(0, 1, 2, 3), committed=None)
+    cl = agreement.cells(cfg)
+    res = [_arm_result(c) for c in cl]
+    agg = agreement.aggregate(cfg, cl, res)
+    comp = {(c["a"], c["b"]): c for c in agg["comparisons"]}
+    assert set(comp) == {("oscillator", "softmax"), ("oscillator-frozen-wv", "oscillator"),
+                         ("softmax-frozen-wv", "softmax"), ("oscillator-frozen-wv", "softmax-frozen-wv"),
+                         ("oscillator-l3", "oscillator"), ("oscillator-l4", "oscillator")}  # fmt: skip
+    hard = {(c.model, c.seed): 100 * r["val"]["acc_hard"] for c, r in zip(cl, res, strict=True)}
+    for (a, b), c in comp.items():
+        d = [hard[a, s] - hard[b, s] for s in cfg.seeds]
+        assert c["hard"]["n"] == 4 and c["hard"]["mean"] == pytest.approx(np.mean(d))
+        assert c["hard"]["ci"] == pytest.approx(list(stats.t_interval(d, 0.95)))
+    # the arms the paper has no 50-seed count for get no Fisher test against it
+    assert agg["table"]["oscillator-l3"]["fisher_vs_paper_50"] is None
+    assert "oscillator-l4 - oscillator (paired, 4 seeds)" in agreement.summary(
+        {**agg, "paper": agreement.PAPER})
+
+
+def test_ablation_run_adopts_the_cohorts_base_cells(tmp_path, monkeypatch):
+    calls = []
+
+    def fake_cell(cell, folder):
+        calls.append(cell.name)
+        return _arm_result(cell)
+
+    monkeypatch.setattr(agreement, "sva_cell", fake_cell)
+    cfg = agreement.Config(models=("oscillator", "oscillator-frozen-wv"), seeds=(0, 1),
+                           committed=str(tmp_path / "committed"), export=True)  # fmt: skip
+    agreement.run(cfg, tmp_path / "a", progress=False, size="full")
+    # the base cells came from the committed cohort, only the new arm trained
+    assert calls == ["oscillator-frozen-wv-d2-seed0", "oscillator-frozen-wv-d2-seed1"]
+    cohort = REPO / "results/experiments/agreement/agreement-full/runs/oscillator-d2-seed1/result.json"
+    mine = tmp_path / "committed/runs/oscillator-d2-seed1/result.json"
+    assert json.loads(mine.read_text())["val"] == json.loads(cohort.read_text())["val"]
+    agreement.rebuild(tmp_path / "committed", tmp_path / "r")
+    assert json.loads((tmp_path / "r/results.json").read_text())["missing"] == []
+
+
+@pytest.mark.slow
+def test_ablation_arms_smoke(tmp_path, compile_cache):
+    """Every ablation arm trains through the command line (1 epoch, 256 sentences)."""
+    from .conftest import run_cli
+
+    arms = "models=" + ",".join(ARMS)
+    assert run_cli("agreement", "--smoke", "--seeds", "0-1", arms, "--out", str(tmp_path),
+                   cache=compile_cache) == 0  # fmt: skip
+    res = json.loads((tmp_path / "results.json").read_text())
+    assert {r["model"] for r in res["rows"]} == set(ARMS) and res["missing"] == []
+    assert all(c["hard"]["n"] == 2 for c in res["comparisons"])

@@ -137,3 +137,37 @@ def test_kws_task_batches_and_optimizer():
         assert t.optimizer.lr_at(step) == approx(0.5 * 2e-3 * (1 + math.cos(math.pi * e / 4)))
     with pytest.raises(ValueError, match="batch_size=8"):
         kws.kws_task(kws.KWSRecipe(batch_size=8), splits, seed=0)
+
+
+def test_frozen_value_arms_named_and_built():
+    import jax
+
+    from syncattn import nn
+
+    cfg = kws.Config(seeds=(0,), voices=(3, 2, 2), clips_per_class=1, normalize_anchors=False,
+                     models=("oscillator-frozen-wv", "softmax-frozen-wv"))  # fmt: skip
+    names = {c.model: c.name for c in kws.cells(cfg)}
+    assert names == {"oscillator-frozen-wv": "oscillator-frozen-wv-d2-raw-seed0",
+                     "softmax-frozen-wv": "softmax-frozen-wv-d2-seed0"}  # fmt: skip
+    for m in cfg.models:
+        model = kws.kws_model(cfg, m, key=jax.random.key(0))
+        assert model.config.freeze_values and model.config.attention == m.split("-")[0]
+        layers = [a for a in jax.tree.leaves(model, is_leaf=lambda a: isinstance(a, nn.FrozenLinear))
+                  if isinstance(a, nn.FrozenLinear)]  # fmt: skip
+        assert len(layers) == 1
+    with pytest.raises(ValueError, match="oscillator-l3"):
+        kws.Config(models=("oscillator-l3",))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng not installed")
+def test_kws_frozen_value_smoke(tmp_path, compile_cache, monkeypatch):
+    pytest.importorskip("librosa")
+    monkeypatch.setenv("SYNCATTN_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "out"
+    arms = "models=oscillator,softmax,oscillator-frozen-wv,softmax-frozen-wv"
+    assert run_cli("kws", "--smoke", arms, "--out", str(out), cache=compile_cache) == 0
+    res = json.loads((out / "results.json").read_text())
+    assert len(res["rows"]) == 8 and {r["status"] for r in res["rows"]} == {"ok"}
+    comp = {(c["a"], c["b"]) for c in res["comparisons"]}
+    assert ("oscillator-frozen-wv", "oscillator") in comp and ("softmax-frozen-wv", "softmax") in comp
