@@ -300,6 +300,11 @@ def _committed(config: Config, size: str | None) -> Path | None:
     return committed_dir(config, "full" if size == "default" else size, NAME)
 
 
+def _cohort(config: Config) -> Path | None:
+    """The committed 50-seed cohort's folder, whose base cells an ablation run adopts."""
+    return _committed(dataclasses.replace(config, committed="auto"), "full")
+
+
 def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
         size: str | None = None) -> dict[str, Path]:
     """Train the grid (resuming; adopting committed cells), write config.json,
@@ -312,7 +317,7 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
     if tables:  # the settings first: a partial folder rebuilds
         dst.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(files["config"], dst / "config.json")
-    base = _committed(dataclasses.replace(config, committed="auto"), "full")
+    base = _cohort(config)
     if base is not None and base != dst and (base / "runs").is_dir():  # the cohort's cells
         mine = [c for c in cell_list if (base / "runs" / c.name / RESULT).is_file()]
         fetcher(grid, out / "runs", None, sva_cell, NAME, adopt_from=base)(mine)

@@ -81,6 +81,7 @@ def test_export_adopt_and_rebuild(tmp_path, monkeypatch):
         return _fake_result(cell)
 
     monkeypatch.setattr(agreement, "sva_cell", fake_cell)
+    monkeypatch.setattr(agreement, "_cohort", lambda config: None)  # no cohort to adopt from
     committed = tmp_path / "committed"
     cfg = agreement.Config(seeds=(0, 1, 2), committed=str(committed), export=True)
     agreement.run(cfg, tmp_path / "a", progress=False, size="full")

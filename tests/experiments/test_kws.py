@@ -149,8 +149,10 @@ def test_frozen_value_arms_named_and_built():
     names = {c.model: c.name for c in kws.cells(cfg)}
     assert names == {"oscillator-frozen-wv": "oscillator-frozen-wv-d2-raw-seed0",
                      "softmax-frozen-wv": "softmax-frozen-wv-d2-seed0"}  # fmt: skip
-    for m in cfg.models:
-        model = kws.kws_model(cfg, m, key=jax.random.key(0))
+    import equinox as eqx
+
+    for m in cfg.models:  # shapes only: nothing allocated
+        model = eqx.filter_eval_shape(lambda k: kws.kws_model(cfg, m, key=k), jax.random.key(0))
         assert model.config.freeze_values and model.config.attention == m.split("-")[0]
         layers = [a for a in jax.tree.leaves(model, is_leaf=lambda a: isinstance(a, nn.FrozenLinear))
                   if isinstance(a, nn.FrozenLinear)]  # fmt: skip

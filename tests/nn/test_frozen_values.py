@@ -42,8 +42,10 @@ def _mse(model, batch, key):
     return jnp.mean((jax.vmap(model)(batch["x"]) - batch["y"]) ** 2)
 
 
-@pytest.mark.parametrize(("attention", "decay"), [("oscillator", "adamw"),
-                                                  ("softmax", "coupled-l2")])  # fmt: skip
+@pytest.mark.parametrize(("attention", "decay"), [
+    pytest.param("oscillator", "adamw", marks=pytest.mark.slow),  # its compile: slow here
+    ("softmax", "coupled-l2"),
+])  # fmt: skip
 def test_training_steps_leave_w_v_unchanged_and_move_the_rest(attention, decay):
     frozen, learned = _layers(attention)
     x = jax.random.normal(jax.random.key(0), (4, T, D))
