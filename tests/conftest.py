@@ -53,6 +53,7 @@ def _no_implicit_rank_promotion(request):
 TYPECHECKED = (
     "syncattn.torus",
     "syncattn.sphere",
+    "syncattn.group",
     "syncattn.kuramoto",
     "syncattn.lohe",
     "syncattn.entropic",
