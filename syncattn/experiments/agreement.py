@@ -393,7 +393,8 @@ def summary(results: dict) -> str:
         p = paper["5 seeds"].get(m, {})
         lines.append(
             f"  {m:<10} all {fmt_mean_std(t['all'], 2)}  simple {fmt_mean_std(t['simple'], 2)}  "
-            f"hard {fmt_mean_std(t['hard'], 2)} | paper all {p.get('all')} hard {p.get('hard')}"
+            f"hard {fmt_mean_std(t['hard'], 2)}"
+            + (f" | paper all {p['all']} hard {p['hard']}" if p else "")
         )
         if not t["n"]:
             lines.append(f"  {'':<10} no finished seed")
