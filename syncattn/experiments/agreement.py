@@ -300,6 +300,16 @@ def _committed(config: Config, size: str | None) -> Path | None:
     return committed_dir(config, "full" if size == "default" else size, NAME)
 
 
+def _same_settings(cell: SVACell, result: Path) -> bool:
+    """`result` (a committed cell's result.json) exists and was trained with `cell`'s settings."""
+    import json
+
+    if not result.is_file():
+        return False
+    mine = json.loads(json.dumps(dataclasses.asdict(cell)))
+    return json.loads(result.read_text()).get("cell") == mine
+
+
 def _cohort(config: Config) -> Path | None:
     """The committed 50-seed cohort's folder, whose base cells an ablation run adopts."""
     return _committed(dataclasses.replace(config, committed="auto"), "full")
@@ -317,10 +327,10 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
     if tables:  # the settings first: a partial folder rebuilds
         dst.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(files["config"], dst / "config.json")
-    base = _cohort(config)
+    base = _cohort(config) if config.committed is not None else None
     if base is not None and base != dst and (base / "runs").is_dir():  # the cohort's cells
-        mine = [c for c in cell_list if (base / "runs" / c.name / RESULT).is_file()]
-        fetcher(grid, out / "runs", None, sva_cell, NAME, adopt_from=base)(mine)
+        fetcher(grid, out / "runs", None, sva_cell, NAME, adopt_from=base)(
+            [c for c in cell_list if _same_settings(c, base / "runs" / c.name / RESULT)])
     fetch = fetcher(grid, out / "runs", dst if config.export else None, sva_cell, NAME,
                     adopt_from=dst)  # fmt: skip
     files |= _write(config, out, cell_list, fetch(cell_list))
