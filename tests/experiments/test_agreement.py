@@ -159,6 +159,13 @@ def test_ablation_run_adopts_the_cohorts_base_cells(tmp_path, monkeypatch):
     assert json.loads(mine.read_text())["val"] == json.loads(cohort.read_text())["val"]
     agreement.rebuild(tmp_path / "committed", tmp_path / "r")
     assert json.loads((tmp_path / "r/results.json").read_text())["missing"] == []
+    # without a committed folder (committed=None), or with another recipe, nothing is
+    # adopted from the cohort (and nothing warns)
+    for kw in (dict(committed=None), dict(committed=str(tmp_path / "other"), lr=1e-3)):
+        calls.clear()
+        agreement.run(agreement.Config(models=("oscillator",), seeds=(0,), **kw),
+                      tmp_path / f"x{len(kw)}", progress=False, size="full")  # fmt: skip
+        assert calls == ["oscillator-d2-seed0"]
 
 
 @pytest.mark.slow
