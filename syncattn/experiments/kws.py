@@ -315,7 +315,8 @@ def summary(results: dict) -> str:
         lines.append(
             f"  {m:<10} test@best {fmt_mean_std(t['test_at_best'], 2)} {ci(t['test_at_best'])}  "
             f"best val {fmt_mean_std(t['best_val'], 2)}  final test {fmt_mean_std(t['final_test'], 2)}"
-            f" | paper {p.get('mean')} ± {p.get('std')}"
+            + (f" | paper {p['mean']} ± {p['std']}" if "mean" in p
+               else "".join(f" | paper {k}: {v}" for k, v in p.items()))
         )
     g = results.get("gap")
     if g and g["test_at_best"]["mean"] is not None:
