@@ -18,6 +18,8 @@ COMMITTED = REPO / "results" / "experiments"
     ("linear", "linear/linear-default", ("linear_minus_elu1",)),
     ("agreement", "agreement/agreement-full", ("rows", "table", "paired_hard_gain",
                                                "fisher_between_models", "missing")),
+    ("kws", "kws/kws-frozen-wv", ("rows", "table", "gap", "comparisons")),
+    ("agreement", "agreement/agreement-ablations", ("rows", "table", "comparisons", "missing")),
 ])  # fmt: skip
 def test_committed_results_rebuild_their_table(tmp_path, name, folder, keys):
     """The rebuild from result.json files alone equals what the run wrote (no data are
