@@ -2,6 +2,10 @@ r"""Attention layers built from the verified primitives (equinox Modules, unbatc
 
 * [`KuramotoAttention`][syncattn.nn.KuramotoAttention]: phase attention whose value
   update is [`syncattn.kuramoto.tangent_update`][] (seed 000);
+* [`SphereAttention`][syncattn.nn.SphereAttention]: the same layer on $(S^{n-1})^k$,
+  its update the Lohe coupling and a geodesic step (issue 28; `from_kuramoto`: $n = 2$
+  is the torus layer). Both are one synchronisation-attention core on a geometry
+  (`_sync_attention`, `_geometry`);
 * [`OscillatorAttention`][syncattn.nn.OscillatorAttention]: fixed-query oscillator
   attention from [`syncattn.lohe`][] (seed 001), with its physical
   [`Substrate`][syncattn.nn.Substrate] (noise, mismatch, disorder, finite settling,
@@ -21,6 +25,7 @@ unchanged.
 """
 
 from ._blocks import RMSNorm as RMSNorm, SwiGLU as SwiGLU
+from ._group_attention import GroupAttention as GroupAttention
 from ._kuramoto_attention import (
     KuramotoAttention as KuramotoAttention,
     bounded_increment as bounded_increment,
@@ -36,11 +41,14 @@ from ._softmax_attention import (
     SoftmaxAttention as SoftmaxAttention,
     softmax_projections as softmax_projections,
 )
+from ._sphere_attention import SphereAttention as SphereAttention
 from ._substrate import Substrate as Substrate, with_substrate as with_substrate
 
 
 __all__ = [
     "KuramotoAttention",
+    "SphereAttention",
+    "GroupAttention",
     "OscillatorAttention",
     "Substrate",
     "with_substrate",

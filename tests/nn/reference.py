@@ -185,3 +185,67 @@ def softmax_attention(layer, x, key_mask=None):
     if layer.wo.bias is not None:
         y = y + np_(layer.wo.bias)
     return y, A
+
+
+def _generators(layer, n, k):
+    """Omega_j (k, n, n) of a sphere layer, written from its parametrisation."""
+    Om = np.zeros((k, n, n))
+    if layer.drift == "planes":
+        rates = np_(layer.omega)
+        for j in range(k):
+            for p in range(rates.shape[1]):
+                Om[j, 2 * p, 2 * p + 1] = rates[j, p]
+                Om[j, 2 * p + 1, 2 * p] = -rates[j, p]
+    elif layer.drift == "full":
+        w = np_(layer.omega)
+        Om = (w - np.swapaxes(w, 1, 2)) / 2
+    return Om
+
+
+def sphere_attention(layer, z, key_mask=None):
+    """Naive sphere (Lohe) attention: s_tu = tau/sqrt(k_h) sum_j gq gk <z_tj, expm((t-u) Omega_j) z_uj>,
+    G = A z, a = (I - z z^T) G, z <- cos|v| z + sin|v| v/|v| with v the bounded, gated a."""
+    from scipy.linalg import expm
+
+    z = np_(z)
+    T, k, n = z.shape
+    H = layer.n_heads
+    kh = k // H
+    x = np.array([[z[t, j, c] for c in range(n) for j in range(k)] for t in range(T)])
+
+    def gate(lin):
+        g = softplus(x @ np_(lin.weight).T + np_(lin.bias))
+        return g if layer.gate_norm == "none" else g / g.mean(1, keepdims=True)
+
+    gq, gk = (gate(layer.gate_q), gate(layer.gate_k)) if layer.gates else (np.ones((T, k)),) * 2
+    Om = _generators(layer, n, k)
+    tau = math.exp(float(layer.log_tau))
+    allowed = allowed_matrix(T, layer.causal, key_mask)
+    A = np.zeros((H, T, T))
+    for h in range(H):
+        s = np.zeros((T, T))
+        for t in range(T):
+            for u in range(T):
+                for j in range(h * kh, (h + 1) * kh):
+                    s[t, u] += gq[t, j] * gk[u, j] * (z[t, j] @ expm((t - u) * Om[j]) @ z[u, j])
+        A[h] = softmax_rows(tau / math.sqrt(kh) * s, allowed)
+    if layer.value == "learned":
+        vx = x @ np_(layer.value_proj.weight).T  # coordinate-major: vx[t, c k + j]
+        vals = np.array([[[vx[t, c * k + j] for c in range(n)] for j in range(k)] for t in range(T)])
+    else:
+        vals = z
+    a = np.zeros((T, k, n))
+    for t in range(T):
+        for j in range(k):
+            G = sum(A[j // kh, t, u] * vals[u, j] for u in range(T))
+            a[t, j] = G - (z[t, j] @ G) * z[t, j]
+    gate_v = x @ np_(layer.value_gate.weight).T + np_(layer.value_gate.bias)
+    u = gate_v[:, :, None] * a
+    y = np.zeros_like(z)
+    for t in range(T):
+        rho = math.sqrt(np.sum(u[t] ** 2) / k) / layer.bound
+        ut = u[t] * (math.tanh(rho) / rho if rho > 0 else 1.0)
+        for j in range(k):
+            r = np.linalg.norm(ut[j])
+            y[t, j] = z[t, j] if r == 0 else math.cos(r) * z[t, j] + math.sin(r) * ut[j] / r
+    return y, A, a

@@ -85,8 +85,7 @@ def main():
     # the tiny LM checkpoint: the preset's parameters plus noise (so that a checkpoint
     # read into the wrong leaves would show), float32 as training keeps them
     from syncattn import models
-    from syncattn.training import save_checkpoint
-    from syncattn.training import cast_floating
+    from syncattn.training import cast_floating, save_checkpoint
 
     model = models.build(models.get_config("tiny", attention="kuramoto"), key=jax.random.key(0))
     model = cast_floating(model, jnp.float32)
