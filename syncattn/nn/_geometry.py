@@ -299,7 +299,7 @@ class Group:
         if self.drift == "full":
             return _skew(omega)
         if self.complex:
-            return -1j * (omega[..., :, None] * jnp.eye(self.n, dtype=omega.dtype))
+            return -1j * jnp.einsum("...a,ab->...ab", omega, jnp.eye(self.n, dtype=omega.dtype))
         return plane_generator(omega, self.n)
 
     def drifted_lift(self, U, omega):
@@ -347,7 +347,10 @@ class Group:
         return v.astype(a.dtype)[..., None, None] * a
 
     def retract(self, U, inc):
-        return U @ jsl.expm(inc)
+        wdt = jnp.promote_types(inc.dtype, jnp.float32)  # expm in at least float32
+        inc = inc.astype(wdt)
+        E = jnp.exp(inc) if self.n == 1 else jsl.expm(inc)  # U(1): the scalar exponential
+        return (U.astype(wdt) @ E).astype(U.dtype)
 
     def orders(self, U, G, w):
         rdt = self.real_dtype(U)

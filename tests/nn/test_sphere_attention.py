@@ -129,7 +129,7 @@ def plain(L, z, mask=None):
     a = sphere.project_tangent(z, G)
     u = _common.linear(L.value_gate, x)[..., None] * a
     rho = jnp.sqrt(jnp.mean(jnp.sum(u * u, -1), -1, keepdims=True)) / L.bound
-    return sphere.exp_map(z, u * (jnp.tanh(rho) / rho)[..., None])
+    return sphere.exp_map(z, u * (jnp.where(rho > 0, jnp.tanh(rho) / jnp.where(rho > 0, rho, 1.0), 1.0))[..., None])
 
 
 @pytest.mark.parametrize("drift", ["planes", "full"])
