@@ -30,7 +30,7 @@ import jax.numpy as jnp
 import jax.scipy.linalg as jsl
 import numpy as np
 
-from .. import entropic, kuramoto, sphere, torus
+from .. import entropic, group, kuramoto, lohe, sphere, torus
 from .._checks import check_finite, is_concrete
 from .._numerics import sincos
 from ._common import check_input
@@ -188,7 +188,7 @@ class Sphere:
 
     def tangent(self, z, G):
         # the Lohe coupling: (I - z z^T) G = sum_u A_tu (z_u - <z_u, z_t> z_t)
-        return sphere.project_tangent(z, G.transpose(0, 2, 1))
+        return lohe.sphere_tangent_update(z, G.transpose(0, 2, 1))
 
     def gated(self, v, a):
         return v[..., None] * a
@@ -208,23 +208,6 @@ class Sphere:
             "global_order": jnp.linalg.norm(mean, axis=-1),
             "coherence": jnp.sum(z * Gz, -1),
         }
-
-
-def parse_group(group) -> tuple[str, int]:
-    """`"so3"` -> ("so", 3), `"u2"` -> ("u", 2): SO(n) for n >= 2, U(n) for n >= 1."""
-    g = str(group).lower()
-    kind = "so" if g.startswith("so") else "u" if g.startswith("u") else None
-    digits = g[len(kind) :] if kind else ""
-    if kind is None or not digits.isdigit() or int(digits) < (2 if kind == "so" else 1):
-        raise ValueError(
-            f"group must be 'so<n>' (SO(n), n >= 2) or 'u<n>' (U(n), n >= 1), e.g. 'so3', "
-            f"'u2', 'u1'; got {group!r}."
-        )
-    return kind, int(digits)
-
-
-def _skew(M):
-    return (M - jnp.conj(jnp.swapaxes(M, -1, -2))) / 2
 
 
 @dataclasses.dataclass(frozen=True)
@@ -273,22 +256,11 @@ class Group:
             raise ValueError(f"{name} must have shape {doc} (unbatched; vmap over a batch); got {U.shape}.")
         if U.shape[0] == 0:
             raise ValueError(f"{name} must hold at least one token (T >= 1); got {U.shape}.")
-        if is_concrete(U):
-            check_finite(U, name)
-            a = np.asarray(U, np.complex128)
-            err = float(np.max(np.abs(np.conj(np.swapaxes(a, -1, -2)) @ a - np.eye(n))))
-            if err > _unit_tolerance(self.real_dtype(U)):
-                group = f"U({n})" if self.complex else f"SO({n})"
-                raise ValueError(
-                    f"{name} must lie in {group} (U^H U = I); got max |U^H U - I| = {err:.3g}."
-                )
-        return U
+        return group.check_member(U, name)  # finite, U^H U = I, det U = +1 (SO(n))
 
     def _real(self, U):
-        """(T, k, n, n) -> (T, m, k), coordinate-major."""
-        T, k = U.shape[:2]
-        parts = [jnp.real(U), jnp.imag(U)] if self.complex else [U]
-        return jnp.concatenate([p.reshape(T, k, -1) for p in parts], -1).transpose(0, 2, 1)
+        """(T, k, n, n) -> (T, m, k), coordinate-major ([`syncattn.group.lift`][])."""
+        return group.lift(U).transpose(0, 2, 1)
 
     def lift(self, U):
         return self._real(U)
@@ -297,7 +269,7 @@ class Group:
         if omega is None:
             return None
         if self.drift == "full":
-            return _skew(omega)
+            return group.skew(omega)
         if self.complex:
             return -1j * jnp.einsum("...a,ab->...ab", omega, jnp.eye(self.n, dtype=omega.dtype))
         return plane_generator(omega, self.n)
@@ -339,18 +311,17 @@ class Group:
         return jax.lax.complex(Gk[..., : n * n], Gk[..., n * n :]).reshape(T, k, n, n)
 
     def tangent(self, U, G):
-        Gm = self._matrix(G).astype(U.dtype)
         # the left-trivialised Lohe coupling: U xi = (1/2) sum_u A_tu (U_u - U_t U_u^H U_t)
-        return _skew(jnp.conj(jnp.swapaxes(U, -1, -2)) @ Gm)
+        return lohe.matrix_tangent_update(U, self._matrix(G).astype(U.dtype))
 
     def gated(self, v, a):
         return v.astype(a.dtype)[..., None, None] * a
 
     def retract(self, U, inc):
-        wdt = jnp.promote_types(inc.dtype, jnp.float32)  # expm in at least float32
-        inc = inc.astype(wdt)
-        E = jnp.exp(inc) if self.n == 1 else jsl.expm(inc)  # U(1): the scalar exponential
-        return (U.astype(wdt) @ E).astype(U.dtype)
+        # U exp(Delta) (group.exp_map's formula; SO(3): Rodrigues), the product in at
+        # least float32
+        wdt = jnp.promote_types(inc.dtype, jnp.float32)
+        return (U.astype(wdt) @ group.expm(inc.astype(wdt))).astype(U.dtype)
 
     def orders(self, U, G, w):
         rdt = self.real_dtype(U)

@@ -7,9 +7,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import group as group_geometry
 from .._types import Array, ArrayLike, Bool, Inexact, PRNGKeyArray
 from ._common import check_choice, check_positive
-from ._geometry import Group, parse_group, plane_generator
+from ._geometry import Group, plane_generator
 from ._rope import rope_frequencies
 from ._sync_attention import SyncAttention
 
@@ -91,7 +92,7 @@ class GroupAttention(SyncAttention):
         gate_norm="mean",
         drift="planes",
     ):
-        kind, n = parse_group(group)
+        kind, n = group_geometry.parse_group(group)
         self.group, self.n = f"{kind}{n}", n
         self.drift = check_choice(drift, "drift", ("planes", "full", "none"))
         check_positive(rope_base, "rope_base")
