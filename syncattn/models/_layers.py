@@ -113,6 +113,8 @@ def call_kuramoto_attention(attention: eqx.Module, theta, diagnostics: bool = Fa
 
 
 def make_angle_swiglu(config: ModelConfig, *, key) -> eqx.Module:
+    if config.ffn == "lift":
+        return _nn().LiftSwiGLU(config.d_model, config.d_ff, key=key, bound=config.bound)
     return _nn().AngleSwiGLU(config.d_model, config.d_ff, key=key, bound=config.bound)
 
 

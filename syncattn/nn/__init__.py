@@ -15,6 +15,9 @@ r"""Attention layers built from the verified primitives (equinox Modules, unbatc
   ([`softmax_projections`][syncattn.nn.softmax_projections]: its rotated q, k, v);
 * [`PhaseEmbedding`][syncattn.nn.PhaseEmbedding], [`AngleSwiGLU`][syncattn.nn.AngleSwiGLU],
   [`PrototypeReadout`][syncattn.nn.PrototypeReadout]: the phase model's other pieces;
+* [`LiftSwiGLU`][syncattn.nn.LiftSwiGLU], [`StateEmbedding`][syncattn.nn.StateEmbedding],
+  [`AlignmentReadout`][syncattn.nn.AlignmentReadout]: the same pieces for any geometry
+  (torus, sphere, group), the feed-forward acting on the lift as a tangent step;
 * [`rope`][syncattn.nn.rope], [`rope_frequencies`][syncattn.nn.rope_frequencies]: rotary
   positions, shared.
 
@@ -25,6 +28,11 @@ unchanged.
 """
 
 from ._blocks import RMSNorm as RMSNorm, SwiGLU as SwiGLU
+from ._geometric_blocks import (
+    AlignmentReadout as AlignmentReadout,
+    LiftSwiGLU as LiftSwiGLU,
+    StateEmbedding as StateEmbedding,
+)
 from ._group_attention import GroupAttention as GroupAttention
 from ._kuramoto_attention import (
     KuramotoAttention as KuramotoAttention,
@@ -59,6 +67,9 @@ __all__ = [
     "PhaseEmbedding",
     "AngleSwiGLU",
     "PrototypeReadout",
+    "LiftSwiGLU",
+    "StateEmbedding",
+    "AlignmentReadout",
     "bounded_increment",
     "rope",
     "rope_frequencies",

@@ -25,7 +25,7 @@ class SphereAttention(SyncAttention):
     generators $\Omega_j \in \mathfrak{so}(n)$,
 
     $$s^h_{tu} = \frac{\tau}{\sqrt{k_h}} \sum_{j \in h} g^q_{tj} g^k_{uj}
-      \big\langle z_{tj},\, e^{(t-u)\Omega_j} z_{uj}\big\rangle, \qquad
+      \langle z_{tj},\, e^{(t-u)\Omega_j} z_{uj}\rangle, \qquad
       A^h_{tu} = \operatorname{softmax}_{u \le t} s^h_{tu},$$
 
     $$G_{tj} = \sum_u A^{h(j)}_{tu} z_{uj}, \qquad
