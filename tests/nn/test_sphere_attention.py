@@ -84,7 +84,13 @@ def _angles(z):
     return jnp.arctan2(z[..., 1], z[..., 0])
 
 
-@pytest.mark.parametrize("kw", [dict(tau=1.7, bound=0.8), dict(value="learned", gates=False, causal=False)])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(tau=1.7, bound=0.8),
+        pytest.param(dict(value="learned", gates=False, causal=False), marks=pytest.mark.slow),
+    ],
+)
 def test_from_kuramoto_is_the_torus_layer(kw):
     Lt = nn.KuramotoAttention(K, H, key=jax.random.key(2), **kw)
     Ls = nn.SphereAttention.from_kuramoto(Lt)
@@ -132,7 +138,7 @@ def plain(L, z, mask=None):
     return sphere.exp_map(z, u * (jnp.where(rho > 0, jnp.tanh(rho) / jnp.where(rho > 0, rho, 1.0), 1.0))[..., None])
 
 
-@pytest.mark.parametrize("drift", ["planes", "full"])
+@pytest.mark.parametrize("drift", ["planes", pytest.param("full", marks=pytest.mark.slow)])
 def test_fast_path_equals_plain_composition(drift, monkeypatch):
     kw = dict(generator=skew_generator(4)) if drift == "full" else {}
     L = layer(drift=drift, tau=1.4, **kw)
@@ -167,6 +173,7 @@ def test_causality_exact(dtype):
         np.testing.assert_array_equal(np.asarray(f(z2))[:u], y[:u])
 
 
+@pytest.mark.slow
 def test_jit_grad_vmap_and_dtypes():
     L = layer(drift="full", generator=skew_generator(1))
     zb = states(11, (2, T, K, N))
