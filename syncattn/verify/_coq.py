@@ -45,7 +45,9 @@ _PRIMITIVE_USERS = re.compile(r"From\s+Interval\s+Require", re.M)
 
 COQ_SUBDIR = "coq"
 LOGICAL_PREFIX = "Syncattn"  # the -Q name of the files (see proofs/coq/_CoqProject)
-_FORBIDDEN = re.compile(r"\b(Admitted|admit|Axiom|Axioms|Parameter|Hypothesis|Conjecture)\b")
+_FORBIDDEN = re.compile(
+    r"\b(Admitted|admit|Axiom|Axioms|Parameter|Hypothesis|Conjecture)\b"
+)
 _COMMENT = re.compile(r"\(\*.*?\*\)", re.S)
 _TIMEOUT_S = 1200
 
