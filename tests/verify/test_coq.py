@@ -124,7 +124,7 @@ def _source(name):
 
 
 def _statement_names():
-    return {s.name for s in verify.load_statements(verify.find_proofs())}
+    return {p.stem.removeprefix("proof_") for p in (ROOT / "proofs").glob("proof_*.py")}
 
 
 # --------------------------------------------------------------------------- sources
@@ -241,6 +241,12 @@ def _fake_coqc(folder: Path, body: str) -> Path:
     return folder
 
 
+@pytest.fixture
+def no_sympy_checks(monkeypatch):
+    """The column tests need no sympy checks: the run returns none (rows say skipped)."""
+    monkeypatch.setattr(verify, "run", lambda *args, **kwargs: [])
+
+
 def _verify(tmp_path, *extra, only=CHEAP):
     out = tmp_path / f"report{len(list(tmp_path.glob('report*')))}"
     rc = verify.main(
@@ -251,7 +257,7 @@ def _verify(tmp_path, *extra, only=CHEAP):
 
 
 def test_without_coqc_the_column_says_not_installed_and_nothing_fails(
-    tmp_path, monkeypatch, capsys
+    no_sympy_checks, tmp_path, monkeypatch, capsys
 ):
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     rc, report = _verify(tmp_path)
@@ -269,14 +275,16 @@ def test_coq_flag_requires_coqc(tmp_path, monkeypatch, capsys):
     assert not (tmp_path / "r").exists()
 
 
-def test_no_coq_skips_the_column(tmp_path, monkeypatch):
+def test_no_coq_skips_the_column(no_sympy_checks, tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(_fake_coqc(tmp_path / "bin", "exit 1\n")))
     rc, report = _verify(tmp_path, "--no-coq")
     assert rc == 0 and report["statements"][0]["coq"] == "-"
     assert not (tmp_path / "bin" / "calls").exists()
 
 
-def test_a_compiling_file_is_checked_and_cached_by_its_hash(tmp_path, monkeypatch):
+def test_a_compiling_file_is_checked_and_cached_by_its_hash(
+    no_sympy_checks, tmp_path, monkeypatch
+):
     bin_ = _fake_coqc(
         tmp_path / "bin",
         'echo "Axioms:"; echo "Classical_Prop.classic : forall P : Prop, P \\/ ~ P"\n',
@@ -305,7 +313,9 @@ def test_a_compiling_file_is_checked_and_cached_by_its_hash(tmp_path, monkeypatc
         ("exit 0\n", "no Print Assumptions"),
     ],
 )
-def test_a_rejected_file_fails_the_run(tmp_path, monkeypatch, capsys, body, error):
+def test_a_rejected_file_fails_the_run(
+    no_sympy_checks, tmp_path, monkeypatch, capsys, body, error
+):
     monkeypatch.setenv("PATH", str(_fake_coqc(tmp_path / "bin", body)))
     monkeypatch.setenv("SYNCATTN_COQ_CACHE", str(tmp_path / "cache"))
     rc, report = _verify(tmp_path)
@@ -360,9 +370,15 @@ def test_failure_odds_enclosures_hold_the_library_bound():
     assert {(int(a), int(d)) for a, d, *_ in found} == {
         (a, d) for a in (30, 45, 60) for d in (2, 3, 4, 8, 16, 32, 64)
     }
+    alphas = jnp.array([math.pi / 6, math.pi / 4, math.pi / 3], jnp.float64)
+    values = {
+        (deg, d): float(v)
+        for d in (2, 3, 4, 8, 16, 32, 64)
+        for deg, v in zip((30, 45, 60), cap_probability_bound(alphas, d))
+    }
     for deg, d, lo, k, d2, hi in found:
         assert d == d2 and int(deg) * int(k) == 180
-        value = float(cap_probability_bound(jnp.float64(math.pi / int(k)), int(d)))
+        value = values[(int(deg), int(d))]
         assert float(lo) <= value <= float(hi), (deg, d, lo, value, hi)
         assert value <= math.exp(-int(d) * math.cos(math.pi / int(k)) ** 2 / 2)
 
@@ -397,7 +413,7 @@ def test_sincos_float32_is_the_proved_kernel_within_the_proved_bound():
     assert "Rabs (cos_kernel (rnd x) - cos (rnd x)) <= 75 / 1000000000" in src
     assert _numerics._SIN_C[:4] == (-1 / 6, 1 / 120, -1 / 5040, 1 / 362880)
     assert _numerics._COS_C[:5] == (-1 / 2, 1 / 24, -1 / 720, 1 / 40320, -1 / 3628800)
-    x = np.linspace(-math.pi / 4, math.pi / 4, 200001).astype(np.float32)
+    x = np.linspace(-math.pi / 4, math.pi / 4, 20001).astype(np.float32)
     x = x[np.abs(x.astype(np.float64)) <= math.pi / 4]
     s, c = _numerics.sincos(jnp.asarray(x))
     es, ec = _kernel32(x)
@@ -470,6 +486,7 @@ def test_every_coq_file_checks_with_only_allowed_axioms():
 @needs_coqc
 @pytest.mark.slow
 def test_the_build_script_builds_everything(tmp_path):
+    before = sorted(COQ.iterdir())
     proc = subprocess.run(
         ["sh", str(COQ / "build.sh"), str(tmp_path / "build")],
         capture_output=True,
@@ -478,4 +495,4 @@ def test_the_build_script_builds_everything(tmp_path):
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert {p.stem for p in (tmp_path / "build").glob("*.vo")} == set(FILES)
-    assert not list(COQ.glob("*.vo"))  # nothing built beside the sources
+    assert sorted(COQ.iterdir()) == before  # nothing built beside the sources
