@@ -149,8 +149,9 @@ def _key(path: Path, version: str) -> str:
     return h.hexdigest()
 
 
-def compile_file(path: Path, coqc: str) -> tuple[int, str]:
-    """Compile ``path`` alone in a fresh temporary folder; return (exit status, output)."""
+def compile_file(path: Path, coqc: str, timeout: float = _TIMEOUT_S) -> tuple[int, str]:
+    """Compile ``path`` alone in a fresh temporary folder; return (exit status, output);
+    124 when it runs past ``timeout`` seconds."""
     with tempfile.TemporaryDirectory(prefix="syncattn-coq-") as tmp:
         shutil.copy2(path, Path(tmp) / path.name)
         try:
@@ -159,10 +160,10 @@ def compile_file(path: Path, coqc: str) -> tuple[int, str]:
                 cwd=tmp,
                 capture_output=True,
                 text=True,
-                timeout=_TIMEOUT_S,
+                timeout=timeout,
             )
         except subprocess.TimeoutExpired:
-            return 124, f"coqc timed out after {_TIMEOUT_S} s"
+            return 124, f"coqc timed out after {timeout} s"
         return out.returncode, out.stdout + out.stderr
 
 
