@@ -176,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
 
     if args.list:
+        coq_files = _coq_files(proofs_dir)
         for s in statements:
             if s.module is None:
                 print(f"{s.number:>2}  {s.name:<22} IMPORT ERROR: {s.import_error}")
@@ -186,7 +187,9 @@ def main(argv: list[str] | None = None) -> int:
                 for k in ("symbolic", "numeric", "mutation")
             )
             print(f"{s.number:>2}  {s.name:<22} {s.title}")
-            print(f"    {'':<22} checks: {kinds}; file: proofs/{s.path.name}")
+            coq = coq_files.get(s.name)
+            coq = f"; coq: proofs/coq/{coq.name}" if coq else ""
+            print(f"    {'':<22} checks: {kinds}; file: proofs/{s.path.name}{coq}")
         return EXIT_OK
 
     if args.coq and find_coqc() is None:

@@ -27,7 +27,8 @@ from pathlib import Path
 
 # The standard library's axioms of the real numbers (Coq 8.16: ClassicalDedekindReals
 # builds R from Dedekind cuts with these two, and the stdlib's Reals use functional
-# extensionality and excluded middle). Nothing else may appear in Print Assumptions,
+# extensionality and excluded middle). Nothing else may appear in Print Assumptions
+# (one exception: PRIMITIVE_PREFIXES below).
 REAL_AXIOMS = frozenset(
     {
         "ClassicalDedekindReals.sig_forall_dec",
@@ -36,7 +37,7 @@ REAL_AXIOMS = frozenset(
         "Classical_Prop.classic",
     }
 )
-# except, in files that use the Interval library, the primitive 63-bit integers of the
+# The exception: in files that use the Interval library, the primitive 63-bit integers of the
 # kernel and the standard library's specification axioms of them (Interval computes
 # its enclosures by reflection on these machine integers).
 PRIMITIVE_PREFIXES = ("PrimInt63.", "Uint63.")
