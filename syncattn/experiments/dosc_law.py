@@ -161,7 +161,7 @@ class Config:
     train: tuple[str, ...] = ()
 
     def __post_init__(self):
-        from ..models._config import check_d_osc
+        from ..models import check_d_osc
 
         if not self.dims or not self.seeds or not self.lrs:
             raise ValueError("dims, seeds and lrs must be non-empty.")

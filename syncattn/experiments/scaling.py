@@ -104,7 +104,7 @@ class Config(ScalingRecipe):
         if not self.dims or not self.seeds:
             raise ValueError("dims and seeds must be non-empty.")
         # models imports JAX (heavy): only when a config is built
-        from ..models._config import check_d_osc
+        from ..models import check_d_osc
 
         for d in self.dims:
             check_d_osc(d, "each of dims")
