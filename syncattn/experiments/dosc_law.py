@@ -83,12 +83,13 @@ from .ladder import (
     best_lr,
     check_protocol,
     committed_dir,
+    convergence_record as _converged,
     fetcher,
     ladder_cell,
     next_lr,
+    record_lines,
     rung_budget,
 )
-from .ladder._report import _converged, record_lines
 from .scaling import PAPER, RECIPE, corpus_choice, law
 
 
@@ -349,7 +350,7 @@ def aggregate(config, cells, results, best) -> dict:
 
 
 def _write(config, out: Path, cells, results, best, rebuilt_from=None) -> dict[str, Path]:
-    from .scaling import _plot
+    from .scaling import plot_law as _plot
 
     agg = aggregate(config, cells, results, best)
     payload = {"experiment": NAME, **agg, "paper": PAPER, "rebuilt_from": rebuilt_from,
