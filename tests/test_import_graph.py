@@ -128,7 +128,7 @@ LAYERS = (
     ("_numerics", "_types", "_trees", "_outputs", "_overrides", "_failures", "_commands",
      "stats"),
     ("_checks",),  # 1. argument checks (on _numerics)
-    ("torus", "sphere", "_simulate"),  # 2. geometry, and the one simulation driver
+    ("torus", "sphere", "group", "_simulate"),  # 2. geometry, and the one simulation driver
     ("kuramoto", "lohe", "entropic"),  # 3. the flows and their theory
     ("nn",),  # 4. equinox layers
     ("models",),  # 5. LMs and classifiers from nn blocks
@@ -140,13 +140,14 @@ LAYERS = (
 )  # fmt: skip
 RANK = {room: r for r, rooms in enumerate(LAYERS) for room in rooms}
 
-# The one exception to "no private _name of another package": the geometry modules'
-# private cores (the unchecked forms of their public functions, e.g. `sphere._exp_map`)
-# are called by the flows one row up, since "checks happen once, at the public boundary;
-# private cores call only private cores" (ARCHITECTURE.md).
+# The one exception to "no private _name of another package": the geometry's private
+# cores (the unchecked forms of its public functions, e.g. `sphere._exp_map`,
+# `group._skew`) are called by the flows one row up, since "checks happen once, at the
+# public boundary; private cores call only private cores" (ARCHITECTURE.md).
 PRIVATE_CORES = {
     "syncattn.torus": ("syncattn.kuramoto",),
     "syncattn.sphere": ("syncattn.lohe",),
+    "syncattn.group": ("syncattn.lohe",),  # the matrix Lohe flow on SO(n) / U(n)
 }
 
 
