@@ -135,10 +135,10 @@ def test_convergence_record_against_a_hand_computation():
 
 def test_lr_selection():
     ok = lambda b: {"status": "ok", "val": {"bpc": b}}  # noqa: E731
-    assert ladder.best_lr(SMOKE, {1e-3: ok(2.0), 3e-3: ok(1.9), 1e-2: ok(2.1)}) == 3e-3
-    assert ladder.best_lr(SMOKE, {1e-3: ok(1.9), 3e-3: ok(1.9)}) == 1e-3  # tie: smaller
-    assert ladder.best_lr(SMOKE, {1e-3: {"status": "diverged"}, 3e-3: ok(2.5)}) == 3e-3
-    assert ladder.best_lr(SMOKE, {1e-3: {"status": "diverged"}, 3e-3: None}) is None
+    assert ladder.best_lr({1e-3: ok(2.0), 3e-3: ok(1.9), 1e-2: ok(2.1)}) == 3e-3
+    assert ladder.best_lr({1e-3: ok(1.9), 3e-3: ok(1.9)}) == 1e-3  # tie: smaller
+    assert ladder.best_lr({1e-3: {"status": "diverged"}, 3e-3: ok(2.5)}) == 3e-3
+    assert ladder.best_lr({1e-3: {"status": "diverged"}, 3e-3: None}) is None
     more = ladder.seed_cells(SMOKE, 12_000, {"kuramoto": 1e-2, "softmax": None})
     assert [c.name for c in more] == ["12k-kuramoto-lr0.01-seed1"]
 
