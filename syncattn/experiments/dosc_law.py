@@ -198,11 +198,8 @@ def cell(config, model: str, lr: float, seed: int, d: int | None = None, p: int 
     settings = {
         "model.d_model": config.d_model, "model.n_layers": config.n_layers,
         "model.n_heads": config.n_heads, "model.d_ff": config.d_ff,
-        "data.vocab_size": config.vocab_size, "train.batch_size": config.batch_size,
-        "train.lr": float(lr), "train.warmup_steps": b["warmup_steps"],
-        "train.eval_every": b["eval_every"], "train.eval_batches": config.eval_batches,
-        "train.ckpt_every": 2 * b["eval_every"], "train.log_every": max(1, b["eval_every"] // 4),
-    }  # fmt: skip
+        "data.vocab_size": config.vocab_size,
+    } | protocol.schedule(config, b, lr, logs_per_eval=4)  # fmt: skip
     if model == "softmax":
         name = f"softmax-lr{lr:g}-seed{seed}"
     else:

@@ -74,3 +74,25 @@ def test_committed_tables_rebuild_byte_for_byte(tmp_path, folder):
             assert want.replace(mark + b"null", mark + json.dumps(str(src)).encode()) == got
             continue
         assert got == want, f
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("folder", BYTE_FOR_BYTE)
+def test_committed_cells_are_the_cells_the_code_builds(folder):
+    """Every committed cell of the folder records the settings the current code gives
+    that cell, so a run from a checkout adopts it instead of training it again."""
+    from syncattn.experiments import _protocol, get
+    from syncattn.experiments._from_results import committed_config
+    from syncattn.experiments._protocol._committed import _same_cell
+
+    src = COMMITTED / folder
+    module = get(folder.split("/")[0])
+    config, _ = committed_config(module, src)
+    fetch = _protocol.committed_fetch(src)
+    cells, results, best = module._walk(config, fetch)
+    if module.NAME == "ladder":
+        more = module._items.ablation_cells(config, best)
+        cells, results = cells + more, results + fetch(more)
+    assert {c.name for c in cells} == {p.name for p in (src / "runs").iterdir()}
+    for c, r in zip(cells, results, strict=True):
+        assert r.ok and _same_cell(c, r.data), c.name

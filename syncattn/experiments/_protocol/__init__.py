@@ -47,6 +47,7 @@ from ._sweep import (
     check_protocol as check_protocol,
     lr_grid as lr_grid,
     next_lr as next_lr,
+    schedule as schedule,
     sweep as sweep,
 )
 from ._tables import (
@@ -63,7 +64,7 @@ from ._tables import (
 
 __all__ = [
     "Status", "CellResult", "Family", "ProtocolConfig", "check_protocol", "budget",
-    "lr_grid", "centred_lrs", "next_lr", "best_lr", "sweep", "at_best", "converged",
+    "schedule", "lr_grid", "centred_lrs", "next_lr", "best_lr", "sweep", "at_best", "converged",
     "committed_dir", "fetcher", "committed_fetch", "run", "rebuild", "cell_row", "record",
     "record_lines", "compute", "corpus", "lr_sweep", "at_edge", "paired",
 ]  # fmt: skip

@@ -114,6 +114,20 @@ def budget(config, params: int) -> dict:
             "eval_every": steps // config.evals}  # fmt: skip
 
 
+def schedule(config, b: dict, lr: float, logs_per_eval: int = 5) -> dict[str, Any]:
+    """A cell's training overrides from its budget `b`
+    ([`budget`][syncattn.experiments._protocol.budget]): batch size, peak lr, warm-up,
+    ``config.eval_batches`` validation batches every ``b["eval_every"]`` steps, a
+    checkpoint every two evaluations, `logs_per_eval` log rows per evaluation."""
+    return {"train.batch_size": config.batch_size, "train.lr": float(lr),
+            "train.warmup_steps": b["warmup_steps"], "train.eval_every": b["eval_every"],
+            "train.eval_batches": config.eval_batches, "train.ckpt_every": 2 * b["eval_every"],
+            "train.log_every": max(1, b["eval_every"] // logs_per_eval)}  # fmt: skip
+
+
+# --------------------------------------------------------------------------- the lr sweep
+
+
 def _step(lrs) -> float:
     lrs = sorted(lrs)
     return (lrs[-1] / lrs[0]) ** (1 / (len(lrs) - 1))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .._common import layered_overrides
 from .._grid import TrainCell, train_cell
-from .._protocol import CellResult, Family, at_best, budget
+from .._protocol import CellResult, Family, at_best, budget, schedule
 
 
 NAME = "ladder"
@@ -100,11 +100,8 @@ def rung_overrides(config, shape: dict, model: str, lr: float) -> dict:
     return layered_overrides({
         "model.d_model": shape["d_model"], "model.n_layers": shape["n_layers"],
         "model.n_heads": shape["n_heads"], "model.d_ff": shape["d_ff"][model],
-        "train.batch_size": config.batch_size, "train.seq_len": config.seq_len,
-        "train.lr": float(lr), "train.warmup_steps": b["warmup_steps"],
-        "train.eval_every": b["eval_every"], "train.eval_batches": config.eval_batches,
-        "train.ckpt_every": 2 * b["eval_every"], "train.log_every": max(1, b["eval_every"] // 5),
-    } | family(model).overrides(), config.train)  # fmt: skip
+        "train.seq_len": config.seq_len,
+    } | schedule(config, b, lr) | family(model).overrides(), config.train)  # fmt: skip
 
 
 def corpus_choice(config) -> tuple[str, str | None, dict]:
