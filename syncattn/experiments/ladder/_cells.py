@@ -79,12 +79,12 @@ def rung_shape(target: int, vocab: int = 256, families: tuple[Family, ...] = FAM
                             default=0.0)}  # fmt: skip
 
 
-def family(name: str) -> Family:
-    """The ladder's family named `name`."""
-    for f in FAMILIES:
+def family(name: str, families: tuple[Family, ...] = FAMILIES) -> Family:
+    """The family named `name` among `families` (the ladder's by default)."""
+    for f in families:
         if f.name == name:
             return f
-    raise ValueError(f"unknown family {name!r}; choose among {list(MODELS)}.")
+    raise ValueError(f"unknown family {name!r}; choose among {[f.name for f in families]}.")
 
 
 def rung_budget(config, params: int) -> dict:
@@ -93,15 +93,17 @@ def rung_budget(config, params: int) -> dict:
     return budget(config, params)
 
 
-def rung_overrides(config, shape: dict, model: str, lr: float) -> dict:
-    """The typed overrides of one cell of family `model`: the shape, the family's model
-    fields, the budget's schedule, the lr."""
-    b = rung_budget(config, shape["params"][MODELS[0]])
+def rung_overrides(config, shape: dict, model: str, lr: float,
+                   families: tuple[Family, ...] = FAMILIES) -> dict:  # fmt: skip
+    """The typed overrides of one cell of family `model` (of `families`, whose first is
+    the rung's reference): the shape, the family's model fields, the budget's schedule,
+    the lr."""
+    b = rung_budget(config, shape["params"][families[0].name])
     return layered_overrides({
         "model.d_model": shape["d_model"], "model.n_layers": shape["n_layers"],
         "model.n_heads": shape["n_heads"], "model.d_ff": shape["d_ff"][model],
         "train.seq_len": config.seq_len,
-    } | schedule(config, b, lr) | family(model).overrides(), config.train)  # fmt: skip
+    } | schedule(config, b, lr) | family(model, families).overrides(), config.train)  # fmt: skip
 
 
 def corpus_choice(config) -> tuple[str, str | None, dict]:
@@ -116,19 +118,21 @@ def corpus_choice(config) -> tuple[str, str | None, dict]:
 
 
 def rung_cell(config, target: int, model: str, lr: float, seed: int, variant: str = "",
-              extra=()) -> TrainCell:  # fmt: skip
+              extra=(), families: tuple[Family, ...] = FAMILIES) -> TrainCell:  # fmt: skip
     """The [`TrainCell`][syncattn.experiments.TrainCell] ``RUNG-MODEL-[VARIANT-]lrLR-seedS``
-    of rung `target`: its shape, budget and schedule at peak lr `lr`; `extra` (a
-    variant's model switches, ``{key: value}`` or ``key=value`` text) replaces the
-    rung's settings, e.g. ``variant="noffn", extra={"model.ffn": "none"}``."""
-    shape = rung_shape(target)
+    of family `model` at rung `target` (the rule applied to `families`, the ladder's by
+    default): its shape, budget and schedule at peak lr `lr`; `extra` (a variant's model
+    switches, ``{key: value}`` or ``key=value`` text) replaces the rung's settings, e.g.
+    ``variant="noffn", extra={"model.ffn": "none"}``."""
+    shape = rung_shape(target, families=families)
     data, path, opts = corpus_choice(config)
     tag = f"{variant}-" if variant else ""
     return TrainCell(
-        name=f"{shape['name']}-{model}-{tag}lr{lr:g}-seed{seed}", model=family(model).attention,
-        config="1m", seed=seed, data=data, data_path=path,
-        steps=rung_budget(config, shape["params"][MODELS[0]])["steps"],
-        overrides=layered_overrides(opts, rung_overrides(config, shape, model, lr), extra),
+        name=f"{shape['name']}-{model}-{tag}lr{lr:g}-seed{seed}",
+        model=family(model, families).attention, config="1m", seed=seed, data=data,
+        data_path=path, steps=rung_budget(config, shape["params"][families[0].name])["steps"],
+        overrides=layered_overrides(opts, rung_overrides(config, shape, model, lr, families),
+                                    extra),  # fmt: skip
         eval_batches=config.final_batches,
     )  # fmt: skip
 
