@@ -87,6 +87,12 @@ def family(name: str, families: tuple[Family, ...] = FAMILIES) -> Family:
     raise ValueError(f"unknown family {name!r}; choose among {[f.name for f in families]}.")
 
 
+def family_of(cell: TrainCell, families: tuple[Family, ...] = FAMILIES) -> str:
+    """The name of the family of `cell` (named ``RUNG-FAMILY-...``; the longest match)."""
+    rest = cell.name.split("-", 1)[1] + "-"
+    return max((f.name for f in families if rest.startswith(f"{f.name}-")), key=len)
+
+
 def rung_budget(config, params: int) -> dict:
     """Tokens $D$, steps $S$ and the schedule of a rung of `params` parameters
     ([`budget`][syncattn.experiments._protocol.budget])."""

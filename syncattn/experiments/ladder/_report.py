@@ -9,7 +9,15 @@ from .. import _protocol as protocol
 from .._common import describe_values, fmt_mean_std, write_csv, write_json
 from .._protocol import record_lines
 from ..table import PAPER as TABLE_PAPER
-from ._cells import FAMILIES, MODELS, NAME, rung_budget, rung_seeds, rung_shape
+from ._cells import (
+    FAMILIES,
+    MODELS,
+    NAME,
+    family_of,
+    rung_budget,
+    rung_seeds,
+    rung_shape,
+)
 
 
 PAPER = {
@@ -22,7 +30,7 @@ PREDICT_AT = (1_000_000, 5_000_000)
 
 def _rows(config, cells, results) -> list[dict]:
     """Per cell: its scores and its convergence record."""
-    return [protocol.cell_row(config, c, r, {"rung": c.name.split("-")[0], "model": c.model},
+    return [protocol.cell_row(config, c, r, {"rung": c.name.split("-")[0], "model": family_of(c)},
                               {"val_bpc": ("val", "bpc"), "test_bpc": ("test", "bpc")}, "bpc")
             for c, r in zip(cells, results, strict=True)]  # fmt: skip
 
