@@ -80,7 +80,7 @@ from .._protocol import (
     best_lr as best_lr,
     centred_lrs,
     check_protocol as check_protocol,
-    converged as _converged,
+    converged as converged,
     fetcher as fetcher,
     lr_grid as lr_grid,
     next_lr as next_lr,
@@ -128,7 +128,7 @@ __all__ = [
 committed_dir = functools.partial(protocol.committed_dir, name=NAME)
 """The ladder's folder of committed results
 ([`committed_dir`][syncattn.experiments._protocol.committed_dir] with its name)."""
-_converged = _converged  # the convergence record under its former name (the tests')
+_converged = converged  # the convergence record under its former name
 
 
 @dataclasses.dataclass(frozen=True)
