@@ -127,7 +127,7 @@ class Config(ProtocolConfig):
     vocab_size: int = 2000
 
     def __post_init__(self):
-        from ..models._config import check_d_osc
+        from ..models import check_d_osc
 
         if not self.dims:
             raise ValueError("dims must be non-empty.")
@@ -278,7 +278,7 @@ def aggregate(config, cells, results, best) -> dict:
 
 
 def _write(config, out: Path, cells, results, best, rebuilt_from=None) -> dict[str, Path]:
-    from .scaling import _plot
+    from .scaling import plot_law as _plot
 
     agg = aggregate(config, cells, results, best)
     payload = {"experiment": NAME, **agg, "paper": PAPER, "rebuilt_from": rebuilt_from,

@@ -114,6 +114,7 @@ from ._report import (
     PREDICT_AT as PREDICT_AT,
     _write,
     aggregate as aggregate,
+    record_lines as record_lines,
     summary as summary,
 )
 
@@ -128,7 +129,7 @@ __all__ = [
 committed_dir = functools.partial(protocol.committed_dir, name=NAME)
 """The ladder's folder of committed results
 ([`committed_dir`][syncattn.experiments._protocol.committed_dir] with its name)."""
-_converged = converged  # the convergence record under its former name
+_converged = convergence_record = converged  # the convergence record under its other names
 
 
 @dataclasses.dataclass(frozen=True)
