@@ -45,3 +45,54 @@ def test_linear_rebuild_reports_what_is_not_committed(tmp_path):
 def test_rebuild_refuses_another_experiments_folder(tmp_path):
     with pytest.raises(FileNotFoundError, match="not a kws config"):
         kws.rebuild(COMMITTED / "linear" / "linear-default", tmp_path)
+
+
+BYTE_FOR_BYTE = ("ladder/ladder-default", "ladder/ladder-budget100", "dosc_law/dosc_law-default")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("folder", BYTE_FOR_BYTE)
+def test_committed_tables_rebuild_byte_for_byte(tmp_path, folder):
+    """Every table and plot the committed run wrote is rebuilt byte for byte from its cells
+    (``results.json`` up to its ``rebuilt_from``, which names the source; ``config.json``
+    up to the revision and the time it was written)."""
+    src = COMMITTED / folder
+    name = folder.split("/")[0]
+    out = tmp_path / "out"
+    assert cli.main(["experiment", name, "--from-results", str(src), "--out", str(out), "--quiet"]) == 0
+    written = sorted(p.name for p in out.iterdir() if p.is_file())
+    committed = sorted(p.name for p in src.iterdir() if p.is_file())
+    assert written == committed
+    for f in written:
+        got, want = (out / f).read_bytes(), (src / f).read_bytes()
+        if f == "config.json":
+            assert json.loads(got)["config"] == json.loads(want)["config"]
+            continue
+        if f == "results.json":
+            mark = b'"rebuilt_from": '
+            assert got.count(mark) == want.count(mark) == 1
+            assert want.replace(mark + b"null", mark + json.dumps(str(src)).encode()) == got
+            continue
+        assert got == want, f
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("folder", BYTE_FOR_BYTE)
+def test_committed_cells_are_the_cells_the_code_builds(folder):
+    """Every committed cell of the folder records the settings the current code gives
+    that cell, so a run from a checkout adopts it instead of training it again."""
+    from syncattn.experiments import _protocol, get
+    from syncattn.experiments._from_results import committed_config
+    from syncattn.experiments._protocol._committed import _same_cell
+
+    src = COMMITTED / folder
+    module = get(folder.split("/")[0])
+    config, _ = committed_config(module, src)
+    fetch = _protocol.committed_fetch(src)
+    cells, results, best = module._walk(config, fetch)
+    if module.NAME == "ladder":
+        more = module._items.ablation_cells(config, best)
+        cells, results = cells + more, results + fetch(more)
+    assert {c.name for c in cells} == {p.name for p in (src / "runs").iterdir()}
+    for c, r in zip(cells, results, strict=True):
+        assert r.ok and _same_cell(c, r.data), c.name
