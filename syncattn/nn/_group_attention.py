@@ -5,7 +5,6 @@ from __future__ import annotations
 import equinox as eqx
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from .. import group as group_geometry
 from .._types import Array, ArrayLike, Bool, Inexact, PRNGKeyArray
@@ -149,4 +148,4 @@ class GroupAttention(SyncAttention):
 def _u_full(rates):
     """The full u(n) parameter whose skew-Hermitian part is -i diag(rates): -i diag."""
     n = rates.shape[-1]
-    return -1j * (rates[..., :, None] * np.eye(n))
+    return -1j * jnp.einsum("...a,ab->...ab", rates, jnp.eye(n, dtype=rates.dtype))
