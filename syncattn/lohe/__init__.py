@@ -77,6 +77,10 @@ from ._locking import (
     adler_locking as adler_locking,
     locked_state as locked_state,
 )
+from ._matrix import (
+    matrix_simulate as matrix_simulate,
+    matrix_vector_field as matrix_vector_field,
+)
 from ._noise import (
     ito_drift as ito_drift,
     mean_resultant as mean_resultant,
@@ -118,6 +122,8 @@ __all__ = [
     "readout_features",
     "readout_kernel",
     "normalize_readout",
+    "matrix_vector_field",
+    "matrix_simulate",
     "sphere_tangent_update",
     "sphere_coupling",
     "matrix_tangent_update",
