@@ -87,6 +87,8 @@ from ._matrix_theory import (
     matrix_order_rate as matrix_order_rate,
     matrix_sync_bound as matrix_sync_bound,
     matrix_sync_threshold as matrix_sync_threshold,
+    matrix_sync_time as matrix_sync_time,
+    sphere_diameter as sphere_diameter,
 )
 from ._noise import (
     ito_drift as ito_drift,
@@ -135,6 +137,8 @@ __all__ = [
     "ensemble_diameter",
     "matrix_sync_threshold",
     "matrix_sync_bound",
+    "matrix_sync_time",
+    "sphere_diameter",
     "sphere_tangent_update",
     "sphere_coupling",
     "matrix_tangent_update",

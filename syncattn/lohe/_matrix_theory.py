@@ -13,7 +13,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._checks import as_float, check_count, check_scalar_range, is_concrete
+from .._checks import (
+    as_float,
+    check_count,
+    check_finite,
+    check_scalar_range,
+    is_concrete,
+)
 from .._types import Array, ArrayLike, Float, Inexact, ScalarLike
 from ..group import _h, _skew, check_member
 
@@ -153,3 +159,68 @@ def matrix_sync_bound(
     D0, t = jnp.broadcast_arrays(D0, t.astype(D0.dtype))
     e = jnp.exp(-K.astype(D0.dtype) * t)
     return D0 * e / (1.0 - c * D0 + c * D0 * e)
+
+
+def matrix_sync_time(
+    D0: Float[ArrayLike, "*shape"], delta: ScalarLike, coupling: ScalarLike, N: int
+) -> Float[Array, "*shape"]:
+    r"""The time at which [`matrix_sync_bound`][syncattn.lohe.matrix_sync_bound] reaches $\delta$.
+
+    $$t_\delta = \frac1K \log\frac{D_0\,(1 - c\delta)}{\delta\,(1 - cD_0)},
+      \qquad c = \frac{N-1}{N},$$
+
+    the predicted synchronisation time to diameter $\delta$ (0 when $D_0 \le \delta$).
+    Same hypothesis as the bound: $0 \le D_0 < N/(N-1)$, $0 < \delta$, $K > 0$.
+
+    Raises:
+        ValueError: a concrete `D0` outside the hypothesis, $\delta \le 0$, $K \le 0$.
+    """
+    N = check_count(N, "N")
+    c = (N - 1) / N
+    D0 = as_float(D0, "D0")
+    if is_concrete(D0) and D0.size:
+        d = np.asarray(D0, np.float64)
+        if np.any(~np.isfinite(d)) or np.any(d < 0) or np.any(c * d >= 1):
+            raise ValueError(
+                f"D0 must lie in [0, N/(N-1)) = [0, {matrix_sync_threshold(N):.6g}); "
+                f"got {d.tolist() if d.size <= 6 else d.max()}."
+            )
+    delta = check_scalar_range(
+        as_float(delta, "delta"), "delta", low=0.0, low_inclusive=False
+    )
+    K = check_scalar_range(
+        as_float(coupling, "coupling"), "coupling", low=0.0, low_inclusive=False
+    )
+    delta = delta.astype(D0.dtype)
+    ratio = D0 * (1.0 - c * delta) / (delta * (1.0 - c * D0))
+    return jnp.where(D0 > delta, jnp.log(jnp.maximum(ratio, 1.0)), 0.0) / K.astype(
+        D0.dtype
+    )
+
+
+@jax.jit
+def _sphere_diameter(x):
+    d = x[..., :, None, :] - x[..., None, :, :]
+    return jnp.sqrt(jnp.max(jnp.sum(d * d, axis=-1), axis=(-2, -1)))
+
+
+def sphere_diameter(x: Float[ArrayLike, "*batch N d"]) -> Float[Array, "*batch"]:
+    r"""Ensemble diameter on the sphere: $D(x) = \max_{i,j}\|x_i - x_j\|$.
+
+    For the identical Lohe flow on $S^{d-1}$ ($\dot x_i = \Omega x_i + \frac KN
+    \sum_j (x_j - \langle x_i, x_j\rangle x_i)$) the comparison argument of statement
+    19 gives the same bound: with $\Delta = x_i - x_j$,
+    $\frac{d}{dt}\|\Delta\|^2 = -K\|\Delta\|^2\langle x_i + x_j, m\rangle$ and
+    $\langle x_i, m\rangle \ge 1 - cD$, so [`matrix_sync_bound`][syncattn.lohe.matrix_sync_bound]
+    applies (checked numerically in `tests/lohe/test_matrix_theory.py`).
+
+    Raises:
+        ValueError: shapes, NaN/inf.
+    """
+    x = as_float(x, "x")
+    if x.ndim < 2 or x.shape[-2] == 0:
+        raise ValueError(
+            f"x must have shape (*batch, N, d) with N >= 1; got {x.shape}."
+        )
+    check_finite(x, "x")
+    return _sphere_diameter(x)

@@ -112,3 +112,32 @@ def test_bad_input():
         lohe.matrix_order_rate(jnp.stack([jnp.eye(2)] * 2), np.ones((2, 2)))
     with pytest.raises(ValueError, match="U must be in"):
         lohe.ensemble_diameter(2 * jnp.stack([jnp.eye(2)] * 2))
+
+
+def test_sync_time_is_where_the_bound_reaches_delta():
+    D0, K, N, delta = np.array([0.3, 1.0, 1e-4]), 0.7, 5, 1e-3
+    t = np.asarray(lohe.matrix_sync_time(D0, delta, K, N))
+    np.testing.assert_allclose(
+        lohe.matrix_sync_bound(D0[:2], K, N, t[:2]), [delta, delta], rtol=1e-12
+    )
+    assert t[2] == 0.0  # already below delta
+    with pytest.raises(ValueError, match="delta"):
+        lohe.matrix_sync_time(0.5, 0.0, 1.0, 3)
+
+
+def test_sphere_diameter_and_the_sphere_flow_obey_the_bound():
+    from syncattn import sphere
+
+    rng = np.random.default_rng(6)
+    N, d = 6, 4
+    base = np.eye(d)[0]
+    x0 = np.asarray(sphere.normalize(base + 0.25 * rng.normal(size=(N, d))))
+    D0 = float(lohe.sphere_diameter(x0))
+    ref = max(np.linalg.norm(x0[i] - x0[j]) for i in range(N) for j in range(N))
+    np.testing.assert_allclose(D0, ref, atol=1e-15)
+    assert D0 < lohe.matrix_sync_threshold(N)
+    A = rng.normal(size=(d, d))
+    Om = np.broadcast_to(0.5 * (A - A.T), (N, d, d))
+    s = lohe.simulate(x0, Om, 1.0, 6.0, saveat=25, rtol=1e-10, atol=1e-12)
+    D = np.asarray(lohe.sphere_diameter(s.x))
+    assert np.all(D <= np.asarray(lohe.matrix_sync_bound(D0, 1.0, N, s.ts)) + 1e-9)
