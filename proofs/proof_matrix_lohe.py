@@ -182,7 +182,7 @@ def test_rkmk4_keeps_the_group_and_reduces_to_kuramoto():
         1.5,
         5.0,
         saveat=6,
-        dt0=0.005,
+        dt0=0.0025,
     )
     k = kuramoto.simulate(
         th, om, 1.5, 5.0, saveat=6, solver="dopri8", rtol=1e-13, atol=1e-13
