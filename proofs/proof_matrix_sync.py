@@ -12,7 +12,7 @@ Statement:
     improved). At N = 2 the hypothesis is sharp on U(n): two antipodal U(1) phases
     (D = 2 = N/(N-1)) form an equilibrium that never synchronises.
 
-Proof:
+Proof idea (the full proof):
     In the co-rotating frame V_j = e^{iHt}U_j (statement 18 (a); D is the same),
     V_j' = (K/2)(M - V_j M^H V_j), M = (1/N) sum_k V_k. For a pair i, j with
     Delta = V_i - V_j:
