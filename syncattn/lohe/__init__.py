@@ -28,6 +28,7 @@ locking).
 from ..sphere import tangent_basis as tangent_basis
 from ._attention import (
     COUPLINGS as COUPLINGS,
+    RELU_EPS as RELU_EPS,
     coupling_weights as coupling_weights,
     drive as drive,
     elu1_feature_map as elu1_feature_map,
@@ -126,6 +127,7 @@ __all__ = [
     "jacobian_spectrum",
     "readout",
     "COUPLINGS",
+    "RELU_EPS",
     "coupling_weights",
     "elu1_feature_map",
     "readout_features",
