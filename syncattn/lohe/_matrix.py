@@ -180,7 +180,10 @@ def _ode_rhs_real(t, y, args):
 
 
 def _ode_rhs_complex(t, y, args):
-    return _to_real(_field(_from_real(y, True), *args))
+    # state and drift travel as (Re, Im) pairs: diffrax sees real arrays only
+    W, K = args
+    W = None if W is None else _from_real(W, True)
+    return _to_real(_field(_from_real(y, True), W, K))
 
 
 def _order_real(y):
@@ -265,7 +268,7 @@ def matrix_simulate(
             _ode_rhs_complex if cplx else _ode_rhs_real,
             _order_complex if cplx else _order_real,
             _to_real(U0),
-            (W, K),
+            (None if W is None else _to_real(W), K),
             t1,
             ts,
             slv,
