@@ -2,69 +2,36 @@
 
 from __future__ import annotations
 
-import functools
 import math
 import statistics
 from pathlib import Path
 
+from ... import models
 from .._common import layered_overrides
 from .._grid import TrainCell, train_cell
 
 
 NAME = "ladder"
 MODELS = ("kuramoto", "softmax")
-HEAD_WIDTH = 16
-FF_RATIO = 2.75
-DEPTHS = ((30_000, 1), (140_000, 2), (280_000, 3), (3_000_000, 4))
-"""``(upper bound on the target, depth)``; above the last bound, depth 6."""
+HEAD_WIDTH, FF_RATIO, DEPTHS = models.HEAD_WIDTH, models.FF_RATIO, models.DEPTHS
+"""The size rule's constants (`syncattn.models.shape_for_params`)."""
 
 
 # --------------------------------------------------------------------------- rungs
 
 
 def rung_depth(target: int) -> int:
-    """Depth $L$ of the rung with target count `target` (``DEPTHS``; 6 above 3 M)."""
-    return next((L for bound, L in DEPTHS if target <= bound), 6)
+    """Depth $L$ of the rung with target count `target`
+    ([`syncattn.models.depth_for_params`][])."""
+    return models.depth_for_params(target)
 
 
-def _kuramoto_ff(d: int) -> int:
-    return max(8, 8 * int(FF_RATIO * d / 8 + 0.5))
-
-
-@functools.lru_cache(maxsize=256)
-def _count(model: str, d: int, L: int, ff: int, vocab: int = 256) -> int:
-    from ... import models
-
-    return models.config_params(models.get_config(
-        "1m", attention=model, d_model=d, n_layers=L, n_heads=d // HEAD_WIDTH, d_ff=ff,
-        vocab_size=vocab))  # fmt: skip
-
-
-@functools.lru_cache(maxsize=64)
 def rung_shape(target: int, vocab: int = 256) -> dict:
-    """The rung rule (module docstring): ``{"name", "target", "d_model", "n_layers",
-    "n_heads", "d_ff": {model: int}, "params": {model: int}, "mismatch"}`` with
-    ``mismatch`` = transformer count / Kuramoto count - 1."""
-    L = rung_depth(target)
-    best, d = None, HEAD_WIDTH
-    while True:
-        n = _count("kuramoto", d, L, _kuramoto_ff(d), vocab)
-        cand = (abs(math.log(n / target)), d)
-        best = min(best or cand, cand)
-        if n >= target:
-            break
-        d += HEAD_WIDTH
-    d = best[1]
-    ff_k = _kuramoto_ff(d)
-    n_k = _count("kuramoto", d, L, ff_k, vocab)
-    base = _count("softmax", d, L, 8, vocab)
-    per8 = _count("softmax", d, L, 16, vocab) - base
-    ff_s = max(8, 8 + 8 * round((n_k - base) / per8))
-    n_s = _count("softmax", d, L, ff_s, vocab)
-    name = f"{target // 1_000_000}m" if target % 1_000_000 == 0 else f"{round(target / 1000)}k"
-    return {"name": name, "target": target, "d_model": d, "n_layers": L,
-            "n_heads": d // HEAD_WIDTH, "d_ff": {"kuramoto": ff_k, "softmax": ff_s},
-            "params": {"kuramoto": n_k, "softmax": n_s}, "mismatch": n_s / n_k - 1}  # fmt: skip
+    """The rung rule (module docstring), [`syncattn.models.shape_for_params`][]:
+    ``{"name", "target", "d_model", "n_layers", "n_heads", "d_ff": {model: int},
+    "params": {model: int}, "mismatch"}`` with ``mismatch`` = transformer count /
+    Kuramoto count - 1."""
+    return models.shape_for_params(target, vocab, MODELS)
 
 
 def check_protocol(config) -> None:
