@@ -38,7 +38,7 @@ DEPTHS = ((30_000, 1), (140_000, 2), (280_000, 3), (3_000_000, 4))
 """``(upper bound on the target, depth)``; above the last bound, depth 6."""
 
 
-def depth_for_params(target: float) -> int:
+def depth_for_params(target: int | float) -> int:
     """Depth $L$ of a model of about `target` parameters (``DEPTHS``; 6 above 3 M)."""
     return next((L for bound, L in DEPTHS if target <= bound), 6)
 
@@ -56,7 +56,7 @@ def _count(attention: str, d: int, L: int, ff: int, vocab: int) -> int:
 
 @functools.lru_cache(maxsize=128)
 def shape_for_params(
-    target: float, vocab: int = 256, attentions: tuple[str, ...] = ("kuramoto", "softmax")
+    target: int | float, vocab: int = 256, attentions: tuple[str, ...] = ("kuramoto", "softmax")
 ) -> dict[str, Any]:
     r"""The shape the size rule (module docstring) gives for $N^\ast$ = `target`.
 
@@ -106,7 +106,7 @@ def shape_for_params(
             "mismatch": params["softmax"] / kuramoto - 1 if "softmax" in params else 0.0}  # fmt: skip
 
 
-def config_for_params(target: float, attention: str, vocab_size: int = 256,
+def config_for_params(target: int | float, attention: str, vocab_size: int = 256,
                       **overrides: Any) -> ModelConfig:  # fmt: skip
     """The 1m preset of `attention` with the shape [`shape_for_params`][syncattn.models.shape_for_params]
     gives for `target` (name ``"auto"``), and `overrides` (any other field).
