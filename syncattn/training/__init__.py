@@ -37,6 +37,7 @@ from .._trees import (
 from ._budget import (
     TOKENS_PER_PARAM as TOKENS_PER_PARAM,
     StepCosts as StepCosts,
+    auto_lr as auto_lr,
     budget_spec as budget_spec,
     measure_costs as measure_costs,
     next_size as next_size,
@@ -116,6 +117,7 @@ __all__ = [
     "verb_bce_loss",
     "TOKENS_PER_PARAM",
     "StepCosts",
+    "auto_lr",
     "budget_spec",
     "measure_costs",
     "next_size",

@@ -32,8 +32,9 @@ CPU cores). The shape of $N^\ast$ ([`syncattn.models.shape_for_params`][]) is me
 in turn, at most 3 times, stopping when $N^\ast$ lies within 10 % of the measured $N$
 (when $r \propto N^{-b}$ the iteration contracts by $|1-b|/2$ in $\ln N$); the
 measured shape whose $r(N)T'/N$ lies closest to $\kappa$ is trained. Its training
-settings are the ladder's: batch 16 x 128 tokens, peak lr $10^{-2}$ (its best at the
-125 k and 209 k rungs), 10 evaluations of 10 batches.
+settings are the ladder's: batch 16 x 128 tokens, 10 evaluations of 10 batches, and the
+peak lr that the ladder's sweep found best at the rung nearest $N$ in $\ln N$
+([`auto_lr`][syncattn.training.auto_lr]).
 
 ``config.json`` records all of it under ``budget``: the minutes, the measured costs
 and tokens/s, the steps, the parameters, the tokens per parameter, the candidates.
@@ -57,7 +58,7 @@ from ._config import _PRESETS, run_overrides
 
 
 __all__ = ["StepCosts", "measure_costs", "planned_seconds", "plan_steps", "next_size",
-           "budget_spec", "process_age", "TOKENS_PER_PARAM"]  # fmt: skip
+           "auto_lr", "budget_spec", "process_age", "TOKENS_PER_PARAM"]  # fmt: skip
 
 TOKENS_PER_PARAM = 20.0
 """$\\kappa$ of the compute-matched rule $D = \\kappa N$ (the ladder's)."""
@@ -69,6 +70,15 @@ CANDIDATES = 3
 TOLERANCE = math.log(1.1)
 SHAPE_KEYS = ("d_model", "n_layers", "n_heads", "d_ff")
 PLAN_KEYS = ("eval_every", "ckpt_every", "warmup_steps", "log_every")
+
+LADDER_LRS = (
+    (50_000, {"kuramoto": 3e-2, "softmax": 3e-2}),
+    (100_000, {"kuramoto": 3e-2, "softmax": 1e-2}),
+    (150_000, {"kuramoto": 1e-2, "softmax": 1e-2}),
+    (200_000, {"kuramoto": 1e-2, "softmax": 1e-2}),
+)
+"""The ladder's best lr per rung target and model (issue 20's CPU protocol, committed in
+``results/experiments/ladder/ladder-default/results.json``)."""
 
 clock = time.perf_counter
 """The clock of the budget (a module attribute: a test replaces it)."""
@@ -146,6 +156,14 @@ def plan_steps(seconds: int | float, costs: StepCosts, *, evals: int = EVALS,
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if t(mid) <= seconds else (lo, mid)
     return settings(lo) | {"planned_s": t(lo)}
+
+
+def auto_lr(attention: str, params: int | float) -> float:
+    r"""The peak lr of ``--config auto``: the ladder's best (``LADDER_LRS``) at the rung
+    whose target $N_r$ minimises $|\ln(N/N_r)|$ for $N$ = `params`; $10^{-2}$ for an
+    attention the ladder did not train."""
+    _, best = min(LADDER_LRS, key=lambda r: abs(math.log(params / r[0])))
+    return best.get(attention, 1e-2)
 
 
 def next_size(params: int | float, tokens_per_s: int | float, seconds: int | float,
@@ -372,6 +390,8 @@ def budget_spec(model: str, config: str, minutes: int | float | None, *, data: s
     settings = {"steps": S, "eval_every": plan["eval_every"], "ckpt_every": plan["ckpt_every"],
                 "warmup_steps": user.get("train.warmup_steps", round(WARMUP_FRACTION * S)),
                 "log_every": user.get("train.log_every", max(1, plan["eval_every"] // 5))}  # fmt: skip
+    if auto and "train.lr" not in user:
+        settings["lr"] = auto_lr(model, costs.params)
     spec = dataclasses.replace(spec, train=dataclasses.replace(tcfg, **settings))
     tokens = S * costs.tokens_per_step
     budget = {

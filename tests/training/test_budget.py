@@ -1,5 +1,6 @@
 """``syncattn train --minutes M [--config auto]``: the plan, on a mocked clock, and for real."""
 
+import dataclasses
 import json
 import math
 import subprocess
@@ -18,6 +19,7 @@ from syncattn.training import (
     _budget,
     _checkpoint,
     _loop,
+    auto_lr,
     next_size,
     plan_steps,
     planned_seconds,
@@ -84,6 +86,23 @@ def test_next_size_solves_the_compute_matched_rule(n0, a, T, b):
     assert err1 <= abs(1 - b) / 2 * err0 + 1e-9
 
 
+def test_auto_lr_is_the_ladders_best_at_the_nearest_rung():
+    root = Path(__file__).resolve().parents[2]
+    res = json.loads((root / "results/experiments/ladder/ladder-default/results.json").read_text())
+    from syncattn.experiments import ladder
+
+    targets = sorted(ladder.Config().targets)
+    assert len(res["rungs"]) == len(targets)
+    for target, rung in zip(targets, res["rungs"], strict=True):
+        for attention, lr in rung["best_lr"].items():
+            # at the rung and at any count nearer to it than to its neighbours
+            assert auto_lr(attention, target) == lr
+            assert auto_lr(attention, target * 1.1) == lr
+    assert auto_lr("kuramoto", 10_000) == res["rungs"][0]["best_lr"]["kuramoto"]
+    assert auto_lr("kuramoto", 5e6) == res["rungs"][-1]["best_lr"]["kuramoto"]
+    assert auto_lr("oscillator", 50_000) == 1e-2
+
+
 class FakeClock:
     """Seconds that pass only when the (mocked) work is done."""
 
@@ -101,8 +120,13 @@ STEP, COMPILE, EVAL_BATCH, CKPT, AGE = 0.5, 10.0, 0.25, 0.3, 5.0
 def fake_clock(monkeypatch):
     """A clock that advances by fixed costs: COMPILE + STEP for batch 0 (the first
     step of a compiled program), STEP for any other batch, EVAL_BATCH per validation
-    batch, CKPT per checkpoint; the process was AGE s old when the command started."""
+    batch, CKPT per checkpoint; the process was AGE s old when the command started.
+    To keep the tests cheap, the warm-up and the run share one compiled step (the real
+    run compiles again for its schedule's horizon: charged here all the same)."""
     clock = FakeClock()
+    math_fields = _loop._math_fields
+    monkeypatch.setattr(_loop, "_math_fields", lambda c: math_fields(
+        dataclasses.replace(c, steps=200, warmup_steps=10)))
     monkeypatch.setattr(_budget, "clock", clock)
     monkeypatch.setattr(_budget, "process_age", lambda: AGE)
     sample, batches, save = data.sample_batch, data.eval_batches, _checkpoint.save_checkpoint
@@ -227,7 +251,8 @@ def test_auto_chooses_the_compute_matched_size(small_text, fake_clock, monkeypat
     spec, _ = budget_spec("kuramoto", "auto", 4, data="text", data_path=small_text,
                           overrides=["seq_len=64"], log=lambda m: None)  # fmt: skip
     _check_auto(spec, measured, 4)
-    assert spec.train.batch_size == 16 and spec.train.lr == 1e-2 and spec.train.seq_len == 64
+    assert spec.train.batch_size == 16 and spec.train.seq_len == 64
+    assert spec.train.lr == auto_lr("kuramoto", spec.budget["params"])
     n = next_size(1, 1e10, 0.97 * (240 - AGE))  # the first guess, then A / N's answer
     assert measured[0] == models.shape_for_params(n, 256, ("kuramoto",))["params"]["kuramoto"]
 
