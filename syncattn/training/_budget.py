@@ -339,7 +339,7 @@ def budget_spec(model: str, config: str, minutes: int | float | None, *, data: s
     old = _planned_run(out, minutes, config)
     if old is not None:
         shape = {k: getattr(old.model, k) for k in SHAPE_KEYS} if auto else None
-        plan = {f"train.{k}": getattr(old.train, k) for k in PLAN_KEYS}
+        plan = {f"train.{k}": getattr(old.train, k) for k in PLAN_KEYS + ("lr",) * auto}
         spec, corpus = spec_for(shape, plan, old.train.steps)
         log(f"resuming a --minutes {minutes:g} run: its {old.train.steps} planned steps "
             "are kept (nothing is measured again).")

@@ -274,6 +274,13 @@ def test_auto_trains_within_the_budget_on_a_mocked_clock(tmp_path, small_text, t
     cfg = json.loads((run / "config.json").read_text())
     assert cfg["model"]["preset"] == "auto" and cfg["train"]["batch_size"] == 32
     _check_auto(read_config(run), measured, 4)
+    # resumed as planned: the same size, steps and lr, nothing measured
+    n, before = len(measured), fake_clock.t
+    assert cli.main(["train", "--model", "kuramoto", "--config", "auto", "--minutes", "4",
+                     "--data", "text", "--data-path", str(small_text), "--out", str(run),
+                     "--quiet", "batch_size=32", "seq_len=64", "eval_batches=1"]) == 0  # fmt: skip
+    assert len(measured) == n and fake_clock.t == before
+    assert json.loads((run / "config.json").read_text()) == cfg
 
 
 @pytest.mark.slow
