@@ -11,10 +11,16 @@
   to the page (a folder link goes to its ``index.md``); links into the rest of
   the source tree (``proofs/proof_x.py``, ``examples/``) have no page in the site,
   so they become their plain text there, and keep working on GitHub.
+* Equations are rendered at build time: every ``pymdownx.arithmatex`` span or
+  block (``\\(...\\)``, ``\\[...\\]``) becomes MathML (latex2mathml, pure
+  Python, in the ``docs`` extra), so the built site shows its equations with no
+  network and no JavaScript. A command that latex2mathml would leave as raw text
+  fails the build, naming the page and the expression.
 """
 
 from __future__ import annotations
 
+import html
 import os
 import re
 from pathlib import Path
@@ -91,3 +97,52 @@ def on_page_markdown(markdown, page, config, files):
         last = m.end()
     out.append(_rewrite_links(markdown[last:], page_path, page_path.parent, docs_dir))
     return "".join(out)
+
+
+# ------------------------------------------------------------------ equations at build time
+_MATH = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
+_DELIMS = {"\\(": "\\)", "\\[": "\\]"}
+# commands latex2mathml does not know, written as ones it does
+_SPELLINGS = {r"\arg": r"\operatorname{arg}", r"\Vert": r"\|"}
+_LEFTOVER = re.compile(r">[^<]*\\[A-Za-z]+[^<]*<")
+
+
+def tex_to_mathml(tex: str, display: bool) -> str:
+    """One TeX expression (without delimiters) as a MathML ``<math>`` element.
+
+    Raises ValueError when the conversion fails or leaves a TeX command as raw text.
+    """
+    from latex2mathml.converter import convert
+
+    for old, new in _SPELLINGS.items():
+        tex = re.sub(re.escape(old) + r"(?![A-Za-z])", lambda _m, n=new: n, tex)
+    try:
+        out = convert(tex, display="block" if display else "inline")
+    except Exception as err:  # latex2mathml raises its own exception types
+        raise ValueError(f"cannot render {tex!r}: {err}") from err
+    leftover = _LEFTOVER.search(out)
+    if leftover:
+        raise ValueError(f"cannot render {tex!r}: {leftover.group(0)[1:-1]!r} left raw")
+    return out
+
+
+def render_math(content: str, where: str = "page") -> str:
+    """Replace every arithmatex span/block of an HTML fragment by MathML."""
+
+    def one(m: re.Match) -> str:
+        tag, body = m.groups()
+        tex = html.unescape(body).strip()
+        opening = tex[:2]
+        if opening not in _DELIMS or not tex.endswith(_DELIMS[opening]):
+            raise ValueError(f"{where}: unexpected math markup {tex[:60]!r}")
+        try:
+            mathml = tex_to_mathml(tex[2:-2], display=opening == "\\[")
+        except ValueError as err:
+            raise ValueError(f"{where}: {err}") from None
+        return f'<{tag} class="arithmatex">{mathml}</{tag}>'
+
+    return _MATH.sub(one, content)
+
+
+def on_page_content(html_content, page, config, files):
+    return render_math(html_content, page.file.src_uri)

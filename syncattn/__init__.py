@@ -6,6 +6,7 @@ and proofs switch it on themselves).
 
 - [`syncattn.torus`][]    geometry of the torus $\\mathbb{T}^k$
 - [`syncattn.sphere`][]   geometry of the sphere $S^{d-1}$
+- [`syncattn.group`][]    geometry of the matrix groups $SO(n)$ and $U(n)$
 - [`syncattn.kuramoto`][] the Kuramoto flow and its theory
 - [`syncattn.lohe`][]     the Lohe flow and fixed-query oscillator attention
 - [`syncattn.entropic`][] softmax as the entropy-regularised argmax
@@ -20,6 +21,7 @@ __version__ = "0.1.0"
 _SUBMODULES = (
     "torus",
     "sphere",
+    "group",
     "kuramoto",
     "lohe",
     "entropic",
@@ -34,6 +36,7 @@ _SUBMODULES = (
 if TYPE_CHECKING:  # pragma: no cover
     from . import (
         entropic as entropic,
+        group as group,
         kuramoto as kuramoto,
         lohe as lohe,
         sphere as sphere,

@@ -36,3 +36,17 @@ def test_demo_runs_and_agrees_with_theory(capsys):
     assert len(rows) == 2
     for _, sim, theory in rows:  # N = 500: finite-size error is a few percent
         assert abs(float(sim) - float(theory)) < 0.08
+
+
+def test_kws_smoke_without_espeak_says_how_to_install(tmp_path, monkeypatch, capsys):
+    """Issue 31: the docs' kws command on a machine without espeak-ng (or without the
+    `kws` extra) stops with exit 2 and an install hint, not a traceback."""
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))  # no espeak-ng on PATH
+    monkeypatch.setenv("SYNCATTN_CACHE", str(tmp_path / "cache"))  # no cached set
+    code = cli.main(["experiment", "kws", "--smoke", "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "Traceback" not in err
+    assert "apt-get install -y espeak-ng" in err or "pip install 'syncattn[kws]'" in err

@@ -6,9 +6,15 @@ unrelated folder, and its own checks (``assert`` lines) hold.
 * docs/building.md: two language models built from `syncattn.nn` and `syncattn.models`,
   trained 100 steps each on the embedded corpus and sampled (about a minute: slow,
   CI runs it).
+
+The site reads offline (issue 31): docs/hooks.py renders every equation to MathML at
+build time, so no page holds raw TeX delimiters or loads a script from the network; the
+whole site is built, checked and screenshot in headless Chromium (slow, CI runs it).
 """
 
+import importlib.util
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -55,3 +61,90 @@ def test_building_models_runs_as_written(tmp_path):
     # both models trained into their run folders, 100 steps each
     for run in ("nn-oscillator", "kuramoto-tiny"):
         assert (tmp_path / "runs" / run / "checkpoints" / "step_00000100").is_dir()
+
+
+def _docs_hooks():
+    spec = importlib.util.spec_from_file_location("_docs_hooks", DOCS / "hooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_theory_page_equations_become_mathml():
+    markdown = pytest.importorskip("markdown", reason="the docs extra is not installed")
+    pytest.importorskip("pymdownx", reason="the docs extra is not installed")
+    pytest.importorskip("latex2mathml", reason="the docs extra is not installed")
+    page = "theory/coherence_gradient.md"
+    html = markdown.markdown(
+        (DOCS / page).read_text(encoding="utf-8"),
+        extensions=["pymdownx.arithmatex", "tables"],
+        extension_configs={"pymdownx.arithmatex": {"generic": True}},
+    )
+    n = html.count('class="arithmatex"')
+    assert n >= 10 and "\\(" in html  # the page has equations, as TeX
+    out = _docs_hooks().render_math(html, page)
+    assert "\\(" not in out and "\\[" not in out
+    assert out.count("<math ") == n
+    assert out.count('display="block"') == html.count('<div class="arithmatex">')
+
+
+def test_math_that_cannot_be_rendered_fails_the_build():
+    pytest.importorskip("latex2mathml", reason="the docs extra is not installed")
+    hooks = _docs_hooks()
+    with pytest.raises(ValueError, match=r"p\.md.*notacommand"):
+        hooks.render_math('<span class="arithmatex">\\(\\notacommand x\\)</span>', "p.md")
+    # the spellings latex2mathml lacks are rewritten, not left raw
+    assert "arg" in hooks.tex_to_mathml("\\arg z", display=False)
+    assert "\\" not in hooks.tex_to_mathml("\\Vert x \\Vert", display=True)
+
+
+def test_site_loads_no_script_from_the_network():
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert "cdn." not in config and "mathjax" not in config.lower().replace(
+        "no mathjax", ""
+    )
+
+
+@pytest.mark.slow
+def test_built_site_has_no_raw_tex_and_renders_in_chromium(tmp_path):
+    pytest.importorskip("mkdocs", reason="the docs extra is not installed")
+    site = tmp_path / "site"
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(site)],
+        cwd=ROOT,
+        env={"PATH": "/usr/bin:/bin", "NO_MKDOCS_2_WARNING": "1"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    pages = list(site.rglob("*.html"))
+    assert len(pages) > 20
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert 'class="arithmatex">\\(' not in text, page
+        assert 'class="arithmatex">\\[' not in text, page
+        assert not re.search(r'<script[^>]+src="https?:', text), page
+    theory = site / "theory" / "kuramoto_identity" / "index.html"
+    assert theory.read_text(encoding="utf-8").count("<math ") > 10
+    chromium = shutil.which("chromium", path="/usr/bin:/bin")
+    if chromium is None:
+        pytest.skip("chromium not installed (apt-get install chromium): no screenshot")
+    shot = tmp_path / "theory.png"
+    subprocess.run(
+        [
+            chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+            "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync",
+            f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1200,900",
+            f"--screenshot={shot}", theory.as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    import matplotlib.image
+
+    pixels = matplotlib.image.imread(shot)[..., :3]
+    ink = (pixels.mean(axis=-1) < 0.5).mean()  # dark pixels: text and equations
+    assert pixels.shape[:2] == (900, 1200) and 0.01 < ink < 0.5

@@ -83,12 +83,13 @@ from .ladder import (
     best_lr,
     check_protocol,
     committed_dir,
+    convergence_record as _converged,
     fetcher,
     ladder_cell,
     next_lr,
+    record_lines,
     rung_budget,
 )
-from .ladder._report import _converged, record_lines
 from .scaling import PAPER, RECIPE, corpus_choice, law
 
 
@@ -161,7 +162,7 @@ class Config:
     train: tuple[str, ...] = ()
 
     def __post_init__(self):
-        from ..models._config import check_d_osc
+        from ..models import check_d_osc
 
         if not self.dims or not self.seeds or not self.lrs:
             raise ValueError("dims, seeds and lrs must be non-empty.")
@@ -349,7 +350,7 @@ def aggregate(config, cells, results, best) -> dict:
 
 
 def _write(config, out: Path, cells, results, best, rebuilt_from=None) -> dict[str, Path]:
-    from .scaling import _plot
+    from .scaling import plot_law as _plot
 
     agg = aggregate(config, cells, results, best)
     payload = {"experiment": NAME, **agg, "paper": PAPER, "rebuilt_from": rebuilt_from,

@@ -15,7 +15,8 @@ $\tan(\varphi/2) = \tan(\varphi_0/2)\, e^{-\|h\| t}$, $\varphi = \angle(z, h)$.
 Files: `_flow.py` (general Lohe flow and its simulation), `_fixed_query.py` (fixed-query
 flow, equilibrium, exact solution, Jacobian), `_settle.py` (its one numerical
 integrator, [`syncattn.lohe.settle`][]), `_attention.py` (couplings, drive, readout
-kernel, row normalisation, readout), `_fused.py` (the masked drive and readout sums
+kernel, row normalisation, readout), `_identities.py` (the attention identities on
+spheres and matrix groups), `_fused.py` (the masked drive and readout sums
 with memory-light VJPs), `_failure.py` (failure odds, the finite-time threshold), `_convergence.py` (predicted and
 measured convergence from uniform starts), `_scale_free.py`
 (scale-free degenerate events: the convex-hull law, the relative threshold), `_noise.py`
@@ -26,6 +27,7 @@ locking).
 from ..sphere import tangent_basis as tangent_basis
 from ._attention import (
     COUPLINGS as COUPLINGS,
+    RELU_EPS as RELU_EPS,
     coupling_weights as coupling_weights,
     drive as drive,
     elu1_feature_map as elu1_feature_map,
@@ -63,6 +65,12 @@ from ._flow import (
 from ._fused import (
     masked_drive as masked_drive,
     readout_sums as readout_sums,
+)
+from ._identities import (
+    matrix_coupling as matrix_coupling,
+    matrix_tangent_update as matrix_tangent_update,
+    sphere_coupling as sphere_coupling,
+    sphere_tangent_update as sphere_tangent_update,
 )
 from ._locking import (
     LockedState as LockedState,
@@ -106,11 +114,16 @@ __all__ = [
     "jacobian_spectrum",
     "readout",
     "COUPLINGS",
+    "RELU_EPS",
     "coupling_weights",
     "elu1_feature_map",
     "readout_features",
     "readout_kernel",
     "normalize_readout",
+    "sphere_tangent_update",
+    "sphere_coupling",
+    "matrix_tangent_update",
+    "matrix_coupling",
     "masked_drive",
     "readout_sums",
     "settle",

@@ -33,7 +33,8 @@ from .._types import (
 
 
 COUPLINGS = ("softplus", "relu", "elu1", "elu1_features")
-RELU_EPS = 1e-3  # the published "relu" coupling: relu(s) + 1e-3
+RELU_EPS = 1e-3
+r"""The floor of the published ``"relu"`` coupling: $\mathrm{relu}(s) + 10^{-3}$."""
 
 
 def _elu1(x):

@@ -61,6 +61,7 @@ from ._build import (
 )
 from ._config import (
     ModelConfig as ModelConfig,
+    check_d_osc as check_d_osc,
     get_config as get_config,
     list_configs as list_configs,
     parse_overrides as parse_overrides,

@@ -5,10 +5,13 @@ r"""Attention layers built from the verified primitives (equinox Modules, unbatc
 * [`OscillatorAttention`][syncattn.nn.OscillatorAttention]: fixed-query oscillator
   attention from [`syncattn.lohe`][] (seed 001), with its physical
   [`Substrate`][syncattn.nn.Substrate] (noise, mismatch, disorder, finite settling,
-  quantised readout; [`with_substrate`][syncattn.nn.with_substrate]);
+  quantised readout; [`with_substrate`][syncattn.nn.with_substrate]; a model block
+  calls it through [`call_in_model`][syncattn.nn.call_in_model]);
 * [`SoftmaxAttention`][syncattn.nn.SoftmaxAttention], [`SwiGLU`][syncattn.nn.SwiGLU],
   [`RMSNorm`][syncattn.nn.RMSNorm]: the RoPE + SwiGLU baseline
-  ([`softmax_projections`][syncattn.nn.softmax_projections]: its rotated q, k, v);
+  ([`softmax_projections`][syncattn.nn.softmax_projections]: its rotated q, k, v;
+  [`perturbed_softmax`][syncattn.nn.perturbed_softmax]: the softmax analogue of a
+  substrate's mismatch and readout bits);
 * [`PhaseEmbedding`][syncattn.nn.PhaseEmbedding], [`AngleSwiGLU`][syncattn.nn.AngleSwiGLU],
   [`PrototypeReadout`][syncattn.nn.PrototypeReadout]: the phase model's other pieces;
 * [`rope`][syncattn.nn.rope], [`rope_frequencies`][syncattn.nn.rope_frequencies]: rotary
@@ -32,11 +35,16 @@ from ._phase_blocks import (
     PrototypeReadout as PrototypeReadout,
 )
 from ._rope import rope as rope, rope_frequencies as rope_frequencies
+from ._softmax_analogue import perturbed_softmax as perturbed_softmax
 from ._softmax_attention import (
     SoftmaxAttention as SoftmaxAttention,
     softmax_projections as softmax_projections,
 )
-from ._substrate import Substrate as Substrate, with_substrate as with_substrate
+from ._substrate import (
+    Substrate as Substrate,
+    call_in_model as call_in_model,
+    with_substrate as with_substrate,
+)
 
 
 __all__ = [
@@ -44,6 +52,8 @@ __all__ = [
     "OscillatorAttention",
     "Substrate",
     "with_substrate",
+    "call_in_model",
+    "perturbed_softmax",
     "SoftmaxAttention",
     "softmax_projections",
     "SwiGLU",

@@ -58,17 +58,23 @@ from ._classify import (
     SVA_METRICS as SVA_METRICS,
     evaluate_sva as evaluate_sva,
     fit_classifier as fit_classifier,
+    mean_float32 as mean_float32,
     sva_metrics as sva_metrics,
     sva_task as sva_task,
     verb_bce_loss as verb_bce_loss,
 )
-from ._config import TrainConfig as TrainConfig, parse_overrides as parse_overrides
+from ._config import (
+    TrainConfig as TrainConfig,
+    parse_overrides as parse_overrides,
+    run_overrides as run_overrides,
+)
 from ._files import RunBusy as RunBusy
 from ._load import eval_run as eval_run, load_run as load_run, sample_run as sample_run
 from ._loop import (
     TrainingDiverged as TrainingDiverged,
     TrainingInterrupted as TrainingInterrupted,
     fit as fit,
+    held_run_folder as held_run_folder,
     read_log as read_log,
 )
 from ._optim import lr_schedule as lr_schedule, make_optimizer as make_optimizer
@@ -110,6 +116,7 @@ __all__ = [
     "SVA_METRICS",
     "evaluate_sva",
     "fit_classifier",
+    "mean_float32",
     "sva_metrics",
     "sva_task",
     "Task",
@@ -131,11 +138,13 @@ __all__ = [
     "save_checkpoint",
     "TrainConfig",
     "parse_overrides",
+    "run_overrides",
     "TrainingDiverged",
     "TrainingInterrupted",
     "count_parameters",
     "evaluate",
     "fit",
+    "held_run_folder",
     "read_log",
     "lr_schedule",
     "make_optimizer",

@@ -184,7 +184,7 @@ def _group_fields(spec: Any) -> Any:
 
 
 def _model_config_class():
-    from ..models._config import ModelConfig
+    from ..models import ModelConfig
 
     return ModelConfig
 

@@ -254,7 +254,7 @@ def validate_run(spec: RunSpec, corpus) -> tuple[Any, TrainConfig]:
     Raises:
         ValueError: the first failed check, naming the setting and its range.
     """
-    from ..data._sampler import require_window
+    from ..data import require_window
 
     mcfg, tcfg, preset = spec.model, spec.train, spec.preset
     if mcfg.task != "lm":
@@ -274,12 +274,26 @@ def validate_run(spec: RunSpec, corpus) -> tuple[Any, TrainConfig]:
             f"{corpus.vocab_size}."
         )
     name = spec.data.get("name", corpus.name)
-    require_window(corpus.train, tcfg.seq_len, f"the training split of corpus {name!r}")
+    source = _corpus_source(corpus)
+    require_window(corpus.train, tcfg.seq_len, f"the training split of corpus {name!r}",
+                   source=source)  # fmt: skip
     require_window(
         corpus.val, tcfg.seq_len, f"the validation split of corpus {name!r}",
-        hint="a larger validation split (data.val_fraction=...)",
+        hint="a larger validation split (data.val_fraction=...)", source=source,
     )
     return mcfg, tcfg
+
+
+def _corpus_source(corpus) -> str:
+    """Where `corpus` came from and its size, for the errors of a split too short: its
+    ``source`` (a text corpus: the file) and, for a byte stream, its length in bytes
+    (one token each) and the size of each split."""
+    if corpus.kind != "byte":
+        return corpus.source
+    sizes = {s: getattr(corpus, s).size for s in ("train", "val", "test")
+             if getattr(corpus, s) is not None}  # fmt: skip
+    split = ", ".join(f"{n:,} {s}" for s, n in sizes.items())
+    return f"{corpus.source}, {sum(sizes.values()):,} bytes = tokens ({split})"
 
 
 def _build_model(config, seed: int):

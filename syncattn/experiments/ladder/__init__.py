@@ -104,8 +104,10 @@ from ._report import (
     PAPER as PAPER,
     PREDICT_AT as PREDICT_AT,
     _converged as _converged,
+    _converged as convergence_record,  # noqa: F401  (public: dosc_law's cells too)
     _write,
     aggregate as aggregate,
+    record_lines as record_lines,
     summary as summary,
 )
 
