@@ -285,19 +285,20 @@ def test_auto_trains_within_the_budget_on_a_mocked_clock(tmp_path, small_text, t
 
 @pytest.mark.slow
 def test_minutes_keeps_a_real_budget(tmp_path, small_text):
-    """The wall time of ``syncattn train --minutes 2`` (tiny Kuramoto model, a real
-    clock, a new process) within 10 % of 2 minutes (on a machine whose load holds
-    still: the warm-up's throughput is taken to last)."""
+    """The wall time of ``syncattn train --minutes 3`` (tiny softmax model, a real clock,
+    a new process) within 10 % of 3 minutes, on a machine whose load holds still (the
+    warm-up's throughput is taken to last; on 2 cores at load 15-20 compiling alone
+    takes over a minute)."""
     run = tmp_path / "run"
     root = Path(__file__).resolve().parents[2]
     t0 = time.monotonic()
     done = subprocess.run(
-        [sys.executable, "-c", "from syncattn.cli import main; main()", "train", "--model",
-         "kuramoto", "--config", "tiny", "--minutes", "2", "--data", "text", "--data-path",
-         str(small_text), "--out", str(run), "--quiet"],
-        cwd=root, capture_output=True, text=True, timeout=600,
+        [sys.executable, "-c", "import sys; from syncattn.cli import main; sys.exit(main())",
+         "train", "--model", "softmax", "--config", "tiny", "--minutes", "3", "--data", "text",
+         "--data-path", str(small_text), "--out", str(run), "--quiet"],
+        cwd=root, capture_output=True, text=True, timeout=900,
     )  # fmt: skip
     wall = time.monotonic() - t0
     assert done.returncode == 0, done.stderr
-    assert 0.9 * 120 <= wall <= 1.1 * 120, (wall, done.stderr)
-    assert json.loads((run / "config.json").read_text())["budget"]["minutes"] == 2
+    assert 0.9 * 180 <= wall <= 1.1 * 180, (wall, done.stderr)
+    assert json.loads((run / "config.json").read_text())["budget"]["minutes"] == 3
