@@ -108,3 +108,13 @@ def test_shape_for_params_is_the_closest_multiple_of_16():
     assert models.config_params(cfg) == shape["params"]["oscillator"]
     with pytest.raises(ValueError, match="target"):
         models.shape_for_params(0)
+
+
+def test_shape_for_params_is_the_ladders_rung_rule():
+    """One rule: the ladder's rungs (its families) and the models' size rule agree."""
+    from syncattn.experiments import ladder
+
+    for target in (12_000, 50_000):
+        rung, shape = ladder.rung_shape(target), models.shape_for_params(target)
+        for key in ("d_model", "n_layers", "n_heads", "d_ff", "params"):
+            assert rung[key] == shape[key], key
