@@ -43,6 +43,7 @@ from ._matrices import (
     skew as skew,
 )
 from ._observables import (
+    _order_parameter as _order_parameter,
     inner as inner,
     lift as lift,
     order_parameter as order_parameter,

@@ -21,6 +21,8 @@ r"""Training: optimiser and schedule, the compiled step, data parallelism, check
 * [`syncattn.training.count_parameters`][], [`syncattn.training.cast_floating`][]:
   the parameter count and the floating-point cast of a model.
 * [`syncattn.training.generate`][]: autoregressive sampling.
+* [`syncattn.training.budget_spec`][], [`syncattn.training.plan_steps`][]: a run sized
+  to a time budget (``syncattn train --minutes M [--config auto]``).
 * [`syncattn.training.train_run`][] and friends: run folders (config.json,
   log.jsonl, checkpoints/, samples.txt, revision) behind ``syncattn train``,
   ``eval``, ``sample`` and ``report``; [`syncattn.training.validate_run`][] checks a
@@ -31,6 +33,17 @@ r"""Training: optimiser and schedule, the compiled step, data parallelism, check
 from .._trees import (
     cast_floating as cast_floating,
     count_parameters as count_parameters,
+)
+from ._budget import (
+    TOKENS_PER_PARAM as TOKENS_PER_PARAM,
+    StepCosts as StepCosts,
+    auto_lr as auto_lr,
+    budget_spec as budget_spec,
+    measure_costs as measure_costs,
+    next_size as next_size,
+    plan_steps as plan_steps,
+    planned_seconds as planned_seconds,
+    process_age as process_age,
 )
 from ._checkpoint import (
     CheckpointError as CheckpointError,
@@ -109,6 +122,15 @@ __all__ = [
     "Task",
     "language_model_task",
     "verb_bce_loss",
+    "TOKENS_PER_PARAM",
+    "StepCosts",
+    "auto_lr",
+    "budget_spec",
+    "measure_costs",
+    "next_size",
+    "plan_steps",
+    "planned_seconds",
+    "process_age",
     "CheckpointError",
     "list_checkpoints",
     "list_quarantined",

@@ -77,6 +77,8 @@ class RunSpec:
         data: the corpus: ``name``, ``path``, ``options``, ``kind``, ``vocab_size``.
         train: the [`syncattn.training.TrainConfig`][].
         preset: the ``--config`` name the model came from (default: ``model.name``).
+        budget: the plan of a ``--minutes`` run (`syncattn.training.budget_spec`), or
+            ``None``; written to ``config.json``, not compared on resume.
 
     ``model`` and ``train`` may also be given as the dicts of a ``config.json``
     (``model`` with its ``preset`` key); they are then constructed (and validated)
@@ -87,6 +89,7 @@ class RunSpec:
     data: dict[str, Any]
     train: Any  # a TrainConfig (or its config.json dict)
     preset: str | None = None
+    budget: dict[str, Any] | None = None
 
     def __post_init__(self):
         if isinstance(self.model, Mapping):
@@ -101,12 +104,14 @@ class RunSpec:
             object.__setattr__(self, "preset", self.model.name)
 
     def to_json(self) -> dict[str, Any]:
-        """The ``config.json`` sections: ``model`` (with ``preset``), ``data``, ``train``."""
-        return {
+        """The ``config.json`` sections: ``model`` (with ``preset``), ``data``, ``train``
+        (and ``budget``, when planned)."""
+        out = {
             "model": {"preset": self.preset, **dataclasses.asdict(self.model)},
             "data": self.data,
             "train": self.train.to_dict(),
         }
+        return out | ({"budget": self.budget} if self.budget is not None else {})
 
 
 def _model_config_class():
@@ -229,7 +234,8 @@ def read_config(run_dir: str | os.PathLike) -> RunSpec:
         for key in ("name", "kind"):
             if key not in raw["data"]:
                 raise ValueError(f"data has no {key!r}")
-        spec = RunSpec(model=raw["model"], data=raw["data"], train=raw["train"])
+        spec = RunSpec(model=raw["model"], data=raw["data"], train=raw["train"],
+                       budget=raw.get("budget"))
     except (TypeError, ValueError) as e:
         raise RunFolderError(f"{path} holds an invalid run config ({e}). {what_to_do}") from None
     return spec

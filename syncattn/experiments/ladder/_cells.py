@@ -7,16 +7,17 @@ import math
 import statistics
 from pathlib import Path
 
+from ... import models
 from .._common import layered_overrides
 from .._grid import TrainCell, train_cell
 from .._protocol import CellResult, Family, at_best, budget, schedule
 
 
 NAME = "ladder"
-HEAD_WIDTH = 16
-FF_RATIO = 2.75
-DEPTHS = ((30_000, 1), (140_000, 2), (280_000, 3), (3_000_000, 4))
-"""``(upper bound on the target, depth)``; above the last bound, depth 6."""
+HEAD_WIDTH, FF_RATIO, DEPTHS = models.HEAD_WIDTH, models.FF_RATIO, models.DEPTHS
+"""The size rule's constants (`syncattn.models.shape_for_params`, the rule for one
+attention, which ``syncattn train --config auto`` uses; ``rung_shape`` applies it to
+families)."""
 FAMILIES = (Family("kuramoto", "kuramoto", "Kuramoto", ff_ratio=FF_RATIO),
             Family("softmax", "softmax", "RoPE + SwiGLU"))
 """The ladder's families: the first is the reference (its count sets the rung's width),
@@ -28,8 +29,9 @@ MODELS = tuple(f.name for f in FAMILIES)
 
 
 def rung_depth(target: int) -> int:
-    """Depth $L$ of the rung with target count `target` (``DEPTHS``; 6 above 3 M)."""
-    return next((L for bound, L in DEPTHS if target <= bound), 6)
+    """Depth $L$ of the rung with target count `target`
+    ([`syncattn.models.depth_for_params`][]: ``DEPTHS``; 6 above 3 M)."""
+    return models.depth_for_params(target)
 
 
 def _ff(ratio: float, d: int) -> int:
@@ -38,8 +40,6 @@ def _ff(ratio: float, d: int) -> int:
 
 @functools.lru_cache(maxsize=256)
 def _count(family: Family, d: int, L: int, ff: int, vocab: int = 256) -> int:
-    from ... import models
-
     return models.config_params(models.get_config(
         "1m", attention=family.attention, d_model=d, n_layers=L, n_heads=d // HEAD_WIDTH,
         d_ff=ff, vocab_size=vocab, **dict(family.model)))  # fmt: skip
