@@ -38,7 +38,7 @@ from ._checks import (
     check_scalar_range,
     is_concrete,
 )
-from ._types import Array, Complex, Float, Int
+from ._types import Array, Float, Inexact, Int
 
 
 __all__ = [
@@ -86,7 +86,8 @@ class Solution(eqx.Module):
         states: states at `ts`, shape `(S, *batch, n)` (phases) or `(S, *batch, n, d)`
             (unit vectors); `None` when the flow was asked not to keep them.
         order: the order parameter $Z$ at `ts`: complex `(S, *batch)` for Kuramoto,
-            real `(S, *batch, d)` for Lohe.
+            real `(S, *batch, d)` for Lohe, the mean matrix `(S, *batch, n, n)` for
+            the matrix Lohe flow ([`syncattn.lohe.matrix_simulate`][]).
         r: its modulus $r = |Z|$ ($R$ for Kuramoto, $\rho$ for Lohe), `(S, *batch)`.
         final: the state at $t_1$, shape `(*batch, n)` or `(*batch, n, d)`.
         num_steps: accepted solver steps (exp-map stepping: the steps taken).
@@ -97,7 +98,9 @@ class Solution(eqx.Module):
 
     ts: Float[Array, " S"]
     states: Array | None
-    order: Complex[Array, " S *batch"] | Float[Array, " S *batch d"]
+    # Kuramoto (S, *batch) complex, Lohe (S, *batch, d), matrix Lohe (S, *batch, n, n):
+    # one loose annotation (a union would bind *batch to the first alternative that fits)
+    order: Inexact[Array, " S ..."]
     r: Float[Array, " S *batch"]
     final: Array
     num_steps: Int[Array, ""]

@@ -83,6 +83,16 @@ def test_wheel_ships_the_proofs_inside_the_package_only(wheel):
     assert {"syncattn/_proofs/__init__.py", "syncattn/_proofs/_harness.py"} <= set(
         names
     )
+    # the Coq proofs ship as sources only (docs/coq.md), never their build products
+    coq = ROOT / "proofs" / "coq"
+    coq_source = sorted(p.name for p in coq.glob("*.v")) + ["_CoqProject", "build.sh"]
+    coq_shipped = [
+        n.removeprefix("syncattn/_proofs/coq/")
+        for n in names
+        if n.startswith("syncattn/_proofs/coq/")
+    ]
+    assert sorted(coq_shipped) == sorted(coq_source) and len(coq_source) >= 11
+    assert not [n for n in names if n.endswith((".vo", ".glob", ".pyc"))]
 
 
 @pytest.mark.slow

@@ -20,6 +20,7 @@ from ._load import CORPUS_NAMES as CORPUS_NAMES, load_corpus as load_corpus
 from ._sampler import (
     eval_batches as eval_batches,
     num_eval_windows as num_eval_windows,
+    require_window as require_window,
     sample_batch as sample_batch,
 )
 from ._tokenize import tokenize as tokenize
@@ -33,6 +34,7 @@ __all__ = [
     "eval_batches",
     "load_corpus",
     "num_eval_windows",
+    "require_window",
     "sample_batch",
     "sva",
     "tokenize",

@@ -111,17 +111,29 @@ def sample_batch(
     return np.asarray(tokens[index], dtype=np.int32)
 
 
-def require_window(tokens, seq_len: int, what: str, *, hint: str = "more data") -> int:
+def require_window(
+    tokens, seq_len: int, what: str, *, hint: str = "more data", source: str = ""
+) -> int:
     r"""Check that `tokens` holds at least one window of ``seq_len + 1`` ids; return the
     number of evaluation windows ([`num_eval_windows`][syncattn.data.num_eval_windows]).
 
-    A 1-D stream of $n$ ids needs $n \ge L + 1$ (then both `sample_batch` and
-    `eval_batches` have a window); a 2-D chunk array needs rows of $L + 1$ ids.
-    Training calls it on the training and validation splits before it writes
-    anything.
+    A 1-D stream of $n$ ids needs $n \ge L + 1$, i.e. more than $L$ = `seq_len` ids
+    (then both `sample_batch` and `eval_batches` have a window), and has
+    $\lfloor (n - 1)/L \rfloor$ evaluation windows; a 2-D chunk array needs rows of
+    $L + 1$ ids. Training calls it on the training and validation splits before it
+    writes anything.
+
+    Args:
+        tokens: the split, a 1-D stream or 2-D chunk rows.
+        seq_len: the window length $L \ge 1$.
+        what: the split's name in the error (``"the training split of corpus 'text'"``).
+        hint: the other remedy the error suggests, after a shorter `seq_len`.
+        source: where the split came from (the file and its size), appended to the
+            error.
 
     Raises:
-        ValueError: ``"{what} has n tokens, fewer than one window ..."``.
+        ValueError: ``"{what} has n tokens, fewer than one window of seq_len + 1 ...
+            The corpus: {source}."``.
     """
     tokens = _check_tokens(tokens)
     if tokens.ndim == 2:
@@ -132,7 +144,8 @@ def require_window(tokens, seq_len: int, what: str, *, hint: str = "more data") 
     if n < seq_len + 1:
         raise ValueError(
             f"{what} has {n:,} tokens, fewer than one window of seq_len + 1 = "
-            f"{seq_len + 1:,}; use a shorter seq_len (now {seq_len}), {hint}."
+            f"{seq_len + 1:,} (a split must hold more than seq_len = {seq_len:,} tokens); "
+            f"use a shorter seq_len or {hint}." + (f" The corpus: {source}." if source else "")
         )
     return (n - 1) // seq_len
 

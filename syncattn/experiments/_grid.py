@@ -61,8 +61,9 @@ def cell_overrides(*layers: Iterable[str] | Mapping[str, Any]) -> dict[str, Any]
     key replacing an earlier one's.
 
     Each layer is resolved to its groups and typed by
-    `syncattn.training._config.run_overrides` (the parser of ``syncattn train``), so a
-    key given twice within one layer (also as ``lr`` and ``train.lr``) is an error;
+    [`run_overrides`][syncattn.training.run_overrides] (the parser of ``syncattn
+    train``), so a key given twice within one layer (also as ``lr`` and ``train.lr``)
+    is an error;
     the layers are the experiment's own choices stacked in a fixed order (recipe, the
     cell's settings, the config's ``train``), so across layers a repeated key is a
     deliberate refinement.
@@ -72,7 +73,7 @@ def cell_overrides(*layers: Iterable[str] | Mapping[str, Any]) -> dict[str, Any]
             within one layer.
     """
     # training imports JAX (heavy): only when cells are built
-    from ..training._config import run_overrides
+    from ..training import run_overrides
 
     merged: dict[str, Any] = {}
     for layer in layers:

@@ -32,7 +32,7 @@ tables and the plot from such a folder alone.
 ``"softmax-frozen-wv"``: $W_V$ frozen at its random initialisation; ``"oscillator-l3"``,
 ``"oscillator-l4"``: seed 001's Appendix C ablations); every pair of arms in its
 ``COMPARISONS`` gets the paired differences of the hard and overall accuracy with
-Student-t intervals. A run whose committed folder is not the cohort's adopts the
+Student-t intervals. A run with a committed folder other than the cohort's adopts the
 cohort's base cells (``oscillator``, ``softmax``) from
 ``results/experiments/agreement/agreement-full`` when their settings are the same.
 
@@ -43,29 +43,28 @@ Paper: 5 seeds, hard accuracy 97.38 ± 0.33 (oscillator) vs 92.11 ± 7.87 (softm
 from __future__ import annotations
 
 import dataclasses
-import shutil
 from pathlib import Path
 
 import numpy as np
 
+from . import _protocol as protocol
 from ._common import (
     describe_values,
     fmt_mean_std,
     new_figure,
     recipe_fields,
     save_figure,
-    start_run,
     write_csv,
     write_json,
 )
 from ._grid import RESULT, Grid
+from ._protocol import CellResult, committed_dir
 from ._variants import (
     COMPARISONS,
     check_models,
     paired as paired_difference,
     variant_fields,
 )
-from .ladder import committed_dir, fetcher
 
 
 __all__ = ["Config", "SVARecipe", "SVACell", "sva_cell", "sva_fit", "sva_splits", "cells", "run",
@@ -229,12 +228,13 @@ def aggregate(config: Config, cell_list, results) -> dict:
 
     rows, missing = [], []
     for c, r in zip(cell_list, results, strict=True):
+        r = CellResult.of(r)
         v = r.get("val")
-        if r.get("status") != "ok" or not v:
+        if not r.ok or not v:
             missing.append(c.name)
             continue
         rows.append({
-            "model": c.model, "seed": c.seed, "status": r.get("status"),
+            "model": c.model, "seed": c.seed, "status": r.status.value,
             "acc_all": 100 * v["acc_all"], "acc_simple": 100 * v["acc_simple"],
             "acc_hard": 100 * v["acc_hard"], "failed": bool(v["failed"]),
         })  # fmt: skip
@@ -320,24 +320,17 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
     """Train the grid (resuming; adopting committed cells), write config.json,
     results.json, runs.csv, agreement.png (and, with ``export``, the cells, and at the
     full size the tables, into the committed folder)."""
-    out, grid, files = start_run(config, out, NAME, size, grid, progress)
-    cell_list = cells(config)
-    dst = _committed(config, size)
-    tables = dst is not None and config.export and size == "full"
-    if tables:  # the settings first: a partial folder rebuilds
-        dst.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(files["config"], dst / "config.json")
-    base = _cohort(config) if config.committed is not None else None
-    if base is not None and base != dst and (base / "runs").is_dir():  # the cohort's cells
-        fetcher(grid, out / "runs", None, sva_cell, NAME, adopt_from=base)(
-            [c for c in cell_list if _same_settings(c, base / "runs" / c.name / RESULT)])
-    fetch = fetcher(grid, out / "runs", dst if config.export else None, sva_cell, NAME,
-                    adopt_from=dst)  # fmt: skip
-    files |= _write(config, out, cell_list, fetch(cell_list))
-    if tables:
-        for f in files.values():
-            shutil.copyfile(f, dst / Path(f).name)
-    return files
+
+    def body(fetch, out, grid, dst):
+        cell_list = cells(config)
+        base = _cohort(config) if config.committed is not None else None
+        if base is not None and base != dst and (base / "runs").is_dir():  # the cohort's cells
+            protocol.fetcher(grid, out / "runs", None, sva_cell, NAME, adopt_from=base)(
+                [c for c in cell_list if _same_settings(c, base / "runs" / c.name / RESULT)])
+        return _write(config, out, cell_list, fetch(cell_list))
+
+    return protocol.run(config, out, NAME, sva_cell, body, grid=grid, progress=progress,
+                        size=size, dst=_committed(config, size), tables=size == "full")
 
 
 def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
@@ -349,16 +342,11 @@ def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
     """
     import sys
 
-    from ._common import write_experiment_config
-    from ._from_results import committed_config, committed_results
+    def body(config, fetch, src, out):
+        cell_list = cells(config)
+        return _write(config, out, cell_list, fetch(cell_list), rebuilt_from=str(src))
 
-    config, raw = committed_config(sys.modules[__name__], src)
-    src, out = Path(src), Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    cell_list = cells(config)
-    files = {"config": write_experiment_config(config, out, NAME, raw.get("size"))}
-    return files | _write(config, out, cell_list, committed_results(src, cell_list),
-                          rebuilt_from=str(src))
+    return protocol.rebuild(sys.modules[__name__], src, out, body)
 
 
 def _plot(config, agg, path):

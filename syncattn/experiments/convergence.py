@@ -75,7 +75,7 @@ class Config(ReusedRecipe):
 
     def __post_init__(self):
         # models imports JAX (heavy): only when a config is built
-        from ..models._config import check_d_osc
+        from ..models import check_d_osc
 
         if not self.dims:
             raise ValueError("dims must be non-empty.")

@@ -68,40 +68,31 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import shutil
 from pathlib import Path
 
-from ._common import (
-    layered_overrides,
-    start_run,
-    write_csv,
-    write_experiment_config,
-    write_json,
-)
+from . import _protocol as protocol
+from ._common import layered_overrides, write_csv, write_json
 from ._grid import Grid, TrainCell
-from .ladder import (
-    best_lr,
-    check_protocol,
-    committed_dir,
-    fetcher,
-    ladder_cell,
-    next_lr,
-    rung_budget,
-)
-from .ladder._report import _converged, record_lines
+from ._protocol import Family, ProtocolConfig, budget as protocol_budget, record_lines
+from .ladder import ladder_cell
 from .scaling import PAPER, RECIPE, corpus_choice, law
 
 
 __all__ = ["Config", "run", "rebuild", "summary", "aggregate", "budget", "cell", "dosc_cell",
-           "budget_params", "PAPER"]  # fmt: skip
+           "budget_params", "PAPER", "FAMILIES"]  # fmt: skip
 
 NAME = "dosc_law"
-FAMILIES = ("oscillator", "softmax")
+FAMILIES = (Family("oscillator", "oscillator"), Family("softmax", "softmax"))
+"""The law's families: the oscillator LM (swept at ``sweep_dim``, $p = 1$; its lr then
+serves every $d_{osc}$ and $p$) and softmax."""
 
 
 @dataclasses.dataclass(frozen=True)
-class Config:
-    """The d_osc law's settings.
+class Config(ProtocolConfig):
+    """The d_osc law's settings: the protocol's
+    ([`ProtocolConfig`][syncattn.experiments._protocol.ProtocolConfig]: ``lrs``,
+    ``extend``, ``seeds``, the budget, the schedule, the convergence record, the
+    intervals, ``committed``, ``export``, ``train``) and these.
 
     Attributes:
         dims: oscillator dimensions $d_{osc}$ of the law ($p = 1$).
@@ -109,69 +100,44 @@ class Config:
         p_values: readout exponents at `p_dim` ($p = 1$ is the law's cell).
         p_dim: the $d_{osc}$ of the $p$ sweep.
         sweep_dim: the $d_{osc}$ at which the oscillator family's lr is swept.
-        lrs: the lr sweep (peak lr); extended past an edge at most `extend` times.
-        extend: see `lrs`.
         d_model, n_layers, n_heads, d_ff, vocab_size: the model shape and vocabulary.
-        tokens_per_param: $\\kappa$ in $D = \\kappa N$ ($N$ non-embedding, softmax).
         batch_size: rows per step.
         seq_len: predicted tokens per row (49 for the word corpora's 50-word rows): the
             budget's $T$.
-        warmup_fraction: warm-up steps as a fraction of $S$.
-        evals: evaluations during training ($S$ is a multiple of it).
-        eval_batches: validation batches of those evaluations.
         final_batches: batches of the final validation and test scores (``None``: the
             whole splits).
-        window, tol: the convergence record (fell by < `tol` over the last `window`).
-        n_boot, boot_seed, confidence: the bootstrap of the fit.
         data, data_path: the corpus (as experiment 5's: ``"auto"`` is embedded-words
             without a path, WikiText-2 or TinyStories with one).
-        committed: the folder of committed results (``"auto"``, a path or ``None``).
-        export: write each finished cell into `committed`.
-        train: further ``key=value`` overrides of every cell.
     """
 
-    dims: tuple[int, ...] = (2, 4, 8, 16, 32)
+    # the protocol's fields whose defaults differ here
     seeds: tuple[int, ...] = (0, 1)
+    batch_size: int = 32
+    seq_len: int = 49
+    final_batches: int | None = None
+    # the law's own
+    dims: tuple[int, ...] = (2, 4, 8, 16, 32)
     p_values: tuple[int, ...] = (2, 4)
     p_dim: int = 8
     sweep_dim: int = 8
-    lrs: tuple[float, ...] = (1e-3, 3e-3, 1e-2)
-    extend: int = 2
     d_model: int = 56
     n_layers: int = 2
     n_heads: int = 4
     d_ff: int = 224
     vocab_size: int = 2000
-    tokens_per_param: float = 20.0
-    batch_size: int = 32
-    seq_len: int = 49
-    warmup_fraction: float = 0.05
-    evals: int = 10
-    eval_batches: int = 10
-    final_batches: int | None = None
-    window: float = 0.2
-    tol: float = 0.01
-    n_boot: int = 2000
-    boot_seed: int = 0
-    confidence: float = 0.95
-    data: str = "auto"
-    data_path: str | None = None
-    committed: str | None = "auto"
-    export: bool = False
-    train: tuple[str, ...] = ()
 
     def __post_init__(self):
-        from ..models._config import check_d_osc
+        from ..models import check_d_osc
 
-        if not self.dims or not self.seeds or not self.lrs:
-            raise ValueError("dims, seeds and lrs must be non-empty.")
+        if not self.dims:
+            raise ValueError("dims must be non-empty.")
         for d in self.dims:
             check_d_osc(d, "each of dims")
         check_d_osc(self.p_dim, "p_dim")
         check_d_osc(self.sweep_dim, "sweep_dim")
         if any(p < 1 for p in self.p_values):
             raise ValueError(f"p_values must be >= 1; got {self.p_values}.")
-        check_protocol(self)
+        super().__post_init__()
 
     @classmethod
     def smoke(cls) -> Config:
@@ -222,7 +188,7 @@ def budget(config) -> dict:
     """``{"params", "tokens", "target_tokens", "steps", "warmup_steps", "eval_every"}``
     of every cell."""
     n = budget_params(config)
-    return {"params": n} | rung_budget(config, n)
+    return {"params": n} | protocol_budget(config, n)
 
 
 def cell(config, model: str, lr: float, seed: int, d: int | None = None, p: int = 1) -> TrainCell:
@@ -232,11 +198,8 @@ def cell(config, model: str, lr: float, seed: int, d: int | None = None, p: int 
     settings = {
         "model.d_model": config.d_model, "model.n_layers": config.n_layers,
         "model.n_heads": config.n_heads, "model.d_ff": config.d_ff,
-        "data.vocab_size": config.vocab_size, "train.batch_size": config.batch_size,
-        "train.lr": float(lr), "train.warmup_steps": b["warmup_steps"],
-        "train.eval_every": b["eval_every"], "train.eval_batches": config.eval_batches,
-        "train.ckpt_every": 2 * b["eval_every"], "train.log_every": max(1, b["eval_every"] // 4),
-    }  # fmt: skip
+        "data.vocab_size": config.vocab_size,
+    } | protocol.schedule(config, b, lr, logs_per_eval=4)  # fmt: skip
     if model == "softmax":
         name = f"softmax-lr{lr:g}-seed{seed}"
     else:
@@ -259,33 +222,21 @@ def _family_cell(config, family: str, lr: float) -> TrainCell:
     return cell(config, family, lr, config.seeds[0], d)
 
 
-def _walk(config, fetch) -> tuple[list[TrainCell], list[dict], dict]:
+def _law_cells(config, family: str, lr: float, seed: int) -> list[TrainCell]:
+    if family == "softmax":
+        return [cell(config, "softmax", lr, seed)]
+    return [cell(config, "oscillator", lr, seed, d) for d in config.dims]
+
+
+def _walk(config, fetch) -> tuple[list[TrainCell], list, dict]:
     """Every cell in order (module docstring): `fetch(cells)` returns their results."""
-    order = [(f, lr) for lr in config.lrs for f in FAMILIES]
-    cells = [_family_cell(config, f, lr) for f, lr in order]
-    results = fetch(cells)
-    tried = {f: {lr: r for (g, lr), r in zip(order, results, strict=True) if g == f} for f in FAMILIES}
-    for f in FAMILIES:
-        for _ in range(config.extend):
-            lr = next_lr(config.lrs, tried[f], best_lr(config, tried[f], "loss"))
-            if lr is None:
-                break
-            c = _family_cell(config, f, lr)
-            cells.append(c)
-            results += fetch([c])
-            tried[f][lr] = results[-1]
-    best = {f: best_lr(config, tried[f], "loss") for f in FAMILIES}
-    more = []
-    for s in config.seeds:
-        if best["oscillator"] is not None:
-            more += [cell(config, "oscillator", best["oscillator"], s, d) for d in config.dims]
-        if best["softmax"] is not None:
-            more.append(cell(config, "softmax", best["softmax"], s))
+    cells, results, _, best = protocol.sweep(
+        config, FAMILIES, lambda f, lr: _family_cell(config, f.name, lr), fetch, metric="loss")
+    more = protocol.at_best(FAMILIES, best, config.seeds,
+                            lambda f, lr, s: _law_cells(config, f.name, lr, s), skip=cells)
     if best["oscillator"] is not None:
         more += [cell(config, "oscillator", best["oscillator"], s, config.p_dim, p)
                  for s in config.seeds for p in config.p_values if p != 1]  # fmt: skip
-    names = {c.name for c in cells}
-    more = [c for c in more if c.name not in names]
     cells += more
     results += fetch(more) if more else []
     return cells, results, best
@@ -294,29 +245,14 @@ def _walk(config, fetch) -> tuple[list[TrainCell], list[dict], dict]:
 # --------------------------------------------------------------------------- outputs
 
 
-def _score(res: dict | None, split: str, key: str = "ppl") -> float:
-    if not res or res.get("status") != "ok" or key not in res.get(split, {}):
-        return math.nan
-    return float(res[split][key])
-
-
 def aggregate(config, cells, results, best) -> dict:
     """Per cell its scores and convergence record; the lr sweep; the law on the test
     and the validation split."""
-    rows = []
-    for c, r in zip(cells, results, strict=True):
-        conv = _converged(config, r, "loss")
-        conv_ppl = _converged(config, r, "ppl")
-        rows.append({
-            "cell": c.name, "model": c.model, "d_osc": c.overrides.get("model.d_osc"),
-            "p": c.overrides.get("model.p"), "lr": c.overrides["train.lr"], "seed": c.seed,
-            "status": r.get("status"), "params": r.get("params"), "steps": c.steps,
-            "val_loss": _score(r, "val", "loss"), "val_ppl": _score(r, "val"),
-            "test_ppl": _score(r, "test"), "tokens_per_s": r.get("tokens_per_s"),
-            "wall_s": r.get("wall_s"), "improvement": conv and conv["improvement"],
-            "improvement_ppl": conv_ppl and conv_ppl["improvement"],
-            "converged": conv and conv["converged"],
-        })  # fmt: skip
+    rows = [protocol.cell_row(config, c, r, {"model": c.model, "d_osc": c.overrides.get("model.d_osc"),
+                                             "p": c.overrides.get("model.p")},
+                              {"val_loss": ("val", "loss"), "val_ppl": ("val", "ppl"),
+                               "test_ppl": ("test", "ppl")}, "loss", also=("ppl",))
+            for c, r in zip(cells, results, strict=True)]  # fmt: skip
     by = {(w["model"], w["d_osc"], w["p"], w["lr"], w["seed"]): w for w in rows}
 
     def per_seed(split, model, d=None, p=None):
@@ -329,27 +265,20 @@ def aggregate(config, cells, results, best) -> dict:
                           per_seed(split, "softmax"),
                           {p: per_seed(split, "oscillator", config.p_dim, p)
                            for p in config.p_values if p != 1})  # fmt: skip
-    sweep = {f: {f"{w['lr']:g}": w["val_loss"] for w in sorted(rows, key=lambda w: w["lr"])
-                 if w["seed"] == config.seeds[0] and w["model"] == f
-                 and (f == "softmax" or (w["d_osc"], w["p"]) == (config.sweep_dim, 1))}
-             for f in FAMILIES}  # fmt: skip
-    edge = {f: best[f] is not None and len(sweep[f]) > 1
-            and f"{best[f]:g}" in (min(sweep[f], key=float), max(sweep[f], key=float))
-            for f in FAMILIES}  # fmt: skip
-    first = next((r for r in results if r.get("status") == "ok"), {})
+    names = [f.name for f in FAMILIES]
+    sweep = {f: protocol.lr_sweep(rows, "val_loss", lambda w, f=f: w["seed"] == config.seeds[0]
+                                  and w["model"] == f and (f == "softmax" or (w["d_osc"], w["p"]) == (config.sweep_dim, 1)))
+             for f in names}  # fmt: skip
     return {**laws["test"], "val_law": laws["val"], "budget": budget(config),
-            "best_lr": best, "lr_sweep": sweep, "lr_at_edge": edge,
-            "sweep_complete": {f: all(math.isfinite(v) for v in sweep[f].values()) for f in FAMILIES},
-            "rows": rows,
-            "not_converged": [w["cell"] for w in rows if w["converged"] is False],
-            "missing": [w["cell"] for w in rows if w["status"] == "missing"],
-            "compute": {"cells": sum(w["status"] == "ok" for w in rows),
-                    "wall_s": sum(w["wall_s"] or 0.0 for w in rows if w["status"] == "ok")},
-            "corpus": first.get("corpus")}  # fmt: skip
+            "best_lr": best, "lr_sweep": sweep,
+            "lr_at_edge": {f: protocol.at_edge(best[f], sweep[f]) for f in names},
+            "sweep_complete": {f: all(math.isfinite(v) for v in sweep[f].values()) for f in names},
+            "rows": rows, **protocol.record(rows), "compute": protocol.compute(rows, tokens=False),
+            "corpus": protocol.corpus(results)}  # fmt: skip
 
 
 def _write(config, out: Path, cells, results, best, rebuilt_from=None) -> dict[str, Path]:
-    from .scaling import _plot
+    from .scaling import plot_law as _plot
 
     agg = aggregate(config, cells, results, best)
     payload = {"experiment": NAME, **agg, "paper": PAPER, "rebuilt_from": rebuilt_from,
@@ -367,19 +296,12 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
         size: str | None = None) -> dict[str, Path]:
     """Train the grid (resuming; adopting committed cells), write config.json,
     results.json, cells.csv and dosc_law.png; return the files written."""
-    out, grid, files = start_run(config, out, NAME, size, grid, progress)
-    runs = out / "runs"
-    dst = committed_dir(config, size, NAME)
-    if dst is not None and config.export:  # the settings first: a partial folder rebuilds
-        dst.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(files["config"], dst / "config.json")
-    fetch = fetcher(grid, runs, dst if config.export else None, dosc_cell, NAME, adopt_from=dst)
-    cells, results, best = _walk(config, fetch)
-    files |= _write(config, out, cells, results, best)
-    if dst is not None and config.export:
-        for f in files.values():
-            shutil.copyfile(f, dst / Path(f).name)
-    return files
+
+    def body(fetch, out, grid, dst):
+        return _write(config, out, *_walk(config, fetch))
+
+    return protocol.run(config, out, NAME, dosc_cell, body, grid=grid, progress=progress,
+                        size=size)  # fmt: skip
 
 
 def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
@@ -391,18 +313,10 @@ def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
     """
     import sys
 
-    from ._from_results import committed_config, committed_results
+    def body(config, fetch, src, out):
+        return _write(config, out, *_walk(config, fetch), rebuilt_from=str(src))
 
-    config, raw = committed_config(sys.modules[__name__], src)
-    src, out = Path(src), Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-
-    def fetch(cells):
-        return committed_results(src, cells)
-
-    cells, results, best = _walk(config, fetch)
-    files = {"config": write_experiment_config(config, out, NAME, raw.get("size"))}
-    return files | _write(config, out, cells, results, best, rebuilt_from=str(src))
+    return protocol.rebuild(sys.modules[__name__], src, out, body)
 
 
 def summary(results: dict) -> str:

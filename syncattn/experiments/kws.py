@@ -43,6 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import _protocol as protocol
 from ._common import (
     describe_values,
     fmt_mean_std,
@@ -179,9 +180,10 @@ def aggregate(config: Config, cell_list, results) -> dict:
     accuracy (percent; mean, sd, t interval); the paired gap oscillator - softmax."""
     rows = []
     for c, r in zip(cell_list, results, strict=True):
-        ok = r.get("status") == "ok"
+        r = protocol.CellResult.of(r)
+        ok = r.ok
         rows.append({
-            "model": c.model, "seed": c.seed, "status": r.get("status"),
+            "model": c.model, "seed": c.seed, "status": r.status.value,
             "test_at_best": 100 * r["test_at_best"] if ok else math.nan,
             "best_val": 100 * r["best_val_acc"] if ok else math.nan,
             "final_test": 100 * r["final_test_acc"] if ok else math.nan,
@@ -259,18 +261,14 @@ def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
     import json
     import sys
 
-    from ._common import write_experiment_config
-    from ._from_results import committed_config, committed_results
+    def body(config, fetch, src, out):
+        cell_list = cells(config)
+        prior = src / "results.json"
+        info = json.loads(prior.read_text()).get("data", {}) if prior.is_file() else {}
+        return _write(config, out, cell_list, fetch(cell_list), info | {"seconds_this_run": None},
+                      rebuilt_from=str(src))  # fmt: skip
 
-    config, raw = committed_config(sys.modules[__name__], src)
-    src, out = Path(src), Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    cell_list = cells(config)
-    prior = src / "results.json"
-    info = json.loads(prior.read_text()).get("data", {}) if prior.is_file() else {}
-    files = {"config": write_experiment_config(config, out, NAME, raw.get("size"))}
-    return files | _write(config, out, cell_list, committed_results(src, cell_list),
-                          info | {"seconds_this_run": None}, rebuilt_from=str(src))
+    return protocol.rebuild(sys.modules[__name__], src, out, body)
 
 
 def _plot(config, agg, path):

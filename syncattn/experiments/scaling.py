@@ -48,7 +48,8 @@ from ._common import (
 from ._grid import Grid, TrainCell
 
 
-__all__ = ["Config", "cells", "lm_cell", "law", "run", "summary", "PAPER", "CPU_STEPS", "CPU_TRAIN", "corpus_choice"]
+__all__ = ["Config", "cells", "lm_cell", "law", "run", "summary", "PAPER", "CPU_STEPS", "CPU_TRAIN", "corpus_choice",
+           "plot_law"]
 
 NAME = "scaling"
 
@@ -104,7 +105,7 @@ class Config(ScalingRecipe):
         if not self.dims or not self.seeds:
             raise ValueError("dims and seeds must be non-empty.")
         # models imports JAX (heavy): only when a config is built
-        from ..models._config import check_d_osc
+        from ..models import check_d_osc
 
         for d in self.dims:
             check_d_osc(d, "each of dims")
@@ -248,11 +249,15 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
         "status": [r.get("status") for r in results],
         "val_ppl": [_ppl(r) for r in results],
     })  # fmt: skip
-    files["png"] = _plot(config, agg, out / "scaling.png")
+    files["png"] = plot_law(config, agg, out / "scaling.png")
     return files
 
 
-def _plot(config, agg, path, split: str = "validation"):
+def plot_law(config, agg, path, split: str = "validation") -> Path:
+    """The $d_\\mathrm{osc}$ law's figure from an aggregate (`agg`, as `run` writes it):
+    the PPL against $d_\\mathrm{osc}$, the gap to softmax on log-log axes with its fit
+    and the paper's, the readout-exponent sweep; `split` names the PPL's split. Also
+    drawn by [`dosc_law`][syncattn.experiments.dosc_law] on its test PPL."""
     fig, (ax, bx, cx) = new_figure(3, 1, width=4.0)
     dims = np.array(config.dims, float)
     for d in config.dims:

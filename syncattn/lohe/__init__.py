@@ -16,7 +16,8 @@ Files: `_flow.py` (general Lohe flow and its simulation), `_fixed_query.py` (fix
 flow, equilibrium, exact solution, Jacobian), `_settle.py` (its one numerical
 integrator, [`syncattn.lohe.settle`][]), `_attention.py` (couplings, drive, readout
 kernel, row normalisation, readout), `_identities.py` (the attention identities on
-spheres and matrix groups), `_fused.py` (the masked drive and readout sums
+spheres and matrix groups), `_matrix.py` (the Lohe matrix flow on SO(n)/U(n), RKMK4),
+`_matrix_theory.py` (its gradient structure and synchronisation bound), `_fused.py` (the masked drive and readout sums
 with memory-light VJPs), `_failure.py` (failure odds, the finite-time threshold), `_convergence.py` (predicted and
 measured convergence from uniform starts), `_scale_free.py`
 (scale-free degenerate events: the convex-hull law, the relative threshold), `_noise.py`
@@ -27,6 +28,7 @@ locking).
 from ..sphere import tangent_basis as tangent_basis
 from ._attention import (
     COUPLINGS as COUPLINGS,
+    RELU_EPS as RELU_EPS,
     coupling_weights as coupling_weights,
     drive as drive,
     elu1_feature_map as elu1_feature_map,
@@ -77,6 +79,18 @@ from ._locking import (
     adler_locking as adler_locking,
     locked_state as locked_state,
 )
+from ._matrix import (
+    matrix_simulate as matrix_simulate,
+    matrix_vector_field as matrix_vector_field,
+)
+from ._matrix_theory import (
+    ensemble_diameter as ensemble_diameter,
+    matrix_order_rate as matrix_order_rate,
+    matrix_sync_bound as matrix_sync_bound,
+    matrix_sync_threshold as matrix_sync_threshold,
+    matrix_sync_time as matrix_sync_time,
+    sphere_diameter as sphere_diameter,
+)
 from ._noise import (
     ito_drift as ito_drift,
     mean_resultant as mean_resultant,
@@ -113,11 +127,20 @@ __all__ = [
     "jacobian_spectrum",
     "readout",
     "COUPLINGS",
+    "RELU_EPS",
     "coupling_weights",
     "elu1_feature_map",
     "readout_features",
     "readout_kernel",
     "normalize_readout",
+    "matrix_vector_field",
+    "matrix_simulate",
+    "matrix_order_rate",
+    "ensemble_diameter",
+    "matrix_sync_threshold",
+    "matrix_sync_bound",
+    "matrix_sync_time",
+    "sphere_diameter",
     "sphere_tangent_update",
     "sphere_coupling",
     "matrix_tangent_update",

@@ -33,7 +33,8 @@ from .._types import (
 
 
 COUPLINGS = ("softplus", "relu", "elu1", "elu1_features")
-RELU_EPS = 1e-3  # the published "relu" coupling: relu(s) + 1e-3
+RELU_EPS = 1e-3
+r"""The floor of the published ``"relu"`` coupling: $\mathrm{relu}(s) + 10^{-3}$."""
 
 
 def _elu1(x):
@@ -250,7 +251,11 @@ def normalize_readout(
     Example:
         >>> normalize_readout(jnp.ones((1, 2)), jnp.zeros((1, 1)), jnp.full((1, 2), 0.5))
     """
-    num, den, fb = as_float(num, "num"), as_float(den, "den"), as_float(fallback, "fallback")
+    num, den, fb = (
+        as_float(num, "num"),
+        as_float(den, "den"),
+        as_float(fallback, "fallback"),
+    )
     try:
         if num.ndim < 2 or den.ndim < 2 or den.shape[-1] != 1:
             raise ValueError

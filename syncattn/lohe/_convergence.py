@@ -44,7 +44,9 @@ def _predict(a, T, delta_c, delta_a, d, n_grid):
     dd = jnp.asarray(d, dtype)
 
     def fail(delta):  # P(phi(T) > delta) = cap of angle pi - phi_c about -h
-        alpha = 2 * jnp.arctan2(jnp.cos(delta / 2) * jnp.exp(-a * T), jnp.sin(delta / 2))
+        alpha = 2 * jnp.arctan2(
+            jnp.cos(delta / 2) * jnp.exp(-a * T), jnp.sin(delta / 2)
+        )
         return _cap(alpha, dd)
 
     # mean chord error: s = log tan(phi0/2) has density sech(s)^(d-1) / Z on R,
@@ -151,7 +153,9 @@ def _errors(h, z0, t1, rtol, atol, max_steps, solver):
     z_star, deg = _equilibrium(h, eps_for(h.dtype))
     # a degenerate drive does not move z: integrate it with h = 0 exactly
     drive = jnp.where(deg[..., None], 0.0, h)
-    zT = settle(z0, drive, t1, solver=solver, rtol=rtol, atol=atol, max_steps=max_steps).final
+    zT = settle(
+        z0, drive, t1, solver=solver, rtol=rtol, atol=atol, max_steps=max_steps
+    ).final
     return safe_norm(zT - z_star)
 
 

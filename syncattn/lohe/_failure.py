@@ -87,7 +87,9 @@ def finite_time_failure_probability(
     )
     a = check_scalar_range(a, "norm_h", low=0.0)
     T = check_scalar_range(T, "T", low=0.0)
-    delta = check_scalar_range(delta, "delta", low=0.0, high=math.pi, low_inclusive=False)
+    delta = check_scalar_range(
+        delta, "delta", low=0.0, high=math.pi, low_inclusive=False
+    )
     alpha = 2 * jnp.arctan2(jnp.cos(delta / 2) * jnp.exp(-a * T), jnp.sin(delta / 2))
     return _cap_probability(alpha, d)
 
@@ -374,5 +376,7 @@ def weight_norm_probability(
     for _ in range(int(n_anchors)):
         acc = np.convolve(acc, pmf)[: int(bins)]
     upper = float(acc.sum())  # every left end < eps^2
-    lower = float(acc[: max(int(bins) - int(n_anchors) + 1, 0)].sum())  # right ends <= eps^2
+    lower = float(
+        acc[: max(int(bins) - int(n_anchors) + 1, 0)].sum()
+    )  # right ends <= eps^2
     return lower, upper

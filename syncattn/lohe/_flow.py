@@ -255,24 +255,54 @@ def simulate(
         raise ValueError(f"method must be 'diffrax' or 'geodesic'; got {method!r}.")
     ts, ts_np = driver.save_times(saveat, t1, t1_np, x0.dtype)
     noisy, sde_solver, sde_dt0 = driver.check_noise(
-        noise, key, solver=solver, dt0=dt0, max_steps=max_steps, dtype=x0.dtype,
-        project=driver.project_sphere, retract=driver.retract_sphere,
+        noise,
+        key,
+        solver=solver,
+        dt0=dt0,
+        max_steps=max_steps,
+        dtype=x0.dtype,
+        project=driver.project_sphere,
+        retract=driver.retract_sphere,
     )
     if noisy is not None and method != "diffrax":
-        raise ValueError("noise needs method='diffrax' (the geodesic scheme is deterministic).")
+        raise ValueError(
+            "noise needs method='diffrax' (the geodesic scheme is deterministic)."
+        )
     if noisy is not None:
         return driver.solve(
-            _ode_rhs, _order, x0, (Omega, K), t1, ts, sde_solver, None, sde_dt0,
-            int(max_steps), True, noisy,
+            _ode_rhs,
+            _order,
+            x0,
+            (Omega, K),
+            t1,
+            ts,
+            sde_solver,
+            None,
+            sde_dt0,
+            int(max_steps),
+            True,
+            noisy,
         )
     if method == "diffrax":
         solver, controller = driver.check_options(
             solver="dopri5" if solver is None else solver,
-            rtol=rtol, atol=atol, dt0=dt0, max_steps=max_steps,
+            rtol=rtol,
+            atol=atol,
+            dt0=dt0,
+            max_steps=max_steps,
         )
         return driver.solve(
-            _ode_rhs, _order, x0, (Omega, K), t1, ts, solver, controller, dt0,
-            int(max_steps), True,
+            _ode_rhs,
+            _order,
+            x0,
+            (Omega, K),
+            t1,
+            ts,
+            solver,
+            controller,
+            dt0,
+            int(max_steps),
+            True,
         )
     dt0 = check_scalar_range(dt0, "dt0", low=0.0, low_inclusive=False)
     if ts_np is None or t1_np is None:

@@ -72,14 +72,18 @@ def _causal(mask, ndim: int, n: int, m: int, s0: int = 0, e: int | None = None):
 
 def _row_blocks(n: int, m: int, block: int):
     """(s0, e, e_k): query rows [s0, e) see the keys [0, e_k) under a causal mask."""
-    return [(s0, min(s0 + block, n), min(s0 + block, n, m)) for s0 in range(0, n, block)]
+    return [
+        (s0, min(s0 + block, n), min(s0 + block, n, m)) for s0 in range(0, n, block)
+    ]
 
 
 def _drive_value(q, k, r, mask, kind, block):
     r"""$h = (\mu \odot \sigma(q, k))\, r$; with `block`, causal by query blocks: the key
     blocks above the diagonal (all zero under $j \le i$) are never formed."""
     if block is None:
-        return jnp.einsum("...nm,...md->...nd", _masked(_att._coupling(q, k, kind), mask), r)
+        return jnp.einsum(
+            "...nm,...md->...nd", _masked(_att._coupling(q, k, kind), mask), r
+        )
     n, m = q.shape[-2], k.shape[-2]
     outs = []
     for s0, e, ek in _row_blocks(n, m, block):
@@ -102,7 +106,9 @@ def _drive_bwd(kind, block, res, g):
     q, k, r, mask = res
     q, k = _after(g, q, k)
     if block is not None:  # the blocked maps, recomputed here by autodiff of the value
-        _, vjp = jax.vjp(lambda q, k, r: _drive_value(q, k, r, mask, kind, block), q, k, r)
+        _, vjp = jax.vjp(
+            lambda q, k, r: _drive_value(q, k, r, mask, kind, block), q, k, r
+        )
         return (*vjp(g), None)
 
     def wt(q, k):  # (..., m, n): w_ij at [j, i] (every coupling is symmetric in q, k)
@@ -144,8 +150,12 @@ def _sums_fwd(z, r, vv, mask, p, block=None):
 def _sums_bwd(p, block, res, g):
     z, r, vv, mask = res
     z, r = _after(g, z, r)
-    if block is not None:  # the blocked kernel maps, recomputed by autodiff of the value
-        _, vjp = jax.vjp(lambda z, r, vv: _sums_value(z, r, vv, mask, p, block), z, r, vv)
+    if (
+        block is not None
+    ):  # the blocked kernel maps, recomputed by autodiff of the value
+        _, vjp = jax.vjp(
+            lambda z, r, vv: _sums_value(z, r, vv, mask, p, block), z, r, vv
+        )
         return (*vjp(g), None)
 
     def ut(z, r):  # (..., m, n): u_ij at [j, i]
@@ -167,7 +177,9 @@ def _check_mask(mask, n, m, name="mask"):
     if mask.dtype != jnp.bool_:
         raise TypeError(f"{name} must be boolean (True = attend); got {mask.dtype}.")
     if mask.ndim < 2 or mask.shape[-2:] != (n, m):
-        raise ValueError(f"{name} must have shape (..., n={n}, m={m}); got {mask.shape}.")
+        raise ValueError(
+            f"{name} must have shape (..., n={n}, m={m}); got {mask.shape}."
+        )
     return mask
 
 
@@ -225,7 +237,9 @@ def masked_drive(
         >>> masked_drive(jnp.zeros((1, 2)), jnp.zeros((2, 2)), jnp.eye(2))  # log 2 [1, 1]
     """
     _att._check_kind(kind)
-    q, k = _pair(q, k, "q", "k", "q must have shape (*batch, n, d_h) and k (*batch, m, d_h)")
+    q, k = _pair(
+        q, k, "q", "k", "q must have shape (*batch, n, d_h) and k (*batch, m, d_h)"
+    )
     r = as_float(r, "r")
     if q.shape[-1] != k.shape[-1] or r.ndim < 2 or r.shape[-2] != k.shape[-2]:
         raise ValueError(
@@ -233,7 +247,9 @@ def masked_drive(
             f"got {q.shape}, {k.shape} and {r.shape}."
         )
     check_finite(r, "r")
-    mask, block = _causal_plan(_check_mask(mask, q.shape[-2], k.shape[-2]), q, k, causal)
+    mask, block = _causal_plan(
+        _check_mask(mask, q.shape[-2], k.shape[-2]), q, k, causal
+    )
     return _drive(q, k, r, mask, kind, block)
 
 
@@ -286,7 +302,9 @@ def readout_sums(
     Example:
         >>> readout_sums(jnp.array([[1.0, 0]]), jnp.eye(2), jnp.eye(2))  # [[2, 1]], [[3]]
     """
-    z, r = _pair(z, r, "z", "r", "z must have shape (*batch, n, d) and r (*batch, m, d)")
+    z, r = _pair(
+        z, r, "z", "r", "z must have shape (*batch, n, d) and r (*batch, m, d)"
+    )
     v = as_float(v, "v")
     if z.shape[-1] != r.shape[-1] or v.ndim < 2 or v.shape[-2] != r.shape[-2]:
         raise ValueError(
@@ -295,7 +313,9 @@ def readout_sums(
         )
     check_finite(v, "v")
     check_scalar_range(p, "p", low=1.0)
-    mask, block = _causal_plan(_check_mask(mask, z.shape[-2], r.shape[-2]), z, r, causal)
+    mask, block = _causal_plan(
+        _check_mask(mask, z.shape[-2], r.shape[-2]), z, r, causal
+    )
     vv = jnp.concatenate([v, jnp.ones_like(v[..., :1])], -1)
     nd = _sums(z, r, vv, mask, p, block)
     return nd[..., :-1], nd[..., -1:]

@@ -235,7 +235,9 @@ def _check_omega(Omega, z0):
     if is_concrete(Omega):
         O = np.asarray(Omega, np.float64)
         asym = float(np.max(np.abs(O + np.swapaxes(O, -1, -2)), initial=0.0))
-        if asym > eps_for(Omega.dtype) * max(1.0, float(np.max(np.abs(O), initial=0.0))):
+        if asym > eps_for(Omega.dtype) * max(
+            1.0, float(np.max(np.abs(O), initial=0.0))
+        ):
             raise ValueError(
                 "Omega must be skew-symmetric (Omega^T = -Omega); got "
                 f"max|Omega + Omega^T| = {asym:.3g}. Perhaps use (A - A^T) / 2?"
@@ -243,7 +245,9 @@ def _check_omega(Omega, z0):
     return jnp.broadcast_to(Omega, shape).astype(z0.dtype)
 
 
-def _noisy(z0, h, t1, saveat, solver, dt0, max_steps, noise, key, Omega) -> Solution | None:
+def _noisy(
+    z0, h, t1, saveat, solver, dt0, max_steps, noise, key, Omega
+) -> Solution | None:
     """The SDE path of `settle`, or None when `noise` is a concrete 0 (the ODE)."""
     sde_solver = None if solver is None or solver == "dopri5" else solver
     z0c, hc, t1c, ts, _, _ = _setup(

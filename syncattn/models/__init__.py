@@ -9,6 +9,9 @@ r"""Language models and the agreement classifier, built from [`syncattn.nn`][].
   them to one logit per position;
 * [`attention_diagnostics`][syncattn.models.attention_diagnostics]: one layer's
   attention internals (drives, equilibria) on a sequence;
+* [`shape_for_params`][syncattn.models.shape_for_params] /
+  [`config_for_params`][syncattn.models.config_for_params]: the shape of a given
+  parameter count (the size rule of the compute-matched ladder);
 * [`count_params`][syncattn.models.count_params] and
   [`describe`][syncattn.models.describe] for logs.
 
@@ -34,6 +37,9 @@ __all__ = [
     "config_params",
     "count_params",
     "describe",
+    "depth_for_params",
+    "shape_for_params",
+    "config_for_params",
     "TransformerLM",
     "KuramotoLM",
     "Classifier",
@@ -55,6 +61,7 @@ from ._build import (
 )
 from ._config import (
     ModelConfig as ModelConfig,
+    check_d_osc as check_d_osc,
     get_config as get_config,
     list_configs as list_configs,
     parse_overrides as parse_overrides,
@@ -65,6 +72,14 @@ from ._kuramoto import KuramotoLM as KuramotoLM
 from ._positions import (
     LearnedPositions as LearnedPositions,
     sinusoidal_positions as sinusoidal_positions,
+)
+from ._sizes import (
+    DEPTHS as DEPTHS,
+    FF_RATIO as FF_RATIO,
+    HEAD_WIDTH as HEAD_WIDTH,
+    config_for_params as config_for_params,
+    depth_for_params as depth_for_params,
+    shape_for_params as shape_for_params,
 )
 from ._transformer import (
     Block as Block,

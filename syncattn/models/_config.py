@@ -33,7 +33,7 @@ __all__ = ["ModelConfig", "get_config", "list_configs", "parse_overrides"]
 ATTENTIONS = ("kuramoto", "oscillator", "softmax")
 TASKS = ("lm", "classifier")
 NORMS = ("layernorm", "rmsnorm")
-FFNS = ("swiglu", "gelu", "none")
+FFNS = ("swiglu", "gelu", "lift", "none")
 POSITIONS = ("rope", "sinusoidal", "learned", "none")
 COUPLINGS = ("softplus", "relu", "elu1", "elu1_features")
 EQUILIBRIA = ("closed", "ode")
@@ -72,8 +72,11 @@ class ModelConfig:
             feed-forward block (after its activation and after its output),
             where seed 001's model puts it; 0 disables it.
         norm: ``"layernorm"`` or ``"rmsnorm"``.
-        ffn: ``"swiglu"``, ``"gelu"`` (Linear, GELU, Linear, with biases) or
-            ``"none"`` (the no-feed-forward ablation).
+        ffn: ``"swiglu"``, ``"gelu"`` (Linear, GELU, Linear, with biases),
+            ``"lift"`` (the Kuramoto model only: the SwiGLU on the lift
+            $(\cos\theta, \sin\theta)$ applied as a bounded tangent step,
+            [`syncattn.nn.LiftSwiGLU`][], $2\pi$-periodic) or ``"none"`` (the
+            no-feed-forward ablation).
         positions: ``"rope"`` (applied inside the attention layers),
             ``"sinusoidal"`` or ``"learned"`` (added to the embedding) or
             ``"none"``. The Kuramoto model's positions are its learned phase
@@ -221,14 +224,19 @@ class ModelConfig:
                 )
             if self.ffn == "gelu":
                 raise ValueError(
-                    "the Kuramoto model's feed-forward is the angle SwiGLU; "
-                    "ffn must be 'swiglu' or 'none' (got 'gelu')."
+                    "the Kuramoto model's feed-forward is the angle SwiGLU or the lift "
+                    "SwiGLU; ffn must be 'swiglu', 'lift' or 'none' (got 'gelu')."
                 )
             if self.tie_embeddings:
                 raise ValueError(
                     "the Kuramoto model reads out through prototype phases; "
                     "tie_embeddings must be False."
                 )
+        if self.attention != "kuramoto" and self.ffn == "lift":
+            raise ValueError(
+                "ffn='lift' (the feed-forward on the lift of a phase state) needs "
+                f"attention='kuramoto'; got attention={self.attention!r}."
+            )
         if self.attention == "oscillator" and self.positions == "rope":
             raise ValueError(
                 "OscillatorAttention has no rotary positions (its anchors r_j are "

@@ -8,7 +8,8 @@ $$\ell_{t,v} = s \sum_{j=1}^{k} \cos(\theta_{t,j} - \varphi_{v,j}),$$
 
 with the phase embedding $\Phi$ ([`syncattn.nn.PhaseEmbedding`][]), the layers
 [`syncattn.nn.KuramotoAttention`][] and [`syncattn.nn.AngleSwiGLU`][] (each adds
-a bounded increment to the phases), and the prototype readout
+a bounded increment to the phases; ``ffn="lift"``: [`syncattn.nn.LiftSwiGLU`][], the
+feed-forward on $(\cos\theta, \sin\theta)$), and the prototype readout
 [`syncattn.nn.PrototypeReadout`][] (learned prototype phases $\varphi_v$ and
 scale $s$). The state stays a phase vector throughout: no norms, no additive
 positions (the attention's phase drift $\omega_j(t-u)$ is the position signal).

@@ -79,7 +79,7 @@ def call_attention(attention: eqx.Module, x, mask, *, key=None, substrate_key=No
     `train_with_substrate`, a key folded from `key`): `nn._substrate.call_in_model`.
     """
     if isinstance(attention, _nn().OscillatorAttention):
-        from ..nn._substrate import call_in_model
+        from ..nn import call_in_model
 
         return call_in_model(attention, x, mask, key=key, substrate_key=substrate_key)
     if mask is None:
@@ -117,6 +117,8 @@ def call_kuramoto_attention(attention: eqx.Module, theta, diagnostics: bool = Fa
 
 
 def make_angle_swiglu(config: ModelConfig, *, key) -> eqx.Module:
+    if config.ffn == "lift":
+        return _nn().LiftSwiGLU(config.d_model, config.d_ff, key=key, bound=config.bound)
     return _nn().AngleSwiGLU(config.d_model, config.d_ff, key=key, bound=config.bound)
 
 

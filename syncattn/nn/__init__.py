@@ -2,17 +2,27 @@ r"""Attention layers built from the verified primitives (equinox Modules, unbatc
 
 * [`KuramotoAttention`][syncattn.nn.KuramotoAttention]: phase attention whose value
   update is [`syncattn.kuramoto.tangent_update`][] (seed 000);
+* [`SphereAttention`][syncattn.nn.SphereAttention]: the same layer on $(S^{n-1})^k$,
+  its update the Lohe coupling and a geodesic step (issue 28; `from_kuramoto`: $n = 2$
+  is the torus layer). Both are one synchronisation-attention core on a geometry
+  (`_sync_attention`, `_geometry`);
 * [`OscillatorAttention`][syncattn.nn.OscillatorAttention]: fixed-query oscillator
   attention from [`syncattn.lohe`][] (seed 001), with its physical
   [`Substrate`][syncattn.nn.Substrate] (noise, mismatch, disorder, finite settling,
-  quantised readout; [`with_substrate`][syncattn.nn.with_substrate]);
+  quantised readout; [`with_substrate`][syncattn.nn.with_substrate]; a model block
+  calls it through [`call_in_model`][syncattn.nn.call_in_model]);
 * [`SoftmaxAttention`][syncattn.nn.SoftmaxAttention], [`SwiGLU`][syncattn.nn.SwiGLU],
   [`RMSNorm`][syncattn.nn.RMSNorm]: the RoPE + SwiGLU baseline
-  ([`softmax_projections`][syncattn.nn.softmax_projections]: its rotated q, k, v);
+  ([`softmax_projections`][syncattn.nn.softmax_projections]: its rotated q, k, v;
+  [`perturbed_softmax`][syncattn.nn.perturbed_softmax]: the softmax analogue of a
+  substrate's mismatch and readout bits);
 * [`PhaseEmbedding`][syncattn.nn.PhaseEmbedding], [`AngleSwiGLU`][syncattn.nn.AngleSwiGLU],
   [`PrototypeReadout`][syncattn.nn.PrototypeReadout]: the phase model's other pieces;
 * [`FrozenLinear`][syncattn.nn.FrozenLinear]: a linear map frozen at its random
   initialisation (the layers' `freeze_values`, seed 001's frozen-$W_V$ ablation);
+* [`LiftSwiGLU`][syncattn.nn.LiftSwiGLU], [`StateEmbedding`][syncattn.nn.StateEmbedding],
+  [`AlignmentReadout`][syncattn.nn.AlignmentReadout]: the same pieces for any geometry
+  (torus, sphere, group), the feed-forward acting on the lift as a tangent step;
 * [`rope`][syncattn.nn.rope], [`rope_frequencies`][syncattn.nn.rope_frequencies]: rotary
   positions, shared.
 
@@ -24,6 +34,12 @@ unchanged.
 
 from ._blocks import RMSNorm as RMSNorm, SwiGLU as SwiGLU
 from ._frozen import FrozenLinear as FrozenLinear
+from ._geometric_blocks import (
+    AlignmentReadout as AlignmentReadout,
+    LiftSwiGLU as LiftSwiGLU,
+    StateEmbedding as StateEmbedding,
+)
+from ._group_attention import GroupAttention as GroupAttention
 from ._kuramoto_attention import (
     KuramotoAttention as KuramotoAttention,
     bounded_increment as bounded_increment,
@@ -35,19 +51,29 @@ from ._phase_blocks import (
     PrototypeReadout as PrototypeReadout,
 )
 from ._rope import rope as rope, rope_frequencies as rope_frequencies
+from ._softmax_analogue import perturbed_softmax as perturbed_softmax
 from ._softmax_attention import (
     SoftmaxAttention as SoftmaxAttention,
     softmax_projections as softmax_projections,
 )
-from ._substrate import Substrate as Substrate, with_substrate as with_substrate
+from ._sphere_attention import SphereAttention as SphereAttention
+from ._substrate import (
+    Substrate as Substrate,
+    call_in_model as call_in_model,
+    with_substrate as with_substrate,
+)
 
 
 __all__ = [
     "KuramotoAttention",
+    "SphereAttention",
+    "GroupAttention",
     "OscillatorAttention",
     "FrozenLinear",
     "Substrate",
     "with_substrate",
+    "call_in_model",
+    "perturbed_softmax",
     "SoftmaxAttention",
     "softmax_projections",
     "SwiGLU",
@@ -55,6 +81,9 @@ __all__ = [
     "PhaseEmbedding",
     "AngleSwiGLU",
     "PrototypeReadout",
+    "LiftSwiGLU",
+    "StateEmbedding",
+    "AlignmentReadout",
     "bounded_increment",
     "rope",
     "rope_frequencies",

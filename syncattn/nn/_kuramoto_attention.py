@@ -1,58 +1,23 @@
-r"""Kuramoto phase attention (seed 000): self-attention whose value update is the Kuramoto coupling."""
+r"""Kuramoto phase attention (seed 000): self-attention whose value update is the Kuramoto coupling.
+
+The synchronisation-attention core (`_sync_attention.SyncAttention`) on the torus
+geometry (`_geometry.Torus`)."""
 
 from __future__ import annotations
 
-import math
-
-import equinox as eqx
-import jax
 import jax.numpy as jnp
 
-from .. import entropic, kuramoto, torus
-from .._numerics import sincos
 from .._types import Array, ArrayLike, Bool, Float, PRNGKeyArray
-from ._common import (
-    attend,
-    attention_weights,
-    cast,
-    check_choice,
-    check_input,
-    check_int,
-    check_key_mask,
-    check_positive,
-    linear,
-    linear_many,
-)
+from ._common import check_positive
+from ._geometry import Torus
 from ._rope import rope_frequencies
+from ._sync_attention import SyncAttention, bounded_increment
 
 
-def bounded_increment(u: Float[Array, "T k"], bound: float) -> Float[Array, "T k"]:
-    r"""Norm-adaptive bound of a per-token increment.
-
-    $$\Delta_t = u_t\,\frac{\tanh\rho_t}{\rho_t}, \qquad
-      \rho_t = \frac{\operatorname{rms}(u_t)}{\beta}, \qquad
-      \operatorname{rms}(\Delta_t) = \beta \tanh\rho_t < \beta$$
-
-    The direction of $u_t$ is kept; small increments pass almost unchanged
-    ($\Delta \approx u$ for $\rho \ll 1$), large ones are shrunk to rms $\beta$ = `bound`.
-    $u_t = 0$ gives $\Delta_t = 0$ with finite gradients (double-`where`).
-    """
-    wdt = jnp.promote_types(u.dtype, jnp.float32)
-    uf = u.astype(wdt)
-    sq = jnp.mean(uf * uf, -1, keepdims=True)
-    pos = sq > 0
-    rho = jnp.sqrt(jnp.where(pos, sq, 1.0)) / bound
-    factor = jnp.where(pos, jnp.tanh(rho) / rho, 1.0)
-    return (uf * factor).astype(u.dtype)
+__all__ = ["KuramotoAttention", "bounded_increment"]
 
 
-def _lift(theta):
-    """(cos theta, sin theta), each of theta's shape (the fused sin/cos kernel)."""
-    sn, c = sincos(theta)
-    return c, sn
-
-
-class KuramotoAttention(eqx.Module):
+class KuramotoAttention(SyncAttention):
     r"""Kuramoto phase self-attention: every coordinate synchronises with the tokens it attends to.
 
     State: phases $\theta_t \in \mathbb{T}^k$ per token. With $x_t = (\cos\theta_t,
@@ -125,20 +90,6 @@ class KuramotoAttention(eqx.Module):
     ([`syncattn.entropic.local_coherence`][]) and `increment` $(T, k)$.
     """
 
-    gate_q: eqx.nn.Linear
-    gate_k: eqx.nn.Linear
-    value_gate: eqx.nn.Linear
-    value_proj: eqx.nn.Linear | None
-    omega: Float[Array, " k"]
-    log_tau: Float[Array, ""]
-    k: int = eqx.field(static=True)
-    n_heads: int = eqx.field(static=True)
-    value: str = eqx.field(static=True)
-    gates: bool = eqx.field(static=True)
-    gate_norm: str = eqx.field(static=True)
-    causal: bool = eqx.field(static=True)
-    bound: float = eqx.field(static=True)
-
     def __init__(
         self,
         k,
@@ -153,74 +104,14 @@ class KuramotoAttention(eqx.Module):
         rope_base=10_000.0,
         gate_norm="mean",
     ):
-        k, n_heads = check_int(k, "k"), check_int(n_heads, "n_heads")
-        if k % n_heads:
-            raise ValueError(f"k={k} phases must be divisible by n_heads={n_heads}.")
-        check_choice(value, "value", ("phase", "learned"))
-        self.gate_norm = check_choice(gate_norm, "gate_norm", ("mean", "none"))
-        tau = check_positive(tau, "tau")
-        self.bound = check_positive(bound, "bound")
         check_positive(rope_base, "rope_base")
         if rope_base <= 1:
             raise ValueError(f"rope_base must be > 1; got {rope_base}.")
-        kq, kk, kv, kp = jax.random.split(key, 4)  # same split in every mode
-        self.gate_q = eqx.nn.Linear(2 * k, k, key=kq)
-        self.gate_k = eqx.nn.Linear(2 * k, k, key=kk)
-        vg = eqx.nn.Linear(2 * k, k, key=kv)
-        self.value_gate = eqx.tree_at(lambda m: m.bias, vg, jnp.ones_like(vg.bias))
-        self.value_proj = (
-            eqx.nn.Linear(2 * k, 2 * k, use_bias=False, key=kp)
-            if value == "learned"
-            else None
-        )
-        kh = k // n_heads
-        self.omega = jnp.tile(rope_frequencies(kh, rope_base), n_heads)
-        # a strongly typed scalar: a weak-typed one turns strong after the first optimiser
-        # update, and the jit-compiled train step would be traced and compiled twice
-        self.log_tau = jnp.asarray(math.log(tau), dtype=jnp.result_type(float))
-        self.k, self.n_heads, self.value = k, n_heads, value
-        self.gates, self.causal = bool(gates), bool(causal)
-
-    def _gate(self, z):
-        g = jax.nn.softplus(z)
-        if self.gate_norm == "none":
-            return g
-        tiny = jnp.finfo(g.dtype).tiny
-        return g / jnp.maximum(jnp.mean(g, -1, keepdims=True), tiny)
-
-    def _features(self, theta):
-        """Queries, keys (T, H, 2 k_h) (scale folded into the queries), values, and the value gate."""
-        s = cast(self, theta.dtype)
-        T, H = theta.shape[0], self.n_heads
-        kh = self.k // H
-        c, sn = _lift(theta)
-        x = jnp.concatenate([c, sn], -1)  # (T, 2k)
-        if self.gates:  # the three (2k -> k) maps of x as one GEMM
-            zq, zk, gate = linear_many((s.gate_q, s.gate_k, s.value_gate), x)
-            gq, gk = self._gate(zq), self._gate(zk)
-        else:
-            gq = gk = jnp.ones_like(c)
-            gate = linear(s.value_gate, x)
-
-        def heads(re, im):  # (T, k) pair -> (T, H, 2 k_h)
-            return jnp.concatenate([re.reshape(T, H, kh), im.reshape(T, H, kh)], -1)
-
-        # statement 2: RoPE on the lift is the lift of the drifted phase,
-        # R(omega t)(cos theta, sin theta) = (cos(theta + omega t), sin(theta + omega t))
-        # (angles in at least float32: bfloat16 would lose omega t for t in the hundreds)
-        wdt = jnp.promote_types(theta.dtype, jnp.float32)
-        pos = jnp.arange(T, dtype=wdt)[:, None]
-        drift = theta.astype(wdt) + pos * self.omega.astype(wdt)[None, :]
-        cd, sd = (a.astype(theta.dtype) for a in _lift(drift))
-        scale = jnp.exp(s.log_tau) / math.sqrt(kh)
-        q = heads(gq * cd, gq * sd) * scale
-        kk = heads(gk * cd, gk * sd)
-        if self.value == "phase":
-            v = heads(c, sn)
-        else:
-            vx = linear(s.value_proj, x)
-            v = heads(vx[:, : self.k], vx[:, self.k :])
-        return q, kk, v, gate
+        k, n_heads = self._init_core(
+            Torus(), k, n_heads, key, value=value, gates=gates, causal=causal, tau=tau,
+            bound=bound, gate_norm=gate_norm,
+        )  # fmt: skip
+        self.omega = jnp.tile(rope_frequencies(k // n_heads, rope_base), n_heads)
 
     def __call__(
         self,
@@ -229,33 +120,4 @@ class KuramotoAttention(eqx.Module):
         mask: Bool[ArrayLike, " T"] | None = None,
         diagnostics: bool = False,
     ) -> Float[Array, "T k"] | tuple[Float[Array, "T k"], dict]:
-        theta = check_input(theta, "theta", f"(T, k={self.k})", self.k)
-        T, H = theta.shape[0], self.n_heads
-        km = check_key_mask(mask, T)
-        kh = self.k // H
-        q, kk, v, gate = self._features(theta)
-        out = attend(q, kk, v, self.causal, km)  # (T, H, 2 k_h)
-        re = out[..., :kh].reshape(T, self.k)
-        im = out[..., kh:].reshape(T, self.k)
-        a = kuramoto.tangent_update(theta, (re, im))  # the Kuramoto coupling
-        inc = bounded_increment(gate * a, self.bound)
-        y = theta + inc
-        if not diagnostics:
-            return y
-        cdt = jnp.promote_types(theta.dtype, jnp.float32)
-        G = jax.lax.complex(re.astype(cdt), im.astype(cdt))
-        # the global order over the real tokens (all of them if none is real)
-        w = None if km is None else jnp.where(jnp.any(km), km, True).astype(theta.dtype)
-        aux = {
-            "weights": attention_weights(q, kk, self.causal, km),
-            "coupling": a,
-            "local_order": jnp.abs(G).astype(theta.dtype),
-            "global_order": jnp.abs(
-                torus.order_parameter(theta, None if w is None else w[:, None], axis=0)
-            ).astype(theta.dtype),
-            "coherence": entropic.local_coherence(theta.astype(cdt), G).astype(
-                theta.dtype
-            ),
-            "increment": inc,
-        }
-        return y, aux
+        return self._call(theta, mask, diagnostics, "theta")

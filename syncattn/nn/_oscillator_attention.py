@@ -10,7 +10,7 @@ import jax.numpy as jnp
 
 from .. import lohe, sphere
 from .._types import Array, ArrayLike, Bool, Float, PRNGKeyArray
-from ..lohe._attention import RELU_EPS as RELU_EPS  # the published relu(s) + 1e-3
+from ..lohe import RELU_EPS as RELU_EPS  # the published relu(s) + 1e-3
 from . import _substrate
 from ._common import (
     allowed,

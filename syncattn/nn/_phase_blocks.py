@@ -12,7 +12,7 @@ from .. import torus
 from .._types import Array, ArrayLike, Float, Int, PRNGKeyArray
 from ._blocks import SwiGLU
 from ._common import cast, check_input, check_int, check_positive
-from ._kuramoto_attention import bounded_increment
+from ._sync_attention import bounded_increment
 
 
 class PhaseEmbedding(eqx.Module):

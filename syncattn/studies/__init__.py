@@ -20,6 +20,7 @@ failure        antipodal and degenerate-drive probabilities vs d     `syncattn.s
 convergence    fixed-query time-to-delta and finite-time failure     `syncattn.studies.convergence`
 kuramoto       r(K) transitions and the Ott-Antonsen trajectory      `syncattn.studies.kuramoto_transition`
 lohe           Lohe order parameter vs K on S^{d-1}, d = 2 check     `syncattn.studies.lohe_sync`
+lohe_group     identical Lohe sync time on SO(3), U(n), S^{n-1}      `syncattn.studies.lohe_group`
 =============  ====================================================  ==========================
 
 The command line switches float64 on (`jax_enable_x64`) for the run; calling
@@ -43,6 +44,7 @@ STUDIES = {
     "convergence": "convergence",
     "kuramoto": "kuramoto_transition",
     "lohe": "lohe_sync",
+    "lohe_group": "lohe_group",
 }
 
 __all__ = ["STUDIES", "get", "main"]

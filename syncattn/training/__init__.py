@@ -21,6 +21,8 @@ r"""Training: optimiser and schedule, the compiled step, data parallelism, check
 * [`syncattn.training.count_parameters`][], [`syncattn.training.cast_floating`][]:
   the parameter count and the floating-point cast of a model.
 * [`syncattn.training.generate`][]: autoregressive sampling.
+* [`syncattn.training.budget_spec`][], [`syncattn.training.plan_steps`][]: a run sized
+  to a time budget (``syncattn train --minutes M [--config auto]``).
 * [`syncattn.training.train_run`][] and friends: run folders (config.json,
   log.jsonl, checkpoints/, samples.txt, revision) behind ``syncattn train``,
   ``eval``, ``sample`` and ``report``; [`syncattn.training.validate_run`][] checks a
@@ -31,6 +33,17 @@ r"""Training: optimiser and schedule, the compiled step, data parallelism, check
 from .._trees import (
     cast_floating as cast_floating,
     count_parameters as count_parameters,
+)
+from ._budget import (
+    TOKENS_PER_PARAM as TOKENS_PER_PARAM,
+    StepCosts as StepCosts,
+    auto_lr as auto_lr,
+    budget_spec as budget_spec,
+    measure_costs as measure_costs,
+    next_size as next_size,
+    plan_steps as plan_steps,
+    planned_seconds as planned_seconds,
+    process_age as process_age,
 )
 from ._checkpoint import (
     CheckpointError as CheckpointError,
@@ -45,17 +58,23 @@ from ._classify import (
     SVA_METRICS as SVA_METRICS,
     evaluate_sva as evaluate_sva,
     fit_classifier as fit_classifier,
+    mean_float32 as mean_float32,
     sva_metrics as sva_metrics,
     sva_task as sva_task,
     verb_bce_loss as verb_bce_loss,
 )
-from ._config import TrainConfig as TrainConfig, parse_overrides as parse_overrides
+from ._config import (
+    TrainConfig as TrainConfig,
+    parse_overrides as parse_overrides,
+    run_overrides as run_overrides,
+)
 from ._files import RunBusy as RunBusy
 from ._load import eval_run as eval_run, load_run as load_run, sample_run as sample_run
 from ._loop import (
     TrainingDiverged as TrainingDiverged,
     TrainingInterrupted as TrainingInterrupted,
     fit as fit,
+    held_run_folder as held_run_folder,
     read_log as read_log,
 )
 from ._optim import lr_schedule as lr_schedule, make_optimizer as make_optimizer
@@ -97,11 +116,21 @@ __all__ = [
     "SVA_METRICS",
     "evaluate_sva",
     "fit_classifier",
+    "mean_float32",
     "sva_metrics",
     "sva_task",
     "Task",
     "language_model_task",
     "verb_bce_loss",
+    "TOKENS_PER_PARAM",
+    "StepCosts",
+    "auto_lr",
+    "budget_spec",
+    "measure_costs",
+    "next_size",
+    "plan_steps",
+    "planned_seconds",
+    "process_age",
     "CheckpointError",
     "list_checkpoints",
     "list_quarantined",
@@ -109,11 +138,13 @@ __all__ = [
     "save_checkpoint",
     "TrainConfig",
     "parse_overrides",
+    "run_overrides",
     "TrainingDiverged",
     "TrainingInterrupted",
     "count_parameters",
     "evaluate",
     "fit",
+    "held_run_folder",
     "read_log",
     "lr_schedule",
     "make_optimizer",

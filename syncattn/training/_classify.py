@@ -40,6 +40,7 @@ __all__ = [
     "sva_metrics",
     "evaluate_sva",
     "fit_classifier",
+    "mean_float32",
     "sva_task",
     "FAILURE_THRESHOLD",
     "SVA_METRICS",
@@ -183,8 +184,21 @@ def _sva_loss(model, batch, key):
     )
 
 
-def _mean_float32(losses: list[float]) -> float:
-    """The float32 mean of float32 losses (the figure the classifier has always logged)."""
+def mean_float32(losses: list[float]) -> float:
+    r"""The mean of an epoch's losses, taken in float32 (the figure the classifiers log).
+
+    $$\bar\ell = \mathrm{fl}_{32}\Bigl(\frac1n \sum_{i=1}^{n} \mathrm{fl}_{32}(\ell_i)\Bigr)$$
+
+    each loss rounded to float32 and averaged by `jax.numpy.mean` in float32, so that a
+    logged epoch loss is the same number whichever classifier (agreement, keyword
+    spotting) logs it; NaN for no losses.
+
+    Args:
+        losses: the step losses of one epoch.
+
+    Returns:
+        $\bar\ell$ as a Python float (NaN when `losses` is empty).
+    """
     if not losses:
         return math.nan
     return float(jnp.mean(jnp.asarray(np.asarray(losses, dtype=np.float32))))
@@ -238,7 +252,7 @@ def sva_task(config: TrainConfig, splits: dict[str, list[dict]], *, epochs: int)
         # wall-clock seconds since the previous evaluation (the first: since the task was made)
         now = time.perf_counter()
         seconds, clock[0] = now - clock[0], now
-        return {"epoch": -(-step // per_epoch), "loss": _mean_float32(losses), "seconds": seconds}
+        return {"epoch": -(-step // per_epoch), "loss": mean_float32(losses), "seconds": seconds}
 
     return Task(
         loss=_sva_loss,

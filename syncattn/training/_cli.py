@@ -57,10 +57,14 @@ def train(argv: list[str] | None = None) -> int:
     # checked in one place, by models.get_config (the preset must exist for it)
     p.add_argument("--model", required=True, metavar="{kuramoto,oscillator,softmax}",
                    help="the attention")
-    p.add_argument("--config", default="tiny", help="model preset: tiny, 1m, 5m, paper-b-lm (default tiny)")
+    p.add_argument("--config", default="tiny", help="model preset: tiny, 1m, 5m, paper-b-lm, "
+                   "or auto: the size --minutes affords, 20 tokens per parameter (default tiny)")
     p.add_argument("--data", default="embedded", help="corpus name (default: the embedded text)")
     p.add_argument("--data-path", help="file or folder of the corpus (enwik8, text, wikitext2, tinystories)")
     p.add_argument("--steps", type=int, help="optimiser steps (default: the preset's)")
+    p.add_argument("--minutes", type=float, help="a time budget: the steps (and with --config "
+                   "auto the size) that end the run, evaluations and checkpoints included, "
+                   "within M minutes, from a measured warm-up")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, help="run folder (default runs/MODEL-CONFIG-DATA-seedN)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -82,21 +86,32 @@ def train(argv: list[str] | None = None) -> int:
 
 
 def _train(args) -> int:
+    from . import _budget
     from ._run import default_out, make_spec, train_run
     from ._sharding import initialize_distributed
 
+    started, age = _budget.clock(), _budget.process_age()
     initialize_distributed(args.coordinator_address, args.num_processes, args.process_id)
-    spec, corpus = make_spec(
-        args.model, args.config, data=args.data, data_path=args.data_path,
-        steps=args.steps, seed=args.seed, overrides=args.overrides,
-    )
     out = args.out or default_out(args.model, args.config, args.seed, args.data)
+    if args.minutes is not None or args.config == "auto":
+        spec, corpus = _budget.budget_spec(
+            args.model, args.config, args.minutes, data=args.data, data_path=args.data_path,
+            steps=args.steps, seed=args.seed, overrides=args.overrides, out=out,
+            started=started, age=age,
+        )
+    else:
+        spec, corpus = make_spec(
+            args.model, args.config, data=args.data, data_path=args.data_path,
+            steps=args.steps, seed=args.seed, overrides=args.overrides,
+        )
     res = train_run(spec, corpus, out, progress=not args.quiet, restart=args.restart,
                     stop_on_signal=True)
+    took = _budget.clock() - started + age
     ev = res.get("eval") or {}
     metric = "bpc" if corpus.kind == "byte" else "ppl"
     val = f", val {metric} {ev[metric]:.4f}" if metric in ev else ""
-    print(f"step {res['step']}: train loss {res['loss']:.4f}{val} -> {out}")
+    budget = f" in {took / 60:.2f} of {args.minutes:g} minutes" if args.minutes else ""
+    print(f"step {res['step']}: train loss {res['loss']:.4f}{val}{budget} -> {out}")
     return 0
 
 

@@ -140,6 +140,9 @@ _PRESETS: dict[str, dict[str, Any]] = {
         steps=5000, batch_size=32, seq_len=256, lr=2e-3, warmup_steps=200,
         eval_every=500, eval_batches=20, ckpt_every=500, log_every=50,
     ),
+    # --config auto (the size a --minutes budget affords): the ladder's protocol; the lr
+    # (its best at the nearest rung), steps, warm-up, evals and saves are planned
+    "auto": dict(batch_size=16, seq_len=128, lr=1e-2, eval_batches=10),
     "5m": dict(
         steps=20000, batch_size=64, seq_len=256, lr=1e-3, warmup_steps=500,
         eval_every=1000, eval_batches=40, ckpt_every=1000, log_every=100,
@@ -181,7 +184,7 @@ def _group_fields(spec: Any) -> Any:
 
 
 def _model_config_class():
-    from ..models._config import ModelConfig
+    from ..models import ModelConfig
 
     return ModelConfig
 

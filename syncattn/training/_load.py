@@ -192,7 +192,7 @@ def _prompt_ids(corpus, prompt: str, vocab_size: int, log):
             f"vocabulary of {vocab_size} ids."
         )
     if corpus.kind == "word" and ids.size and corpus.unk_id is not None:
-        from ..data._words import tokenize
+        from ..data import tokenize
 
         known = set(corpus.vocab or ())
         unknown = [w for w in tokenize(prompt, corpus.tokenizer) if w not in known]

@@ -100,7 +100,7 @@ def report(run_dirs, out: str | os.PathLike) -> dict[str, Path]:
         FileNotFoundError: a folder without ``config.json``.
         RunFolderError: a broken ``config.json`` or ``eval.json``.
     """
-    from ..studies._common import new_figure, save_figure
+    from .._outputs import new_figure, save_figure
 
     run_dirs = list(run_dirs)
     if not run_dirs:

@@ -77,6 +77,8 @@ class RunSpec:
         data: the corpus: ``name``, ``path``, ``options``, ``kind``, ``vocab_size``.
         train: the [`syncattn.training.TrainConfig`][].
         preset: the ``--config`` name the model came from (default: ``model.name``).
+        budget: the plan of a ``--minutes`` run (`syncattn.training.budget_spec`), or
+            ``None``; written to ``config.json``, not compared on resume.
 
     ``model`` and ``train`` may also be given as the dicts of a ``config.json``
     (``model`` with its ``preset`` key); they are then constructed (and validated)
@@ -87,6 +89,7 @@ class RunSpec:
     data: dict[str, Any]
     train: Any  # a TrainConfig (or its config.json dict)
     preset: str | None = None
+    budget: dict[str, Any] | None = None
 
     def __post_init__(self):
         if isinstance(self.model, Mapping):
@@ -101,12 +104,14 @@ class RunSpec:
             object.__setattr__(self, "preset", self.model.name)
 
     def to_json(self) -> dict[str, Any]:
-        """The ``config.json`` sections: ``model`` (with ``preset``), ``data``, ``train``."""
-        return {
+        """The ``config.json`` sections: ``model`` (with ``preset``), ``data``, ``train``
+        (and ``budget``, when planned)."""
+        out = {
             "model": {"preset": self.preset, **dataclasses.asdict(self.model)},
             "data": self.data,
             "train": self.train.to_dict(),
         }
+        return out | ({"budget": self.budget} if self.budget is not None else {})
 
 
 def _model_config_class():
@@ -229,7 +234,8 @@ def read_config(run_dir: str | os.PathLike) -> RunSpec:
         for key in ("name", "kind"):
             if key not in raw["data"]:
                 raise ValueError(f"data has no {key!r}")
-        spec = RunSpec(model=raw["model"], data=raw["data"], train=raw["train"])
+        spec = RunSpec(model=raw["model"], data=raw["data"], train=raw["train"],
+                       budget=raw.get("budget"))
     except (TypeError, ValueError) as e:
         raise RunFolderError(f"{path} holds an invalid run config ({e}). {what_to_do}") from None
     return spec
@@ -248,7 +254,7 @@ def validate_run(spec: RunSpec, corpus) -> tuple[Any, TrainConfig]:
     Raises:
         ValueError: the first failed check, naming the setting and its range.
     """
-    from ..data._sampler import require_window
+    from ..data import require_window
 
     mcfg, tcfg, preset = spec.model, spec.train, spec.preset
     if mcfg.task != "lm":
@@ -268,12 +274,26 @@ def validate_run(spec: RunSpec, corpus) -> tuple[Any, TrainConfig]:
             f"{corpus.vocab_size}."
         )
     name = spec.data.get("name", corpus.name)
-    require_window(corpus.train, tcfg.seq_len, f"the training split of corpus {name!r}")
+    source = _corpus_source(corpus)
+    require_window(corpus.train, tcfg.seq_len, f"the training split of corpus {name!r}",
+                   source=source)  # fmt: skip
     require_window(
         corpus.val, tcfg.seq_len, f"the validation split of corpus {name!r}",
-        hint="a larger validation split (data.val_fraction=...)",
+        hint="a larger validation split (data.val_fraction=...)", source=source,
     )
     return mcfg, tcfg
+
+
+def _corpus_source(corpus) -> str:
+    """Where `corpus` came from and its size, for the errors of a split too short: its
+    ``source`` (a text corpus: the file) and, for a byte stream, its length in bytes
+    (one token each) and the size of each split."""
+    if corpus.kind != "byte":
+        return corpus.source
+    sizes = {s: getattr(corpus, s).size for s in ("train", "val", "test")
+             if getattr(corpus, s) is not None}  # fmt: skip
+    split = ", ".join(f"{n:,} {s}" for s, n in sizes.items())
+    return f"{corpus.source}, {sum(sizes.values()):,} bytes = tokens ({split})"
 
 
 def _build_model(config, seed: int):

@@ -20,6 +20,14 @@ row per statement (statement, kind, checks passed, result, seconds), writes
 ``syncattn-verify-YYYYmmdd-HHMMSS`` in the current directory) and exits with
 status 0 if everything passed, 1 if a check failed, 2 on a usage error.
 
+Coq column: each statement with a machine-checked companion ``proofs/coq/<name>.v``
+(see ``docs/coq.md``) gets "coq: checked" when ``coqc`` is on PATH and the file compiles
+in this run (a success is cached by the file's hash), with no ``Admitted``/``admit``/
+``Axiom`` and only the allowed axioms in its ``Print Assumptions``; "coq: not
+installed" when there is no ``coqc`` (never a failure); "coq: FAIL" (a failure) when
+``coqc`` rejects it. ``--coq`` requires ``coqc`` (a usage error without it); ``--no-coq``
+skips the column.
+
 ``--quick`` skips the simulation-based theorem checks (diffrax solves, whose
 compilation dominates the run time) and shrinks the Monte Carlo sample sizes.
 By default the statements are spread over ``min(2, CPUs)`` spawned worker
@@ -35,6 +43,7 @@ Example:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -42,6 +51,7 @@ import time
 from pathlib import Path
 
 from .._commands import parse_command_line
+from ._coq import check_all as _coq_check_all, coq_files as _coq_files, find_coqc
 from ._report import (
     _cell as _cell,
     _config,
@@ -113,7 +123,40 @@ def _parser() -> argparse.ArgumentParser:
         help="worker processes, one statement at a time each (default: min(2, CPUs)); 1 = in-process",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    coq = p.add_mutually_exclusive_group()
+    coq.add_argument(
+        "--coq",
+        action="store_true",
+        help="require the Coq proofs: error if coqc is not on PATH, failure if one does not check",
+    )
+    coq.add_argument(
+        "--no-coq", action="store_true", help="skip the Coq column (coq: skipped)"
+    )
     return p
+
+
+def _coq_selection(proofs_dir: Path, selected, statements) -> dict[str, Path]:
+    """The Coq files to check: those of the selected statements, and the Coq-only
+    files (no sympy statement) when every statement is selected."""
+    files = _coq_files(proofs_dir)
+    names = {s.name for s in selected}
+    every = {s.name for s in statements}
+    everything = names == every
+    return {
+        n: p for n, p in files.items() if n in names or (everything and n not in every)
+    }
+
+
+def _coq_rows(rows: list[dict], coq: dict) -> list[dict]:
+    """Add the ``coq`` cell to ``rows``; return the rows of the Coq-only files."""
+    for r in rows:
+        c = coq.get(r["name"])
+        r["coq"] = c.result if c else "-"
+        r["coq_file"] = c.file if c else None
+        if c and c.error:
+            r["coq_error"] = c.error
+    names = {r["name"] for r in rows}
+    return [dataclasses.asdict(c) for n, c in coq.items() if n not in names]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
 
     if args.list:
+        coq_files = _coq_files(proofs_dir)
         for s in statements:
             if s.module is None:
                 print(f"{s.number:>2}  {s.name:<22} IMPORT ERROR: {s.import_error}")
@@ -143,9 +187,18 @@ def main(argv: list[str] | None = None) -> int:
                 for k in ("symbolic", "numeric", "mutation")
             )
             print(f"{s.number:>2}  {s.name:<22} {s.title}")
-            print(f"    {'':<22} checks: {kinds}; file: proofs/{s.path.name}")
+            coq = coq_files.get(s.name)
+            coq = f"; coq: proofs/coq/{coq.name}" if coq else ""
+            print(f"    {'':<22} checks: {kinds}; file: proofs/{s.path.name}{coq}")
         return EXIT_OK
 
+    if args.coq and find_coqc() is None:
+        print(
+            "syncattn verify: --coq needs coqc on PATH (Debian/Ubuntu: apt-get install coq "
+            "libcoq-coquelicot libcoq-interval libcoq-gappa gappa); see docs/coq.md.",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     out = args.out if args.out is not None else _fresh_folder(Path.cwd())
     t0, started = time.perf_counter(), time.strftime("%Y-%m-%dT%H:%M:%S%z")
     print(
@@ -164,17 +217,33 @@ def main(argv: list[str] | None = None) -> int:
         progress=not args.no_progress,
         jobs=args.jobs,
     )
+    coq_files = _coq_selection(proofs_dir, selected, statements)
+    if args.no_coq:
+        coq = {}
+    else:
+        if coq_files and find_coqc() is not None:
+            print(f"syncattn verify: coqc on {len(coq_files)} Coq file(s)", flush=True)
+        coq = _coq_check_all(coq_files, jobs=args.jobs)
     seconds = time.perf_counter() - t0
     rows = _statement_rows(selected, results)
+    coq_only = _coq_rows(rows, coq)
+    coq_fail = [c for c in coq.values() if c.result == "FAIL"]
     n_fail = sum(r.result == "FAIL" for r in results)
     summary = dict(
-        ok=n_fail == 0,
+        ok=n_fail == 0 and not coq_fail,
         statements=len(rows),
         checks=len(results),
         passed=sum(r.result == "pass" for r in results),
         failed=n_fail,
         skipped=sum(r.result == "skipped" for r in results),
         seconds=round(seconds, 2),
+        coq=dict(
+            files=len(coq_files),
+            checked=sum(c.result == "checked" for c in coq.values()),
+            failed=len(coq_fail),
+            not_installed=sum(c.result == "not installed" for c in coq.values()),
+            skipped=bool(args.no_coq),
+        ),
     )
     report = dict(
         config=_config(args, proofs_dir, out),
@@ -182,15 +251,23 @@ def main(argv: list[str] | None = None) -> int:
         finished=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         summary=summary,
         statements=rows,
+        coq_only=coq_only,
     )
-    print(_table(rows))
+    print(_table(rows, coq_only))
     for r in results:
         if r.result == "FAIL":
             print(f"FAIL {r.statement}::{r.check} ({r.kind}): {r.error}")
+    for c in coq_fail:
+        print(f"FAIL coq {c.file}: {c.error}")
     out.mkdir(parents=True, exist_ok=True)
     (out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
     (out / "report.md").write_text(_markdown(report))
-    verdict = "all checks passed" if summary["ok"] else f"{n_fail} check(s) FAILED"
+    verdict = (
+        "all checks passed"
+        if summary["ok"]
+        else f"{n_fail + len(coq_fail)} check(s) FAILED"
+        + (f" ({len(coq_fail)} Coq)" if coq_fail else "")
+    )
     print(
         f"{verdict}: {summary['passed']} passed, {n_fail} failed, {summary['skipped']} skipped "
         f"in {seconds:.1f} s. Report: {out / 'report.md'}"

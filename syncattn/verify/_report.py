@@ -48,8 +48,12 @@ def _statement_rows(
     return rows
 
 
-def _table(rows: list[dict]) -> str:
-    head = ("#", "statement", "kind", "checks", "result", "seconds")
+def _coq_cell(result: str | None) -> str:
+    return "-" if result in (None, "-") else f"coq: {result}"
+
+
+def _table(rows: list[dict], coq_only: list[dict] = ()) -> str:
+    head = ("#", "statement", "kind", "checks", "result", "coq", "seconds")
     body = [
         (
             str(r["number"]),
@@ -58,13 +62,17 @@ def _table(rows: list[dict]) -> str:
             f"{r['passed']}/{r['passed'] + r['failed']}"
             + (f" (+{r['skipped']} skipped)" if r["skipped"] else ""),
             r["result"],
+            _coq_cell(r.get("coq")),
             f"{r['seconds']:.1f}",
         )
         for r in rows
+    ] + [
+        ("-", c["name"], "coq only", "-", "-", _coq_cell(c["result"]), f"{c['seconds']:.1f}")
+        for c in coq_only
     ]
     widths = [max(len(x) for x in col) for col in zip(head, *body)]
     fmt = lambda cells: "  ".join(
-        c.ljust(w) if i < 5 else c.rjust(w)
+        c.ljust(w) if i < 6 else c.rjust(w)
         for i, (c, w) in enumerate(zip(cells, widths))
     )
     return "\n".join([fmt(head), fmt(tuple("-" * w for w in widths)), *map(fmt, body)])
@@ -108,7 +116,8 @@ def _cell(text: str) -> str:
 
 def _markdown(report: dict) -> str:
     cfg, summ = report["config"], report["summary"]
-    status = "all checks passed" if summ["ok"] else f"{summ['failed']} check(s) FAILED"
+    n_failed = summ["failed"] + summ.get("coq", {}).get("failed", 0)
+    status = "all checks passed" if summ["ok"] else f"{n_failed} check(s) FAILED"
     lines = [
         "# syncattn verify report",
         "",
@@ -123,11 +132,13 @@ def _markdown(report: dict) -> str:
         "Kinds: *symbolic* = a sympy proof; *numeric* = the lambdified statement against the code in float64,",
         "or a numerical theorem check; each statement also has *mutation* checks (its proof must reject a",
         "deliberately wrong variant). Statements and proofs: `proofs/README.md`, `docs/theory/`.",
+        "*coq*: the statement's Coq proof `proofs/coq/<name>.v` (docs/coq.md): checked (compiled by",
+        "coqc in this run or cached by hash, only allowed axioms), not installed (no coqc), FAIL, or - (none).",
         "",
         "## Statements",
         "",
-        "| # | statement | kind | checks | mutations caught | result | seconds | file |",
-        "|---|---|---|---|---|---|---|---|",
+        "| # | statement | kind | checks | mutations caught | result | coq | seconds | file |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in report["statements"]:
         checks = f"{r['passed']}/{r['passed'] + r['failed']}" + (
@@ -135,7 +146,12 @@ def _markdown(report: dict) -> str:
         )
         lines.append(
             f"| {r['number']} | {_cell(r['title'])} | {r['kind']} | {checks} | {r['mutations']} | **{r['result']}** "
-            f"| {r['seconds']:.1f} | `{r['file']}` |"
+            f"| {_coq_cell(r.get('coq'))} | {r['seconds']:.1f} | `{r['file']}` |"
+        )
+    for c in report.get("coq_only", []):
+        lines.append(
+            f"| - | {c['name']} (Coq only) | coq | - | - | - | {_coq_cell(c['result'])} "
+            f"| {c['seconds']:.1f} | `{c['file']}` |"
         )
     lines += [
         "",
@@ -155,9 +171,19 @@ def _markdown(report: dict) -> str:
         for c in r["checks"]
         if c["result"] == "FAIL"
     ]
-    if failures:
+    coq_failures = [
+        (r["name"], r.get("coq_file"), r.get("coq_error"))
+        for r in report["statements"]
+        if r.get("coq") == "FAIL"
+    ] + [
+        (c["name"], c["file"], c["error"])
+        for c in report.get("coq_only", [])
+        if c["result"] == "FAIL"
+    ]
+    if failures or coq_failures:
         lines += ["", "## Failures", ""]
         lines += [f"- `{r['name']}::{c['check']}`: {c['error']}" for r, c in failures]
+        lines += [f"- coq `{f}`: {e}" for _, f, e in coq_failures]
     lines += ["", "## What each statement ties to", ""]
     for r in report["statements"]:
         lines.append(

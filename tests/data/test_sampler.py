@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from syncattn.data import eval_batches, num_eval_windows, sample_batch
+from syncattn.data import eval_batches, num_eval_windows, require_window, sample_batch
 
 
 STREAM = np.arange(1000, dtype=np.uint16) % 251  # window contents reveal their start
@@ -136,3 +136,20 @@ def test_eval_batches_rows_and_max_batches():
     a = list(eval_batches(STREAM, batch_size=4, seq_len=33))
     b = list(eval_batches(STREAM, batch_size=4, seq_len=33))
     assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+
+
+@given(n=st.integers(2, 200), seq_len=st.integers(1, 50))
+def test_require_window_counts_the_windows_or_names_the_source(n, seq_len):
+    # a stream of n ids has a window iff n > seq_len; the count is that of the windows
+    # x_{wL} .. x_{wL+L} inside the stream, counted one by one
+    tokens = np.zeros(n, dtype=np.uint8)
+    if n > seq_len:
+        brute = sum(1 for w in range(n) if w * seq_len + seq_len + 1 <= n)
+        assert require_window(tokens, seq_len, "the split") == brute
+        return
+    with pytest.raises(ValueError) as e:
+        require_window(tokens, seq_len, "the split", source="UTF-8 file /x/a.txt, 9 bytes")
+    msg = str(e.value)
+    assert msg.startswith(f"the split has {n} tokens, fewer than one window of seq_len + 1 ")
+    assert f"more than seq_len = {seq_len} tokens" in msg
+    assert msg.endswith("The corpus: UTF-8 file /x/a.txt, 9 bytes.")

@@ -62,7 +62,7 @@ def test_committed_cohort_is_adopted_by_the_default_and_full_sizes(size):
     result with the same settings, so a run from a checkout trains nothing (a change
     to the recipe would make these cells train again, and fail here)."""
     from syncattn.experiments._grid import read_result
-    from syncattn.experiments.ladder._committed import _same_cell
+    from syncattn.experiments._protocol._committed import _same_cell
 
     cfg = getattr(agreement.Config, size)()
     src = agreement._committed(cfg, size)

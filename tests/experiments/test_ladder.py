@@ -135,10 +135,10 @@ def test_convergence_record_against_a_hand_computation():
 
 def test_lr_selection():
     ok = lambda b: {"status": "ok", "val": {"bpc": b}}  # noqa: E731
-    assert ladder.best_lr(SMOKE, {1e-3: ok(2.0), 3e-3: ok(1.9), 1e-2: ok(2.1)}) == 3e-3
-    assert ladder.best_lr(SMOKE, {1e-3: ok(1.9), 3e-3: ok(1.9)}) == 1e-3  # tie: smaller
-    assert ladder.best_lr(SMOKE, {1e-3: {"status": "diverged"}, 3e-3: ok(2.5)}) == 3e-3
-    assert ladder.best_lr(SMOKE, {1e-3: {"status": "diverged"}, 3e-3: None}) is None
+    assert ladder.best_lr({1e-3: ok(2.0), 3e-3: ok(1.9), 1e-2: ok(2.1)}) == 3e-3
+    assert ladder.best_lr({1e-3: ok(1.9), 3e-3: ok(1.9)}) == 1e-3  # tie: smaller
+    assert ladder.best_lr({1e-3: {"status": "diverged"}, 3e-3: ok(2.5)}) == 3e-3
+    assert ladder.best_lr({1e-3: {"status": "diverged"}, 3e-3: None}) is None
     more = ladder.seed_cells(SMOKE, 12_000, {"kuramoto": 1e-2, "softmax": None})
     assert [c.name for c in more] == ["12k-kuramoto-lr0.01-seed1"]
 
@@ -418,3 +418,32 @@ def test_dynamics_measured_once_retrained_when_adopted_and_rebuilt(tmp_path, mon
     assert "dynamics" in rebuilt
     res = json.loads((tmp_path / "rebuilt" / "results.json").read_text())
     assert res["dynamics"]["rungs"]["30k"] == first["dynamics"]["rungs"]["30k"]
+
+
+@pytest.mark.slow
+def test_rung_rule_over_a_list_of_families():
+    """A third family (the transformer with a GELU feed-forward) is matched to the
+    reference's count by its own feed-forward width, the count-closest multiple of 8
+    (brute force over the real models' counts), and its cells carry its model fields."""
+    from syncattn.experiments._protocol import Family
+
+    gelu = Family("softmax-gelu", "softmax", "GELU transformer", model=(("ffn", "gelu"),))
+    fams = (*ladder.FAMILIES, gelu)
+    shape = ladder.rung_shape(12_000, families=fams)
+    assert {k: shape[k] for k in ("d_model", "n_layers")} == {"d_model": 16, "n_layers": 1}
+    assert shape["params"]["kuramoto"] == ladder.rung_shape(12_000)["params"]["kuramoto"]
+
+    def count(ff):
+        return models.config_params(models.get_config(
+            "1m", attention="softmax", d_model=16, n_layers=1, n_heads=1, d_ff=ff, ffn="gelu"))
+
+    n, ff = shape["params"]["kuramoto"], shape["d_ff"]["softmax-gelu"]
+    assert shape["params"]["softmax-gelu"] == count(ff) and ff % 8 == 0
+    assert all(abs(count(ff) - n) <= abs(count(other) - n) for other in (ff - 8, ff + 8) if other >= 8)
+    assert shape["mismatch"] == max((shape["params"][m] / n - 1 for m in ("softmax", "softmax-gelu")),
+                                    key=abs)  # fmt: skip
+    cell = ladder.rung_cell(SMOKE, 12_000, "softmax-gelu", 3e-3, 0, families=fams)
+    assert cell.name == "12k-softmax-gelu-lr0.003-seed0" and cell.model == "softmax"
+    assert cell.overrides["model.ffn"] == "gelu" and cell.overrides["model.d_ff"] == ff
+    with pytest.raises(ValueError, match="unknown family"):
+        ladder.rung_cell(SMOKE, 12_000, "softmax-gelu", 3e-3, 0)

@@ -450,18 +450,18 @@ def test_perturber_disorder_settings():
     import jax.numpy as jnp
 
     from syncattn import nn
-    from syncattn.experiments.robustness import _models
+    from syncattn.experiments.robustness import _models, _perturb
 
     layer = nn.OscillatorAttention(8, 2, 2, 8, key=jax.random.key(0), equilibrium="ode", ode_t1=6.0)
     h = _drives(200, 2, seed=4)
     cfg = robustness.Config()
     x = jax.random.normal(jax.random.key(1), (5, 8))
     k = jax.random.key(2)
-    m, st = robustness._perturber(cfg, "oscillator", layer, h, "agreement")(layer, "frequency_disorder", 1.0, k)
+    m, st = _perturb.perturber(cfg, "oscillator", layer, h, "agreement")(layer, "frequency_disorder", 1.0, k)
     assert st == {"settle_time": 6.0, "rtol": 1e-5, "atol": 1e-7}
     plain = _models.with_tolerances(nn.with_substrate(layer, nn.Substrate(frequency_disorder=1.0)), 1e-5, 1e-7)
     np.testing.assert_array_equal(np.asarray(m(x, substrate_key=k)), np.asarray(plain(x, substrate_key=k)))
-    perturb = robustness._perturber(cfg, "oscillator", layer, h, "lm")
+    perturb = _perturb.perturber(cfg, "oscillator", layer, h, "lm")
     m2, st2 = perturb(layer, "frequency_disorder", 1.0, k)
     want = _theory.snap_schedule(_theory.disorder_schedule(h, 1.0, t_max=6.0))["settle_time"]
     assert st2["settle_time"] == min(want, 6.0) and (st2["rtol"], st2["atol"]) == (1e-3, 1e-5)

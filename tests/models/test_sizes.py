@@ -77,3 +77,44 @@ def test_describe_one_line():
     assert "1m: kuramoto causal LM" in models.describe(
         models.get_config("1m", attention="kuramoto")
     )
+
+
+def test_shape_for_params_is_the_closest_multiple_of_16():
+    """The size rule by brute force: every d = 16, 32, ... up to past the target, the
+    Kuramoto count of the real model, the closest in |ln N / N*|; the other attentions
+    matched to it by their d_ff (the multiple of 8 with the closest count)."""
+    import math
+
+    target = 40_000
+    shape = models.shape_for_params(target, 256, ("kuramoto", "softmax", "oscillator"))
+    L = models.depth_for_params(target)
+    assert L == 2 and shape["n_layers"] == L
+
+    def count(attention, d, ff):
+        return models.config_params(models.get_config(
+            "1m", attention=attention, d_model=d, n_layers=L, n_heads=d // 16, d_ff=ff))
+
+    counts = {d: count("kuramoto", d, 8 * math.floor(2.75 * d / 8 + 0.5)) for d in (16, 32, 48)}
+    best = min(counts, key=lambda d: abs(math.log(counts[d] / target)))
+    assert shape["d_model"] == best and shape["params"]["kuramoto"] == counts[best]
+    for attention in ("softmax", "oscillator"):
+        ff = shape["d_ff"][attention]
+        n = shape["params"][attention]
+        assert ff % 8 == 0 and n == count(attention, best, ff)
+        for other in (ff - 8, ff + 8):
+            assert abs(count(attention, best, other) - counts[best]) >= abs(n - counts[best])
+    cfg = models.config_for_params(target, "oscillator", dropout=0.1)
+    assert cfg.name == "auto" and cfg.dropout == 0.1 and cfg.d_model == best
+    assert models.config_params(cfg) == shape["params"]["oscillator"]
+    with pytest.raises(ValueError, match="target"):
+        models.shape_for_params(0)
+
+
+def test_shape_for_params_is_the_ladders_rung_rule():
+    """One rule: the ladder's rungs (its families) and the models' size rule agree."""
+    from syncattn.experiments import ladder
+
+    for target in (12_000, 50_000):
+        rung, shape = ladder.rung_shape(target), models.shape_for_params(target)
+        for key in ("d_model", "n_layers", "n_heads", "d_ff", "params"):
+            assert rung[key] == shape[key], key

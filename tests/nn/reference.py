@@ -185,3 +185,130 @@ def softmax_attention(layer, x, key_mask=None):
     if layer.wo.bias is not None:
         y = y + np_(layer.wo.bias)
     return y, A
+
+
+def _generators(layer, n, k):
+    """Omega_j (k, n, n) of a sphere layer, written from its parametrisation."""
+    Om = np.zeros((k, n, n))
+    if layer.drift == "planes":
+        rates = np_(layer.omega)
+        for j in range(k):
+            for p in range(rates.shape[1]):
+                Om[j, 2 * p, 2 * p + 1] = rates[j, p]
+                Om[j, 2 * p + 1, 2 * p] = -rates[j, p]
+    elif layer.drift == "full":
+        w = np_(layer.omega)
+        Om = (w - np.swapaxes(w, 1, 2)) / 2
+    return Om
+
+
+def sphere_attention(layer, z, key_mask=None):
+    """Naive sphere (Lohe) attention: s_tu = tau/sqrt(k_h) sum_j gq gk <z_tj, expm((t-u) Omega_j) z_uj>,
+    G = A z, a = (I - z z^T) G, z <- cos|v| z + sin|v| v/|v| with v the bounded, gated a."""
+    from scipy.linalg import expm
+
+    z = np_(z)
+    T, k, n = z.shape
+    H = layer.n_heads
+    kh = k // H
+    x = np.array([[z[t, j, c] for c in range(n) for j in range(k)] for t in range(T)])
+
+    def gate(lin):
+        g = softplus(x @ np_(lin.weight).T + np_(lin.bias))
+        return g if layer.gate_norm == "none" else g / g.mean(1, keepdims=True)
+
+    gq, gk = (gate(layer.gate_q), gate(layer.gate_k)) if layer.gates else (np.ones((T, k)),) * 2
+    Om = _generators(layer, n, k)
+    tau = math.exp(float(layer.log_tau))
+    allowed = allowed_matrix(T, layer.causal, key_mask)
+    A = np.zeros((H, T, T))
+    for h in range(H):
+        s = np.zeros((T, T))
+        for t in range(T):
+            for u in range(T):
+                for j in range(h * kh, (h + 1) * kh):
+                    s[t, u] += gq[t, j] * gk[u, j] * (z[t, j] @ expm((t - u) * Om[j]) @ z[u, j])
+        A[h] = softmax_rows(tau / math.sqrt(kh) * s, allowed)
+    if layer.value == "learned":
+        vx = x @ np_(layer.value_proj.weight).T  # coordinate-major: vx[t, c k + j]
+        vals = np.array([[[vx[t, c * k + j] for c in range(n)] for j in range(k)] for t in range(T)])
+    else:
+        vals = z
+    a = np.zeros((T, k, n))
+    for t in range(T):
+        for j in range(k):
+            G = sum(A[j // kh, t, u] * vals[u, j] for u in range(T))
+            a[t, j] = G - (z[t, j] @ G) * z[t, j]
+    gate_v = x @ np_(layer.value_gate.weight).T + np_(layer.value_gate.bias)
+    u = gate_v[:, :, None] * a
+    y = np.zeros_like(z)
+    for t in range(T):
+        rho = math.sqrt(np.sum(u[t] ** 2) / k) / layer.bound
+        ut = u[t] * (math.tanh(rho) / rho if rho > 0 else 1.0)
+        for j in range(k):
+            r = np.linalg.norm(ut[j])
+            y[t, j] = z[t, j] if r == 0 else math.cos(r) * z[t, j] + math.sin(r) * ut[j] / r
+    return y, A, a
+
+
+def group_attention(layer, U, key_mask=None):
+    """Naive group (matrix Lohe) attention: s_tu = tau/sqrt(k_h) sum_j gq gk (1/n) Re tr(U_tj^H
+    expm((t-u) Omega_j) U_uj), G = A U, xi = skew(U^H G), U <- U expm(bounded, gated xi)."""
+    from scipy.linalg import expm
+
+    U = np.asarray(U, np.complex128)
+    T, k, n, _ = U.shape
+    cplx = layer.group.startswith("u")
+    H = layer.n_heads
+    kh = k // H
+    parts = [U.real, U.imag] if cplx else [U.real]
+    # coordinate-major lift: x[t, c k + j] = c-th real coordinate of U_tj (row-major entries)
+    coords = np.concatenate([p.reshape(T, k, n * n) for p in parts], -1)  # (T, k, m)
+    x = coords.transpose(0, 2, 1).reshape(T, -1)
+
+    def gate(lin):
+        g = softplus(x @ np_(lin.weight).T + np_(lin.bias))
+        return g if layer.gate_norm == "none" else g / g.mean(1, keepdims=True)
+
+    gq, gk = (gate(layer.gate_q), gate(layer.gate_k)) if layer.gates else (np.ones((T, k)),) * 2
+    Om = np.zeros((k, n, n), np.complex128)
+    if layer.omega is not None and layer.drift == "planes" and cplx:
+        for j in range(k):
+            Om[j] = -1j * np.diag(np.asarray(layer.omega[j], np.float64))
+    elif layer.omega is not None and layer.drift == "planes":
+        Om = _generators(layer, n, k).astype(np.complex128)
+    elif layer.omega is not None:
+        w = np.asarray(layer.omega, np.complex128)
+        Om = (w - np.conj(np.swapaxes(w, 1, 2))) / 2
+    tau = math.exp(float(layer.log_tau))
+    allowed = allowed_matrix(T, layer.causal, key_mask)
+    A = np.zeros((H, T, T))
+    for h in range(H):
+        s = np.zeros((T, T))
+        for t in range(T):
+            for u in range(T):
+                for j in range(h * kh, (h + 1) * kh):
+                    tr = np.trace(np.conj(U[t, j]).T @ expm((t - u) * Om[j]) @ U[u, j])
+                    s[t, u] += gq[t, j] * gk[u, j] * tr.real / n
+        A[h] = softmax_rows(tau / math.sqrt(kh) * s, allowed)
+    if layer.value == "learned":
+        vx = (x @ np_(layer.value_proj.weight).T).reshape(T, -1, k).transpose(0, 2, 1)
+        vals = vx[..., : n * n] + (1j * vx[..., n * n :] if cplx else 0)
+        vals = vals.reshape(T, k, n, n)
+    else:
+        vals = U
+    xi = np.zeros((T, k, n, n), np.complex128)
+    for t in range(T):
+        for j in range(k):
+            G = sum(A[j // kh, t, u] * vals[u, j] for u in range(T))
+            M = np.conj(U[t, j]).T @ G
+            xi[t, j] = (M - np.conj(M).T) / 2
+    gate_v = x @ np_(layer.value_gate.weight).T + np_(layer.value_gate.bias)
+    u = gate_v[:, :, None, None] * xi
+    y = np.zeros_like(U)
+    for t in range(T):
+        rho = math.sqrt(np.sum(np.abs(u[t]) ** 2) / n / k) / layer.bound
+        ut = u[t] * (math.tanh(rho) / rho if rho > 0 else 1.0)
+        for j in range(k):
+            y[t, j] = U[t, j] @ expm(ut[j])
+    return (y if cplx else y.real), A, (xi if cplx else xi.real)

@@ -348,3 +348,39 @@ def test_every_substrate_runs_in_low_precision(dtype):
     ):
         y = nn.with_substrate(L, sub)(x, substrate_key=SK)
         assert y.dtype == dtype and bool(jnp.all(jnp.isfinite(y.astype(jnp.float32))))
+
+
+# ------------------------------------------------------------------ the softmax analogue
+def test_perturbed_softmax_mismatch_reweights_the_layers_own_weights():
+    """nn.perturbed_softmax's mismatch against the softmax weights reweighted in float64,
+    a~_ij = a_ij (1 + eps xi_ij) / sum_l a_il (1 + eps xi_il), y = W_o [a~ v]_heads; with
+    eps = 0 and no bits it is the layer (the bits path and the mask against a float64
+    loop: tests/experiments/test_robustness.py::test_perturbed_softmax_is_the_loop)."""
+    sm = nn.SoftmaxAttention(8, 2, key=jax.random.key(0), causal=True, rope=False)
+    x = jax.random.normal(jax.random.key(1), (5, 8), jnp.float64)
+    key, eps = jax.random.key(3), 0.4
+    W = {n: np.asarray(getattr(sm, n).weight, np.float64) for n in ("wq", "wk", "wv", "wo")}
+    xs = np.asarray(x)
+    q = (xs @ W["wq"].T).reshape(5, 2, 4) / 2.0  # / sqrt(d_h)
+    k = (xs @ W["wk"].T).reshape(5, 2, 4)
+    s = np.where(np.tril(np.ones((5, 5), bool)), np.einsum("thd,uhd->htu", q, k), -np.inf)
+    a = np.exp(s - s.max(-1, keepdims=True))
+    a = a / a.sum(-1, keepdims=True)  # the layer's causal softmax weights (H, T, T)
+    got, ideal, plain, xi = jax.jit(lambda x: (  # one compilation (eagerly, each op compiles)
+        nn.perturbed_softmax(sm, x, key, mismatch=eps), nn.perturbed_softmax(sm, x, key), sm(x),
+        _substrate.mismatch_normals(jax.random.fold_in(key, _substrate._MISMATCH), 2, 5, x.dtype),
+    ))(x)  # fmt: skip
+    xi = np.asarray(xi)
+    w = a * (1 + eps * xi)
+    w = w / w.sum(-1, keepdims=True)
+    v = (xs @ W["wv"].T).reshape(5, 2, 4)
+    heads = np.stack([w[h] @ v[:, h] for h in range(2)], 1).reshape(5, 8)
+    want = heads @ W["wo"].T + (0 if sm.wo.bias is None else np.asarray(sm.wo.bias))
+    assert_close(got, want)
+    assert_close(ideal, plain)
+    with pytest.raises(TypeError, match="SoftmaxAttention"):
+        nn.perturbed_softmax(nn.RMSNorm(8), X, key)
+    with pytest.raises(ValueError, match="mismatch"):
+        nn.perturbed_softmax(sm, x, key, mismatch=-0.1)
+    with pytest.raises(ValueError, match="bits"):
+        nn.perturbed_softmax(sm, x, key, bits=0)

@@ -56,6 +56,19 @@ def test_metrics_against_a_loop():
     assert m["failed"] == (sum(right["hard"]) / len(right["hard"]) < 0.85)
 
 
+def test_mean_float32_is_the_float32_mean():
+    # each loss rounded to float32, averaged in float32: within a few float32 ulps of the
+    # float64 mean of the rounded losses, and itself a float32 number
+    rng = np.random.default_rng(0)
+    losses = list(rng.uniform(0.0, 3.0, size=37))
+    got = training.mean_float32(losses)
+    want = float(np.mean(np.asarray(losses, dtype=np.float32).astype(np.float64)))
+    assert float(np.float32(got)) == got
+    assert abs(got - want) <= 4 * float(np.spacing(np.float32(want)))
+    assert training.mean_float32([0.1]) == float(np.float32(0.1)) != 0.1
+    assert math.isnan(training.mean_float32([]))
+
+
 def test_metrics_bad_input():
     with pytest.raises(ValueError, match="1-D"):
         training.sva_metrics([0.1], [1, 0], [True], [True])

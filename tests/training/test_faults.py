@@ -369,13 +369,17 @@ def test_validation_comes_before_any_write(tmp_path, small_text, tiny_models, ca
     assert train_cli(out, short, *ARGS, "data.val_fraction=0.5") == 2
     err = capsys.readouterr().err
     assert "the training split of corpus 'text' has 10 tokens, fewer than one window of " \
-           "seq_len + 1 = 17" in err
+           "seq_len + 1 = 17 (a split must hold more than seq_len = 16 tokens)" in err
+    # which file, and how big: a short file is named with its size and its splits' sizes
+    assert f"The corpus: UTF-8 file {short} (last 0.5 as val), 20 bytes = tokens " \
+           "(10 train, 10 val)." in err
     assert not out.exists()
     n_val = data.load_corpus("text", small_text, val_fraction=0.001).val.size
     assert n_val < 17
     assert train_cli(out, small_text, *ARGS, "data.val_fraction=0.001") == 2
     err = capsys.readouterr().err
     assert f"the validation split of corpus 'text' has {n_val} tokens" in err
+    assert f"UTF-8 file {small_text} (last 0.001 as val), {small_text.stat().st_size:,} bytes" in err
     assert "data.val_fraction" in err
     assert not out.exists()
     assert train_cli(out, small_text, *ARGS, "--seed", "-1") == 2

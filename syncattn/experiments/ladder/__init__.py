@@ -68,21 +68,31 @@ round trip (``committed_dir``, adopt/export, ``rebuild``).
 from __future__ import annotations
 
 import dataclasses
-import math
-import shutil
+import functools
 from pathlib import Path
 
-from .._common import start_run
+from .. import _protocol as protocol
 from .._grid import Grid, TrainCell
+from .._protocol import (
+    CellResult as CellResult,
+    ProtocolConfig,
+    Status as Status,
+    best_lr as best_lr,
+    centred_lrs,
+    check_protocol as check_protocol,
+    converged as converged,
+    fetcher as fetcher,
+    lr_grid as lr_grid,
+    next_lr as next_lr,
+)
 from . import _items
 from ._cells import (
     DEPTHS as DEPTHS,
+    FAMILIES as FAMILIES,
     FF_RATIO as FF_RATIO,
     HEAD_WIDTH as HEAD_WIDTH,
-    MODELS,
+    MODELS as MODELS,
     NAME,
-    best_lr as best_lr,
-    check_protocol as check_protocol,
     corpus_choice as corpus_choice,
     ladder_cell,
     rung_budget as rung_budget,
@@ -92,9 +102,8 @@ from ._cells import (
     rung_seeds as rung_seeds,
     rung_shape as rung_shape,
     seed_cells,
-    sweep_cells,
+    sweep_cells as sweep_cells,
 )
-from ._committed import committed_dir as committed_dir, fetcher as fetcher
 from ._items import (
     ABLATIONS as ABLATIONS,
     PROBES as PROBES,
@@ -103,9 +112,9 @@ from ._items import (
 from ._report import (
     PAPER as PAPER,
     PREDICT_AT as PREDICT_AT,
-    _converged as _converged,
     _write,
     aggregate as aggregate,
+    record_lines as record_lines,
     summary as summary,
 )
 
@@ -114,36 +123,28 @@ __all__ = [
     "Config", "run", "rebuild", "summary", "aggregate", "rung_depth", "rung_shape",
     "rung_budget", "rung_overrides", "rung_seeds", "rung_cell", "corpus_choice", "ladder_cell",
     "sweep_cells", "seed_cells", "best_lr", "next_lr", "lr_grid", "rung_lrs", "committed_dir",
-    "PAPER", "ABLATIONS", "PROBES", "matched_depth",
+    "PAPER", "ABLATIONS", "PROBES", "matched_depth", "FAMILIES", "MODELS",
 ]  # fmt: skip
 
+committed_dir = functools.partial(protocol.committed_dir, name=NAME)
+"""The ladder's folder of committed results
+([`committed_dir`][syncattn.experiments._protocol.committed_dir] with its name)."""
+_converged = convergence_record = converged  # the convergence record under its other names
 
 
 @dataclasses.dataclass(frozen=True)
-class Config:
-    """The ladder's settings.
+class Config(ProtocolConfig):
+    """The ladder's settings: the protocol's
+    ([`ProtocolConfig`][syncattn.experiments._protocol.ProtocolConfig]: ``lrs``,
+    ``extend``, ``seeds``, the budget, the schedule, the convergence record, the
+    intervals, ``committed``, ``export``, ``train``) and these.
 
     Attributes:
         targets: target parameter counts $N^\\ast$ of the rungs (the rule picks the shapes).
-        lrs: the learning-rate sweep (peak lr of the cosine schedule).
-        extend: lrs tried at most beyond an edge of `lrs` when the best lies on it
-            ([`next_lr`][syncattn.experiments.ladder.next_lr]), one at a time.
-        seeds: the sweep runs at ``seeds[0]``; the best lr at every seed.
         top_seeds: seeds (counting the sweep's) at the largest rung (``None``: all).
-        tokens_per_param: $\\kappa$ in $D = \\kappa N$.
-        batch_size, seq_len: $B \\times T$ bytes per step.
-        warmup_fraction: warm-up steps as a fraction of $S$.
-        evals: evaluations during training ($e$; $S$ is a multiple of it).
-        eval_batches: validation batches of those evaluations.
-        final_batches: validation and test batches of the final scores.
-        window, tol: the convergence record (fell by < `tol` over the last `window`).
-        confidence, n_boot, boot_seed: the intervals.
         data: ``"auto"`` (enwik8 for a file named enwik8*, any other file as text with
             5 % validation and 5 % test, the embedded corpus without a path) or a corpus.
         data_path: the corpus file (``--data-path``).
-        committed: the folder of committed results (``"auto"``, a path or ``None``).
-        export: write each finished cell into `committed`.
-        train: further ``key=value`` overrides of every cell.
         ablate_at: the rung (a target of `targets`) of the ablations (item 2;
             ``None``: none), at its Kuramoto lr and seeds.
         ablations: the variants there, among
@@ -157,27 +158,7 @@ class Config:
     """
 
     targets: tuple[int, ...] = (50_000, 100_000, 150_000, 200_000)
-    lrs: tuple[float, ...] = (1e-3, 3e-3, 1e-2)
-    seeds: tuple[int, ...] = (0, 1, 2)
     top_seeds: int | None = 2
-    tokens_per_param: float = 20.0
-    batch_size: int = 16
-    seq_len: int = 128
-    warmup_fraction: float = 0.05
-    evals: int = 10
-    eval_batches: int = 10
-    final_batches: int = 40
-    window: float = 0.2
-    tol: float = 0.01
-    extend: int = 2
-    confidence: float = 0.95
-    n_boot: int = 2000
-    boot_seed: int = 0
-    data: str = "auto"
-    data_path: str | None = None
-    committed: str | None = "auto"
-    export: bool = False
-    train: tuple[str, ...] = ()
     ablate_at: int | None = 50_000
     ablations: tuple[str, ...] = ABLATIONS
     probes: tuple[str, ...] = tuple(PROBES)
@@ -200,13 +181,13 @@ class Config:
             raise ValueError(f"probe_seeds must be >= 1; got {self.probe_seeds}.")
         if self.dynamics_sequences < 1 or not 0 < self.local_threshold <= 1:
             raise ValueError("dynamics_sequences must be >= 1 and local_threshold in (0, 1].")
-        if not self.targets or not self.lrs or not self.seeds:
-            raise ValueError("targets, lrs and seeds must be non-empty.")
+        if not self.targets:
+            raise ValueError("targets must be non-empty.")
         if len(set(self.targets)) != len(self.targets) or min(self.targets) < 1000:
             raise ValueError(f"targets must be distinct and >= 1000; got {self.targets}.")
-        if self.top_seeds is not None and not 1 <= self.top_seeds <= len(self.seeds):
+        if self.seeds and self.top_seeds is not None and not 1 <= self.top_seeds <= len(self.seeds):
             raise ValueError(f"top_seeds must lie in [1, len(seeds)]; got {self.top_seeds}.")
-        check_protocol(self)
+        super().__post_init__()
 
     @classmethod
     def smoke(cls) -> Config:
@@ -234,73 +215,24 @@ class Config:
 
 
 
-def _step(lrs) -> float:
-    lrs = sorted(lrs)
-    return (lrs[-1] / lrs[0]) ** (1 / (len(lrs) - 1))
-
-
-def lr_grid(lrs, k: int) -> float:
-    r"""The $k$-th value of the sweep's geometric grid, $\min(lrs)\, g^k$ with
-    $g = (\max/\min)^{1/(n-1)}$, to one significant digit (for 1e-3, 3e-3, 1e-2:
-    ..., 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, ...)."""
-    return float(f"{min(lrs) * _step(lrs) ** k:.1g}")
-
-
-def _grid_index(lrs, lr: float) -> int:
-    return round(math.log(lr / min(lrs)) / math.log(_step(lrs)))
-
-
 def rung_lrs(config: Config, prior: float | None) -> list[float]:
     """The sweep of a rung: ``config.lrs`` at the first rung (`prior` None); above it,
-    as many grid values ([`lr_grid`][syncattn.experiments.ladder.lr_grid]) centred on
+    as many grid values ([`lr_grid`][syncattn.experiments._protocol.lr_grid]) centred on
     the best lr of the rung below (`prior`), centre first."""
-    if prior is None or len(config.lrs) < 2:
-        return list(config.lrs)
-    n, k = len(config.lrs), _grid_index(config.lrs, prior)
-    ks = sorted(range(k - (n - 1) // 2, k - (n - 1) // 2 + n), key=lambda j: (abs(j - k), j))
-    return [lr_grid(config.lrs, j) for j in ks]
+    return centred_lrs(config.lrs, prior)
 
 
-def next_lr(lrs, tried, best: float | None) -> float | None:
-    """The grid value ([`lr_grid`][syncattn.experiments.ladder.lr_grid] of the sweep
-    `lrs`) beyond the edge of `tried` when `best` sits on that edge; ``None`` when `best`
-    lies inside `tried` (or there is no best, or `lrs` has one value)."""
-    tried = sorted(tried)
-    if best is None or len(lrs) < 2 or tried[0] < best < tried[-1]:
-        return None
-    return lr_grid(lrs, _grid_index(lrs, best) + (1 if best == tried[-1] else -1))
-
-
-def _sweep(config: Config, target: int, fetch, prior: dict):
-    """The rung's sweep (centred on the rung below's best lrs, `prior`), extended past
-    an edge (``extend`` lrs at most per model)."""
-    lrs = {m: rung_lrs(config, prior.get(m)) for m in MODELS}
-    order = [(m, lr) for i in range(len(config.lrs)) for m in MODELS for lr in lrs[m][i:i + 1]]
-    if not prior:  # the first rung: config order, model by model
-        order = [(m, lr) for m in MODELS for lr in lrs[m]]
-    cells = [rung_cell(config, target, m, lr, config.seeds[0]) for m, lr in order]
-    got = fetch(cells)
-    tried = {m: {c.overrides["train.lr"]: r for c, r in zip(cells, got, strict=True)
-                 if c.model == m} for m in MODELS}  # fmt: skip
-    for m in MODELS:
-        for _ in range(config.extend):
-            lr = next_lr(config.lrs, tried[m], best_lr(config, tried[m]))
-            if lr is None:
-                break
-            c = rung_cell(config, target, m, lr, config.seeds[0])
-            (r,) = fetch([c])
-            cells.append(c)
-            got.append(r)
-            tried[m][lr] = r
-    return cells, got, {m: best_lr(config, tried[m]) for m in MODELS}
-
-
-def _walk(config: Config, fetch) -> tuple[list[TrainCell], list[dict], dict]:
-    """Every cell, rung by rung (sweep, then seeds at the best lr): `fetch(cells)`
-    returns their results (training them, or reading them)."""
+def _walk(config: Config, fetch) -> tuple[list[TrainCell], list[CellResult], dict]:
+    """Every cell, rung by rung: the sweep (centred on the rung below's best lrs, the
+    first rung's family by family, the others' interleaved; extended past an edge), then
+    the seeds at the best lr. `fetch(cells)` returns their results (training them, or
+    reading them)."""
     cells, results, best, prior = [], [], {}, {}
     for target in sorted(config.targets):
-        sweep, got, best[target] = _sweep(config, target, fetch, prior)
+        sweep, got, _, best[target] = protocol.sweep(
+            config, FAMILIES, lambda f, lr, t=target: rung_cell(config, t, f.name, lr, config.seeds[0]),
+            fetch, lrs={m: rung_lrs(config, prior.get(m)) for m in MODELS},
+            interleave=bool(prior))  # fmt: skip
         prior = {m: lr for m, lr in best[target].items() if lr is not None}
         more = seed_cells(config, target, best[target])
         cells += sweep + more
@@ -312,26 +244,19 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
         size: str | None = None) -> dict[str, Path]:
     """Train the ladder (resuming; adopting committed cells), write config.json,
     results.json, cells.csv, rungs.csv and ladder.png; return the files written."""
-    out, grid, files = start_run(config, out, NAME, size, grid, progress)
-    runs, dst = out / "runs", committed_dir(config, size)
-    if dst is not None and config.export:  # the settings first: a partial folder rebuilds
-        dst.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(files["config"], dst / "config.json")
 
-    fetch = fetcher(grid, runs, dst if config.export else None, ladder_cell, NAME, adopt_from=dst)
-    cells, results, best = _walk(config, fetch)
-    abl = _items.ablation_cells(config, best)
-    abl_results = fetch(abl) if abl else []
-    dyn = _items.dynamics_cells(config, cells, best)
-    dyn_results = [results[cells.index(c)] for c in dyn]
-    measured = _items.measure(config, dyn, dyn_results, runs, out / "retrain", grid, ladder_cell,
-                              dst, config.export)  # fmt: skip
-    files |= _write(config, out, cells, results, best, items=(abl, abl_results, dyn, measured))
-    if dst is not None and config.export:
-        dst.mkdir(parents=True, exist_ok=True)
-        for f in files.values():
-            shutil.copyfile(f, dst / Path(f).name)
-    return files
+    def body(fetch, out, grid, dst):
+        cells, results, best = _walk(config, fetch)
+        abl = _items.ablation_cells(config, best)
+        abl_results = fetch(abl) if abl else []
+        dyn = _items.dynamics_cells(config, cells, best)
+        dyn_results = [results[cells.index(c)] for c in dyn]
+        measured = _items.measure(config, dyn, dyn_results, out / "runs", out / "retrain", grid,
+                                  ladder_cell, dst, config.export)  # fmt: skip
+        return _write(config, out, cells, results, best, items=(abl, abl_results, dyn, measured))
+
+    return protocol.run(config, out, NAME, ladder_cell, body, grid=grid, progress=progress,
+                        size=size)  # fmt: skip
 
 
 def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
@@ -344,22 +269,12 @@ def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
     """
     import sys
 
-    from .._common import write_experiment_config
-    from .._from_results import committed_config, committed_results
+    def body(config, fetch, src, out):
+        cells, results, best = _walk(config, fetch)
+        abl = _items.ablation_cells(config, best)
+        dyn = _items.dynamics_cells(config, cells, best)
+        measured = _items.read_dynamics_of(config, src, dyn, [results[cells.index(c)] for c in dyn])
+        return _write(config, out, cells, results, best, rebuilt_from=str(src),
+                      items=(abl, fetch(abl), dyn, measured))
 
-    config, raw = committed_config(sys.modules[__name__], src)
-    src, out = Path(src), Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-
-    def fetch(cells):
-        return committed_results(src, cells)
-
-    cells, results, best = _walk(config, fetch)
-    abl = _items.ablation_cells(config, best)
-    dyn = _items.dynamics_cells(config, cells, best)
-    abl_results, measured = _items.read_items(config, src, abl, dyn,
-                                              [results[cells.index(c)] for c in dyn])
-    files = {"config": write_experiment_config(config, out, NAME, raw.get("size"))}
-    return files | _write(config, out, cells, results, best, rebuilt_from=str(src),
-                          items=(abl, abl_results, dyn, measured))
-
+    return protocol.rebuild(sys.modules[__name__], src, out, body)

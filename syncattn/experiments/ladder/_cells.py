@@ -1,4 +1,4 @@
-"""The ladder's rungs and cells: the rung rule, the budget, the cells, the cell function."""
+"""The ladder's rungs and cells: its families, the rung rule, the budget, the cells, the cell function."""
 
 from __future__ import annotations
 
@@ -7,104 +7,109 @@ import math
 import statistics
 from pathlib import Path
 
+from ... import models
 from .._common import layered_overrides
 from .._grid import TrainCell, train_cell
+from .._protocol import CellResult, Family, at_best, budget, schedule
 
 
 NAME = "ladder"
-MODELS = ("kuramoto", "softmax")
-HEAD_WIDTH = 16
-FF_RATIO = 2.75
-DEPTHS = ((30_000, 1), (140_000, 2), (280_000, 3), (3_000_000, 4))
-"""``(upper bound on the target, depth)``; above the last bound, depth 6."""
+HEAD_WIDTH, FF_RATIO, DEPTHS = models.HEAD_WIDTH, models.FF_RATIO, models.DEPTHS
+"""The size rule's constants (`syncattn.models.shape_for_params`, the rule for one
+attention, which ``syncattn train --config auto`` uses; ``rung_shape`` applies it to
+families)."""
+FAMILIES = (Family("kuramoto", "kuramoto", "Kuramoto", ff_ratio=FF_RATIO),
+            Family("softmax", "softmax", "RoPE + SwiGLU"))
+"""The ladder's families: the first is the reference (its count sets the rung's width),
+the others are matched to its count by their feed-forward width."""
+MODELS = tuple(f.name for f in FAMILIES)
 
 
 # --------------------------------------------------------------------------- rungs
 
 
 def rung_depth(target: int) -> int:
-    """Depth $L$ of the rung with target count `target` (``DEPTHS``; 6 above 3 M)."""
-    return next((L for bound, L in DEPTHS if target <= bound), 6)
+    """Depth $L$ of the rung with target count `target`
+    ([`syncattn.models.depth_for_params`][]: ``DEPTHS``; 6 above 3 M)."""
+    return models.depth_for_params(target)
 
 
-def _kuramoto_ff(d: int) -> int:
-    return max(8, 8 * int(FF_RATIO * d / 8 + 0.5))
+def _ff(ratio: float, d: int) -> int:
+    return max(8, 8 * int(ratio * d / 8 + 0.5))
 
 
 @functools.lru_cache(maxsize=256)
-def _count(model: str, d: int, L: int, ff: int, vocab: int = 256) -> int:
-    from ... import models
-
+def _count(family: Family, d: int, L: int, ff: int, vocab: int = 256) -> int:
     return models.config_params(models.get_config(
-        "1m", attention=model, d_model=d, n_layers=L, n_heads=d // HEAD_WIDTH, d_ff=ff,
-        vocab_size=vocab))  # fmt: skip
+        "1m", attention=family.attention, d_model=d, n_layers=L, n_heads=d // HEAD_WIDTH,
+        d_ff=ff, vocab_size=vocab, **dict(family.model)))  # fmt: skip
+
+
+def _matched_ff(family: Family, d: int, L: int, n: int, vocab: int) -> int:
+    """The multiple of 8 of the feed-forward width bringing `family`'s count closest to `n`."""
+    base = _count(family, d, L, 8, vocab)
+    per8 = _count(family, d, L, 16, vocab) - base
+    return max(8, 8 + 8 * round((n - base) / per8)) if per8 else 8
 
 
 @functools.lru_cache(maxsize=64)
-def rung_shape(target: int, vocab: int = 256) -> dict:
-    """The rung rule (module docstring): ``{"name", "target", "d_model", "n_layers",
-    "n_heads", "d_ff": {model: int}, "params": {model: int}, "mismatch"}`` with
-    ``mismatch`` = transformer count / Kuramoto count - 1."""
-    L = rung_depth(target)
+def rung_shape(target: int, vocab: int = 256, families: tuple[Family, ...] = FAMILIES) -> dict:
+    """The rung rule (module docstring), for the first of `families` as the reference
+    and the others matched to its count: ``{"name", "target", "d_model", "n_layers",
+    "n_heads", "d_ff": {family: int}, "params": {family: int}, "mismatch"}`` with
+    ``mismatch`` the largest relative count difference to the reference."""
+    ref, L = families[0], rung_depth(target)
     best, d = None, HEAD_WIDTH
     while True:
-        n = _count("kuramoto", d, L, _kuramoto_ff(d), vocab)
+        n = _count(ref, d, L, _ff(ref.ff_ratio, d), vocab)
         cand = (abs(math.log(n / target)), d)
         best = min(best or cand, cand)
         if n >= target:
             break
         d += HEAD_WIDTH
     d = best[1]
-    ff_k = _kuramoto_ff(d)
-    n_k = _count("kuramoto", d, L, ff_k, vocab)
-    base = _count("softmax", d, L, 8, vocab)
-    per8 = _count("softmax", d, L, 16, vocab) - base
-    ff_s = max(8, 8 + 8 * round((n_k - base) / per8))
-    n_s = _count("softmax", d, L, ff_s, vocab)
+    n_ref = _count(ref, d, L, _ff(ref.ff_ratio, d), vocab)
+    ff = {f.name: _ff(f.ff_ratio, d) if f.ff_ratio is not None else _matched_ff(f, d, L, n_ref, vocab)
+          for f in families}  # fmt: skip
+    params = {f.name: _count(f, d, L, ff[f.name], vocab) for f in families}
     name = f"{target // 1_000_000}m" if target % 1_000_000 == 0 else f"{round(target / 1000)}k"
     return {"name": name, "target": target, "d_model": d, "n_layers": L,
-            "n_heads": d // HEAD_WIDTH, "d_ff": {"kuramoto": ff_k, "softmax": ff_s},
-            "params": {"kuramoto": n_k, "softmax": n_s}, "mismatch": n_s / n_k - 1}  # fmt: skip
+            "n_heads": d // HEAD_WIDTH, "d_ff": ff, "params": params,
+            "mismatch": max((params[f.name] / n_ref - 1 for f in families[1:]), key=abs,
+                            default=0.0)}  # fmt: skip
 
 
-def check_protocol(config) -> None:
-    """The checks of the protocol's fields shared by the ladder and ``dosc_law``: the
-    lrs, ``extend``, the budget, the schedule and the convergence window.
+def family(name: str, families: tuple[Family, ...] = FAMILIES) -> Family:
+    """The family named `name` among `families` (the ladder's by default)."""
+    for f in families:
+        if f.name == name:
+            return f
+    raise ValueError(f"unknown family {name!r}; choose among {[f.name for f in families]}.")
 
-    Raises:
-        ValueError: naming the field.
-    """
-    if any(not lr > 0 for lr in config.lrs):
-        raise ValueError(f"lrs must be > 0; got {config.lrs}.")
-    if isinstance(config.extend, bool) or not isinstance(config.extend, int) or config.extend < 0:
-        raise ValueError(f"extend must be an int >= 0; got {config.extend!r}.")
-    if not config.tokens_per_param > 0 or config.evals < 2:
-        raise ValueError("tokens_per_param must be > 0 and evals >= 2.")
-    if not 0 <= config.warmup_fraction < 1 or not 0 < config.window < 1:
-        raise ValueError("warmup_fraction must lie in [0, 1) and window in (0, 1).")
+
+def family_of(cell: TrainCell, families: tuple[Family, ...] = FAMILIES) -> str:
+    """The name of the family of `cell` (named ``RUNG-FAMILY-...``; the longest match)."""
+    rest = cell.name.split("-", 1)[1] + "-"
+    return max((f.name for f in families if rest.startswith(f"{f.name}-")), key=len)
 
 
 def rung_budget(config, params: int) -> dict:
-    """Tokens $D$, steps $S$ and the schedule of a rung of `params` parameters."""
-    per_step = config.batch_size * config.seq_len
-    tokens = math.ceil(config.tokens_per_param * params)
-    steps = config.evals * math.ceil(tokens / (config.evals * per_step))
-    return {"tokens": steps * per_step, "target_tokens": tokens, "steps": steps,
-            "warmup_steps": round(config.warmup_fraction * steps),
-            "eval_every": steps // config.evals}  # fmt: skip
+    """Tokens $D$, steps $S$ and the schedule of a rung of `params` parameters
+    ([`budget`][syncattn.experiments._protocol.budget])."""
+    return budget(config, params)
 
 
-def rung_overrides(config, shape: dict, model: str, lr: float) -> dict:
-    """The typed overrides of one cell: the shape, the budget's schedule, the lr."""
-    b = rung_budget(config, shape["params"]["kuramoto"])
+def rung_overrides(config, shape: dict, model: str, lr: float,
+                   families: tuple[Family, ...] = FAMILIES) -> dict:  # fmt: skip
+    """The typed overrides of one cell of family `model` (of `families`, whose first is
+    the rung's reference): the shape, the family's model fields, the budget's schedule,
+    the lr."""
+    b = rung_budget(config, shape["params"][families[0].name])
     return layered_overrides({
         "model.d_model": shape["d_model"], "model.n_layers": shape["n_layers"],
         "model.n_heads": shape["n_heads"], "model.d_ff": shape["d_ff"][model],
-        "train.batch_size": config.batch_size, "train.seq_len": config.seq_len,
-        "train.lr": float(lr), "train.warmup_steps": b["warmup_steps"],
-        "train.eval_every": b["eval_every"], "train.eval_batches": config.eval_batches,
-        "train.ckpt_every": 2 * b["eval_every"], "train.log_every": max(1, b["eval_every"] // 5),
-    }, config.train)  # fmt: skip
+        "train.seq_len": config.seq_len,
+    } | schedule(config, b, lr) | family(model, families).overrides(), config.train)  # fmt: skip
 
 
 def corpus_choice(config) -> tuple[str, str | None, dict]:
@@ -119,25 +124,27 @@ def corpus_choice(config) -> tuple[str, str | None, dict]:
 
 
 def rung_cell(config, target: int, model: str, lr: float, seed: int, variant: str = "",
-              extra=()) -> TrainCell:  # fmt: skip
+              extra=(), families: tuple[Family, ...] = FAMILIES) -> TrainCell:  # fmt: skip
     """The [`TrainCell`][syncattn.experiments.TrainCell] ``RUNG-MODEL-[VARIANT-]lrLR-seedS``
-    of rung `target`: its shape, budget and schedule at peak lr `lr`; `extra` (a
-    variant's model switches, ``{key: value}`` or ``key=value`` text) replaces the
-    rung's settings, e.g. ``variant="noffn", extra={"model.ffn": "none"}``."""
-    shape = rung_shape(target)
+    of family `model` at rung `target` (the rule applied to `families`, the ladder's by
+    default): its shape, budget and schedule at peak lr `lr`; `extra` (a variant's model
+    switches, ``{key: value}`` or ``key=value`` text) replaces the rung's settings, e.g.
+    ``variant="noffn", extra={"model.ffn": "none"}``."""
+    shape = rung_shape(target, families=families)
     data, path, opts = corpus_choice(config)
     tag = f"{variant}-" if variant else ""
     return TrainCell(
-        name=f"{shape['name']}-{model}-{tag}lr{lr:g}-seed{seed}", model=model, config="1m",
-        seed=seed, data=data, data_path=path,
-        steps=rung_budget(config, shape["params"]["kuramoto"])["steps"],
-        overrides=layered_overrides(opts, rung_overrides(config, shape, model, lr), extra),
+        name=f"{shape['name']}-{model}-{tag}lr{lr:g}-seed{seed}",
+        model=family(model, families).attention, config="1m", seed=seed, data=data,
+        data_path=path, steps=rung_budget(config, shape["params"][families[0].name])["steps"],
+        overrides=layered_overrides(opts, rung_overrides(config, shape, model, lr, families),
+                                    extra),  # fmt: skip
         eval_batches=config.final_batches,
     )  # fmt: skip
 
 
 def sweep_cells(config, target: int) -> list[TrainCell]:
-    """The first rung's lr sweep: both models, every lr of ``config.lrs``, at ``seeds[0]``
+    """The first rung's lr sweep: every family, every lr of ``config.lrs``, at ``seeds[0]``
     (the rungs above centre theirs on the best lrs below: ``rung_lrs``)."""
     return [rung_cell(config, target, m, lr, config.seeds[0]) for m in MODELS for lr in config.lrs]
 
@@ -149,22 +156,10 @@ def rung_seeds(config, target: int) -> tuple[int, ...]:
 
 
 def seed_cells(config, target: int, best: dict) -> list[TrainCell]:
-    """The best lr (``best[model]``, ``None``: none) at the rung's other seeds."""
-    return [rung_cell(config, target, m, best[m], s) for m in MODELS
-            if best.get(m) is not None for s in rung_seeds(config, target)[1:]]  # fmt: skip
-
-
-def _bpc(res: dict | None, split: str = "val", metric: str = "bpc") -> float:
-    if not res or res.get("status") != "ok":
-        return math.nan
-    return float(res["val" if split == "val" else "test"][metric])
-
-
-def best_lr(config, results: dict[float, dict | None], metric: str = "bpc") -> float | None:
-    """The lr whose cell has the lowest final validation `metric` (BPC; a word-level
-    experiment passes ``"loss"``; ties: the smaller lr); ``None`` when no cell finished."""
-    ok = [(b, lr) for lr, r in results.items() if math.isfinite(b := _bpc(r, "val", metric))]
-    return min(ok)[1] if ok else None
+    """The best lr (``best[family]``, ``None``: none) at the rung's other seeds, family
+    by family."""
+    return at_best(FAMILIES, best, rung_seeds(config, target)[1:],
+                   lambda f, lr, s: rung_cell(config, target, f.name, lr, s), by_seed=False)
 
 
 # --------------------------------------------------------------------------- one cell
@@ -177,7 +172,7 @@ def ladder_cell(cell: TrainCell, folder, metrics: tuple[str, ...] = ("bpc",)) ->
     from ...training import eval_run, read_log
 
     res = train_cell(cell, folder)
-    if res.get("status") != "ok":
+    if not CellResult.of(res).ok:
         return res
     log = read_log(Path(folder) / "log.jsonl")
     test = eval_run(folder, split="test", max_batches=cell.eval_batches, record=False)

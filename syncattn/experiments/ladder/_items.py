@@ -48,9 +48,14 @@ from pathlib import Path
 import numpy as np
 
 from .._common import describe_values, new_figure, save_figure, write_csv, write_json
-from .._grid import TrainCell, read_result
+from .._grid import TrainCell
+from .._protocol import CellResult
 from ..ablations import PAPER as ABLATION_PAPER
-from ._cells import _bpc, rung_cell, rung_seeds, rung_shape
+from ._cells import rung_cell, rung_seeds, rung_shape
+
+
+def _test(result) -> float:
+    return CellResult.of(result).score("test", "bpc")
 
 
 ABLATIONS = ("learned-value", "no-ffn", "no-ffn-matched", "no-gates")
@@ -165,7 +170,7 @@ def measure(config, cells, results, runs: Path, retrain: Path, grid, ladder_cell
 
     out = []
     for c, r in zip(cells, results, strict=True):
-        if r.get("status") != "ok":
+        if not CellResult.of(r).ok:
             out.append(None)
             continue
         got = read_dynamics(config, c, runs / c.name)
@@ -180,11 +185,11 @@ def measure(config, cells, results, runs: Path, retrain: Path, grid, ladder_cell
                                          config.local_threshold)  # fmt: skip
             except CheckpointError:
                 (again,) = grid.run([c], retrain, ladder_cell, desc=f"retrain {c.name}")
-                if again.get("status") != "ok":
+                if not CellResult.of(again).ok:
                     out.append(None)
                     continue
-                extra = {"retrained": True, "test_bpc_committed": _bpc(r, "test"),
-                         "test_bpc_retrained": _bpc(again, "test")}  # fmt: skip
+                extra = {"retrained": True, "test_bpc_committed": _test(r),
+                         "test_bpc_retrained": _test(again)}  # fmt: skip
                 m = dynamics.measure_run(retrain / c.name, config.dynamics_sequences,
                                          config.local_threshold)  # fmt: skip
             got = _wanted(config, c) | {"retrained": False} | extra | m
@@ -221,16 +226,16 @@ def aggregate(config, best, abl_cells, abl_results, full_rows, dyn_cells, dyn) -
         for v in config.ablations:
             mine = {c.seed: r for c, r in zip(abl_cells, abl_results, strict=True)
                     if _variant(c) == v}  # fmt: skip
-            d = [_bpc(mine[s], "test") - full[s]["test_bpc"] for s in seeds
+            d = [_test(mine[s]) - full[s]["test_bpc"] for s in seeds
                  if s in mine and s in full]  # fmt: skip
             d = [x for x in d if math.isfinite(x)]
             params = next((r.get("params") for r in mine.values() if r.get("params")), None)
             table[v] = {
                 "params": params, "overrides": to_jsonable(variant_overrides(target, v)),
-                "test": describe_values([_bpc(mine[s], "test") for s in seeds if s in mine]),
+                "test": describe_values([_test(mine[s]) for s in seeds if s in mine]),
                 "delta": describe_values(d) | {"ci": stats.t_interval(d, config.confidence) if len(d) > 1 else None},
                 "paper_delta": ABLATION_PAPER["delta_bpc"][v.replace("-matched", "")],
-                "missing": [s for s in seeds if s not in mine or mine[s].get("status") != "ok"],
+                "missing": [s for s in seeds if s not in mine or not CellResult.of(mine[s]).ok],
             }  # fmt: skip
     probes = {}
     if target is not None and abl_cells and config.probes:
@@ -243,8 +248,8 @@ def aggregate(config, best, abl_cells, abl_results, full_rows, dyn_cells, dyn) -
         gap = [kur[s] - soft[s] for s in seeds if s in kur and s in soft]
         probes["full"] = {"seeds": list(seeds), "gap": describe_values(gap)}
         for v in config.probes:
-            mine = {c.seed: _bpc(r, "test") for c, r in zip(abl_cells, abl_results, strict=True)
-                    if _variant(c) == v and r.get("status") == "ok"}  # fmt: skip
+            mine = {c.seed: _test(r) for c, r in zip(abl_cells, abl_results, strict=True)
+                    if _variant(c) == v and CellResult.of(r).ok}  # fmt: skip
             d = [mine[s] - kur[s] for s in seeds if s in mine and s in kur]
             g = [mine[s] - soft[s] for s in seeds if s in mine and s in soft]
             probes[v] = {"overrides": dict(PROBES[v]), "test": describe_values(list(mine.values())),
@@ -405,9 +410,7 @@ def summary(items: dict) -> str:
     return "\n".join(lines)
 
 
-def read_items(config, src: Path, abl_cells, dyn_cells, dyn_results):
-    """For a rebuild: the variants' results and the dynamics read from `src` alone."""
-    abl = [read_result(src / "runs" / c.name) or {"status": "missing"} for c in abl_cells]
-    dyn = [read_dynamics(config, c, src / "runs" / c.name) if r.get("status") == "ok" else None
-           for c, r in zip(dyn_cells, dyn_results, strict=True)]  # fmt: skip
-    return abl, dyn
+def read_dynamics_of(config, src: Path, dyn_cells, dyn_results) -> list[dict | None]:
+    """For a rebuild: the dynamics of the finished cells, read from `src` alone."""
+    return [read_dynamics(config, c, src / "runs" / c.name) if CellResult.of(r).ok else None
+            for c, r in zip(dyn_cells, dyn_results, strict=True)]  # fmt: skip

@@ -9,13 +9,13 @@ import numpy as np
 from .._common import new_figure, save_figure
 
 
-def plot(agg: dict, paper: dict, path):
-    """Left: test BPC per seed (dots) and mean ± std against $N$ (log axis), both models.
-    Right: the paired gap per rung with its t interval, the fitted $a + b \\ln N$ with its
+def plot(agg: dict, paper: dict, path, families, gap_label: str):
+    """Left: test BPC per seed (dots) and mean ± std against $N$ (log axis), every family.
+    Right: the paired gap (`gap_label`) per rung with its t interval, the fitted $a + b \\ln N$ with its
     bootstrap band, and the paper's gaps at 1 M and 5 M (enwik8)."""
     fig, (ax, bx) = new_figure(2, 1, width=4.4)
-    colors = {"kuramoto": "C0", "softmax": "C1"}
-    for m, col in colors.items():
+    for i, f in enumerate(families):
+        m, col = f.name, f"C{i}"
         xs, means, stds = [], [], []
         for e in agg["rungs"]:
             n = e["shape"]["params"][m]
@@ -27,9 +27,8 @@ def plot(agg: dict, paper: dict, path):
                 means.append(t["mean"])
                 stds.append(t["std"] or 0.0)
         if xs:
-            ax.errorbar(xs, means, yerr=stds, fmt="o-", color=col, capsize=3,
-                        label="RoPE + SwiGLU" if m == "softmax" else "Kuramoto")
-    ns = [e["shape"]["params"]["kuramoto"] for e in agg["rungs"]]
+            ax.errorbar(xs, means, yerr=stds, fmt="o-", color=col, capsize=3, label=f.label or m)
+    ns = [e["shape"]["params"][families[0].name] for e in agg["rungs"]]
     span = (min(ns) / 1.5, max(max(ns), 5e6) * 1.3)
     ax.set_xscale("log")
     ax.set_xlim(*span)
@@ -45,7 +44,7 @@ def plot(agg: dict, paper: dict, path):
         g = e["gap"]
         if g["mean"] is None:
             continue
-        gx.append(e["shape"]["params"]["kuramoto"])
+        gx.append(e["shape"]["params"][families[0].name])
         gy.append(g["mean"])
         ci = g.get("ci") or (g["mean"], g["mean"])
         lo.append(g["mean"] - ci[0])
@@ -70,7 +69,7 @@ def plot(agg: dict, paper: dict, path):
     bx.set_xlim(*span)
     bx.xaxis.set_minor_formatter("")
     bx.set_xlabel("parameters N")
-    bx.set_ylabel("Kuramoto - transformer (test BPC)")
+    bx.set_ylabel(f"{gap_label} (test BPC)")
     bx.set_title(fit["status"] if fit["status"] != "ok" else "gap against N", fontsize=9)
     bx.legend(fontsize=7)
     return save_figure(fig, path)

@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import math
-import statistics
 from pathlib import Path
 
+from .. import _protocol as protocol
 from .._common import describe_values, fmt_mean_std, write_csv, write_json
+from .._protocol import record_lines
 from ..table import PAPER as TABLE_PAPER
-from ._cells import MODELS, NAME, _bpc, rung_budget, rung_seeds, rung_shape
+from ._cells import (
+    FAMILIES,
+    MODELS,
+    NAME,
+    family_of,
+    rung_budget,
+    rung_seeds,
+    rung_shape,
+)
 
 
 PAPER = {
@@ -19,87 +28,53 @@ PAPER = {
 PREDICT_AT = (1_000_000, 5_000_000)
 
 
-def _converged(config, res: dict, metric: str = "bpc") -> dict | None:
-    """The convergence record of a cell from its curve of `metric` (``None``: no curve)."""
-    from ... import stats
-
-    curve = res.get("curve") if res.get("status") == "ok" else None
-    if not curve or len(curve) < 2:
-        return None
-    r = stats.relative_improvement([p["step"] for p in curve], [p[metric] for p in curve],
-                                   config.window)  # fmt: skip
-    return r | {"converged": r["improvement"] < config.tol}
-
-
 def _rows(config, cells, results) -> list[dict]:
     """Per cell: its scores and its convergence record."""
-    rows = []
-    for c, r in zip(cells, results, strict=True):
-        conv = _converged(config, r)
-        rows.append({
-            "cell": c.name, "rung": c.name.split("-")[0], "model": c.model,
-            "lr": c.overrides["train.lr"], "seed": c.seed, "status": r.get("status"),
-            "params": r.get("params"), "steps": c.steps, "val_bpc": _bpc(r),
-            "test_bpc": _bpc(r, "test"), "tokens_per_s": r.get("tokens_per_s"),
-            "wall_s": r.get("wall_s"), "improvement": conv and conv["improvement"],
-            "converged": conv and conv["converged"],
-        })  # fmt: skip
-    return rows
+    return [protocol.cell_row(config, c, r, {"rung": c.name.split("-")[0], "model": family_of(c)},
+                              {"val_bpc": ("val", "bpc"), "test_bpc": ("test", "bpc")}, "bpc")
+            for c, r in zip(cells, results, strict=True)]  # fmt: skip
 
 
 def aggregate(config, cells, results, best) -> dict:
-    """Per cell: scores and convergence; per rung: the sweep, the seeds at the best lr,
-    the paired gap and its interval; the gap's fit against $N$."""
+    """Per cell: scores and convergence; per rung and family: the sweep, the seeds at the
+    best lr; per rung the paired gap of the reference family (the first) to the baseline
+    (the last) and its interval; the gap's fit against $N$."""
     from ... import stats
 
     rows = _rows(config, cells, results)
     rungs, xs, gaps = [], [], []
+    ref, base = MODELS[0], MODELS[-1]
     for target in sorted(config.targets):
         shape = rung_shape(target)
         mine = [w for w in rows if w["rung"] == shape["name"]]
-        entry = {"shape": shape, **rung_budget(config, shape["params"]["kuramoto"]),
+        entry = {"shape": shape, **rung_budget(config, shape["params"][ref]),
                  "best_lr": best[target], "sweep": {}, "models": {}}  # fmt: skip
         seeds = rung_seeds(config, target)
         per = {}
-        for m in ("kuramoto", "softmax"):
-            sweep = {w["lr"]: w["val_bpc"] for w in mine
-                     if w["model"] == m and w["seed"] == config.seeds[0]}  # fmt: skip
-            entry["sweep"][m] = {f"{k:g}": v for k, v in sorted(sweep.items())}
+        for m in MODELS:
+            entry["sweep"][m] = sweep = protocol.lr_sweep(
+                mine, "val_bpc", lambda w, m=m: w["model"] == m and w["seed"] == config.seeds[0])
             lr = best[target][m]
             per[m] = {w["seed"]: w for w in mine if w["model"] == m and w["lr"] == lr}
             entry["models"][m] = {
                 "test": describe_values([per[m][s]["test_bpc"] for s in seeds if s in per[m]]),
                 "val": describe_values([per[m][s]["val_bpc"] for s in seeds if s in per[m]]),
-                "lr_at_edge": lr is not None and len(sweep) > 1 and lr in (min(sweep), max(sweep)),
+                "lr_at_edge": protocol.at_edge(lr, sweep),
             }  # fmt: skip
-        entry["compute"] = {m: _compute([w for w in mine if w["model"] == m]) for m in MODELS}
-        d = [per["kuramoto"][s]["test_bpc"] - per["softmax"][s]["test_bpc"] for s in seeds
-             if s in per["kuramoto"] and s in per["softmax"]]  # fmt: skip
-        d = [v for v in d if math.isfinite(v)]
-        entry["gap"] = describe_values(d) | {"ci": stats.t_interval(d, config.confidence) if d else None}
-        if d:
-            xs.append(shape["params"]["kuramoto"])
-            gaps.append(d)
+        entry["compute"] = {m: protocol.compute([w for w in mine if w["model"] == m]) for m in MODELS}
+        test = {m: {s: w["test_bpc"] for s, w in per[m].items()} for m in (ref, base)}
+        entry["gap"] = protocol.paired(test[ref], test[base], seeds, config.confidence)
+        if entry["gap"]["n"]:
+            xs.append(shape["params"][ref])
+            gaps.append(entry["gap"]["values"])
         rungs.append(entry)
     fit = {"status": "no fit: fewer than 2 rungs with a gap"}
     if len(xs) >= 2:
         fit = {"status": "ok", "model": "gap = a + b ln N"} | stats.log_linear_bootstrap(
             xs, gaps, at=PREDICT_AT, n_boot=config.n_boot, seed=config.boot_seed,
             confidence=config.confidence)  # fmt: skip
-    missing = [w["cell"] for w in rows if w["status"] == "missing"]
-    not_conv = [w["cell"] for w in rows if w["converged"] is False]
-    first = next((r for r in results if r.get("status") == "ok"), {})
-    return {"rungs": rungs, "fit": fit, "rows": rows, "not_converged": not_conv,
-            "missing": missing, "corpus": first.get("corpus")}  # fmt: skip
-
-
-def _compute(rows) -> dict:
-    """Cells run, their wall time and median training tokens/s (as measured, on a
-    machine that may have been shared)."""
-    done = [w for w in rows if w["status"] == "ok"]
-    tps = [w["tokens_per_s"] for w in done if w["tokens_per_s"]]
-    return {"cells": len(done), "wall_s": sum(w["wall_s"] or 0.0 for w in done),
-            "tokens_per_s": statistics.median(tps) if tps else None}  # fmt: skip
+    return {"rungs": rungs, "fit": fit, "rows": rows, **protocol.record(rows),
+            "corpus": protocol.corpus(results)}  # fmt: skip
 
 
 def _write(config, out, cells, results, best, rebuilt_from=None, items=None) -> dict[str, Path]:
@@ -117,7 +92,7 @@ def _write(config, out, cells, results, best, rebuilt_from=None, items=None) -> 
     rows = agg["rows"]
     files["csv"] = write_csv(out / "cells.csv", {
         k: [("" if w[k] is None else w[k]) for w in rows] for k in rows[0]})  # fmt: skip
-    rr = [(e, m) for e in agg["rungs"] for m in ("kuramoto", "softmax")]
+    rr = [(e, m) for e in agg["rungs"] for m in MODELS]
     files["rungs"] = write_csv(out / "rungs.csv", {
         "rung": [e["shape"]["name"] for e, _ in rr], "model": [m for _, m in rr],
         "params": [e["shape"]["params"][m] for e, m in rr],
@@ -131,7 +106,7 @@ def _write(config, out, cells, results, best, rebuilt_from=None, items=None) -> 
         "test_bpc_std": [_or(e["models"][m]["test"]["std"]) for e, m in rr],
         "gap_mean": [_or(e["gap"]["mean"]) for e, _ in rr],
     })  # fmt: skip
-    files["png"] = plot(agg, PAPER, out / "ladder.png")
+    files["png"] = plot(agg, PAPER, out / "ladder.png", FAMILIES, "Kuramoto - transformer")
     if items is not None:
         files |= _items.write(out, agg)
     return files
@@ -148,7 +123,8 @@ def summary(results: dict) -> str:
     lines = [f"ladder on {corpus}: test BPC at each model's best lr (mean ± std over seeds)"]
     for e in results["rungs"]:
         s = e["shape"]
-        lines.append(f"  {s['name']:>5} N={s['params']['kuramoto']:,} / {s['params']['softmax']:,} "
+        counts = " / ".join(f"{s['params'][m]:,}" for m in MODELS)
+        lines.append(f"  {s['name']:>5} N={counts} "
                      f"(d {s['d_model']}, L {s['n_layers']}), {e['tokens']:,} tokens, {e['steps']} steps")
         for m, t in e["models"].items():
             sweep = ", ".join(f"{lr}: {v:.3f}" for lr, v in e["sweep"][m].items() if v is not None and math.isfinite(v))
@@ -173,13 +149,3 @@ def summary(results: dict) -> str:
         more = items_summary(results)
         lines += [more] if more else []
     return "\n".join(lines)
-
-
-def record_lines(results: dict, metric: str) -> list[str]:
-    """The summary's lines on the cells not converged (by `metric`) and missing."""
-    nc = results["not_converged"]
-    lines = [f"  not converged ({metric} fell >= 1 % over the last 20 %): {', '.join(nc) or 'none'}"]
-    if results.get("missing"):
-        lines.append(f"  missing cells: {len(results['missing'])}")
-    return lines
-

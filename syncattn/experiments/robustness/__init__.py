@@ -51,12 +51,17 @@ that subset.
 Resumable: the trainings are grid cells (experiment 4's and 5's, reused from
 ``agreement_from`` / ``runs_from`` when given), each model's sweep is written point by
 point to ``OUT/sweeps/``.
+
+Files: `_models.py` (the trained models: train or reuse, load, score), `_sweep.py` (the
+sweep over strengths and draws, resumable), `_perturb.py` (each non-ideality's
+substrate, the softmax analogues, the checks of the schedules), `_theory.py` (the
+predictions and schedules from the drives), `_tolerance.py` (the loss and the
+tolerance), `_tables.py` (curves, CSV rows, tolerance table, summary), `_plots.py` (the figures).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 from pathlib import Path
 
 import numpy as np
@@ -64,27 +69,15 @@ import numpy as np
 from .._common import start_run, write_csv, write_json
 from .._grid import Grid
 from .._reuse import ReusedRecipe
-from . import _models, _sweep, _theory, _tolerance
-from ._sweep import HARSHER, NONIDEALITIES, SYMBOLS, substrate, sweep
+from . import _models, _sweep, _theory
+from ._perturb import SOFTMAX, applies, measure_checks, perturber
+from ._sweep import HARSHER, NONIDEALITIES, sweep
+from ._tables import curves, rows, summary, tolerance_table
 
 
 __all__ = ["Config", "run", "summary", "NONIDEALITIES", "SOFTMAX", "PAPER"]
 
 NAME = "robustness"
-
-SOFTMAX = {
-    "noise": {"run": False, "analogue": "none: softmax has no state that settles; noise on its "
-              "scores would be a different perturbation, which the substrate does not model"},
-    "coupling_mismatch": {"run": True, "analogue": "the unnormalised weights exp(s_ij)(1 + eps xi_ij), "
-                          "xi drawn as the oscillator's (_models.PerturbedSoftmax); one device per draw"},
-    "frequency_disorder": {"run": False, "analogue": "none: softmax has no dynamics"},
-    "settle_time": {"run": False, "analogue": "none: softmax has no dynamics (one exact step)"},
-    "readout_bits": {"run": True, "analogue": "the query's direction read with the same b-bit "
-                     "quantiser, its length kept (_models.PerturbedSoftmax)"},
-}
-"""What each non-ideality means for the softmax model, and whether it is run (mismatch
-and bits, through [`PerturbedSoftmax`][syncattn.experiments.robustness._models.PerturbedSoftmax];
-the other three have no softmax analogue)."""
 
 PAPER = {
     "source": "seed 001 (arXiv 2606.12059); its published code has robustness scripts for "
@@ -301,144 +294,6 @@ class Config(ReusedRecipe):
         return out
 
 
-def _applies(model: str):
-    return (lambda kind: True) if model == "oscillator" else (lambda kind: SOFTMAX[kind]["run"])
-
-
-def _schedule(config, h, sigma: float, t1: float) -> dict:
-    sch = _theory.noise_schedule(h, float(sigma), horizon=config.noise_horizon,
-                                 quantile=config.noise_quantile, step=config.noise_drift_step,
-                                 noise_step=config.noise_diffusion_step, t_max=t1)  # fmt: skip
-    snapped = _theory.snap_schedule(sch)
-    return {**snapped, "settle_time": min(snapped["settle_time"], t1),
-            "steps": math.ceil(min(snapped["settle_time"], t1) / snapped["dt"] - 1e-9)}
-
-
-def _disorder_horizon(config, h, s: float, t1: float) -> dict:
-    if config.disorder_horizon is None:
-        return {"settle_time": t1}
-    sch = _theory.disorder_schedule(h, float(s), horizon=config.disorder_horizon,
-                                    quantile=config.disorder_quantile, t_max=t1)  # fmt: skip
-    snapped = _theory.snap_schedule(sch)
-    return {**snapped, "settle_time": min(snapped["settle_time"], t1)}
-
-
-def _perturber(config, kind_of_model: str, model, h, task: str = "agreement"):
-    """``perturb(model, kind, strength, key) -> (perturbed, settings)`` of one trained model.
-
-    Oscillator: [`syncattn.nn.with_substrate`][] with the non-ideality alone; noise on
-    the schedule of its drives (`_theory.noise_schedule`); disorder at
-    ``disorder_rtol``/``disorder_atol`` to the layer's `ode_t1` (the classifier), or at
-    ``lm_disorder_rtol``/``lm_disorder_atol`` to the horizon of its locking rates (the
-    LMs; `_theory.disorder_schedule`), times `horizon_factor`. Softmax: the analogue of mismatch or bits
-    ([`perturb_softmax`][syncattn.experiments.robustness._models.perturb_softmax]).
-    """
-    from ... import nn
-
-    if kind_of_model == "softmax":
-        def perturb(m, kind, s, key):
-            kw = {"mismatch": float(s)} if kind == "coupling_mismatch" else {"bits": int(s)}
-            return _models.perturb_softmax(m, key, **kw), {"analogue": SOFTMAX[kind]["analogue"]}
-
-        return perturb
-    t1 = _models.ode_t1(model)
-    horizons: dict = {}  # per strength: one horizon for every draw
-    lm = task == "lm"
-    rtol, atol = ((config.lm_disorder_rtol, config.lm_disorder_atol) if lm
-                  else (config.disorder_rtol, config.disorder_atol))  # fmt: skip
-
-    def perturb(m, kind, s, key, *, horizon_factor: float = 1.0):
-        settings = {}
-        if kind == "noise":
-            settings = _schedule(config, h, s, t1)
-            sub = nn.Substrate(noise=float(s), settle_time=settings["settle_time"], dt=settings["dt"])
-        elif kind == "frequency_disorder":
-            if s not in horizons:
-                horizons[s] = _disorder_horizon(config, h, s, t1) if lm else {"settle_time": t1}
-            settings = dict(horizons[s])
-            settings["settle_time"] = horizon_factor * settings["settle_time"]
-            sub = nn.Substrate(frequency_disorder=float(s), settle_time=settings["settle_time"])
-        else:
-            sub = substrate(kind, s)
-        out = nn.with_substrate(m, sub)
-        if kind == "frequency_disorder" and rtol is not None:
-            out = _models.with_tolerances(out, rtol, atol)
-            settings.update(rtol=rtol, atol=atol)
-        return out, settings
-
-    return perturb
-
-
-def _checks(config, path: Path, model, scorer, h, perturb) -> dict:
-    """The sweep's numerical choices measured against finer ones on the first batch, same keys.
-
-    noise at ``check_noise``: the schedule $(T_\\sigma, \\Delta t_\\sigma)$ against
-    $(2T_\\sigma, \\Delta t_\\sigma/2)$; disorder at ``check_disorder``: for the
-    classifier ``disorder_rtol`` against the layer's own tolerances (both to $T = 30$), for
-    the LMs the horizon $T_\\Omega$ against $2T_\\Omega$ (same tolerances, on the first
-    ``check_rows`` rows). Written to `path` (resumable).
-    """
-    import jax
-
-    from ... import nn
-
-    out = _sweep._load(path)
-    first = dataclasses.replace(scorer, data=scorer.data[:1])
-    few = first  # the disorder check's data (the LMs: the first check_rows rows)
-    if scorer.task == "lm" and config.check_rows is not None:
-        few = dataclasses.replace(first, data=[b[: config.check_rows] for b in first.data])
-    key = jax.random.key(config.substrate_seed)
-    if config.check_noise is not None and "noise" in config.nonidealities and "noise" not in out:
-        s = float(config.check_noise)
-        m, sch = perturb(model, "noise", s, key)
-        finer = nn.with_substrate(model, nn.Substrate(noise=s, settle_time=2 * sch["settle_time"],
-                                                      dt=sch["dt"] / 2))  # fmt: skip
-        out["noise"] = {"sigma": s, "schedule": sch, "value": first(m, key),
-                        "finer": {"settle_time": 2 * sch["settle_time"], "dt": sch["dt"] / 2,
-                                  "value": first(finer, key)}}  # fmt: skip
-        _sweep._save(path, out)
-    if (config.check_disorder is not None and "frequency_disorder" in config.nonidealities
-            and "frequency_disorder" not in out):  # fmt: skip
-        s = float(config.check_disorder)
-        m, st = perturb(model, "frequency_disorder", s, key)
-        entry = {"strength": s, "value": few(m, key), **st}
-        if scorer.task == "lm":  # the horizon against twice it (T = 30: the cost it avoids)
-            longer, lt = perturb(model, "frequency_disorder", s, key, horizon_factor=2.0)
-            entry["longer"] = {"settle_time": lt["settle_time"], "value": few(longer, key)}
-        elif config.disorder_rtol is not None:  # the tolerances against the layer's
-            own = nn.with_substrate(model, substrate("frequency_disorder", s))  # T = ode_t1
-            layer = next(a for a in jax.tree_util.tree_leaves(own, is_leaf=lambda a: isinstance(a, nn.OscillatorAttention))
-                         if isinstance(a, nn.OscillatorAttention))  # fmt: skip
-            entry["layer_tolerances"] = {"settle_time": layer.ode_t1, "rtol": layer.ode_rtol, "atol": layer.ode_atol,
-                              "value": first(own, key)}  # fmt: skip
-        out["frequency_disorder"] = entry
-        _sweep._save(path, out)
-    rows = (f" (the disorder check: its first {config.check_rows} rows)"
-            if scorer.task == "lm" and config.check_rows else "")  # fmt: skip
-    out["data"] = "the first validation batch of the sweep" + rows
-    return out
-
-
-def _curves(config, state, metric: str, task: str) -> dict:
-    """Per swept non-ideality: strengths, mean/std/draws of the metric, loss, tolerance."""
-    out = {}
-    for kind, strengths in config.grids(task).items():
-        pts = state["points"].get(kind)
-        if not pts:
-            continue
-        ideal = state.get("ideal_dynamic", state["ideal"]) if kind in _sweep.DYNAMIC else state["ideal"]
-        strengths = [s for s in strengths if str(s) in pts]  # all, unless unfinished
-        vals = [pts[str(s)] for s in strengths]
-        mean = [float(np.mean(v)) for v in vals]
-        std = [float(np.std(v, ddof=1)) if len(v) > 1 else None for v in vals]
-        lim = config.acc_limit if metric.startswith("acc") else config.ppl_limit
-        loss = _tolerance.loss(metric, ideal, mean)
-        tol = _tolerance.tolerance(strengths, loss, lim, harsher=HARSHER[kind])
-        out[kind] = {"strengths": list(strengths), "ideal": ideal, "mean": mean, "std": std, "draws": vals,
-                     "loss": loss.tolist(), "tolerance": tol}  # fmt: skip
-    return out
-
-
 def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
         size: str | None = None) -> dict[str, Path]:
     """Train (or reuse) the models, sweep them, write config.json, results.json,
@@ -455,12 +310,12 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
             per_model[key] = {"status": t.result.get("status"), "task": t.task}
             continue
         model, scorer, h = _models.load(t, config)
-        perturb = _perturber(config, t.model, model, h, t.task)
+        perturb = perturber(config, t.model, model, h, t.task)
         dyn = _models.dynamic_scorer(scorer, config)
         draws = config.lm_draws if t.task == "lm" and config.lm_draws is not None else config.draws
         state = sweep(out / "sweeps" / f"{key}.json", model, scorer, config.grids(t.task),
                       draws=draws, seed=config.substrate_seed, perturb=perturb,
-                      applies=_applies(t.model), measure=config.measure, progress=progress,
+                      applies=applies(t.model), measure=config.measure, progress=progress,
                       desc=f"robustness: {key}", dynamic_scorer=dyn)  # fmt: skip
         entry = {"task": t.task, "model": t.model, "d_osc": t.d_osc, "seed": t.seed,
                  "run": str(t.folder), "metric": scorer.metric, "ideal": state["ideal"],
@@ -468,10 +323,10 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
                  "settings": state.get("settings", {}), "seconds": state.get("seconds", {})}  # fmt: skip
         if t.model == "oscillator" and config.measure and t.seed == min(
                 config.seeds if t.task == "agreement" else config.lm_seeds):  # the first seed's
-            entry["checks"] = _checks(config, out / "sweeps" / f"{key}-checks.json", model, scorer, h, perturb)
+            entry["checks"] = measure_checks(config, out / "sweeps" / f"{key}-checks.json", model, scorer, h, perturb)
         elif (out / "sweeps" / f"{key}-checks.json").is_file():  # a report: the checks measured so far
             entry["checks"] = _sweep._load(out / "sweeps" / f"{key}-checks.json")
-        entry["curves"] = _curves(config, state, scorer.metric, t.task)
+        entry["curves"] = curves(config, state, scorer.metric, t.task)
         entry["theory_strengths"] = config.grids(t.task)
         if h is not None:
             entry["drives"] = _theory.drive_summary(h)
@@ -482,74 +337,10 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
                "limits": {"acc_hard_points": config.acc_limit, "ppl_relative": config.ppl_limit},
                "paper": PAPER}  # fmt: skip
     files["results"] = write_json(out / "results.json", results)
-    files["csv"] = write_csv(out / "robustness.csv", _rows(per_model))
+    files["csv"] = write_csv(out / "robustness.csv", rows(per_model))
     files["tolerances"] = write_csv(out / "tolerances.csv", tolerance_table(per_model))
     for task in config.tasks:
         sel = {k: v for k, v in per_model.items() if v.get("task") == task and "curves" in v}
         if sel:
             files[f"png_{task}"] = plot(task, sel, config, out / f"robustness_{task}.png")
     return files
-
-
-def _rows(per_model) -> dict[str, list]:
-    cols = {k: [] for k in ("task", "model", "d_osc", "seed", "nonideality", "strength", "metric",
-                            "ideal", "mean", "std", "loss", "draws", "theory")}  # fmt: skip
-    theory_key = {"noise": "contrast_kept", "frequency_disorder": "locked_fraction",
-                  "settle_time": "mean_error"}  # fmt: skip
-    for e in per_model.values():
-        for kind, c in e.get("curves", {}).items():
-            th = (e.get("theory") or {}).get(kind)
-            grid = [str(x) for x in e["theory_strengths"].get(kind, [])]
-            for j, s in enumerate(c["strengths"]):
-                cols["task"].append(e["task"])
-                cols["model"].append(e["model"])
-                cols["d_osc"].append(e["d_osc"] if e["d_osc"] is not None else "")
-                cols["seed"].append(e["seed"])
-                cols["nonideality"].append(kind)
-                cols["strength"].append(float(s))
-                cols["metric"].append(e["metric"])
-                cols["ideal"].append(float(e["ideal"]))
-                cols["mean"].append(c["mean"][j])
-                cols["std"].append(c["std"][j] if c["std"][j] is not None else float("nan"))
-                cols["loss"].append(c["loss"][j])
-                cols["draws"].append(len(c["draws"][j]))
-                cols["theory"].append(th[theory_key[kind]][grid.index(str(s))] if th else float("nan"))
-    return cols
-
-
-def tolerance_table(per_model: dict) -> dict[str, list]:
-    """One row per (task, model, d_osc, non-ideality): the tolerance of each seed's model
-    (``"0.19"``, ``"> 10"``; see [`describe`][syncattn.experiments.robustness._tolerance.describe]),
-    and the geometric mean of the crossed ones."""
-    groups: dict = {}
-    for e in per_model.values():
-        for kind, c in e.get("curves", {}).items():
-            key = (e["task"], e["model"], e["d_osc"] if e["d_osc"] is not None else "", kind)
-            groups.setdefault(key, []).append((e["seed"], c["tolerance"]))
-    cols = {k: [] for k in ("task", "model", "d_osc", "nonideality", "seeds", "tolerances",
-                            "crossed_geomean")}  # fmt: skip
-    for (task, model, d, kind), vals in groups.items():
-        vals.sort(key=lambda sv: sv[0])
-        crossed = [t["value"] for _, t in vals if t["status"] == "crossed"]
-        for name, v in zip(("task", "model", "d_osc", "nonideality"), (task, model, d, kind), strict=True):
-            cols[name].append(v)
-        cols["seeds"].append(" ".join(str(sd) for sd, _ in vals))
-        cols["tolerances"].append(" / ".join(_tolerance.describe(t, HARSHER[kind]) for _, t in vals))
-        cols["crossed_geomean"].append(float(np.exp(np.mean(np.log(crossed)))) if crossed else float("nan"))
-    return cols
-
-
-def summary(results: dict) -> str:
-    """Per model: the ideal metric and the tolerance to each non-ideality."""
-    lim = results["limits"]
-    lines = [f"tolerance: strength at which hard accuracy drops {lim['acc_hard_points']:g} point "
-             f"or perplexity rises {100 * lim['ppl_relative']:g} %"]  # fmt: skip
-    for key, e in results["models"].items():
-        if "curves" not in e:
-            lines.append(f"  {key}: {e.get('status')}")
-            continue
-        tol = ", ".join(f"{SYMBOLS[k]} {_tolerance.describe(c['tolerance'], HARSHER[k])}"
-                        for k, c in e["curves"].items())  # fmt: skip
-        lines.append(f"  {key:<22} ideal {e['metric']} {e['ideal']:.2f} | {tol or 'no analogue swept'}")
-    return "\n".join(lines)
-

@@ -288,15 +288,16 @@ def with_tolerances(model, rtol: float, atol: float):
     at `rtol`/`atol` (the substrate's deterministic dynamics, e.g. frequency disorder):
     $(\mathrm{ode\_rtol}, \mathrm{ode\_atol}) := (\mathrm{rtol}, \mathrm{atol})$, nothing
     else changed (parameters shared)."""
+    import copy
+
     from ... import nn
-    from ...nn._substrate import _replace
 
     if not (rtol > 0 and atol > 0):
         raise ValueError(f"rtol and atol must be > 0; got {rtol!r}, {atol!r}.")
     is_layer = lambda a: isinstance(a, nn.OscillatorAttention)
 
     def loosen(a):
-        new = _replace(a, a.substrate)
+        new = copy.copy(a)  # a shallow copy: the parameters shared
         object.__setattr__(new, "ode_rtol", float(rtol))
         object.__setattr__(new, "ode_atol", float(atol))
         return new
@@ -317,24 +318,9 @@ def ode_t1(model) -> float:
 
 class PerturbedSoftmax(eqx.Module):
     r"""[`syncattn.nn.SoftmaxAttention`][] with the softmax analogue of a substrate's
-    coupling mismatch or readout precision (the robustness experiment's softmax reference).
-
-    With the layer's scaled, rotated queries $q_i$, keys $k_j$ and values $v_j$ per head
-    ([`syncattn.nn.softmax_projections`][], the arrays the layer itself attends with), its weights
-    $a_{ij} = e^{q_i\cdot k_j}/\sum_l e^{q_i\cdot k_l}$ (over the allowed keys), and
-    $y = W_o\,[\sum_j \tilde a_{ij} v_j]_{\text{heads}}$:
-
-    * mismatch $\varepsilon$: the unnormalised weights carry the oscillator's
-      multiplicative mismatch, $e^{q_i\cdot k_j}(1 + \varepsilon\,\xi_{ij})$, so
-      $$\tilde a_{ij} = \frac{a_{ij}(1 + \varepsilon\xi_{ij})}{\sum_l a_{il}(1 + \varepsilon\xi_{il})}$$
-      with $\xi_{hij} \sim \mathcal N(0, 1)$ drawn as the substrate draws the
-      oscillator's (`syncattn.nn._substrate.mismatch_normals` on the key's mismatch
-      stream: a function of key, head and positions). For $\varepsilon \gtrsim 1/3$ the
-      denominator can come near 0, as a mismatched device's normaliser would;
-    * bits $b$: the query's direction is read with the substrate's $b$-bit quantiser
-      $Q$ (`syncattn.nn._substrate.quantise`, per coordinate on $[-1, 1]$, shrunk into
-      the unit ball), its length kept: $\tilde q_i = \|q_i\|\,Q(q_i/\|q_i\|)$, and
-      $\tilde a = \operatorname{softmax}(\tilde q_i\cdot k_j)$.
+    coupling mismatch or readout precision (the robustness experiment's softmax reference):
+    a module that calls [`syncattn.nn.perturbed_softmax`][] (the equations are there)
+    with its own `key`, `mismatch` $\varepsilon$ and `bits` $b$.
 
     The block calls attention without a key, so the draw is the module's own `key`:
     one fixed device for every sequence (the oscillator's substrate draws a device per
@@ -361,23 +347,9 @@ class PerturbedSoftmax(eqx.Module):
 
     def __call__(self, x, *, mask=None):
         from ... import nn
-        from ...nn._common import attention_weights, cast, check_key_mask, linear
-        from ...nn._substrate import _MISMATCH, mismatch_normals, quantise
 
-        b = self.base
-        q, k, v = nn.softmax_projections(b, x)  # the layer's own q / sqrt(d_h), k, v, rotated
-        s = cast(b, q.dtype)
-        T, H = x.shape[0], b.n_heads
-        mask = check_key_mask(mask, T)
-        if self.bits is not None:
-            n = jnp.linalg.norm(q, axis=-1, keepdims=True)
-            q = n * quantise(q / jnp.where(n > 0, n, 1.0), self.bits)
-        a = attention_weights(q, k, b.causal, mask)  # (H, T, T)
-        if self.mismatch > 0:
-            xi = mismatch_normals(jax.random.fold_in(self.key, _MISMATCH), H, T, a.dtype)
-            a = a * (1.0 + self.mismatch * xi)
-            a = a / jnp.sum(a, -1, keepdims=True)
-        return linear(s.wo, jnp.einsum("htu,uhd->thd", a, v).reshape(T, b.d_model))
+        return nn.perturbed_softmax(self.base, x, self.key, mismatch=self.mismatch,
+                                    bits=self.bits, mask=mask)  # fmt: skip
 
 
 def perturb_softmax(model, key, *, mismatch: float = 0.0, bits: int | None = None):

@@ -1,0 +1,222 @@
+(** * Statement 6 (b): the cap probability bound, proved as real inequalities (Interval)
+
+    Informal statement.  The bound of [syncattn.sphere.cap_probability_bound] on
+    the measure of a spherical cap of angle [alpha] in [S^{d-1}] is [rho(alpha)^d]
+    with [rho(alpha) = 1 / (2 cos alpha)] on [[0, pi/4]], [sin alpha] on
+    [(pi/4, pi/2]] and [1] beyond.  Proved here:
+    (i)   [rho(alpha)^d <= exp(-d cos^2(alpha) / 2)] for every [alpha] in
+          [[0, pi/2]] and every [d] (the exponential form the README and
+          docs/theory/failure_odds.md quote);
+    (ii)  [0 <= rho(alpha) < 1] on [[0, pi/2)]: the bound decays exponentially in [d];
+    (iii) [rho] is continuous at [pi/4] (both branches are [1/sqrt 2]);
+    (iv)  the values of [rho(alpha)^d] at the points the failure study tabulates
+          ([docs/studies.md], [syncattn study failure]: [alpha] in {30, 45, 60}
+          degrees, [d = d_osc] in {2, 3, 4, 8, 16, 32, 64}), each enclosed in an
+          interval of relative width [2e-9] around the library's float64 value;
+          a test reads these enclosures back and checks the library against them.
+    Not proved here: the geometric step [cap(alpha) <= rho(alpha)^d] (K. Ball's
+    cone argument, written out in the docstring and in the sympy proof); it
+    needs the volume of a ball in [R^d], which these files do not formalise.
+
+    Symbol map.
+    - library: [syncattn.sphere.cap_probability_bound] ([rho alpha ^ d]);
+    - sympy proof: [proofs/proof_failure_odds.py] (statement 6), part (b): the
+      exponential inequalities and the continuity at [pi/4] there are sympy
+      facts on the two branches; here they are derived, the [ln(2t) >= t^2/2]
+      step by Interval with bisection.
+
+    Assumes: the standard library's axioms of the real numbers; the Interval
+    tactic builds ordinary proof terms (checked by Coq's kernel) and adds no
+    axiom. *)
+
+From Coq Require Import Reals Lra.
+From Interval Require Import Tactic.
+Open Scope R_scope.
+
+Definition rho (alpha : R) : R :=
+  if Rle_dec alpha (PI / 4) then 1 / (2 * cos alpha)
+  else if Rle_dec alpha (PI / 2) then sin alpha else 1.
+
+Lemma rho_small : forall alpha, alpha <= PI / 4 -> rho alpha = 1 / (2 * cos alpha).
+Proof. intros alpha H. unfold rho. destruct (Rle_dec alpha (PI / 4)); [reflexivity | lra]. Qed.
+
+Lemma rho_large : forall alpha, PI / 4 < alpha <= PI / 2 -> rho alpha = sin alpha.
+Proof.
+  intros alpha H. unfold rho.
+  destruct (Rle_dec alpha (PI / 4)); [lra|]. destruct (Rle_dec alpha (PI / 2)); [reflexivity | lra].
+Qed.
+
+Lemma exp_pow : forall x d, exp x ^ d = exp (INR d * x).
+Proof.
+  intros x d. induction d as [| d IH].
+  - simpl. rewrite Rmult_0_l, exp_0. reflexivity.
+  - simpl (exp x ^ S d). rewrite IH, S_INR, <- exp_plus. f_equal. ring.
+Qed.
+
+(** The small-angle branch: [1/(2t) <= exp(-t^2/2)] for [t = cos alpha], by
+    bisection on [alpha] (margins 0.07 to 0.11). *)
+Lemma rho_small_le_exp : forall alpha, 0 <= alpha <= PI / 4 ->
+  1 / (2 * cos alpha) <= exp (- cos alpha ^ 2 / 2).
+Proof.
+  intros alpha H.
+  cut (1 / (2 * cos alpha) - exp (- cos alpha ^ 2 / 2) <= 0); [lra|].
+  interval with (i_bisect alpha, i_prec 60).
+Qed.
+
+(** The large-angle branch: [sin^2 = 1 - cos^2 <= exp(-cos^2)]. *)
+Lemma rho_large_le_exp : forall alpha, PI / 4 < alpha <= PI / 2 ->
+  sin alpha <= exp (- cos alpha ^ 2 / 2).
+Proof.
+  intros alpha H. pose proof PI_RGT_0.
+  assert (Hs : 0 <= sin alpha) by (apply sin_ge_0; lra).
+  pose proof (sin2_cos2 alpha) as E. unfold Rsqr in E.
+  pose proof (exp_ineq1_le (- cos alpha ^ 2)) as Hexp.
+  assert (Hsq : exp (- cos alpha ^ 2 / 2) * exp (- cos alpha ^ 2 / 2) = exp (- cos alpha ^ 2)).
+  { rewrite <- exp_plus. f_equal. field. }
+  pose proof (exp_pos (- cos alpha ^ 2 / 2)).
+  nra.
+Qed.
+
+Lemma rho_nonneg : forall alpha, 0 <= alpha <= PI / 2 -> 0 <= rho alpha.
+Proof.
+  intros alpha H. pose proof PI_RGT_0. destruct (Rle_dec alpha (PI / 4)) as [Hs | Hl].
+  - rewrite rho_small by exact Hs. left.
+    assert (0 < cos alpha) by (apply cos_gt_0; lra). apply Rdiv_lt_0_compat; lra.
+  - rewrite rho_large by lra. apply sin_ge_0; lra.
+Qed.
+
+Lemma rho_le_exp : forall alpha, 0 <= alpha <= PI / 2 -> rho alpha <= exp (- cos alpha ^ 2 / 2).
+Proof.
+  intros alpha H. destruct (Rle_dec alpha (PI / 4)) as [Hs | Hl].
+  - rewrite rho_small by exact Hs. apply rho_small_le_exp. lra.
+  - rewrite rho_large by lra. apply rho_large_le_exp. lra.
+Qed.
+
+(** (i) the exponential form, for every [d]. *)
+Lemma bound_exponential : forall alpha d, 0 <= alpha <= PI / 2 ->
+  rho alpha ^ d <= exp (- INR d * cos alpha ^ 2 / 2).
+Proof.
+  intros alpha d H.
+  replace (- INR d * cos alpha ^ 2 / 2) with (INR d * (- cos alpha ^ 2 / 2)) by field.
+  rewrite <- exp_pow. apply pow_incr. split; [apply rho_nonneg; exact H | apply rho_le_exp; exact H].
+Qed.
+
+(** (ii) [rho < 1] before [pi/2]. *)
+Lemma rho_lt_1 : forall alpha, 0 <= alpha < PI / 2 -> rho alpha < 1.
+Proof.
+  intros alpha H. pose proof PI_RGT_0. destruct (Rle_dec alpha (PI / 4)) as [Hs | Hl].
+  - rewrite rho_small by exact Hs. cut (1 / (2 * cos alpha) <= 0.75); [lra|].
+    assert (0 <= alpha <= PI / 4) by lra. interval with (i_prec 60).
+  - rewrite rho_large by lra.
+    assert (0 < cos alpha) by (apply cos_gt_0; lra).
+    assert (0 <= sin alpha) by (apply sin_ge_0; lra).
+    pose proof (sin2_cos2 alpha) as E. unfold Rsqr in E. nra.
+Qed.
+
+(** (iii) continuity at [pi/4]. *)
+Lemma rho_continuous_pi4 : 1 / (2 * cos (PI / 4)) = sin (PI / 4).
+Proof.
+  rewrite cos_PI4, sin_PI4.
+  assert (0 < sqrt 2) by (apply sqrt_lt_R0; lra).
+  assert (sqrt 2 * sqrt 2 = 2) by (apply sqrt_sqrt; lra).
+  field_simplify; [|lra|lra]. rewrite <- H0 at 2. field. lra.
+Qed.
+
+(** (iv) the tabulated values. *)
+Lemma table_a30_d2 : 3.333333330000e-01 <= rho (PI / 6) ^ 2 <= 3.333333336667e-01.
+Proof. rewrite rho_small by (pose proof PI_RGT_0; lra). split; interval with (i_prec 80). Qed.
+
+Lemma table_a30_d3 : 1.924500895374e-01 <= rho (PI / 6) ^ 3 <= 1.924500899223e-01.
+Proof. rewrite rho_small by (pose proof PI_RGT_0; lra). split; interval with (i_prec 80). Qed.
+
+Lemma table_a30_d4 : 1.111111110000e-01 <= rho (PI / 6) ^ 4 <= 1.111111112222e-01.
+Proof. rewrite rho_small by (pose proof PI_RGT_0; lra). split; interval with (i_prec 80). Qed.
+
+Lemma table_a30_d8 : 1.234567900000e-02 <= rho (PI / 6) ^ 8 <= 1.234567902469e-02.
+Proof. rewrite rho_small by (pose proof PI_RGT_0; lra). split; interval with (i_prec 80). Qed.
+
+Lemma table_a30_d16 : 1.524157901235e-04 <= rho (PI / 6) ^ 16 <= 1.524157904283e-04.
+Proof. rewrite rho_small by (pose proof PI_RGT_0; lra). split; interval with (i_prec 80). Qed.
+
+Lemma table_a30_d32 : 2.323057310219e-08 <= rho (PI / 6) ^ 32 <= 2.323057314865e-08.
+Proof. rewrite rho_small by (pose proof PI_RGT_0; lra). split; interval with (i_prec 80). Qed.
+
+Lemma table_a30_d64 : 5.396595271958e-16 <= rho (PI / 6) ^ 64 <= 5.396595282751e-16.
+Proof. rewrite rho_small by (pose proof PI_RGT_0; lra). split; interval with (i_prec 80). Qed.
+
+Lemma table_a45_d2 : 4.999999995000e-01 <= rho (PI / 4) ^ 2 <= 5.000000005000e-01.
+Proof. rewrite rho_small by (pose proof PI_RGT_0; lra). split; interval with (i_prec 80). Qed.
+
+Lemma table_a45_d3 : 3.535533902397e-01 <= rho (PI / 4) ^ 3 <= 3.535533909468e-01.
+Proof. rewrite rho_small by (pose proof PI_RGT_0; lra). split; interval with (i_prec 80). Qed.
+
+Lemma table_a45_d4 : 2.499999997500e-01 <= rho (PI / 4) ^ 4 <= 2.500000002500e-01.
+Proof. rewrite rho_small by (pose proof PI_RGT_0; lra). split; interval with (i_prec 80). Qed.
+
+Lemma table_a45_d8 : 6.249999993750e-02 <= rho (PI / 4) ^ 8 <= 6.250000006250e-02.
+Proof. rewrite rho_small by (pose proof PI_RGT_0; lra). split; interval with (i_prec 80). Qed.
+
+Lemma table_a45_d16 : 3.906249996094e-03 <= rho (PI / 4) ^ 16 <= 3.906250003906e-03.
+Proof. rewrite rho_small by (pose proof PI_RGT_0; lra). split; interval with (i_prec 80). Qed.
+
+Lemma table_a45_d32 : 1.525878904724e-05 <= rho (PI / 4) ^ 32 <= 1.525878907776e-05.
+Proof. rewrite rho_small by (pose proof PI_RGT_0; lra). split; interval with (i_prec 80). Qed.
+
+Lemma table_a45_d64 : 2.328306434210e-10 <= rho (PI / 4) ^ 64 <= 2.328306438867e-10.
+Proof. rewrite rho_small by (pose proof PI_RGT_0; lra). split; interval with (i_prec 80). Qed.
+
+Lemma table_a60_d2 : 7.499999992500e-01 <= rho (PI / 3) ^ 2 <= 7.500000007500e-01.
+Proof. rewrite rho_large by (pose proof PI_RGT_0; lra). split; interval with (i_prec 80). Qed.
+
+Lemma table_a60_d3 : 6.495190521888e-01 <= rho (PI / 3) ^ 3 <= 6.495190534878e-01.
+Proof. rewrite rho_large by (pose proof PI_RGT_0; lra). split; interval with (i_prec 80). Qed.
+
+Lemma table_a60_d4 : 5.624999994375e-01 <= rho (PI / 3) ^ 4 <= 5.625000005625e-01.
+Proof. rewrite rho_large by (pose proof PI_RGT_0; lra). split; interval with (i_prec 80). Qed.
+
+Lemma table_a60_d8 : 3.164062496836e-01 <= rho (PI / 3) ^ 8 <= 3.164062503164e-01.
+Proof. rewrite rho_large by (pose proof PI_RGT_0; lra). split; interval with (i_prec 80). Qed.
+
+Lemma table_a60_d16 : 1.001129149389e-01 <= rho (PI / 3) ^ 16 <= 1.001129151392e-01.
+Proof. rewrite rho_large by (pose proof PI_RGT_0; lra). split; interval with (i_prec 80). Qed.
+
+Lemma table_a60_d32 : 1.002259574760e-02 <= rho (PI / 3) ^ 32 <= 1.002259576764e-02.
+Proof. rewrite rho_large by (pose proof PI_RGT_0; lra). split; interval with (i_prec 80). Qed.
+
+Lemma table_a60_d64 : 1.004524256202e-04 <= rho (PI / 3) ^ 64 <= 1.004524258211e-04.
+Proof. rewrite rho_large by (pose proof PI_RGT_0; lra). split; interval with (i_prec 80). Qed.
+
+(** Main theorem. *)
+Theorem failure_odds :
+  (forall alpha d, 0 <= alpha <= PI / 2 -> rho alpha ^ d <= exp (- INR d * cos alpha ^ 2 / 2))
+  /\ (forall alpha, 0 <= alpha < PI / 2 -> 0 <= rho alpha < 1)
+  /\ 1 / (2 * cos (PI / 4)) = sin (PI / 4)
+  /\ (3.333333330000e-01 <= rho (PI / 6) ^ 2 <= 3.333333336667e-01)
+  /\ (1.924500895374e-01 <= rho (PI / 6) ^ 3 <= 1.924500899223e-01)
+  /\ (1.111111110000e-01 <= rho (PI / 6) ^ 4 <= 1.111111112222e-01)
+  /\ (1.234567900000e-02 <= rho (PI / 6) ^ 8 <= 1.234567902469e-02)
+  /\ (1.524157901235e-04 <= rho (PI / 6) ^ 16 <= 1.524157904283e-04)
+  /\ (2.323057310219e-08 <= rho (PI / 6) ^ 32 <= 2.323057314865e-08)
+  /\ (5.396595271958e-16 <= rho (PI / 6) ^ 64 <= 5.396595282751e-16)
+  /\ (4.999999995000e-01 <= rho (PI / 4) ^ 2 <= 5.000000005000e-01)
+  /\ (3.535533902397e-01 <= rho (PI / 4) ^ 3 <= 3.535533909468e-01)
+  /\ (2.499999997500e-01 <= rho (PI / 4) ^ 4 <= 2.500000002500e-01)
+  /\ (6.249999993750e-02 <= rho (PI / 4) ^ 8 <= 6.250000006250e-02)
+  /\ (3.906249996094e-03 <= rho (PI / 4) ^ 16 <= 3.906250003906e-03)
+  /\ (1.525878904724e-05 <= rho (PI / 4) ^ 32 <= 1.525878907776e-05)
+  /\ (2.328306434210e-10 <= rho (PI / 4) ^ 64 <= 2.328306438867e-10)
+  /\ (7.499999992500e-01 <= rho (PI / 3) ^ 2 <= 7.500000007500e-01)
+  /\ (6.495190521888e-01 <= rho (PI / 3) ^ 3 <= 6.495190534878e-01)
+  /\ (5.624999994375e-01 <= rho (PI / 3) ^ 4 <= 5.625000005625e-01)
+  /\ (3.164062496836e-01 <= rho (PI / 3) ^ 8 <= 3.164062503164e-01)
+  /\ (1.001129149389e-01 <= rho (PI / 3) ^ 16 <= 1.001129151392e-01)
+  /\ (1.002259574760e-02 <= rho (PI / 3) ^ 32 <= 1.002259576764e-02)
+  /\ (1.004524256202e-04 <= rho (PI / 3) ^ 64 <= 1.004524258211e-04).
+Proof.
+  split; [exact bound_exponential|split].
+  { intros alpha H. split; [apply rho_nonneg; lra | apply rho_lt_1; exact H]. }
+  split; [exact rho_continuous_pi4|].
+  repeat split; first [apply table_a30_d2 | apply table_a30_d3 | apply table_a30_d4 | apply table_a30_d8 | apply table_a30_d16 | apply table_a30_d32 | apply table_a30_d64 | apply table_a45_d2 | apply table_a45_d3 | apply table_a45_d4 | apply table_a45_d8 | apply table_a45_d16 | apply table_a45_d32 | apply table_a45_d64 | apply table_a60_d2 | apply table_a60_d3 | apply table_a60_d4 | apply table_a60_d8 | apply table_a60_d16 | apply table_a60_d32 | apply table_a60_d64].
+Qed.
+
+Print Assumptions failure_odds.

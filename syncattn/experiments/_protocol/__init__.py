@@ -1,0 +1,70 @@
+r"""One protocol for every compute-matched experiment (issue 29, section 0).
+
+The size ladder, the d_osc law and the experiments after them compare model *families*
+under one rule, each family at its own learning rate:
+
+1. **budget**: a cell of $N$ parameters trains on $D = \lceil\kappa N\rceil$ tokens,
+   $S = e\,\lceil D / (e\,B\,T)\rceil$ steps of $B \times T$, with a warm-up over a
+   fraction of $S$ and $e$ evaluations ([`budget`][syncattn.experiments._protocol.budget]);
+2. **lr sweep**: each family's sweep at the first seed, extended one value of its
+   geometric grid at a time past an edge while the best lies on it
+   ([`sweep`][syncattn.experiments._protocol.sweep], ``next_lr``, ``best_lr``);
+3. **seeds at the best lr** ([`at_best`][syncattn.experiments._protocol.at_best]);
+4. **committed cells**: a finished cell's ``result.json`` and the evaluation rows of
+   its log are exported into a checked-in folder; a cell found there with the same
+   settings is adopted, not trained again
+   ([`fetcher`][syncattn.experiments._protocol.fetcher]), and the tables rebuild from
+   that folder alone ([`rebuild`][syncattn.experiments._protocol.rebuild]);
+5. **one cell result**, [`CellResult`][syncattn.experiments._protocol.CellResult], with
+   its [`Status`][syncattn.experiments._protocol.Status] (as diffrax's ``Solution`` and
+   its ``RESULTS``), its scores and its convergence record
+   ([`converged`][syncattn.experiments._protocol.converged]).
+
+An experiment is then a ``Config`` deriving from
+[`ProtocolConfig`][syncattn.experiments._protocol.ProtocolConfig] (the shared fields),
+a list of [`Family`][syncattn.experiments._protocol.Family], a function making a cell
+of a family at an lr and seed, a walk (``sweep`` then ``at_best``) and its tables: see
+the example in tests/experiments/test_protocol.py.
+"""
+
+from __future__ import annotations
+
+from ._committed import (
+    committed_dir as committed_dir,
+    committed_fetch as committed_fetch,
+    fetcher as fetcher,
+    rebuild as rebuild,
+    run as run,
+)
+from ._result import CellResult as CellResult, Status as Status, converged as converged
+from ._sweep import (
+    Family as Family,
+    ProtocolConfig as ProtocolConfig,
+    at_best as at_best,
+    best_lr as best_lr,
+    budget as budget,
+    centred_lrs as centred_lrs,
+    check_protocol as check_protocol,
+    lr_grid as lr_grid,
+    next_lr as next_lr,
+    schedule as schedule,
+    sweep as sweep,
+)
+from ._tables import (
+    at_edge as at_edge,
+    cell_row as cell_row,
+    compute as compute,
+    corpus as corpus,
+    lr_sweep as lr_sweep,
+    paired as paired,
+    record as record,
+    record_lines as record_lines,
+)
+
+
+__all__ = [
+    "Status", "CellResult", "Family", "ProtocolConfig", "check_protocol", "budget",
+    "schedule", "lr_grid", "centred_lrs", "next_lr", "best_lr", "sweep", "at_best", "converged",
+    "committed_dir", "fetcher", "committed_fetch", "run", "rebuild", "cell_row", "record",
+    "record_lines", "compute", "corpus", "lr_sweep", "at_edge", "paired",
+]  # fmt: skip

@@ -1,0 +1,303 @@
+r"""The Lohe matrix flow on $SO(n)^N$ / $U(n)^N$ and its Runge-Kutta-Munthe-Kaas integrator.
+
+$$\dot U_j = W_j U_j + \tfrac12 \sum_k K_{jk}\bigl(U_k - U_j U_k^H U_j\bigr),
+  \qquad W_j = -iH_j \ (U(n)),\quad W_j = \Omega_j \ (SO(n))$$
+
+A scalar coupling $K$ means all-to-all $K_{jk} = K/N$ (Lohe's $\frac{K}{2N}\sum_k$).
+States are `(*batch, N, n, n)`; saved trajectories put time first.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import _simulate as driver
+from .._checks import as_float, check_broadcast, check_scalar_range, is_concrete
+from .._numerics import eps_for
+from .._simulate import Solution
+from .._types import Array, ArrayLike, Inexact, ScalarLike
+from ..group import _expm, _h, _order_parameter, _skew, as_matrix, check_member
+
+
+def _check_states(U, name):
+    U = check_member(U, name)
+    if U.ndim < 3 or U.shape[-3] == 0:
+        raise ValueError(
+            f"{name} must have shape (*batch, N, n, n) with N >= 1 oscillators; got "
+            f"{U.shape}."
+        )
+    return U
+
+
+def _generator(H, U):
+    """The drift generator W_j (skew), broadcast to U's shape; None for H = None."""
+    if H is None:
+        return None
+    H = as_matrix(H, "H")
+    N, n = U.shape[-3], U.shape[-1]
+    if H.ndim < 3 or H.shape[-3:] not in ((N, n, n), (1, n, n)):
+        raise ValueError(
+            f"H must have shape (N, n, n)=({N}, {n}, {n}) (or (*batch, N, n, n)); got "
+            f"{H.shape}."
+        )
+    check_broadcast(
+        f"H's batch shape {H.shape[:-3]} does not broadcast against U's {U.shape[:-3]}.",
+        H.shape[:-3],
+        U.shape[:-3],
+    )
+    cplx = jnp.iscomplexobj(U)
+    if jnp.iscomplexobj(H) and not cplx:
+        raise TypeError(
+            "H is complex but the states are real (SO(n)): pass real skew-symmetric "
+            "generators Omega_j (the drift is Omega_j U_j)."
+        )
+    if is_concrete(H) and H.size:
+        X = np.asarray(H.astype(jnp.complex128 if jnp.iscomplexobj(H) else jnp.float64))
+        sign = -1.0 if cplx else 1.0  # Hermitian for U(n), skew for SO(n)
+        dev = float(np.max(np.abs(X + sign * np.conj(np.swapaxes(X, -1, -2)))))
+        tol = eps_for(
+            jnp.float32 if H.dtype in (jnp.float16, jnp.bfloat16) else H.dtype
+        )
+        if dev > tol * max(1.0, float(np.max(np.abs(X)))):
+            what = "Hermitian (H^H = H)" if cplx else "real skew-symmetric (H^T = -H)"
+            raise ValueError(
+                f"H must be {what} for {'U(n)' if cplx else 'SO(n)'} states; got "
+                f"max|H {'-' if cplx else '+'} H^H| = {dev:.3g}."
+            )
+    W = -1j * H.astype(U.dtype) if cplx else H.astype(U.dtype)
+    return jnp.broadcast_to(W, U.shape)
+
+
+def _check_coupling(coupling, N, dtype):
+    K = as_float(coupling, "coupling")
+    if K.ndim != 0 and K.shape != (N, N):
+        raise ValueError(
+            f"coupling must be a scalar K (all-to-all K/N) or an (N, N)=({N}, {N}) "
+            f"matrix (row j = whom U_j listens to); got shape {K.shape}."
+        )
+    if is_concrete(K) and K.size and not np.all(np.isfinite(np.asarray(K))):
+        raise ValueError("coupling must be finite.")
+    return K.astype(jnp.finfo(dtype).dtype)
+
+
+def _check_field_args(U, H, coupling, name):
+    U = _check_states(U, name)
+    return U, _generator(H, U), _check_coupling(coupling, U.shape[-3], U.dtype)
+
+
+def _pull(U, K):
+    r"""$M_j = \sum_k K_{jk} U_k$ (scalar $K$: $K \cdot$ mean, one shared $M$)."""
+    if K.ndim == 0:
+        return K.astype(U.dtype) * jnp.mean(U, axis=-3, keepdims=True)
+    return jnp.einsum("jk,...kab->...jab", K.astype(U.dtype), U)
+
+
+def _field(U, W, K):
+    # the literal ambient formula W U + 1/2 (M - U M^H U)
+    M = _pull(U, K)
+    f = 0.5 * (M - U @ _h(M) @ U)
+    return f if W is None else f + W @ U
+
+
+def _xi(U, W, K):
+    # left-trivialised field U^H f = skew(U^H (W U + M)) (exact on the group)
+    X = _h(U) @ _pull(U, K)
+    return _skew(X if W is None else X + _h(U) @ W @ U)
+
+
+def matrix_vector_field(
+    U: Inexact[ArrayLike, "*batch N n n"],
+    H: Inexact[ArrayLike, "*#hbatch N n n"] | None,
+    coupling: ScalarLike | Inexact[ArrayLike, "N N"],
+) -> Inexact[Array, "*batch N n n"]:
+    r"""Lohe matrix vector field on $U(n)^N$ or $SO(n)^N$.
+
+    $$\dot U_j = -iH_jU_j + \tfrac12\sum_{k=1}^N K_{jk}\bigl(U_k - U_jU_k^HU_j\bigr)$$
+
+    $U_j$ = `U[..., j, :, :]`; $H_j$ = `H[j]`, Hermitian natural frequencies for
+    complex (U(n)) states, or, for real (SO(n)) states, real skew-symmetric generators
+    $\Omega_j$ used in place of $-iH_j$ (`None`: no drift); $K$ = `coupling`, a scalar
+    for all-to-all $K_{jk} = K/N$ (Lohe's $\frac{K}{2N}\sum_k$) or an `(N, N)` matrix.
+    The field is tangent: $U_j^H\dot U_j = \operatorname{skew}(U_j^H(W_jU_j + M_j))$,
+    $M_j = \sum_k K_{jk}U_k$, $W_j = -iH_j$. On $U(1)$, $U_j = e^{i\theta_j}$, it is
+    the Kuramoto field $\dot\theta_j = -H_j + \sum_k K_{jk}\sin(\theta_k - \theta_j)$.
+
+    Raises:
+        ValueError: states not in the group (concrete), `H` not Hermitian / skew,
+            shapes, NaN/inf. TypeError: complex `H` with real states.
+    """
+    U, W, K = _check_field_args(U, H, coupling, "U")
+    return _field(U, W, K)
+
+
+def _dexpinv(om, x):
+    # inverse of the left-trivialised derivative of exp, to the order RKMK4 needs:
+    # x + [om, x]/2 + [om, [om, x]]/12
+    c1 = om @ x - x @ om
+    return x + 0.5 * c1 + (om @ c1 - c1 @ om) / 12.0
+
+
+def _rkmk4_step(U, h, W, K):
+    k1 = h * _xi(U, W, K)
+    k2 = h * _dexpinv(0.5 * k1, _xi(U @ _expm(0.5 * k1), W, K))
+    k3 = h * _dexpinv(0.5 * k2, _xi(U @ _expm(0.5 * k2), W, K))
+    k4 = h * _dexpinv(k3, _xi(U @ _expm(k3), W, K))
+    om = (k1 + 2.0 * k2 + 2.0 * k3 + k4) / 6.0
+    return U @ _expm(om)
+
+
+@functools.partial(jax.jit, static_argnames="m")
+def _rkmk4(U0, W, K, steps, m):
+    def interval(U, h):
+        def step(V, _):
+            return _rkmk4_step(V, h, W, K), None
+
+        U, _ = jax.lax.scan(step, U, None, length=m)
+        return U, U
+
+    return jax.lax.scan(interval, U0, steps)[1]
+
+
+def _order(U):
+    return jnp.mean(U, axis=-3), _order_parameter(U, -3)
+
+
+def _to_real(U):
+    return jnp.stack([jnp.real(U), jnp.imag(U)]) if jnp.iscomplexobj(U) else U
+
+
+def _from_real(y, cplx):
+    return y[0] + 1j * y[1] if cplx else y
+
+
+def _ode_rhs_real(t, y, args):
+    return _field(y, *args)
+
+
+def _ode_rhs_complex(t, y, args):
+    # state and drift travel as (Re, Im) pairs: diffrax sees real arrays only
+    W, K = args
+    W = None if W is None else _from_real(W, True)
+    return _to_real(_field(_from_real(y, True), W, K))
+
+
+def _order_real(y):
+    return _order(y)
+
+
+def _order_complex(y):
+    return _order(_from_real(y, True))
+
+
+def matrix_simulate(
+    U0: Inexact[ArrayLike, "*batch N n n"],
+    H: Inexact[ArrayLike, "*#hbatch N n n"] | None,
+    coupling: ScalarLike | Inexact[ArrayLike, "N N"],
+    t1: ScalarLike,
+    *,
+    saveat: int | ArrayLike | list | tuple | None = 101,
+    dt0: float | None = None,
+    method: str = "rkmk4",
+    solver: str = "dopri8",
+    rtol: float | None = 1e-10,
+    atol: float = 1e-12,
+    max_steps: int = 2**20,
+) -> Solution:
+    r"""Integrate the Lohe matrix flow from $U(0) = U_0$ to $t_1$.
+
+    $$\dot U_j = W_jU_j + \tfrac12\sum_k K_{jk}(U_k - U_jU_k^HU_j),\qquad
+      R(t) = \frac{1}{\sqrt n}\Bigl\|\frac1N\sum_j U_j(t)\Bigr\|_F$$
+
+    Symbols as in [`syncattn.lohe.matrix_vector_field`][]. `method="rkmk4"` (default)
+    is the Runge-Kutta-Munthe-Kaas method of order 4: with $\xi(U)_j = U_j^H\dot U_j$
+    (left trivialisation) and $\operatorname{dexp}^{-1}_{-\Omega}(X) \approx X +
+    \tfrac12[\Omega, X] + \tfrac1{12}[\Omega,[\Omega, X]]$, one step of size $h$ is
+
+    $$k_1 = h\xi(U),\ k_2 = h\operatorname{dexp}^{-1}_{-k_1/2}\xi(Ue^{k_1/2}),\
+      k_3 = h\operatorname{dexp}^{-1}_{-k_2/2}\xi(Ue^{k_2/2}),\
+      k_4 = h\operatorname{dexp}^{-1}_{-k_3}\xi(Ue^{k_3}),$$
+    $$U \leftarrow U\exp\bigl(\tfrac16(k_1 + 2k_2 + 2k_3 + k_4)\bigr),$$
+
+    the classical RK4 applied to $\dot\Omega = \operatorname{dexp}^{-1}_{-\Omega}
+    \xi(U_0e^{\Omega})$ (the truncation after the double commutator keeps order 4).
+    Every update multiplies by the exponential of a Lie algebra element, so the states
+    stay in the group to rounding (no projection). Each interval between save times
+    (and to $t_1$) takes the same number of equal steps of at most `dt0` (default
+    1e-2), one `jax.lax.scan`; `t1` and `saveat` must be concrete.
+
+    `method="diffrax"` solves the ambient ODE with diffrax (`solver`, default Dopri8,
+    PID controller at `rtol`/`atol`; complex states as (Re, Im) pairs): the reference
+    for the integrator's tests, and a measure of how far an ambient solver drifts off
+    the group ([`syncattn.group.defect`][]).
+
+    Args:
+        U0: initial states `(*batch, N, n, n)`, real (SO(n)) or complex (U(n)).
+        H: natural frequencies (see [`syncattn.lohe.matrix_vector_field`][]) or `None`.
+        coupling: scalar $K$ or `(N, N)` matrix.
+        t1: final time $\ge 0$.
+        saveat: `None`, an int $S \ge 2$, or non-decreasing times in $[0, t_1]$.
+        dt0: largest RKMK step (default 1e-2); first step for diffrax.
+        method: `"rkmk4"` or `"diffrax"`.
+        solver, rtol, atol, max_steps: the diffrax options (`method="diffrax"`).
+
+    Returns:
+        [`syncattn.lohe.Solution`][]: `ts (S,)`, `states (S, *batch, N, n, n)`,
+        `order (S, *batch, n, n)` = $\frac1N\sum_j U_j$, `r (S, *batch)` = $R$,
+        `final (*batch, N, n, n)`, `num_steps`.
+
+    Raises:
+        ValueError: as [`syncattn.lohe.matrix_vector_field`][]; `t1 < 0`; bad
+            `saveat`, `method`, `dt0`; traced `t1`/`saveat` with `method="rkmk4"`.
+    """
+    U0, W, K = _check_field_args(U0, H, coupling, "U0")
+    t1, t1_np = driver.check_t1(t1, jnp.finfo(U0.dtype).dtype)
+    if method not in ("rkmk4", "diffrax"):
+        raise ValueError(f"method must be 'rkmk4' or 'diffrax'; got {method!r}.")
+    ts, ts_np = driver.save_times(saveat, t1, t1_np, jnp.finfo(U0.dtype).dtype)
+    if method == "diffrax":
+        slv, controller = driver.check_options(
+            solver=solver, rtol=rtol, atol=atol, dt0=dt0, max_steps=max_steps
+        )
+        cplx = bool(jnp.iscomplexobj(U0))
+        sol = driver.solve(
+            _ode_rhs_complex if cplx else _ode_rhs_real,
+            _order_complex if cplx else _order_real,
+            _to_real(U0),
+            (None if W is None else _to_real(W), K),
+            t1,
+            ts,
+            slv,
+            controller,
+            dt0,
+            int(max_steps),
+            True,
+        )
+        states = sol.states
+        if cplx:
+            states = jnp.moveaxis(states, 1, 0)
+            states = states[0] + 1j * states[1]
+        return Solution(
+            sol.ts, states, sol.order, sol.r, _from_real(sol.final, cplx), sol.num_steps
+        )
+    dt0 = check_scalar_range(
+        1e-2 if dt0 is None else dt0, "dt0", low=0.0, low_inclusive=False
+    )
+    if ts_np is None or t1_np is None:
+        raise ValueError(
+            "method='rkmk4' needs concrete t1 and saveat (they fix the number of steps); "
+            "under jit, close over them instead of passing them in."
+        )
+    tail = t1_np > ts_np[-1]
+    gaps = np.diff(np.append(ts_np, t1_np) if tail else ts_np, prepend=0.0)
+    m = max(1, math.ceil(float(gaps.max()) / float(dt0) - 1e-9))
+    real = jnp.finfo(U0.dtype).dtype
+    Us = _rkmk4(U0, W, K, jnp.asarray(gaps / m, dtype=real), m)
+    final = Us[-1]
+    Us = Us[:-1] if tail else Us
+    Z, r = _order(Us)
+    return Solution(ts, Us, Z, r, final, jnp.asarray(m * gaps.size))

@@ -1,0 +1,176 @@
+r"""Geometry-native model pieces (issue 28): a feed-forward on the lift, an embedding and
+a prototype readout for states on the torus, a sphere or a group.
+
+`space` names the geometry: `"torus"` ($\theta \in \mathbb{T}^k$, states $(T, k)$),
+`"sphere"` with `n` ($z \in (S^{n-1})^k$, $(T, k, n)$), or a group `"so<n>"` /
+`"u<n>"` ($(T, k, n, n)$; $U(n)$ complex).
+"""
+
+from __future__ import annotations
+
+import math
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+from .. import group as group_geometry, sphere
+from .._types import Array, ArrayLike, Int, PRNGKeyArray
+from ._blocks import SwiGLU
+from ._common import cast, check_int, check_positive, linear, linear_many
+from ._geometry import Group, Sphere, Torus
+from ._sync_attention import bounded_tangent
+
+
+__all__ = ["LiftSwiGLU", "StateEmbedding", "AlignmentReadout", "make_geometry"]
+
+
+def make_geometry(space: str, n: int | None = None):
+    """The geometry object for `space` (`"torus"`, `"sphere"` with `n`, `"so<n>"`, `"u<n>"`)."""
+    if space == "torus":
+        return Torus()
+    if space == "sphere":
+        return Sphere(check_int(n, "n", low=2))
+    try:
+        kind, m = group_geometry.parse_group(space)
+    except ValueError:
+        raise ValueError(
+            f"space must be 'torus', 'sphere' (with n) or a group 'so<n>' / 'u<n>'; got "
+            f"{space!r}."
+        ) from None
+    return Group(kind, m)
+
+
+class LiftSwiGLU(eqx.Module):
+    r"""The SwiGLU feed-forward on the lift, applied as a tangent step (geometry-native).
+
+    $$u_t = \mathrm{SwiGLU}(x_t), \qquad a_{tj} = P_{s_{tj}}(u_{tj}), \qquad
+      s_{tj} \leftarrow \operatorname{Exp}_{s_{tj}}\big(\mathcal B_\beta(a_t)_j\big)$$
+
+    with $x_t \in \mathbb{R}^{mk}$ the lift of the state (torus $(\cos\theta,
+    \sin\theta)$, sphere $z$, group the entries of $U$), $u_{tj} \in \mathbb{R}^m$ read
+    as an ambient vector, $P$ the tangent projection of the attention layers (torus
+    $\operatorname{Im}(e^{-i\theta}(u_1 + iu_2))$, sphere $(I - zz^\top)u$, group
+    $\operatorname{skew}(U^H u)$), $\mathcal B_\beta$ the bound and $\operatorname{Exp}$
+    the exponential map. On the torus the block depends on $\theta$ only through
+    $(\cos\theta, \sin\theta)$: it is $2\pi$-periodic (unlike
+    [`AngleSwiGLU`][syncattn.nn.AngleSwiGLU], which reads the raw angles).
+
+    Args:
+        k: oscillators per token.
+        d_hidden: hidden width (default $4mk$).
+        key: PRNG key.
+        bound: $\beta > 0$.
+        space: `"torus"`, `"sphere"` (with `n`), `"so<n>"` or `"u<n>"`.
+        n: the sphere's ambient dimension.
+    """
+
+    ffn: SwiGLU
+    k: int = eqx.field(static=True)
+    bound: float = eqx.field(static=True)
+    geometry: object = eqx.field(static=True)
+
+    def __init__(self, k, d_hidden=None, *, key: PRNGKeyArray, bound=1.0, space="torus", n=None):
+        self.k = check_int(k, "k")
+        self.bound = check_positive(bound, "bound")
+        self.geometry = make_geometry(space, n)
+        self.ffn = SwiGLU(self.geometry.m * self.k, d_hidden, key=key)
+
+    def __call__(self, state: ArrayLike) -> Array:
+        geo = self.geometry
+        state = geo.check(state, self.k, "state" if not isinstance(geo, Torus) else "theta")
+        s = cast(self.ffn, geo.real_dtype(state))
+        x = geo.lift(state)  # (T, m, k)
+        T, m = x.shape[0], x.shape[1]
+        a, b = linear_many((s.w1, s.w3), x.reshape(T, m * self.k))
+        u = linear(s.w2, jax.nn.silu(a) * b).reshape(T, m, self.k)
+        inc = bounded_tangent(geo.tangent(state, u), self.bound, geo.fiber_ndim, geo.norm_scale)
+        return geo.retract(state, inc)
+
+
+def _points(geo, raw):
+    """Parameters to states: torus phases as they are; sphere vectors normalised; group
+    Lie algebra elements through the exponential ($\\exp(\\operatorname{skew}\\xi)$)."""
+    if isinstance(geo, Torus):
+        return raw
+    if isinstance(geo, Sphere):
+        return sphere.normalize(raw)
+    return group_geometry.expm(group_geometry.skew(raw))
+
+
+def _init_points(geo, key, shape):
+    if isinstance(geo, Torus):
+        return jax.random.uniform(key, shape, minval=-math.pi, maxval=math.pi)
+    if isinstance(geo, Sphere):
+        return jax.random.normal(key, shape + (geo.n,))
+    raw = jax.random.normal(key, shape + (geo.n, geo.n)) * math.pi / 2
+    if geo.complex:
+        k2 = jax.random.fold_in(key, 1)
+        raw = raw + 1j * jax.random.normal(k2, raw.shape) * math.pi / 2
+    return raw
+
+
+class StateEmbedding(eqx.Module):
+    r"""Tokens to states on a geometry: $s_t = \pi(E_{w_t})$.
+
+    $\pi$: torus the phases $E \in [-\pi, \pi)^{V\times k}$ themselves (as
+    [`PhaseEmbedding`][syncattn.nn.PhaseEmbedding]); sphere $E_{vj}/\|E_{vj}\|$ ($E$
+    Gaussian: uniform directions); group $\exp(\operatorname{skew} E_{vj})$ (always in
+    the group). Args: `vocab_size`, `k`, `key`, `space`, `n`.
+    """
+
+    table: Array
+    vocab_size: int = eqx.field(static=True)
+    k: int = eqx.field(static=True)
+    geometry: object = eqx.field(static=True)
+
+    def __init__(self, vocab_size, k, *, key: PRNGKeyArray, space="torus", n=None):
+        self.vocab_size = check_int(vocab_size, "vocab_size")
+        self.k = check_int(k, "k")
+        self.geometry = make_geometry(space, n)
+        self.table = _init_points(self.geometry, key, (self.vocab_size, self.k))
+
+    def __call__(self, tokens: Int[ArrayLike, " T"]) -> Array:
+        tokens = jnp.asarray(tokens)
+        if not jnp.issubdtype(tokens.dtype, jnp.integer) or tokens.ndim != 1 or not tokens.size:
+            raise ValueError(
+                f"tokens must be a non-empty 1-D integer array (T,); got dtype {tokens.dtype}, "
+                f"shape {tokens.shape}."
+            )
+        return _points(self.geometry, jnp.take(self.table, tokens, axis=0, mode="clip"))
+
+
+class AlignmentReadout(eqx.Module):
+    r"""Logits from the alignment of the state with learned prototypes.
+
+    $$\ell_{tv} = \sigma \sum_{j=1}^k \langle s_{tj}, p_{vj}\rangle$$
+
+    with the geometry's inner product: torus $\cos(\theta_{tj} - \varphi_{vj})$ (seed
+    000's [`PrototypeReadout`][syncattn.nn.PrototypeReadout]), sphere $z^\top p$, groups
+    $\frac1n\operatorname{Re}\operatorname{tr}(U^H P)$; computed as one product of the
+    lifts. Prototypes parametrised as in [`StateEmbedding`][syncattn.nn.StateEmbedding];
+    $\sigma$ learned, initially `scale`$/\sqrt k$.
+    """
+
+    prototypes: Array
+    scale: Array
+    k: int = eqx.field(static=True)
+    geometry: object = eqx.field(static=True)
+
+    def __init__(self, k, vocab_size, *, key: PRNGKeyArray, space="torus", n=None, scale=1.0):
+        self.k = check_int(k, "k")
+        V = check_int(vocab_size, "vocab_size")
+        s = check_positive(scale, "scale")
+        self.geometry = make_geometry(space, n)
+        self.prototypes = _init_points(self.geometry, key, (V, self.k))
+        self.scale = jnp.asarray(s / math.sqrt(self.k), dtype=jnp.result_type(float))
+
+    def __call__(self, state: ArrayLike) -> Array:
+        geo = self.geometry
+        state = geo.check(state, self.k, "state" if not isinstance(geo, Torus) else "theta")
+        rdt = geo.real_dtype(state)
+        s = cast(self, rdt)
+        xt = geo.lift(state).reshape(state.shape[0], -1)
+        P = _points(geo, s.prototypes)  # complex parameters (U(n)) are not cast
+        xp = geo.lift(P).reshape(P.shape[0], -1).astype(rdt)
+        return (s.scale * geo.norm_scale) * (xt @ xp.T)

@@ -1,0 +1,233 @@
+r"""The one synchronisation-attention core shared by the torus, sphere and group layers.
+
+A geometry (`syncattn.nn._geometry`) supplies the few things that depend on where
+the oscillators live: the lift of a state to ambient coordinates, the rotary drift
+$e^{-t\Omega}$ of that lift, the tangent increment built from the attention average
+$G$, its norm, the retraction (exponential map) and the order parameters. This
+module owns everything else: the gates, the causal softmax (through `attend`, the
+blocked / fused fast path), the value gate, the norm-adaptive bound and the
+diagnostics. [`KuramotoAttention`][syncattn.nn.KuramotoAttention],
+[`SphereAttention`][syncattn.nn.SphereAttention] and the group layer are this core
+with their geometry.
+"""
+
+from __future__ import annotations
+
+import math
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+from .._types import Array, Bool, Float, PRNGKeyArray
+from ._common import (
+    attend,
+    attention_weights,
+    cast,
+    check_choice,
+    check_int,
+    check_key_mask,
+    check_positive,
+    linear,
+    linear_many,
+)
+
+
+def bounded_increment(u: Float[Array, "T k"], bound: float) -> Float[Array, "T k"]:
+    r"""Norm-adaptive bound of a per-token increment.
+
+    $$\Delta_t = u_t\,\frac{\tanh\rho_t}{\rho_t}, \qquad
+      \rho_t = \frac{\operatorname{rms}(u_t)}{\beta}, \qquad
+      \operatorname{rms}(\Delta_t) = \beta \tanh\rho_t < \beta$$
+
+    The direction of $u_t$ is kept; small increments pass almost unchanged
+    ($\Delta \approx u$ for $\rho \ll 1$), large ones are shrunk to rms $\beta$ = `bound`.
+    $u_t = 0$ gives $\Delta_t = 0$ with finite gradients (double-`where`).
+    """
+    wdt = jnp.promote_types(u.dtype, jnp.float32)
+    uf = u.astype(wdt)
+    sq = jnp.mean(uf * uf, -1, keepdims=True)
+    pos = sq > 0
+    rho = jnp.sqrt(jnp.where(pos, sq, 1.0)) / bound
+    factor = jnp.where(pos, jnp.tanh(rho) / rho, 1.0)
+    return (uf * factor).astype(u.dtype)
+
+
+def bounded_tangent(u: Array, bound: float, fiber_ndim: int, scale: float = 1.0) -> Array:
+    r"""`bounded_increment` for tangent vectors: $k$ oscillators per token, each a
+    vector or matrix (the last `fiber_ndim` axes), shape $(T, k, \dots)$.
+
+    $$\Delta_t = u_t\,\frac{\tanh\rho_t}{\rho_t}, \qquad
+      \rho_t = \frac{1}{\beta}\Big(\frac1k \sum_{j=1}^k \|u_{tj}\|^2\Big)^{1/2}$$
+
+    with $\|u\|^2 = c \sum |u_{\cdot}|^2$ over one oscillator's tangent coordinates
+    ($c$ = `scale`: 1 for the sphere's Euclidean norm, $1/n$ for the groups' metric
+    $\frac1n\operatorname{Re}\operatorname{tr}(A^H B)$): the rms over the oscillators
+    of their geodesic step lengths. With `fiber_ndim=0` it is `bounded_increment` (the same operations).
+    """
+    if fiber_ndim == 0:
+        return bounded_increment(u, bound)
+    fiber = tuple(range(-fiber_ndim, 0))
+    if jnp.iscomplexobj(u):
+        uf = u.astype(jnp.promote_types(u.dtype, jnp.complex64))
+        sq_j = jnp.sum(jnp.real(uf) ** 2 + jnp.imag(uf) ** 2, fiber)
+    else:
+        uf = u.astype(jnp.promote_types(u.dtype, jnp.float32))
+        sq_j = jnp.sum(uf * uf, fiber)
+    if scale != 1.0:
+        sq_j = sq_j * scale
+    sq = jnp.mean(sq_j, -1, keepdims=True)
+    pos = sq > 0
+    rho = jnp.sqrt(jnp.where(pos, sq, 1.0)) / bound
+    factor = jnp.where(pos, jnp.tanh(rho) / rho, 1.0)
+    factor = factor.reshape(factor.shape + (1,) * fiber_ndim)
+    return (uf * factor.astype(uf.dtype)).astype(u.dtype)
+
+
+class SyncAttention(eqx.Module):
+    r"""Synchronisation attention on a geometry: the shared core (see the module).
+
+    With the lift $x_t \in \mathbb{R}^{m k}$ of the state (coordinate-major: the
+    $m$ ambient coordinates of oscillator $j$ at $x_{t, c k + j}$), the gates
+    $g^{q,k}_t$ (normalised softplus of $W_{q,k} x_t + b_{q,k}$, or 1), the drifted
+    lifts $\tilde x_{tj} = \operatorname{lift}(e^{-t\Omega_j}\cdot s_{tj})$ and
+    $\langle\cdot,\cdot\rangle$ the geometry's inner product,
+
+    $$s^h_{tu} = \frac{\tau}{\sqrt{k_h}} \sum_{j \in h} g^q_{tj} g^k_{uj}
+      \langle \tilde x_{tj}, \tilde x_{uj}\rangle, \quad
+      A^h = \operatorname{softmax}_{u \le t} s^h, \quad
+      G_{tj} = \sum_u A^{h(j)}_{tu}\, x_{uj},$$
+
+    $$a_{tj} = P_{s_{tj}}(G_{tj}), \qquad
+      s_{tj} \leftarrow \operatorname{Exp}_{s_{tj}}\big(\mathcal B_\beta(v_t \odot a_t)_j\big),$$
+
+    with $P$ the geometry's tangent increment, $\mathcal B_\beta$ the bound
+    (`bounded_tangent`), $v_t = W_v x_t + b_v$ the value gate and $\operatorname{Exp}$
+    the retraction. The scores are dot products of the gated, drifted lifts, so one
+    call of `attend` computes $G$ (head width $m k_h$).
+
+    Fields: the parameters `gate_q`, `gate_k`, `value_gate`, `value_proj`, `omega`
+    (the drift generator, in the geometry's parametrisation), `log_tau`; the static
+    `geometry` and switches. Subclasses set them in `__init__` (`_init_core`).
+    """
+
+    gate_q: eqx.nn.Linear
+    gate_k: eqx.nn.Linear
+    value_gate: eqx.nn.Linear
+    value_proj: eqx.nn.Linear | None
+    omega: Array | None
+    log_tau: Float[Array, ""]
+    k: int = eqx.field(static=True)
+    n_heads: int = eqx.field(static=True)
+    value: str = eqx.field(static=True)
+    gates: bool = eqx.field(static=True)
+    gate_norm: str = eqx.field(static=True)
+    causal: bool = eqx.field(static=True)
+    bound: float = eqx.field(static=True)
+    geometry: object = eqx.field(static=True)
+
+    def _init_core(
+        self, geometry, k, n_heads, key: PRNGKeyArray, *, value, gates, causal, tau,
+        bound, gate_norm, values=("phase", "learned"),
+    ):  # fmt: skip
+        """Checks and the shared parameters; returns the validated `(k, n_heads)`."""
+        k, n_heads = check_int(k, "k"), check_int(n_heads, "n_heads")
+        if k % n_heads:
+            raise ValueError(f"k={k} phases must be divisible by n_heads={n_heads}.")
+        check_choice(value, "value", values)
+        self.gate_norm = check_choice(gate_norm, "gate_norm", ("mean", "none"))
+        tau = check_positive(tau, "tau")
+        self.bound = check_positive(bound, "bound")
+        m = geometry.m
+        kq, kk, kv, kp = jax.random.split(key, 4)  # same split in every mode
+        self.gate_q = eqx.nn.Linear(m * k, k, key=kq)
+        self.gate_k = eqx.nn.Linear(m * k, k, key=kk)
+        vg = eqx.nn.Linear(m * k, k, key=kv)
+        self.value_gate = eqx.tree_at(lambda l: l.bias, vg, jnp.ones_like(vg.bias))
+        self.value_proj = (
+            eqx.nn.Linear(m * k, m * k, use_bias=False, key=kp)
+            if value == "learned"
+            else None
+        )
+        # a strongly typed scalar: a weak-typed one turns strong after the first optimiser
+        # update, and the jit-compiled train step would be traced and compiled twice
+        self.log_tau = jnp.asarray(math.log(tau), dtype=jnp.result_type(float))
+        self.k, self.n_heads, self.value = k, n_heads, value
+        self.gates, self.causal = bool(gates), bool(causal)
+        self.geometry = geometry
+        return k, n_heads
+
+    def _gate(self, z):
+        g = jax.nn.softplus(z)
+        if self.gate_norm == "none":
+            return g
+        tiny = jnp.finfo(g.dtype).tiny
+        return g / jnp.maximum(jnp.mean(g, -1, keepdims=True), tiny)
+
+    def _heads(self, y):
+        """(T, m, k) coordinate-major -> (T, H, m k_h): head h holds its k_h oscillators."""
+        T, m, _ = y.shape
+        H = self.n_heads
+        kh = self.k // H
+        return y.reshape(T, m, H, kh).transpose(0, 2, 1, 3).reshape(T, H, m * kh)
+
+    def _unheads(self, y):
+        T, H, _ = y.shape
+        m = self.geometry.m
+        kh = self.k // H
+        return y.reshape(T, H, m, kh).transpose(0, 2, 1, 3).reshape(T, m, self.k)
+
+    def _features(self, state):
+        """Queries, keys, values (T, H, m k_h) (scale folded into the queries), value gate."""
+        geo = self.geometry
+        dtype = geo.real_dtype(state)
+        s = cast(self, dtype)
+        x = geo.lift(state)  # (T, m, k)
+        T, m = x.shape[0], x.shape[1]
+        xf = x.reshape(T, m * self.k)
+        if self.gates:  # the three (m k -> k) maps of x as one GEMM
+            zq, zk, gate = linear_many((s.gate_q, s.gate_k, s.value_gate), xf)
+            gq, gk = self._gate(zq), self._gate(zk)
+        else:
+            gq = gk = jnp.ones((T, self.k), dtype)
+            gate = linear(s.value_gate, xf)
+        # the drift: the lift of e^{-t Omega} s_t (for the torus, statement 2: RoPE on
+        # the lift is the lift of the drifted phase); the raw (uncast) generator, so
+        # that its angles are formed in at least float32
+        xd = geo.drifted_lift(state, self.omega)
+        scale = jnp.exp(s.log_tau) / math.sqrt(self.k // self.n_heads)
+        q = self._heads(gq[:, None, :] * xd) * scale
+        kk = self._heads(gk[:, None, :] * xd)
+        if self.value == "learned":
+            v = self._heads(linear(s.value_proj, xf).reshape(T, m, self.k))
+        else:
+            v = self._heads(x)
+        return q, kk, v, gate
+
+    def _call(
+        self,
+        state: Array,
+        mask: Bool[Array, " T"] | None,
+        diagnostics: bool,
+        name: str,
+    ):
+        geo = self.geometry
+        state = geo.check(state, self.k, name)
+        T = state.shape[0]
+        km = check_key_mask(mask, T)
+        q, kk, v, gate = self._features(state)
+        G = self._unheads(attend(q, kk, v, self.causal, km))  # (T, m, k)
+        a = geo.tangent(state, G)  # the coupling: the tangent increment
+        inc = bounded_tangent(geo.gated(gate, a), self.bound, geo.fiber_ndim, geo.norm_scale)
+        y = geo.retract(state, inc)
+        if not diagnostics:
+            return y
+        # the global order over the real tokens (all of them if none is real)
+        w = None if km is None else jnp.where(jnp.any(km), km, True)
+        aux = {
+            "weights": attention_weights(q, kk, self.causal, km),
+            "coupling": a,
+            **geo.orders(state, G, w),
+            "increment": inc,
+        }
+        return y, aux

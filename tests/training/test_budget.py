@@ -1,0 +1,304 @@
+"""``syncattn train --minutes M [--config auto]``: the plan, on a mocked clock, and for real."""
+
+import dataclasses
+import json
+import math
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import hypothesis.strategies as st
+import numpy as np
+import pytest
+from hypothesis import given
+
+from syncattn import cli, data, models
+from syncattn.training import (
+    StepCosts,
+    _budget,
+    _checkpoint,
+    _loop,
+    auto_lr,
+    next_size,
+    plan_steps,
+    planned_seconds,
+    read_config,
+)
+from tests.helpers import approx
+from tests.training.conftest import train_cli
+
+
+def _loop_seconds(S, costs, E, C):
+    """What `fit` spends on `S` steps: its evaluations and saves counted by walking its
+    steps (every E, C steps and at the last), in float64."""
+    s = np.arange(1, S + 1)
+    evals = np.count_nonzero((s % E == 0) | (s == S))
+    saves = np.count_nonzero((s % C == 0) | (s == S))
+    return costs.compile_s + S * costs.step_s + evals * costs.eval_s + saves * costs.ckpt_s
+
+
+costs_st = st.builds(
+    StepCosts, params=st.just(1000), tokens_per_step=st.just(64),
+    compile_s=st.floats(0, 60), step_s=st.floats(1e-3, 1.0), eval_s=st.floats(0, 5),
+    ckpt_s=st.floats(0, 2),
+)
+
+
+@given(costs_st, st.floats(100, 3000), st.sampled_from([None, 7, 50]))
+def test_plan_is_the_longest_run_that_fits(costs, seconds, eval_every):
+    try:
+        plan = plan_steps(seconds, costs, eval_every=eval_every)
+    except ValueError as e:
+        assert "too short" in str(e)
+        unit = 10 if eval_every is None else 1
+        E = eval_every or 1
+        assert _loop_seconds(unit, costs, E, 2 * E) > seconds
+        return
+    S, E, C = plan["steps"], plan["eval_every"], plan["ckpt_every"]
+    if eval_every is None:
+        assert S % 10 == 0 and E == S // 10 and C == 2 * E
+    else:
+        assert E == eval_every and C == 2 * eval_every
+    t = _loop_seconds(S, costs, E, C)
+    assert plan["planned_s"] == approx(t, scale=1e3)
+    assert plan["planned_s"] == approx(planned_seconds(S, costs, eval_every=E, ckpt_every=C))
+    assert t <= seconds * (1 + 1e-12)
+    # one more unit of steps would not fit
+    more = S + (10 if eval_every is None else 1)
+    E2 = more // 10 if eval_every is None else E
+    assert _loop_seconds(more, costs, E2, 2 * E2) > seconds
+    # the budget is used within 10 % whenever one unit of steps is small against it
+    unit_cost = (10 if eval_every is None else 1) * costs.step_s + costs.eval_s + costs.ckpt_s
+    if unit_cost < 0.1 * seconds:
+        assert t >= 0.9 * seconds
+
+
+@given(st.floats(1e3, 1e7), st.floats(1e8, 1e11), st.floats(10, 1e4), st.floats(0.2, 1.5))
+def test_next_size_solves_the_compute_matched_rule(n0, a, T, b):
+    # tokens/s r(N) = a / N: one step lands on kappa N = r(N) T
+    n = next_size(n0, a / n0, T)
+    assert 20 * n == approx(a / n * T, scale=100)
+    # r(N) = a N^-b: the iteration contracts towards the fixed point by |1 - b| / 2
+    star = (a * T / 20) ** (1 / (1 + b))
+    n1 = next_size(n0, a * n0 ** -b, T)
+    err0, err1 = abs(math.log(n0 / star)), abs(math.log(n1 / star))
+    assert err1 <= abs(1 - b) / 2 * err0 + 1e-9
+
+
+def test_auto_lr_is_the_ladders_best_at_the_nearest_rung():
+    root = Path(__file__).resolve().parents[2]
+    res = json.loads((root / "results/experiments/ladder/ladder-default/results.json").read_text())
+    from syncattn.experiments import ladder
+
+    targets = sorted(ladder.Config().targets)
+    assert len(res["rungs"]) == len(targets)
+    for target, rung in zip(targets, res["rungs"], strict=True):
+        for attention, lr in rung["best_lr"].items():
+            # at the rung and at any count nearer to it than to its neighbours
+            assert auto_lr(attention, target) == lr
+            assert auto_lr(attention, target * 1.1) == lr
+    assert auto_lr("kuramoto", 10_000) == res["rungs"][0]["best_lr"]["kuramoto"]
+    assert auto_lr("kuramoto", 5e6) == res["rungs"][-1]["best_lr"]["kuramoto"]
+    assert auto_lr("oscillator", 50_000) == 1e-2
+
+
+class FakeClock:
+    """Seconds that pass only when the (mocked) work is done."""
+
+    def __init__(self):
+        self.t = 0.0
+
+    def __call__(self):
+        return self.t
+
+
+STEP, COMPILE, EVAL_BATCH, CKPT, AGE = 0.5, 10.0, 0.25, 0.3, 5.0
+
+
+@pytest.fixture
+def fake_clock(monkeypatch):
+    """A clock that advances by fixed costs: COMPILE + STEP for batch 0 (the first
+    step of a compiled program), STEP for any other batch, EVAL_BATCH per validation
+    batch, CKPT per checkpoint; the process was AGE s old when the command started.
+    To keep the tests cheap, the warm-up and the run share one compiled step (the real
+    run compiles again for its schedule's horizon: charged here all the same)."""
+    clock = FakeClock()
+    math_fields = _loop._math_fields
+    monkeypatch.setattr(_loop, "_math_fields", lambda c: math_fields(
+        dataclasses.replace(c, steps=200, warmup_steps=10)))
+    monkeypatch.setattr(_budget, "clock", clock)
+    monkeypatch.setattr(_budget, "process_age", lambda: AGE)
+    sample, batches, save = data.sample_batch, data.eval_batches, _checkpoint.save_checkpoint
+
+    def sample_batch(*a, step, **kw):
+        clock.t += STEP + (COMPILE if step == 0 else 0.0)
+        return sample(*a, step=step, **kw)
+
+    def eval_batches(*a, **kw):
+        for b in batches(*a, **kw):
+            clock.t += EVAL_BATCH
+            yield b
+
+    def save_checkpoint(*a, **kw):
+        clock.t += CKPT
+        return save(*a, **kw)
+
+    monkeypatch.setattr(data, "sample_batch", sample_batch)
+    monkeypatch.setattr(data, "eval_batches", eval_batches)
+    monkeypatch.setattr(_checkpoint, "save_checkpoint", save_checkpoint)
+    monkeypatch.setattr(_loop, "save_checkpoint", save_checkpoint)
+    return clock
+
+
+ARGS = ("batch_size=4", "seq_len=16", "eval_batches=2")
+
+
+def test_minutes_keeps_the_budget_on_a_mocked_clock(tmp_path, small_text, tiny_models,
+                                                    fake_clock, capsys):  # fmt: skip
+    run = tmp_path / "run"
+    assert train_cli(run, small_text, "--minutes", "2", *ARGS) == 0
+    took = fake_clock.t + AGE
+    assert 0.9 * 120 <= took <= 120, took
+    cfg = json.loads((run / "config.json").read_text())
+    b, t = cfg["budget"], cfg["train"]
+    assert b["minutes"] == 2 and b["config"] == "tiny" and b["steps"] == t["steps"]
+    # what the warm-up measured is what the mocked clock charged
+    assert b["tokens_per_s"] == approx(4 * 16 / STEP) and b["step_s"] == approx(STEP)
+    assert b["compile_s"] == approx(COMPILE) and b["ckpt_s"] == approx(CKPT)
+    assert b["eval_s"] == approx(2 * EVAL_BATCH)
+    # the plan: 10 evaluations, a save every 2, 5 % warm-up, the schedule ends at S
+    S = t["steps"]
+    assert S % 10 == 0 and t["eval_every"] == S // 10 and t["ckpt_every"] == S // 5
+    assert t["warmup_steps"] == round(0.05 * S) and b["tokens"] == S * 64
+    assert b["params"] == cfg["params"] and b["tokens_per_param"] == approx(S * 64 / b["params"])
+    assert took == approx(b["before_s"] + b["planned_s"], scale=1e3)
+    assert "of 2 minutes" in capsys.readouterr().out
+
+    # the same command resumes with the planned steps and measures nothing
+    before = fake_clock.t
+    assert train_cli(run, small_text, "--minutes", "2", *ARGS) == 0
+    assert fake_clock.t == before
+    assert json.loads((run / "config.json").read_text()) == cfg
+    assert "planned steps are kept" in capsys.readouterr().err
+    # another budget into the same folder is refused
+    assert train_cli(run, small_text, "--minutes", "3", *ARGS) == 2
+    assert "--minutes 2" in capsys.readouterr().err
+
+
+def test_minutes_errors(tmp_path, small_text, tiny_models, capsys):
+    for bad in ("0", "-1", "nan", "inf"):
+        assert train_cli(tmp_path / "a", small_text, "--minutes", bad) == 2
+        assert "--minutes must be a finite number of minutes > 0" in capsys.readouterr().err
+    assert cli.main(["train", "--model", "kuramoto", "--config", "auto", "--quiet",
+                     "--out", str(tmp_path / "b")]) == 2  # fmt: skip
+    assert "give --minutes" in capsys.readouterr().err
+    assert train_cli(tmp_path / "c", small_text, "--minutes", "1", "--steps", "5") == 2
+    assert "--steps and --minutes" in capsys.readouterr().err
+    assert cli.main(["train", "--model", "kuramoto", "--config", "auto", "--minutes", "1",
+                     "d_model=32", "--out", str(tmp_path / "d")]) == 2  # fmt: skip
+    assert "--config auto chooses" in capsys.readouterr().err
+    assert not any((tmp_path / x).exists() for x in "abcd")
+
+
+def test_too_short_a_budget_is_refused(tmp_path, small_text, tiny_models, fake_clock, capsys):
+    # (the warm-up of the test above, 18.8 s in all, compiled once)
+    assert train_cli(tmp_path / "run", small_text, "--minutes", "0.3", *ARGS) == 2
+    err = capsys.readouterr().err
+    assert "too short" in err and "--minutes 0.3" in err and "s went to start-up" in err
+    assert not (tmp_path / "run" / "config.json").exists()
+
+
+def _mock_measure(monkeypatch, clock, A):
+    """`measure_costs` at tokens/s = A / N (the real count of the spec's model): the
+    clock advances by what the warm-up would take; the steps of the run that follows
+    are charged at the last measured size's cost (the fixture's STEP)."""
+    measured = []
+
+    def measure(spec, corpus, *, step_timing=True, evaluation=True, checkpoint=True, **kw):
+        n = models.config_params(spec.model)
+        per_step = spec.train.batch_size * spec.train.seq_len
+        step = per_step * n / A
+        clock.t += (COMPILE + 4 * step) * step_timing + CKPT * checkpoint
+        measured.extend([n] * step_timing)
+        monkeypatch.setattr(sys.modules[__name__], "STEP", step)
+        return StepCosts(n, per_step, COMPILE, step, 2 * EVAL_BATCH, CKPT)
+
+    monkeypatch.setattr(_budget, "measure_costs", measure)
+    return measured
+
+
+def _check_auto(spec, measured, minutes):
+    b = spec.budget
+    assert spec.preset == "auto" and spec.model.name == "auto" and b["config"] == "auto"
+    assert {k: getattr(spec.model, k) for k in b["shape"]} == b["shape"]
+    assert b["params"] in measured and len(b["candidates"]) == len(measured) <= 3
+    assert b["params"] == models.config_params(models.get_config(
+        "1m", attention="kuramoto", vocab_size=256, **b["shape"]))  # fmt: skip
+    # the size rule's shape of that count
+    assert b["shape"]["d_model"] == models.shape_for_params(b["params"])["d_model"]
+    # 20 tokens per parameter, up to the shape's grain (d in steps of 16)
+    assert abs(math.log(b["tokens_per_param"] / 20)) < math.log(1.5), b
+    assert b["before_s"] + b["planned_s"] <= 60 * minutes
+    assert b["before_s"] + b["planned_s"] >= 0.9 * 60 * minutes
+
+
+def test_auto_chooses_the_compute_matched_size(small_text, fake_clock, monkeypatch):
+    """``--config auto`` with tokens/s = A / N: the spec (nothing trained)."""
+    from syncattn.training import budget_spec
+
+    measured = _mock_measure(monkeypatch, fake_clock, 1e8)
+    spec, _ = budget_spec("kuramoto", "auto", 4, data="text", data_path=small_text,
+                          overrides=["seq_len=64"], log=lambda m: None)  # fmt: skip
+    _check_auto(spec, measured, 4)
+    assert spec.train.batch_size == 16 and spec.train.seq_len == 64
+    assert spec.train.lr == auto_lr("kuramoto", spec.budget["params"])
+    n = next_size(1, 1e10, 0.97 * (240 - AGE))  # the first guess, then A / N's answer
+    assert measured[0] == models.shape_for_params(n, 256, ("kuramoto",))["params"]["kuramoto"]
+
+
+
+
+@pytest.mark.slow
+def test_auto_trains_within_the_budget_on_a_mocked_clock(tmp_path, small_text, tiny_models,
+                                                         fake_clock, monkeypatch):  # fmt: skip
+    """``syncattn train --config auto`` with tokens/s = A / N (the measurement mocked;
+    the stand-in model trained, its steps charged at the chosen size's cost)."""
+    measured = _mock_measure(monkeypatch, fake_clock, 1e8)
+    run = tmp_path / "run"
+    assert cli.main(["train", "--model", "kuramoto", "--config", "auto", "--minutes", "4",
+                     "--data", "text", "--data-path", str(small_text), "--out", str(run),
+                     "--quiet", "batch_size=32", "seq_len=64", "eval_batches=1"]) == 0  # fmt: skip
+    took = fake_clock.t + AGE
+    assert 0.9 * 240 <= took <= 240, took
+    cfg = json.loads((run / "config.json").read_text())
+    assert cfg["model"]["preset"] == "auto" and cfg["train"]["batch_size"] == 32
+    _check_auto(read_config(run), measured, 4)
+    # resumed as planned: the same size, steps and lr, nothing measured
+    n, before = len(measured), fake_clock.t
+    assert cli.main(["train", "--model", "kuramoto", "--config", "auto", "--minutes", "4",
+                     "--data", "text", "--data-path", str(small_text), "--out", str(run),
+                     "--quiet", "batch_size=32", "seq_len=64", "eval_batches=1"]) == 0  # fmt: skip
+    assert len(measured) == n and fake_clock.t == before
+    assert json.loads((run / "config.json").read_text()) == cfg
+
+
+@pytest.mark.slow
+def test_minutes_keeps_a_real_budget(tmp_path, small_text):
+    """The wall time of ``syncattn train --minutes 3`` (tiny softmax model, a real clock,
+    a new process) within 10 % of 3 minutes, on a machine whose load holds still (the
+    warm-up's throughput is taken to last; on 2 cores at load 15-20 compiling alone
+    takes over a minute)."""
+    run = tmp_path / "run"
+    root = Path(__file__).resolve().parents[2]
+    t0 = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys; from syncattn.cli import main; sys.exit(main())",
+         "train", "--model", "softmax", "--config", "tiny", "--minutes", "3", "--data", "text",
+         "--data-path", str(small_text), "--out", str(run), "--quiet"],
+        cwd=root, capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    wall = time.monotonic() - t0
+    assert done.returncode == 0, done.stderr
+    assert 0.9 * 180 <= wall <= 1.1 * 180, (wall, done.stderr)
+    assert json.loads((run / "config.json").read_text())["budget"]["minutes"] == 3
