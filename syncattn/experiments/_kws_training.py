@@ -59,7 +59,7 @@ class KWSRecipe:
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class KWSCell(KWSRecipe):
     """One training: its folder name, model (``"oscillator"``, ``"softmax"`` or an ablation
-    arm of [`syncattn.experiments._variants`][]) and seed."""
+    arm of `syncattn.experiments._variants`) and seed."""
 
     name: str
     model: str
@@ -68,7 +68,7 @@ class KWSCell(KWSRecipe):
 
 def kws_model(recipe: KWSRecipe, attention: str, *, key, n_classes: int | None = None):
     """Seed 001's keyword spotter from the library's layers (see the module docstring);
-    `attention` is a model arm of [`syncattn.experiments._variants`][]."""
+    `attention` is a model arm of `syncattn.experiments._variants`."""
     from .. import models
     from ..data import kws
     from ._variants import variant_fields

@@ -28,7 +28,7 @@ same settings are adopted instead of trained. ``syncattn experiment agreement
 tables and the plot from such a folder alone.
 
 **Ablation arms** (issue 29): ``models`` may also name the arms of
-[`syncattn.experiments._variants`][] (``"oscillator-frozen-wv"``,
+`syncattn.experiments._variants` (``"oscillator-frozen-wv"``,
 ``"softmax-frozen-wv"``: $W_V$ frozen at its random initialisation; ``"oscillator-l3"``,
 ``"oscillator-l4"``: seed 001's Appendix C ablations); every pair of arms in its
 ``COMPARISONS`` gets the paired differences of the hard and overall accuracy with
@@ -169,7 +169,7 @@ class Config(SVARecipe):
 
     Attributes:
         models: ``"oscillator"``, ``"softmax"`` and the ablation arms of
-            [`syncattn.experiments._variants`][].
+            `syncattn.experiments._variants`.
         seeds: training seeds (one cell per model and seed).
         d_osc, epochs, batch_size, lr, weight_decay, n_train, n_val, data_path: the
             recipe of every cell

@@ -29,7 +29,7 @@ the abstract states +1.00 point (the per-seed files give +1.07).
 **Frozen $W_V$** (issue 29; seed 001's keyword_spotting/frozen_value.py): ``models``
 may also name ``"oscillator-frozen-wv"`` and ``"softmax-frozen-wv"`` ($W_V$ kept at its
 random initialisation, [`syncattn.nn.FrozenLinear`][]); every pair of
-[`syncattn.experiments._variants`][]'s ``COMPARISONS`` present gets its paired
+`syncattn.experiments._variants`'s ``COMPARISONS`` present gets its paired
 difference with a t interval (``comparisons``). Published: frozen-$W_V$ oscillator
 88.5 % at seed 0 (best validation accuracy, Speech Commands).
 """

@@ -27,7 +27,7 @@ class FrozenLinear(eqx.Module):
 
     Attributes:
         weight: $W_0$, shape ``(out_features, in_features)``, in the default floating
-            dtype (float64 under x64); [`at`][syncattn.nn.FrozenLinear.at] casts it.
+            dtype (float64 under x64); `at` casts it.
         bias: always ``None``.
     """
 
