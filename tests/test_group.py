@@ -12,6 +12,11 @@ from hypothesis import given
 from syncattn import group, torus
 
 
+# issue 31: the default run stays under 5 minutes on 2 cores (measured 9 min 40 s with
+# this file in it, 2026-12-02): slow, and CI's slow line runs it
+pytestmark = pytest.mark.slow
+
+
 def _skew_np(M):
     return 0.5 * (M - np.conj(np.swapaxes(M, -1, -2)))
 

@@ -12,6 +12,11 @@ from syncattn import models, nn
 from ..helpers import assert_close
 
 
+# issue 31: the default run stays under 5 minutes on 2 cores (measured 9 min 40 s with
+# this file in it, 2026-12-02): slow, and CI's slow line runs it
+pytestmark = pytest.mark.slow
+
+
 def test_lift_ffn_model_is_periodic_in_its_phases():
     cfg = models.get_config("tiny", attention="kuramoto", ffn="lift")
     model = models.build(cfg, key=jax.random.key(0))

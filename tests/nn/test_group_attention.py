@@ -17,6 +17,11 @@ from ..helpers import assert_close
 from . import reference
 
 
+# issue 31: the default run stays under 5 minutes on 2 cores (measured 9 min 40 s with
+# this file in it, 2026-12-02): slow, and CI's slow line runs it
+pytestmark = pytest.mark.slow
+
+
 T, K, H = 5, 4, 2
 
 

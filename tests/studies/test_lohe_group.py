@@ -9,6 +9,11 @@ from syncattn import studies
 from syncattn.studies import lohe_group
 
 
+# issue 31: the default run stays under 5 minutes on 2 cores (measured 9 min 40 s with
+# this file in it, 2026-12-02): slow, and CI's slow line runs it
+pytestmark = pytest.mark.slow
+
+
 def test_registered_and_config_checks():
     assert studies.get("lohe_group") is lohe_group
     assert lohe_group.Config.smoke().Ns == (3, 6)
