@@ -226,6 +226,14 @@ def run(
     return results
 
 
+def _median(x) -> float:
+    """``np.nanmedian`` of `x` without its warning: NaN when every entry is NaN (no run
+    synchronised within the horizon)."""
+    x = np.asarray(x, float)
+    x = x[~np.isnan(x)]
+    return float(np.median(x)) if x.size else float("nan")
+
+
 def _write(results: dict, config: Config, out: Path) -> None:
     rows = results["rows"]
     fig, (ax1, ax2) = _common.new_figure(2, 1, width=5.0, height=3.6)
@@ -249,8 +257,8 @@ def _write(results: dict, config: Config, out: Path) -> None:
     geo, Ns = np.asarray(rows["geometry"]), np.asarray(rows["N"])
     Ts, Tp = np.asarray(rows["T_sync"], float), np.asarray(rows["T_pred"], float)
     for j, g in enumerate(config.geometries):
-        med = [np.nanmedian(Ts[(geo == g) & (Ns == N)]) for N in config.Ns]
-        pred = [np.nanmedian(Tp[(geo == g) & (Ns == N)]) for N in config.Ns]
+        med = [_median(Ts[(geo == g) & (Ns == N)]) for N in config.Ns]
+        pred = [_median(Tp[(geo == g) & (Ns == N)]) for N in config.Ns]
         ax2.plot(config.Ns, med, "o-", color=f"C{j}", label=f"{g} measured")
         ax2.plot(
             config.Ns,
@@ -297,10 +305,10 @@ def _table(results: dict, config: Config) -> list[dict]:
                     "N": int(N),
                     "synchronised": int(np.sum(np.isfinite(pick("T_sync")))),
                     "runs": int(m.sum()),
-                    "median_T_sync": float(np.nanmedian(pick("T_sync")))
+                    "median_T_sync": float(_median(pick("T_sync")))
                     if np.any(np.isfinite(pick("T_sync")))
                     else None,
-                    "median_T_pred": float(np.nanmedian(pick("T_pred")))
+                    "median_T_pred": float(_median(pick("T_pred")))
                     if np.any(np.isfinite(pick("T_pred")))
                     else None,
                     "bound_held_fraction": float(np.nanmin(pick("bound_held")))

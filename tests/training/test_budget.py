@@ -285,10 +285,16 @@ def test_auto_trains_within_the_budget_on_a_mocked_clock(tmp_path, small_text, t
 
 @pytest.mark.slow
 def test_minutes_keeps_a_real_budget(tmp_path, small_text):
-    """The wall time of ``syncattn train --minutes 3`` (tiny softmax model, a real clock,
-    a new process) within 10 % of 3 minutes, on a machine whose load holds still (the
-    warm-up's throughput is taken to last; on 2 cores at load 15-20 compiling alone
-    takes over a minute)."""
+    """``syncattn train --minutes 3`` (tiny softmax model, a real clock, a new process):
+    its plan fills the budget (the start-up and the planned seconds, from its own
+    measured costs, between 90 % and 100 % of 3 minutes) and its wall time is within
+    10 % of 3 minutes.
+
+    The plan takes the warm-up's throughput to last, so the machine's load must hold
+    still: CI runs this file alone (no other test worker), since a run whose machine
+    became less loaded after its warm-up ended early (2 cores shared with a second
+    pytest-xdist worker: 154 s of 180). The planning arithmetic itself is checked
+    exactly under a mocked clock above."""
     run = tmp_path / "run"
     root = Path(__file__).resolve().parents[2]
     t0 = time.monotonic()
@@ -300,5 +306,8 @@ def test_minutes_keeps_a_real_budget(tmp_path, small_text):
     )  # fmt: skip
     wall = time.monotonic() - t0
     assert done.returncode == 0, done.stderr
+    budget = json.loads((run / "config.json").read_text())["budget"]
+    assert budget["minutes"] == 3
+    planned = budget["before_s"] + budget["planned_s"]
+    assert 0.9 * 180 <= planned <= 180, budget
     assert 0.9 * 180 <= wall <= 1.1 * 180, (wall, done.stderr)
-    assert json.loads((run / "config.json").read_text())["budget"]["minutes"] == 3
