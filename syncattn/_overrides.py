@@ -13,6 +13,10 @@ A leaf: it imports only the standard library.
   ``float`` field becomes a ``float``).
 * An unknown key is an error that suggests the closest field and lists them all;
   a key given twice is an error.
+* A field whose annotation is a dataclass is a sub-config, set one field at a time by
+  a dotted key (``sync.sphere_dim=3``; one level): the parsed result holds
+  ``{"sync": {"sphere_dim": 3}}``, which [`merge`][syncattn._overrides.merge] applies
+  to the current sub-config. An unknown sub-key is an error like an unknown key.
 * Keys may carry a group prefix (``train.lr``, ``model.d_osc``, ``data.vocab_size``,
   [`parse_grouped`][syncattn._overrides.parse_grouped]).
 
@@ -43,6 +47,9 @@ __all__ = [
     "check_value",
     "deprecated_item",
     "field_types",
+    "is_nested",
+    "lookup",
+    "merge",
     "parse_grouped",
     "parse_items",
     "parse_value",
@@ -194,6 +201,9 @@ def _from_text(key: str, tp: Any, text: str) -> Any:
         return _first_member(_from_text, key, tp, s, text)
     if origin is tuple:
         return _tuple_from_text(key, tp, args, s)
+    if is_nested(tp):
+        names = ", ".join(f"{key}.{f}" for f in field_types(tp))
+        raise OverrideError(f"{key} is a group of fields; set them one by one: {names}.")
     raise OverrideError(f"{key}: a field of type {_plain(tp)} cannot be set from text.")
 
 
@@ -286,6 +296,9 @@ def check_value(key: str, tp: Any, value: Any) -> Any:
             return tuple(check_value(key, a, v) for a, v in zip(args, value, strict=True))
         except OverrideError:
             raise _bad(key, tp, value) from None
+    if is_nested(tp) and isinstance(value, Mapping):
+        # a sub-config given as the dict of a config.json: parsed and checked by its fields
+        return tp(**parse_items(value, tp, key))
     if isinstance(tp, type) and not isinstance(value, tp):
         raise _bad(key, tp, value)
     return value
@@ -327,12 +340,90 @@ def parse_items(items: Items, target: type | Mapping[str, Any], what: str = "con
     out: dict[str, Any] = {}
     seen: dict[str, str] = {}
     for key, value, written in _pairs(items):
-        if key not in fields:
-            raise unknown_key(key, fields, what)
+        tp = lookup(fields, key, what)
         if key in seen:
             raise _twice(key, seen[key], written)
+        # a whole sub-config and one of its fields: given twice
+        head, dot, _ = key.partition(".")
+        other = (head if head in seen else None) if dot else next(
+            (k for k in seen if k.startswith(key + ".")), None)  # fmt: skip
+        if other is not None:
+            raise _twice(head, seen[other], written)
         seen[key] = written
-        out[key] = parse_value(key, fields[key], value)
+        _put(out, key, _parse(key, tp, value, what))
+    return out
+
+
+def _parse(key: str, tp: Any, value: Any, what: str) -> Any:
+    # a sub-config given as a mapping: its parsed changes (merged onto the current one)
+    if is_nested(tp) and isinstance(value, Mapping):
+        return parse_items(value, tp, f"{what} {key}")
+    return parse_value(key, tp, value)
+
+
+def is_nested(tp: Any) -> bool:
+    """Whether the annotation `tp` is a dataclass: a sub-config, set as ``field.sub=VALUE``."""
+    return isinstance(tp, type) and dataclasses.is_dataclass(tp)
+
+
+def lookup(fields: Mapping[str, Any], key: str, what: str = "config") -> Any:
+    """The annotation of `key` in `fields`: a field, or ``field.sub`` of a nested
+    dataclass field (one level).
+
+    Raises:
+        OverrideError: an unknown key, or an unknown sub-key of a nested field (with
+            the closest sub-field and the list of them).
+    """
+    head, dot, sub = key.partition(".")
+    if not dot:
+        if key not in fields:
+            raise unknown_key(key, fields, what)
+        return fields[key]
+    if head not in fields or not is_nested(fields[head]):
+        nested = [f for f, t in fields.items() if is_nested(t)]
+        listing = ", ".join(list(fields) + [f"{f}.FIELD" for f in nested])
+        raise unknown_key(key, list(fields) + [f"{f}.{s}" for f in nested
+                                               for s in field_types(fields[f])],
+                          what, listing)  # fmt: skip
+    subfields = field_types(fields[head])
+    if sub not in subfields:
+        raise unknown_key(sub, subfields, f"{what} {head}")
+    return subfields[sub]
+
+
+def _put(out: dict[str, Any], key: str, value: Any) -> None:
+    """``out[key] = value``; a dotted ``field.sub`` goes to ``out[field][sub]`` (a dict
+    of the sub-config's changes, merged by [`merge`][syncattn._overrides.merge])."""
+    head, dot, sub = key.partition(".")
+    if dot:
+        out.setdefault(head, {})[sub] = value
+    else:
+        out[key] = value
+
+
+def merge(base: Any, changes: Mapping[str, Any], cls: type | None = None) -> dict[str, Any]:
+    """`changes` with each nested field's dict of sub-changes applied to the value it
+    has in `base` (a dataclass instance or a ``{field: value}`` dict; where `base` lacks
+    the field, the field's default): ``merge(cfg, {"sync": {"readout": "vonmises"}})``
+    gives ``{"sync": replace(cfg.sync, readout="vonmises")}``."""
+    cls = cls or type(base)
+    types_ = field_types(cls)
+    defaults = {f.name: f for f in dataclasses.fields(cls)}
+    out = dict(changes)
+    for key, value in changes.items():
+        tp = types_.get(key)
+        if not is_nested(tp) or not isinstance(value, Mapping):
+            continue
+        if isinstance(base, Mapping):
+            current = base.get(key)
+        else:
+            current = getattr(base, key, None)
+        if current is None:
+            f = defaults[key]
+            current = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+        if isinstance(current, Mapping):
+            current = tp(**current)
+        out[key] = dataclasses.replace(current, **value)
     return out
 
 
@@ -340,7 +431,7 @@ def apply(config: Any, items: Items, what: str = "config") -> Any:
     """``dataclasses.replace(config, **parse_items(items, type(config)))``: `config`
     with `items` applied (the dataclass's ``__post_init__`` then checks the whole)."""
     changes = parse_items(items, type(config), what)
-    return dataclasses.replace(config, **changes) if changes else config
+    return dataclasses.replace(config, **merge(config, changes)) if changes else config
 
 
 def parse_grouped(
@@ -367,10 +458,10 @@ def parse_grouped(
         group, dot, field = key.partition(".")
         if dot and group in fields:
             known = fields[group]
-            if known is not None and field not in known:
-                raise unknown_key(field, known, group)
+            if known is not None:
+                lookup(known, field, group)
         else:
-            owners = [g for g, fs in fields.items() if fs is not None and key in fs]
+            owners = [g for g, fs in fields.items() if fs is not None and _knows(fs, key)]
             if not owners:
                 valid = [f for fs in fields.values() if fs is not None for f in fs]
                 listing = "; ".join(
@@ -387,9 +478,20 @@ def parse_grouped(
         if (group, field) in seen:
             raise _twice(f"{group}.{field}", seen[group, field], written)
         seen[group, field] = written
-        tp = Any if fields[group] is None else fields[group][field]
-        out[group][field] = parse_value(field, tp, value)
+        tp = Any if fields[group] is None else lookup(fields[group], field, group)
+        if fields[group] is None:
+            out[group][field] = parse_value(field, tp, value)
+        else:
+            _put(out[group], field, _parse(field, tp, value, group))
     return out
+
+
+def _knows(fields: Mapping[str, Any], key: str) -> bool:
+    try:
+        lookup(fields, key)
+    except OverrideError:
+        return False
+    return True
 
 
 def stack(*layers: Items) -> dict[str, Any]:

@@ -170,8 +170,15 @@ def test_every_app_config_field_type_parses():
                 for m in EXPERIMENTS.values()]
     for cls in classes:
         config = cls.default() if hasattr(cls, "default") else cls()
+        pairs = []
         for key, tp in ov.field_types(cls).items():
             value = getattr(config, key)
+            if ov.is_nested(tp):  # a sub-config: each of its fields (sync.sphere_dim=4)
+                pairs += [(f"{key}.{k}", t, getattr(value, k))
+                          for k, t in ov.field_types(tp).items()]
+            else:
+                pairs.append((key, tp, value))
+        for key, tp, value in pairs:
             if isinstance(value, tuple):
                 text = ",".join(map(str, value))
             else:

@@ -25,12 +25,17 @@ import dataclasses
 import math
 from typing import Any
 
-from .._overrides import check_value, deprecated_item, field_types, parse_items
+from .._overrides import check_value, deprecated_item, field_types, merge, parse_items
 
 
-__all__ = ["ModelConfig", "get_config", "list_configs", "parse_overrides"]
+__all__ = ["ModelConfig", "SyncConfig", "get_config", "list_configs", "parse_overrides"]
 
-ATTENTIONS = ("kuramoto", "oscillator", "softmax")
+ATTENTIONS = ("kuramoto", "oscillator", "softmax", "sphere", "group")
+SYNC_ATTENTIONS = ("kuramoto", "sphere", "group")
+"""The synchronisation family: one LM class ([`syncattn.models.SyncLM`][]), states on the
+torus, the sphere $S^{n-1}$ or a group."""
+DRIFTS = ("planes", "full", "none")
+READOUTS = ("prototype", "vonmises", "lift_linear")
 TASKS = ("lm", "classifier")
 NORMS = ("layernorm", "rmsnorm")
 FFNS = ("swiglu", "gelu", "lift", "none")
@@ -41,6 +46,71 @@ IMPLS = ("quadratic", "linear", "chunked")
 VALUES = ("phase", "learned")
 GATE_NORMS = ("mean", "none")
 ANCHORS = ("position", "content")
+
+
+@dataclasses.dataclass(frozen=True)
+class SyncConfig:
+    r"""The synchronisation family's own fields (``ModelConfig.sync``; issue 28).
+
+    Set from overrides by dotted keys: ``get_config("1m", attention="sphere",
+    **{"sync.sphere_dim": 3})``, ``syncattn train --model sphere sync.readout=vonmises``.
+
+    Attributes:
+        sphere_dim: $n \ge 2$, the ambient dimension of the sphere model's states
+            $z_{tj} \in S^{n-1}$ (``attention="sphere"``).
+        group: the group model's group (``attention="group"``): ``"so<n>"`` ($n \ge 2$,
+            real states) or ``"u<n>"`` ($n \ge 1$, complex states), as
+            [`syncattn.group.parse_group`][] reads it: ``"so3"``, ``"u2"``, ``"u1"``.
+        drift: the rotary drift $e^{(t-u)\Omega_j}$ of the sphere and group attention:
+            ``"planes"`` ($\lfloor n/2\rfloor$ plane rotations with learned rates),
+            ``"full"`` (a learned generator) or ``"none"``. The Kuramoto model's drift
+            is its phase drift $\omega_j(t-u)$: ``"planes"`` only.
+        readout: the logits from the state: ``"prototype"`` ($\ell_{tv} = \sigma
+            \sum_j\langle s_{tj}, p_{vj}\rangle$, [`syncattn.nn.AlignmentReadout`][];
+            the Kuramoto model's [`syncattn.nn.PrototypeReadout`][]), ``"vonmises"``
+            (a learned concentration per prototype and oscillator,
+            [`syncattn.nn.VonMisesReadout`][]) or ``"lift_linear"`` (a linear head on
+            the lift, [`syncattn.nn.LiftLinearReadout`][]).
+    """
+
+    sphere_dim: int = 4
+    group: str = "so3"
+    drift: str = "planes"
+    readout: str = "prototype"
+
+    def __post_init__(self):
+        for key, tp in field_types(SyncConfig).items():
+            checked = check_value(f"sync.{key}", tp, getattr(self, key))
+            if checked is not getattr(self, key):
+                object.__setattr__(self, key, checked)
+        if self.sphere_dim < 2:
+            raise ValueError(
+                f"sync.sphere_dim must be >= 2 (states on S^(n-1)); got {self.sphere_dim}."
+            )
+        try:
+            group_kind(self.group)
+        except ValueError as e:
+            raise ValueError(f"sync.group: {e}") from None
+        for field, allowed in (("drift", DRIFTS), ("readout", READOUTS)):
+            if getattr(self, field) not in allowed:
+                raise ValueError(
+                    f"sync.{field} must be one of {allowed}; got {getattr(self, field)!r}."
+                )
+
+    def __getitem__(self, key: str) -> Any:
+        """Deprecated, as ``ModelConfig[key]``."""
+        return deprecated_item(self, key)
+
+
+def group_kind(name: str) -> tuple[str, int]:
+    """``("so" | "u", n)`` of a group name ([`syncattn.group.parse_group`][]).
+
+    Raises:
+        ValueError: an unknown group name.
+    """
+    from ..group import parse_group
+
+    return parse_group(name)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,9 +131,12 @@ class ModelConfig:
         name: the preset this config came from (informational).
         task: ``"lm"`` (causal, logits over the vocabulary at every position)
             or ``"classifier"`` (bidirectional, one logit per position).
-        attention: ``"kuramoto"``, ``"oscillator"`` or ``"softmax"``.
+        attention: ``"kuramoto"``, ``"oscillator"``, ``"softmax"``, ``"sphere"`` or
+            ``"group"`` (the last two: [`syncattn.models.SyncLM`][] with states on
+            $S^{n-1}$ or a group, ``sync``).
         vocab_size: number of token ids.
-        d_model: width $d$ (for the Kuramoto model, the number of phases $k$).
+        d_model: width $d$ (for the synchronisation models, the number of
+            oscillators $k$ per token).
         n_layers: number of blocks $L$.
         n_heads: attention heads; must divide ``d_model``.
         d_ff: hidden width of the feed-forward block.
@@ -73,10 +146,11 @@ class ModelConfig:
             where seed 001's model puts it; 0 disables it.
         norm: ``"layernorm"`` or ``"rmsnorm"``.
         ffn: ``"swiglu"``, ``"gelu"`` (Linear, GELU, Linear, with biases),
-            ``"lift"`` (the Kuramoto model only: the SwiGLU on the lift
-            $(\cos\theta, \sin\theta)$ applied as a bounded tangent step,
-            [`syncattn.nn.LiftSwiGLU`][], $2\pi$-periodic) or ``"none"`` (the
-            no-feed-forward ablation).
+            ``"lift"`` (the synchronisation models only: the SwiGLU on the lift
+            (torus $(\cos\theta, \sin\theta)$, sphere $z$, group the entries of $U$)
+            applied as a bounded tangent step, [`syncattn.nn.LiftSwiGLU`][], on the
+            torus $2\pi$-periodic; the only feed-forward of the sphere and group
+            models) or ``"none"`` (the no-feed-forward ablation).
         positions: ``"rope"`` (applied inside the attention layers),
             ``"sinusoidal"`` or ``"learned"`` (added to the embedding) or
             ``"none"``. The Kuramoto model's positions are its learned phase
@@ -124,6 +198,9 @@ class ModelConfig:
         rope_base: the base $b > 1$ of the rotary frequencies $b^{-j'/k_h}$ (the
             Kuramoto model's initial natural frequencies $\omega_j$; the softmax
             attention's RoPE).
+        sync: the synchronisation family's [`SyncConfig`][syncattn.models.SyncConfig]
+            (sphere dimension, group, drift, readout); a ``{field: value}`` dict is
+            accepted (as a ``config.json`` holds it).
     """
 
     name: str = "custom"
@@ -162,6 +239,7 @@ class ModelConfig:
     bound: float = 1.0
     readout_scale: float = 1.0
     rope_base: float = 10_000.0
+    sync: SyncConfig = dataclasses.field(default_factory=SyncConfig)
 
     def __post_init__(self):
         _check_types(self)
@@ -211,6 +289,7 @@ class ModelConfig:
             raise ValueError(
                 f"pad_id must lie in [0, vocab_size={self.vocab_size}); got {self.pad_id}."
             )
+        self._check_sync()
         if self.attention == "kuramoto":
             if self.task != "lm":
                 raise ValueError(
@@ -232,10 +311,10 @@ class ModelConfig:
                     "the Kuramoto model reads out through prototype phases; "
                     "tie_embeddings must be False."
                 )
-        if self.attention != "kuramoto" and self.ffn == "lift":
+        if self.attention not in SYNC_ATTENTIONS and self.ffn == "lift":
             raise ValueError(
-                "ffn='lift' (the feed-forward on the lift of a phase state) needs "
-                f"attention='kuramoto'; got attention={self.attention!r}."
+                "ffn='lift' (the feed-forward on the lift of a synchronisation state) needs "
+                f"attention in {SYNC_ATTENTIONS}; got attention={self.attention!r}."
             )
         if self.attention == "oscillator" and self.positions == "rope":
             raise ValueError(
@@ -243,7 +322,7 @@ class ModelConfig:
                 "indexed by position); set positions to 'sinusoidal', 'learned' or "
                 "'none'."
             )
-        if self.freeze_values and self.attention == "kuramoto":
+        if self.freeze_values and self.attention in SYNC_ATTENTIONS:
             raise ValueError("freeze_values needs attention='oscillator' or 'softmax' (a "
                              "learned W_v); the Kuramoto model's value path is its own.")
         for field in ("relative_rotation", "query_scale"):
@@ -255,6 +334,42 @@ class ModelConfig:
                              f"got d_osc={self.d_osc}, impl={self.impl!r}.")
         if self.task == "classifier" and self.tie_embeddings:
             raise ValueError("tie_embeddings applies to task='lm' only.")
+
+    def _check_sync(self) -> None:
+        """The synchronisation family's combinations (``sync``, ffn, positions, ...)."""
+        a, sync = self.attention, self.sync
+        if a not in SYNC_ATTENTIONS:
+            changed = [f"sync.{f.name}" for f in dataclasses.fields(SyncConfig)
+                       if getattr(sync, f.name) != f.default]  # fmt: skip
+            if changed:
+                raise ValueError(
+                    f"{', '.join(changed)} applies to the synchronisation models (attention "
+                    f"in {SYNC_ATTENTIONS}); got attention={a!r}."
+                )
+            return
+        if a == "kuramoto" and sync.drift != "planes":
+            raise ValueError(
+                "the Kuramoto model's drift is its phase drift omega_j (t - u): "
+                f"sync.drift must be 'planes'; got {sync.drift!r}."
+            )
+        if a == "kuramoto":
+            return  # its own checks follow (kept as they were)
+        if self.task != "lm":
+            raise ValueError(f"the {a} model is a causal LM; task must be 'lm' (got "
+                             f"{self.task!r}).")  # fmt: skip
+        if self.ffn not in ("lift", "none"):
+            raise ValueError(
+                f"the {a} model's feed-forward is the lift SwiGLU: ffn must be 'lift' or "
+                f"'none'; got ffn={self.ffn!r}."
+            )
+        if self.positions != "rope":
+            raise ValueError(
+                f"the {a} model's positions are its rotary drift exp((t - u) Omega_j); set "
+                f"positions='rope' (got {self.positions!r})."
+            )
+        if self.tie_embeddings:
+            raise ValueError(f"the {a} model reads out through its readout head; "
+                             "tie_embeddings must be False.")  # fmt: skip
 
     @property
     def d_head(self) -> int:
@@ -292,8 +407,10 @@ _DEFAULT_ATTENTION = {
 
 
 def _lm(name, attention, **kw) -> dict[str, Any]:
-    if attention == "kuramoto":
+    if attention in SYNC_ATTENTIONS:
         kw.setdefault("positions", "rope")
+    if attention in ("sphere", "group"):
+        kw.setdefault("ffn", "lift")
     elif attention == "oscillator":
         # The oscillator layer's own positional signal is its per-position
         # anchors r_j; it has no rotary embedding, so give it sinusoids.
@@ -315,6 +432,8 @@ def _presets(name: str, attention: str) -> dict[str, Any]:
             "softmax": dict(d_model=128, n_layers=4, n_heads=4, d_ff=432),
             "oscillator": dict(d_model=128, n_layers=4, n_heads=4, d_ff=416, d_osc=8),
             "kuramoto": dict(d_model=128, n_layers=4, n_heads=4, d_ff=352),
+            "sphere": dict(d_model=128, n_layers=4, n_heads=4, d_ff=352),
+            "group": dict(d_model=128, n_layers=4, n_heads=4, d_ff=352),
         }[attention]
         return _lm(name, attention, max_len=256, **sizes)
     if name == "5m":
@@ -322,6 +441,8 @@ def _presets(name: str, attention: str) -> dict[str, Any]:
             "softmax": dict(d_model=256, n_layers=6, n_heads=8, d_ff=712),
             "oscillator": dict(d_model=256, n_layers=6, n_heads=8, d_ff=696, d_osc=8),
             "kuramoto": dict(d_model=256, n_layers=6, n_heads=8, d_ff=544),
+            "sphere": dict(d_model=256, n_layers=6, n_heads=8, d_ff=544),
+            "group": dict(d_model=256, n_layers=6, n_heads=8, d_ff=544),
         }[attention]
         return _lm(name, attention, max_len=256, **sizes)
     if name == "paper-b-lm":
@@ -390,13 +511,15 @@ def get_config(name: str, **overrides: Any) -> ModelConfig:
             f"config {name!r} exists for attention (--model) in "
             f"{', '.join(_PRESET_ATTENTIONS[name])}; got {attention!r}."
         )
-    return ModelConfig(**(_presets(name, attention) | parsed))
+    preset = _presets(name, attention)
+    return ModelConfig(**(preset | merge(preset, parsed, ModelConfig)))
 
 
 def replace(config: ModelConfig, **overrides: Any) -> ModelConfig:
     """``dataclasses.replace`` with the same key check and string parsing as
-    [`syncattn.models.get_config`][]."""
-    return dataclasses.replace(config, **parse_overrides(overrides))
+    [`syncattn.models.get_config`][]; a dotted key changes one field of a sub-config
+    (``replace(cfg, **{"sync.readout": "vonmises"})`` keeps the other ``sync`` fields)."""
+    return dataclasses.replace(config, **merge(config, parse_overrides(overrides)))
 
 
 def parse_overrides(items) -> dict[str, Any]:
