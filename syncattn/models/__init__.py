@@ -4,7 +4,8 @@ r"""Language models and the agreement classifier, built from [`syncattn.nn`][].
   a frozen [`ModelConfig`][syncattn.models.ModelConfig] from a named preset
   (``list_configs()``) with ``key=value`` overrides, then the model;
 * the causal LMs ([`TransformerLM`][syncattn.models.TransformerLM],
-  [`KuramotoLM`][syncattn.models.KuramotoLM]) map token ids ``(T,)`` to
+  [`SyncLM`][syncattn.models.SyncLM], alias ``KuramotoLM``: states on the torus,
+  a sphere or a group) map token ids ``(T,)`` to
   logits ``(T, vocab)``; the [`Classifier`][syncattn.models.Classifier] maps
   them to one logit per position;
 * [`attention_diagnostics`][syncattn.models.attention_diagnostics]: one layer's
@@ -42,6 +43,9 @@ __all__ = [
     "config_for_params",
     "TransformerLM",
     "KuramotoLM",
+    "SyncLM",
+    "SyncConfig",
+    "state_size",
     "Classifier",
     "Encoder",
     "Block",
@@ -58,9 +62,11 @@ from ._build import (
     config_params as config_params,
     count_params as count_params,
     describe as describe,
+    state_size as state_size,
 )
 from ._config import (
     ModelConfig as ModelConfig,
+    SyncConfig as SyncConfig,
     check_d_osc as check_d_osc,
     get_config as get_config,
     list_configs as list_configs,
@@ -68,7 +74,6 @@ from ._config import (
     replace as replace,
 )
 from ._inspect import attention_diagnostics as attention_diagnostics
-from ._kuramoto import KuramotoLM as KuramotoLM
 from ._positions import (
     LearnedPositions as LearnedPositions,
     sinusoidal_positions as sinusoidal_positions,
@@ -81,6 +86,7 @@ from ._sizes import (
     depth_for_params as depth_for_params,
     shape_for_params as shape_for_params,
 )
+from ._sync import KuramotoLM as KuramotoLM, SyncLM as SyncLM
 from ._transformer import (
     Block as Block,
     Classifier as Classifier,

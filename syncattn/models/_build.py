@@ -7,16 +7,18 @@ import jax
 
 from .._trees import cast_floating, count_parameters
 from .._types import PRNGKeyArray
-from ._config import ModelConfig
+from ._config import SYNC_ATTENTIONS, ModelConfig
 
 
-__all__ = ["build", "count_params", "describe", "cast"]
+__all__ = ["build", "count_params", "describe", "cast", "state_size"]
 
 
 def build(config: ModelConfig, *, key: PRNGKeyArray) -> eqx.Module:
     """The model described by ``config``.
 
-    * ``attention="kuramoto"``: [`syncattn.models.KuramotoLM`][] (seed 000);
+    * ``attention`` = ``"kuramoto"``, ``"sphere"``, ``"group"``:
+      [`syncattn.models.SyncLM`][] (``"kuramoto"``: seed 000's model,
+      ``KuramotoLM``);
     * ``task="lm"``: [`syncattn.models.TransformerLM`][];
     * ``task="classifier"``: [`syncattn.models.Classifier`][] (seed 001, B2).
 
@@ -33,10 +35,10 @@ def build(config: ModelConfig, *, key: PRNGKeyArray) -> eqx.Module:
             f"config must be a syncattn.models.ModelConfig (see models.get_config); "
             f"got {type(config).__name__}."
         )
-    if config.attention == "kuramoto":
-        from ._kuramoto import KuramotoLM
+    if config.attention in SYNC_ATTENTIONS:
+        from ._sync import SyncLM
 
-        return KuramotoLM(config, key=key)
+        return SyncLM(config, key=key)
     from ._transformer import Classifier, TransformerLM
 
     if config.task == "classifier":
@@ -69,13 +71,22 @@ def describe(config: ModelConfig) -> str:
         f"{c.n_heads} head{'s' if c.n_heads > 1 else ''}",
         f"d_ff {c.d_ff} ({c.ffn})",
     ]
-    if c.attention != "kuramoto":
+    if c.attention not in SYNC_ATTENTIONS:
         parts.append(c.norm)
         parts.append(f"{c.positions} positions")
     if c.attention == "oscillator":
         parts.append(f"d_osc {c.d_osc}, p {c.p}, {c.coupling}")
-    if c.attention == "kuramoto" and (c.value != "phase" or not c.gates):
+    if c.attention in SYNC_ATTENTIONS and (c.value != "phase" or not c.gates):
         parts.append(f"value {c.value}, gates {c.gates}")
+    if c.attention == "sphere":
+        parts.append(f"S^{c.sync.sphere_dim - 1} (n {c.sync.sphere_dim})")
+    if c.attention == "group":
+        parts.append(f"group {c.sync.group}")
+    if c.attention in ("sphere", "group") and c.sync.drift != "planes":
+        parts.append(f"drift {c.sync.drift}")
+    if c.attention in SYNC_ATTENTIONS and c.sync.readout != "prototype":
+        parts.append(f"readout {c.sync.readout}")
+    parts.append(f"state {state_size(c)} per token")
     if c.dropout:
         parts.append(f"dropout {c.dropout:g}")
     parts.append(f"vocab {c.vocab_size}, max_len {c.max_len}")
@@ -83,8 +94,64 @@ def describe(config: ModelConfig) -> str:
     return ", ".join(parts)
 
 
+def state_size(config: ModelConfig) -> int:
+    r"""Real numbers per token in the model's state.
+
+    $$|s_t| = \begin{cases} d & \text{transformers (the residual stream)} \\
+      k & \text{torus } \mathbb{T}^k \\ k\,n & \text{sphere } (S^{n-1})^k \\
+      k\,n^2 & SO(n)^k \\ 2k\,n^2 & U(n)^k \text{ (complex entries)} \end{cases}$$
+
+    with $k$ = ``d_model`` (the stored coordinates, not the manifold's dimension).
+    """
+    k = config.d_model
+    if config.attention == "sphere":
+        return k * config.sync.sphere_dim
+    if config.attention == "group":
+        from ._config import group_kind
+
+        kind, n = group_kind(config.sync.group)
+        return k * n * n * (2 if kind == "u" else 1)
+    return k
+
+
+def complex_states(config: ModelConfig) -> bool:
+    """Whether the model's states are complex (``attention="group"`` on a $U(n)$)."""
+    if config.attention != "group":
+        return False
+    from ._config import group_kind
+
+    return group_kind(config.sync.group)[0] == "u"
+
+
+def check_dtype(config: ModelConfig, dtype) -> None:
+    """The dtype rule of the state: real states (torus, sphere, SO(n)) float32,
+    bfloat16 or float64; $U(n)$ states complex64 / complex128 only, so their
+    parameters float32 or float64 (no bfloat16: JAX has no bfloat16 complex type).
+
+    Raises:
+        ValueError: bfloat16 for a $U(n)$ model.
+    """
+    import jax.numpy as jnp
+
+    from .._trees import float_dtype
+
+    if complex_states(config) and jnp.dtype(float_dtype(dtype)) == jnp.bfloat16:
+        raise ValueError(
+            f"group={config.sync.group!r} has complex states (complex64/complex128 only): "
+            "its dtype must be float32 or float64, not bfloat16 (no bfloat16 complex type)."
+        )
+
+
 def cast(model, dtype):
     """``model`` with every floating parameter cast to ``dtype`` (e.g.
     ``jnp.bfloat16`` for low-precision compute); the same cast as
-    [`syncattn.training.cast_floating`][]."""
+    [`syncattn.training.cast_floating`][].
+
+    Raises:
+        ValueError: ``bfloat16`` for a $U(n)$ group model (its states are complex64 or
+            complex128 only).
+    """
+    config = getattr(model, "config", None)
+    if isinstance(config, ModelConfig):
+        check_dtype(config, dtype)
     return cast_floating(model, dtype)

@@ -7,7 +7,10 @@ architecture (not its training). The named presets are
 * ``"1m"`` and ``"5m"``: byte-level (vocabulary 256) language models whose
   parameter counts lie within 5% of $10^6$ and $5\cdot10^6$, one size per
   attention (seed 000 compares the Kuramoto model with a RoPE + SwiGLU
-  transformer at these two sizes);
+  transformer at these two sizes). The sphere ($n = 4$) and group (SO(3)) models
+  are sized to the Kuramoto model's count (tiny within 2.1 %, 1m and 5m within 0.9 %)
+  at the defaults of ``sync``; another ``sync.sphere_dim`` or ``sync.group`` changes
+  their count (``models.config_params``);
 * ``"paper-b-lm"``: seed 001's causal word-level LM (../shared/EXPERIMENTS.md,
   B3): 2 layers, $d=128$, 4 heads, $d_{ff}=512$, dropout 0.1, sinusoidal
   positions, LayerNorm, GELU feed-forward, final LayerNorm, untied head;
@@ -423,17 +426,20 @@ def _presets(name: str, attention: str) -> dict[str, Any]:
     [`get_config`][syncattn.models.get_config] constructs the config once, with the
     overrides."""
     if name == "tiny":
+        # sphere (n = 4) and SO(3): the Kuramoto count (14,467) within 2 %
+        shape = {"sphere": dict(d_model=4, d_ff=64), "group": dict(d_model=2, d_ff=48)}
         return _lm(
-            name, attention, d_model=16, n_layers=2, n_heads=2, d_ff=32,
-            max_len=64, d_osc=2,
+            name, attention, n_layers=2, n_heads=2, max_len=64, d_osc=2,
+            **shape.get(attention, dict(d_model=16, d_ff=32)),
         )  # fmt: skip
     if name == "1m":
         sizes = {
             "softmax": dict(d_model=128, n_layers=4, n_heads=4, d_ff=432),
             "oscillator": dict(d_model=128, n_layers=4, n_heads=4, d_ff=416, d_osc=8),
             "kuramoto": dict(d_model=128, n_layers=4, n_heads=4, d_ff=352),
-            "sphere": dict(d_model=128, n_layers=4, n_heads=4, d_ff=352),
-            "group": dict(d_model=128, n_layers=4, n_heads=4, d_ff=352),
+            # the lift widths of the Kuramoto model: 2 x 128, sphere 4 x 64, SO(3) 9 x 32
+            "sphere": dict(d_model=64, n_layers=4, n_heads=4, d_ff=216),
+            "group": dict(d_model=32, n_layers=4, n_heads=4, d_ff=216),
         }[attention]
         return _lm(name, attention, max_len=256, **sizes)
     if name == "5m":
@@ -441,8 +447,8 @@ def _presets(name: str, attention: str) -> dict[str, Any]:
             "softmax": dict(d_model=256, n_layers=6, n_heads=8, d_ff=712),
             "oscillator": dict(d_model=256, n_layers=6, n_heads=8, d_ff=696, d_osc=8),
             "kuramoto": dict(d_model=256, n_layers=6, n_heads=8, d_ff=544),
-            "sphere": dict(d_model=256, n_layers=6, n_heads=8, d_ff=544),
-            "group": dict(d_model=256, n_layers=6, n_heads=8, d_ff=544),
+            "sphere": dict(d_model=128, n_layers=6, n_heads=8, d_ff=384),
+            "group": dict(d_model=64, n_layers=6, n_heads=8, d_ff=392),
         }[attention]
         return _lm(name, attention, max_len=256, **sizes)
     if name == "paper-b-lm":

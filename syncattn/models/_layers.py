@@ -95,6 +95,81 @@ def call_swiglu(ffn: eqx.Module, x):
     return ffn(x)
 
 
+# --------------------------------------------------------------------------- synchronisation models
+# SyncLM's pieces, one factory each, dispatching on the geometry; the torus (Kuramoto)
+# keeps seed 000's classes, so its parameters and checkpoints are unchanged.
+
+
+def sync_space(config: ModelConfig) -> tuple[str, int | None]:
+    """``(space, n)`` of the nn geometry blocks: ``("torus", None)``, ``("sphere", n)``,
+    ``("so3", None)``, ..."""
+    if config.attention == "kuramoto":
+        return "torus", None
+    if config.attention == "sphere":
+        return "sphere", config.sync.sphere_dim
+    from ..group import parse_group
+
+    kind, n = parse_group(config.sync.group)
+    return f"{kind}{n}", None
+
+
+def _sync_value(config: ModelConfig) -> str:
+    return "state" if config.value == "phase" else "learned"
+
+
+def make_state_embedding(config: ModelConfig, *, key) -> eqx.Module:
+    if config.attention == "kuramoto":
+        return make_phase_embedding(config, key=key)
+    space, n = sync_space(config)
+    return _nn().StateEmbedding(config.vocab_size, config.d_model, key=key, space=space, n=n)
+
+
+def make_sync_attention(config: ModelConfig, *, key) -> eqx.Module:
+    if config.attention == "kuramoto":
+        return make_kuramoto_attention(config, key=key)
+    nn, c = _nn(), config
+    common = dict(
+        key=key, value=_sync_value(c), gates=c.gates, tau=c.tau, bound=c.bound,
+        rope_base=c.rope_base, gate_norm=c.gate_norm, drift=c.sync.drift,
+    )  # fmt: skip
+    if c.attention == "sphere":
+        return nn.SphereAttention(c.d_model, c.sync.sphere_dim, c.n_heads, **common)
+    return nn.GroupAttention(c.d_model, c.n_heads, group=sync_space(c)[0], **common)
+
+
+def call_sync_attention(attention: eqx.Module, state, diagnostics: bool = False):
+    if diagnostics:
+        return attention(state, diagnostics=True)
+    return attention(state)
+
+
+def make_sync_ffn(config: ModelConfig, *, key) -> eqx.Module:
+    if config.attention == "kuramoto":
+        return make_angle_swiglu(config, key=key)
+    space, n = sync_space(config)
+    return _nn().LiftSwiGLU(config.d_model, config.d_ff, key=key, bound=config.bound,
+                            space=space, n=n)  # fmt: skip
+
+
+def call_sync_ffn(ffn: eqx.Module, state):
+    return ffn(state)
+
+
+def make_sync_readout(config: ModelConfig, *, key) -> eqx.Module:
+    nn, c = _nn(), config
+    kind = c.sync.readout
+    if kind == "prototype" and c.attention == "kuramoto":
+        return make_prototype_readout(c, key=key)
+    space, n = sync_space(c)
+    if kind == "prototype":
+        return nn.AlignmentReadout(c.d_model, c.vocab_size, key=key, space=space, n=n,
+                                   scale=c.readout_scale)  # fmt: skip
+    if kind == "vonmises":
+        return nn.VonMisesReadout(c.d_model, c.vocab_size, key=key, space=space, n=n,
+                                  scale=c.readout_scale)  # fmt: skip
+    return nn.LiftLinearReadout(c.d_model, c.vocab_size, key=key, space=space, n=n)
+
+
 # --------------------------------------------------------------------------- Kuramoto model
 
 

@@ -21,7 +21,9 @@ r"""Attention layers built from the verified primitives (equinox Modules, unbatc
 * [`FrozenLinear`][syncattn.nn.FrozenLinear]: a linear map frozen at its random
   initialisation (the layers' `freeze_values`, seed 001's frozen-$W_V$ ablation);
 * [`LiftSwiGLU`][syncattn.nn.LiftSwiGLU], [`StateEmbedding`][syncattn.nn.StateEmbedding],
-  [`AlignmentReadout`][syncattn.nn.AlignmentReadout]: the same pieces for any geometry
+  [`AlignmentReadout`][syncattn.nn.AlignmentReadout] (and the readouts
+  [`VonMisesReadout`][syncattn.nn.VonMisesReadout],
+  [`LiftLinearReadout`][syncattn.nn.LiftLinearReadout]): the same pieces for any geometry
   (torus, sphere, group), the feed-forward acting on the lift as a tangent step;
 * [`rope`][syncattn.nn.rope], [`rope_frequencies`][syncattn.nn.rope_frequencies]: rotary
   positions, shared.
@@ -36,8 +38,10 @@ from ._blocks import RMSNorm as RMSNorm, SwiGLU as SwiGLU
 from ._frozen import FrozenLinear as FrozenLinear
 from ._geometric_blocks import (
     AlignmentReadout as AlignmentReadout,
+    LiftLinearReadout as LiftLinearReadout,
     LiftSwiGLU as LiftSwiGLU,
     StateEmbedding as StateEmbedding,
+    VonMisesReadout as VonMisesReadout,
 )
 from ._group_attention import GroupAttention as GroupAttention
 from ._kuramoto_attention import (
@@ -84,6 +88,8 @@ __all__ = [
     "LiftSwiGLU",
     "StateEmbedding",
     "AlignmentReadout",
+    "VonMisesReadout",
+    "LiftLinearReadout",
     "bounded_increment",
     "rope",
     "rope_frequencies",

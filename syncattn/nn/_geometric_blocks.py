@@ -22,7 +22,14 @@ from ._geometry import Group, Sphere, Torus
 from ._sync_attention import bounded_tangent
 
 
-__all__ = ["LiftSwiGLU", "StateEmbedding", "AlignmentReadout", "make_geometry"]
+__all__ = [
+    "LiftSwiGLU",
+    "StateEmbedding",
+    "AlignmentReadout",
+    "VonMisesReadout",
+    "LiftLinearReadout",
+    "make_geometry",
+]
 
 
 def make_geometry(space: str, n: int | None = None):
@@ -174,3 +181,91 @@ class AlignmentReadout(eqx.Module):
         P = _points(geo, s.prototypes)  # complex parameters (U(n)) are not cast
         xp = geo.lift(P).reshape(P.shape[0], -1).astype(rdt)
         return (s.scale * geo.norm_scale) * (xt @ xp.T)
+
+
+def _check_state(geo, state, k):
+    return geo.check(state, k, "state" if not isinstance(geo, Torus) else "theta")
+
+
+class VonMisesReadout(eqx.Module):
+    r"""Logits from the alignment with learned prototypes, each oscillator with its own
+    learned concentration (a von Mises likelihood per prototype).
+
+    $$\ell_{tv} = \sum_{j=1}^k \kappa_{vj}\, \langle s_{tj}, p_{vj}\rangle$$
+
+    torus: $\ell_{tv} = \sum_j \kappa_{vj}\cos(\theta_{tj} - \varphi_{vj})$, the
+    log-density of independent von Mises laws $\mathrm{VM}(\varphi_{vj},
+    \kappa_{vj})$ at $\theta_t$ up to the normaliser $\sum_j\log I_0(\kappa_{vj})$
+    (which a learned bias would absorb); sphere $z^\top p$ (the von Mises-Fisher
+    exponent), groups $\frac1n\operatorname{Re}\operatorname{tr}(U^H P)$ ($p_{vj}$ unit,
+    parametrised as in [`StateEmbedding`][syncattn.nn.StateEmbedding]). $\kappa$
+    $(V, k)$ starts at $\sigma$ = `scale`$/\sqrt k$, where the layer equals
+    [`AlignmentReadout`][syncattn.nn.AlignmentReadout]. One product of the lifts.
+
+    Args:
+        k: oscillators per token.
+        vocab_size: $V$.
+        key: PRNG key.
+        space, n: the geometry (as [`LiftSwiGLU`][syncattn.nn.LiftSwiGLU]).
+        scale: initial $\kappa\sqrt k > 0$.
+    """
+
+    prototypes: Array
+    kappa: Array
+    k: int = eqx.field(static=True)
+    geometry: object = eqx.field(static=True)
+
+    def __init__(self, k, vocab_size, *, key: PRNGKeyArray, space="torus", n=None, scale=1.0):
+        self.k = check_int(k, "k")
+        V = check_int(vocab_size, "vocab_size")
+        s = check_positive(scale, "scale")
+        self.geometry = make_geometry(space, n)
+        self.prototypes = _init_points(self.geometry, key, (V, self.k))
+        self.kappa = jnp.full((V, self.k), s / math.sqrt(self.k), dtype=jnp.result_type(float))
+
+    def __call__(self, state: ArrayLike) -> Array:
+        geo = self.geometry
+        state = _check_state(geo, state, self.k)
+        rdt = geo.real_dtype(state)
+        s = cast(self, rdt)
+        xt = geo.lift(state).reshape(state.shape[0], -1)  # (T, m k)
+        P = _points(geo, s.prototypes)  # complex parameters (U(n)) are not cast
+        xp = geo.lift(P).astype(rdt) * s.kappa[:, None, :]  # (V, m, k)
+        return geo.norm_scale * (xt @ xp.reshape(xp.shape[0], -1).T)
+
+
+class LiftLinearReadout(eqx.Module):
+    r"""A linear head on the lift of the state: $\ell_t = W x_t + b$.
+
+    $$\ell_{tv} = \sum_{c=1}^{m}\sum_{j=1}^{k} W_{v,\,ck+j}\, x_{t,cj} + b_v$$
+
+    with $x_{tj} \in \mathbb{R}^m$ the lift of oscillator $j$ (torus $(\cos\theta_{tj},
+    \sin\theta_{tj})$, sphere $z_{tj}$, group the entries of $U_{tj}$, real and
+    imaginary parts for $U(n)$), coordinate-major as in the attention layers, and
+    $W \in \mathbb{R}^{V \times mk}$, $b \in \mathbb{R}^V$ learned (`eqx.nn.Linear`).
+    On the torus it depends on $\theta$ through $(\cos\theta, \sin\theta)$ only
+    ($2\pi$-periodic); it is the transformer's linear head read on the ambient
+    coordinates, with no constraint that ties a token to a point of the geometry.
+
+    Args:
+        k: oscillators per token.
+        vocab_size: $V$.
+        key: PRNG key.
+        space, n: the geometry (as [`LiftSwiGLU`][syncattn.nn.LiftSwiGLU]).
+    """
+
+    head: eqx.nn.Linear
+    k: int = eqx.field(static=True)
+    geometry: object = eqx.field(static=True)
+
+    def __init__(self, k, vocab_size, *, key: PRNGKeyArray, space="torus", n=None):
+        self.k = check_int(k, "k")
+        V = check_int(vocab_size, "vocab_size")
+        self.geometry = make_geometry(space, n)
+        self.head = eqx.nn.Linear(self.geometry.m * self.k, V, key=key)
+
+    def __call__(self, state: ArrayLike) -> Array:
+        geo = self.geometry
+        state = _check_state(geo, state, self.k)
+        s = cast(self, geo.real_dtype(state))
+        return linear(s.head, geo.lift(state).reshape(state.shape[0], -1))
