@@ -46,6 +46,9 @@ __all__ = [
     "SyncLM",
     "SyncConfig",
     "state_size",
+    "check_dtype",
+    "ATTENTIONS",
+    "SYNC_ATTENTIONS",
     "Classifier",
     "Encoder",
     "Block",
@@ -59,12 +62,15 @@ __all__ = [
 from ._build import (
     build as build,
     cast as cast,
+    check_dtype as check_dtype,
     config_params as config_params,
     count_params as count_params,
     describe as describe,
     state_size as state_size,
 )
 from ._config import (
+    ATTENTIONS as ATTENTIONS,
+    SYNC_ATTENTIONS as SYNC_ATTENTIONS,
     ModelConfig as ModelConfig,
     SyncConfig as SyncConfig,
     check_d_osc as check_d_osc,

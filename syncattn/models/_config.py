@@ -29,6 +29,7 @@ import math
 from typing import Any
 
 from .._overrides import check_value, deprecated_item, field_types, merge, parse_items
+from ._sync_config import DRIFTS as DRIFTS, READOUTS as READOUTS, SyncConfig
 
 
 __all__ = ["ModelConfig", "SyncConfig", "get_config", "list_configs", "parse_overrides"]
@@ -37,8 +38,7 @@ ATTENTIONS = ("kuramoto", "oscillator", "softmax", "sphere", "group")
 SYNC_ATTENTIONS = ("kuramoto", "sphere", "group")
 """The synchronisation family: one LM class ([`syncattn.models.SyncLM`][]), states on the
 torus, the sphere $S^{n-1}$ or a group."""
-DRIFTS = ("planes", "full", "none")
-READOUTS = ("prototype", "vonmises", "lift_linear")
+
 TASKS = ("lm", "classifier")
 NORMS = ("layernorm", "rmsnorm")
 FFNS = ("swiglu", "gelu", "lift", "none")
@@ -49,71 +49,6 @@ IMPLS = ("quadratic", "linear", "chunked")
 VALUES = ("phase", "learned")
 GATE_NORMS = ("mean", "none")
 ANCHORS = ("position", "content")
-
-
-@dataclasses.dataclass(frozen=True)
-class SyncConfig:
-    r"""The synchronisation family's own fields (``ModelConfig.sync``; issue 28).
-
-    Set from overrides by dotted keys: ``get_config("1m", attention="sphere",
-    **{"sync.sphere_dim": 3})``, ``syncattn train --model sphere sync.readout=vonmises``.
-
-    Attributes:
-        sphere_dim: $n \ge 2$, the ambient dimension of the sphere model's states
-            $z_{tj} \in S^{n-1}$ (``attention="sphere"``).
-        group: the group model's group (``attention="group"``): ``"so<n>"`` ($n \ge 2$,
-            real states) or ``"u<n>"`` ($n \ge 1$, complex states), as
-            [`syncattn.group.parse_group`][] reads it: ``"so3"``, ``"u2"``, ``"u1"``.
-        drift: the rotary drift $e^{(t-u)\Omega_j}$ of the sphere and group attention:
-            ``"planes"`` ($\lfloor n/2\rfloor$ plane rotations with learned rates),
-            ``"full"`` (a learned generator) or ``"none"``. The Kuramoto model's drift
-            is its phase drift $\omega_j(t-u)$: ``"planes"`` only.
-        readout: the logits from the state: ``"prototype"`` ($\ell_{tv} = \sigma
-            \sum_j\langle s_{tj}, p_{vj}\rangle$, [`syncattn.nn.AlignmentReadout`][];
-            the Kuramoto model's [`syncattn.nn.PrototypeReadout`][]), ``"vonmises"``
-            (a learned concentration per prototype and oscillator,
-            [`syncattn.nn.VonMisesReadout`][]) or ``"lift_linear"`` (a linear head on
-            the lift, [`syncattn.nn.LiftLinearReadout`][]).
-    """
-
-    sphere_dim: int = 4
-    group: str = "so3"
-    drift: str = "planes"
-    readout: str = "prototype"
-
-    def __post_init__(self):
-        for key, tp in field_types(SyncConfig).items():
-            checked = check_value(f"sync.{key}", tp, getattr(self, key))
-            if checked is not getattr(self, key):
-                object.__setattr__(self, key, checked)
-        if self.sphere_dim < 2:
-            raise ValueError(
-                f"sync.sphere_dim must be >= 2 (states on S^(n-1)); got {self.sphere_dim}."
-            )
-        try:
-            group_kind(self.group)
-        except ValueError as e:
-            raise ValueError(f"sync.group: {e}") from None
-        for field, allowed in (("drift", DRIFTS), ("readout", READOUTS)):
-            if getattr(self, field) not in allowed:
-                raise ValueError(
-                    f"sync.{field} must be one of {allowed}; got {getattr(self, field)!r}."
-                )
-
-    def __getitem__(self, key: str) -> Any:
-        """Deprecated, as ``ModelConfig[key]``."""
-        return deprecated_item(self, key)
-
-
-def group_kind(name: str) -> tuple[str, int]:
-    """``("so" | "u", n)`` of a group name ([`syncattn.group.parse_group`][]).
-
-    Raises:
-        ValueError: an unknown group name.
-    """
-    from ..group import parse_group
-
-    return parse_group(name)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,4 +1,4 @@
-r"""Looking inside a trained transformer: the attention diagnostics of one layer."""
+r"""Looking inside a trained model: the attention diagnostics of one layer."""
 
 from __future__ import annotations
 
@@ -22,10 +22,15 @@ def attention_diagnostics(
     i.e. the model's own forward pass up to block $\ell$ = `layer`, whose attention is
     called with ``diagnostics=True``. For [`syncattn.nn.OscillatorAttention`][] the
     result holds the drives ``h`` ``(heads, T, d_osc)``, the equilibria ``z``, the
-    anchors, the readout weights and the ``degenerate`` flags.
+    anchors, the readout weights and the ``degenerate`` flags. For a
+    [`syncattn.models.SyncLM`][] (torus, sphere, group) it is the model's own
+    ``diagnostics=True`` dict of layer $\ell$: ``weights``, ``coupling``,
+    ``increment``, the order parameters ``local_order``, ``global_order``,
+    ``coherence`` and the drift ``omega``.
 
     Args:
-        model: a [`syncattn.models.TransformerLM`][] or [`syncattn.models.Classifier`][].
+        model: a [`syncattn.models.SyncLM`][], [`syncattn.models.TransformerLM`][] or
+            [`syncattn.models.Classifier`][].
         tokens: ids ``(T,)``.
         layer: block index (negative counts from the end).
         mask: key-padding mask passed to the blocks (as the model's own call).
@@ -37,9 +42,18 @@ def attention_diagnostics(
         ValueError: `layer` out of range; a model without blocks.
         TypeError: the layer's attention has no diagnostics.
     """
+    from ._sync import SyncLM
+
+    if isinstance(model, SyncLM):
+        n = len(model.attentions)
+        if not -n <= layer < n:
+            raise ValueError(f"layer must lie in [-{n}, {n}); got {layer}.")
+        return model(tokens, mask=mask, diagnostics=True)[1][layer]
     enc = getattr(model, "encoder", None)
     if enc is None or not hasattr(enc, "blocks"):
-        raise ValueError("model must be a TransformerLM or Classifier (with encoder.blocks).")
+        raise ValueError(
+            "model must be a SyncLM, TransformerLM or Classifier (with encoder.blocks)."
+        )
     n = len(enc.blocks)
     if not -n <= layer < n:
         raise ValueError(f"layer must lie in [-{n}, {n}); got {layer}.")

@@ -20,7 +20,8 @@ from .._failures import run_command
 _EPILOG_TRAIN = """\
 overrides: KEY=VALUE, a training field (lr, batch_size, seq_len, warmup_steps,
   weight_decay, clip_norm, compute_dtype, eval_every, ckpt_every, keep, ...), a model
-  field (d_model, n_layers, dropout, d_osc, positions, ...) or data.OPTION (a corpus
+  field (d_model, n_layers, dropout, d_osc, positions, ...; a sub-config field by a
+  dotted key: sync.sphere_dim=3, sync.group=u2, sync.readout=vonmises) or data.OPTION (a corpus
   option, e.g. data.val_fraction=0.1). Prefix train./model. if a name is ambiguous.
   Values are typed by the field (true/false, none, 1e-3); an unknown key (the error
   suggests the closest) or a key given twice is an error. `syncattn experiment` and
@@ -55,8 +56,11 @@ def train(argv: list[str] | None = None) -> int:
         epilog=_EPILOG_TRAIN, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     # checked in one place, by models.get_config (the preset must exist for it)
-    p.add_argument("--model", required=True, metavar="{kuramoto,oscillator,softmax}",
-                   help="the attention")
+    from ..models import ATTENTIONS
+
+    p.add_argument("--model", required=True, metavar="{" + ",".join(ATTENTIONS) + "}",
+                   help="the attention (sphere, group: the Lohe models; sync.sphere_dim=N, "
+                   "sync.group=so3|u2|..., sync.readout=...)")
     p.add_argument("--config", default="tiny", help="model preset: tiny, 1m, 5m, paper-b-lm, "
                    "or auto: the size --minutes affords, 20 tokens per parameter (default tiny)")
     p.add_argument("--data", default="embedded", help="corpus name (default: the embedded text)")

@@ -249,7 +249,9 @@ def validate_run(spec: RunSpec, corpus) -> tuple[Any, TrainConfig]:
     here the pieces are checked against each other: the model is a language model (``task="lm"``:
     a classifier preset such as ``paper-b-sva`` is trained by ``syncattn
     experiment``), ``seq_len`` fits the model's ``max_len``, and the training and
-    validation splits each hold at least one window of ``seq_len + 1`` tokens.
+    validation splits each hold at least one window of ``seq_len + 1`` tokens, and
+    ``compute_dtype`` suits the model's states ($U(n)$ group models: float32 or
+    float64, not bfloat16).
 
     Raises:
         ValueError: the first failed check, naming the setting and its range.
@@ -263,6 +265,9 @@ def validate_run(spec: RunSpec, corpus) -> tuple[Any, TrainConfig]:
             "`syncattn train` trains language models (task='lm'): choose tiny, 1m, 5m "
             "or paper-b-lm. The agreement classifier is trained by `syncattn experiment`."
         )
+    from ..models import check_dtype
+
+    check_dtype(mcfg, tcfg.compute_dtype)  # U(n): no bfloat16
     if tcfg.seq_len > mcfg.max_len:
         raise ValueError(
             f"seq_len={tcfg.seq_len} exceeds the model's max_len={mcfg.max_len}; set "

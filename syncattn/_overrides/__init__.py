@@ -33,12 +33,13 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import functools
 import types
 import typing
 import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+from ._nested import field_types, is_nested, merge, put
 
 
 __all__ = [
@@ -104,12 +105,6 @@ def _pairs(items: Items) -> list[tuple[str, Any, str]]:
 
 # --------------------------------------------------------------------------- types
 
-
-@functools.cache
-def field_types(cls: type) -> dict[str, Any]:
-    """``{field: annotation}`` of the dataclass `cls`, in field order."""
-    hints = typing.get_type_hints(cls)
-    return {f.name: hints[f.name] for f in dataclasses.fields(cls)}
 
 
 def _describe(tp: Any) -> str:
@@ -350,7 +345,7 @@ def parse_items(items: Items, target: type | Mapping[str, Any], what: str = "con
         if other is not None:
             raise _twice(head, seen[other], written)
         seen[key] = written
-        _put(out, key, _parse(key, tp, value, what))
+        put(out, key, _parse(key, tp, value, what))
     return out
 
 
@@ -360,10 +355,6 @@ def _parse(key: str, tp: Any, value: Any, what: str) -> Any:
         return parse_items(value, tp, f"{what} {key}")
     return parse_value(key, tp, value)
 
-
-def is_nested(tp: Any) -> bool:
-    """Whether the annotation `tp` is a dataclass: a sub-config, set as ``field.sub=VALUE``."""
-    return isinstance(tp, type) and dataclasses.is_dataclass(tp)
 
 
 def lookup(fields: Mapping[str, Any], key: str, what: str = "config") -> Any:
@@ -391,40 +382,6 @@ def lookup(fields: Mapping[str, Any], key: str, what: str = "config") -> Any:
     return subfields[sub]
 
 
-def _put(out: dict[str, Any], key: str, value: Any) -> None:
-    """``out[key] = value``; a dotted ``field.sub`` goes to ``out[field][sub]`` (a dict
-    of the sub-config's changes, merged by [`merge`][syncattn._overrides.merge])."""
-    head, dot, sub = key.partition(".")
-    if dot:
-        out.setdefault(head, {})[sub] = value
-    else:
-        out[key] = value
-
-
-def merge(base: Any, changes: Mapping[str, Any], cls: type | None = None) -> dict[str, Any]:
-    """`changes` with each nested field's dict of sub-changes applied to the value it
-    has in `base` (a dataclass instance or a ``{field: value}`` dict; where `base` lacks
-    the field, the field's default): ``merge(cfg, {"sync": {"readout": "vonmises"}})``
-    gives ``{"sync": replace(cfg.sync, readout="vonmises")}``."""
-    cls = cls or type(base)
-    types_ = field_types(cls)
-    defaults = {f.name: f for f in dataclasses.fields(cls)}
-    out = dict(changes)
-    for key, value in changes.items():
-        tp = types_.get(key)
-        if not is_nested(tp) or not isinstance(value, Mapping):
-            continue
-        if isinstance(base, Mapping):
-            current = base.get(key)
-        else:
-            current = getattr(base, key, None)
-        if current is None:
-            f = defaults[key]
-            current = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
-        if isinstance(current, Mapping):
-            current = tp(**current)
-        out[key] = dataclasses.replace(current, **value)
-    return out
 
 
 def apply(config: Any, items: Items, what: str = "config") -> Any:
@@ -482,7 +439,7 @@ def parse_grouped(
         if fields[group] is None:
             out[group][field] = parse_value(field, tp, value)
         else:
-            _put(out[group], field, _parse(field, tp, value, group))
+            put(out[group], field, _parse(field, tp, value, group))
     return out
 
 
