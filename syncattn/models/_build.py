@@ -107,7 +107,7 @@ def state_size(config: ModelConfig) -> int:
     if config.attention == "sphere":
         return k * config.sync.sphere_dim
     if config.attention == "group":
-        from ._config import group_kind
+        from ._sync_config import group_kind
 
         kind, n = group_kind(config.sync.group)
         return k * n * n * (2 if kind == "u" else 1)
@@ -118,7 +118,7 @@ def complex_states(config: ModelConfig) -> bool:
     """Whether the model's states are complex (``attention="group"`` on a $U(n)$)."""
     if config.attention != "group":
         return False
-    from ._config import group_kind
+    from ._sync_config import group_kind
 
     return group_kind(config.sync.group)[0] == "u"
 

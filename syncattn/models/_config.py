@@ -26,10 +26,18 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from typing import Any
 
-from .._overrides import check_value, deprecated_item, field_types, merge, parse_items
-from ._sync_config import DRIFTS as DRIFTS, READOUTS as READOUTS, SyncConfig
+from .._overrides import (
+    check_value,
+    deprecated_item,
+    field_types,
+    merge,
+    parse_items,
+    unknown_key,
+)
+from ._sync_config import DRIFTS as DRIFTS, READOUTS as READOUTS, SyncConfig, check_sync
 
 
 __all__ = ["ModelConfig", "SyncConfig", "get_config", "list_configs", "parse_overrides"]
@@ -227,7 +235,7 @@ class ModelConfig:
             raise ValueError(
                 f"pad_id must lie in [0, vocab_size={self.vocab_size}); got {self.pad_id}."
             )
-        self._check_sync()
+        check_sync(self, SYNC_ATTENTIONS)
         if self.attention == "kuramoto":
             if self.task != "lm":
                 raise ValueError(
@@ -273,41 +281,23 @@ class ModelConfig:
         if self.task == "classifier" and self.tie_embeddings:
             raise ValueError("tie_embeddings applies to task='lm' only.")
 
-    def _check_sync(self) -> None:
-        """The synchronisation family's combinations (``sync``, ffn, positions, ...)."""
-        a, sync = self.attention, self.sync
-        if a not in SYNC_ATTENTIONS:
-            changed = [f"sync.{f.name}" for f in dataclasses.fields(SyncConfig)
-                       if getattr(sync, f.name) != f.default]  # fmt: skip
-            if changed:
-                raise ValueError(
-                    f"{', '.join(changed)} applies to the synchronisation models (attention "
-                    f"in {SYNC_ATTENTIONS}); got attention={a!r}."
-                )
-            return
-        if a == "kuramoto" and sync.drift != "planes":
-            raise ValueError(
-                "the Kuramoto model's drift is its phase drift omega_j (t - u): "
-                f"sync.drift must be 'planes'; got {sync.drift!r}."
-            )
-        if a == "kuramoto":
-            return  # its own checks follow (kept as they were)
-        if self.task != "lm":
-            raise ValueError(f"the {a} model is a causal LM; task must be 'lm' (got "
-                             f"{self.task!r}).")  # fmt: skip
-        if self.ffn not in ("lift", "none"):
-            raise ValueError(
-                f"the {a} model's feed-forward is the lift SwiGLU: ffn must be 'lift' or "
-                f"'none'; got ffn={self.ffn!r}."
-            )
-        if self.positions != "rope":
-            raise ValueError(
-                f"the {a} model's positions are its rotary drift exp((t - u) Omega_j); set "
-                f"positions='rope' (got {self.positions!r})."
-            )
-        if self.tie_embeddings:
-            raise ValueError(f"the {a} model reads out through its readout head; "
-                             "tie_embeddings must be False.")  # fmt: skip
+    @classmethod
+    def from_dict(cls, fields: Mapping[str, Any]) -> ModelConfig:
+        """The config whose ``dataclasses.asdict`` is `fields` (a ``config.json``'s
+        ``model`` section, less ``preset``): the nested ``sync`` mapping becomes a
+        [`SyncConfig`][syncattn.models.SyncConfig]; a dict without it (a run folder
+        from before the sub-config) gets the default.
+
+        Raises:
+            ValueError: an unknown field (also of ``sync``) or an invalid value.
+        """
+        fields = dict(fields)
+        if isinstance(fields.get("sync"), Mapping):
+            fields["sync"] = check_value("sync", SyncConfig, fields["sync"])
+        unknown = set(fields) - set(field_types(cls))
+        if unknown:
+            raise unknown_key(sorted(unknown)[0], field_types(cls), "model config")
+        return cls(**fields)
 
     @property
     def d_head(self) -> int:

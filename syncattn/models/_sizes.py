@@ -10,7 +10,10 @@ For a target parameter count $N^\ast$ the rule picks
 * the width $d$ = the multiple of 16 whose Kuramoto count $N(d)$ minimises
   $|\ln(N(d)/N^\ast)|$;
 * every other attention has the same $d$, $L$ and heads, and the multiple of 8 for its
-  $d_{ff}$ that brings its count closest to the Kuramoto count.
+  $d_{ff}$ that brings its count closest to the Kuramoto count; except the sphere and
+  group models, whose $k$ = ``d_model`` makes their lift $mk$ ($m$ = $n$, $n^2$) the
+  Kuramoto lift $2d$ (nearest multiple of the heads; heads reduced to divide $k$):
+  the same attention width, then the same $d_{ff}$ rule.
 
 Counts are those of the real models ([`syncattn.models.config_params`][]), built on
 the 1m preset (byte vocabulary unless told, ``max_len`` 256). The ladder experiment
@@ -48,10 +51,30 @@ def _kuramoto_ff(d: int) -> int:
 
 
 @functools.lru_cache(maxsize=512)
-def _count(attention: str, d: int, L: int, ff: int, vocab: int) -> int:
+def _count(attention: str, d: int, L: int, ff: int, vocab: int, heads: int | None = None) -> int:
     return config_params(get_config(
-        "1m", attention=attention, d_model=d, n_layers=L, n_heads=d // HEAD_WIDTH, d_ff=ff,
-        vocab_size=vocab))  # fmt: skip
+        "1m", attention=attention, d_model=d, n_layers=L,
+        n_heads=heads or d // HEAD_WIDTH, d_ff=ff, vocab_size=vocab))  # fmt: skip
+
+
+def _lift_width(attention: str) -> int:
+    """Real coordinates $m$ per oscillator at the 1m preset's ``sync`` (torus 2)."""
+    from ._build import state_size
+
+    config = get_config("1m", attention=attention)
+    return state_size(config) // config.d_model if attention in ("sphere", "group") else 2
+
+
+def _width(attention: str, d: int) -> tuple[int, int]:
+    """``(d_model, n_heads)`` of `attention` beside a Kuramoto model of width $d$: the
+    same for the transformers; for the sphere and group models the $k$ whose lift
+    $mk$ is nearest the Kuramoto lift $2d$ (a multiple of the heads $d/16$, which
+    shrink to divide it)."""
+    heads = d // HEAD_WIDTH
+    if attention not in ("sphere", "group"):
+        return d, heads
+    k = max(heads, heads * round(2 * d / _lift_width(attention) / heads))
+    return k, math.gcd(k, heads)
 
 
 @functools.lru_cache(maxsize=128)
@@ -68,8 +91,10 @@ def shape_for_params(
 
     Returns:
         ``{"name", "target", "d_model", "n_layers", "n_heads", "d_ff": {attention:
-        int}, "params": {attention: int}, "mismatch"}``; ``mismatch`` = softmax count /
-        Kuramoto count - 1 (when the softmax model is sized, else 0).
+        int}, "params": {attention: int}, "shapes": {attention: {"d_model",
+        "n_layers", "n_heads", "d_ff"}}, "mismatch"}``; ``d_model`` and ``n_heads``
+        are the Kuramoto model's (``shapes`` has each attention's own); ``mismatch``
+        = softmax count / Kuramoto count - 1 (when the softmax model is sized, else 0).
 
     Raises:
         ValueError: `target` not a finite number > 0.
@@ -88,21 +113,25 @@ def shape_for_params(
     d = best[1]
     ff = {"kuramoto": _kuramoto_ff(d)}
     params = {"kuramoto": _count("kuramoto", d, L, ff["kuramoto"], vocab)}
+    widths = {"kuramoto": (d, d // HEAD_WIDTH)}
     for a in attentions:
         if a == "kuramoto":
             continue
-        base = _count(a, d, L, 8, vocab)
-        per8 = _count(a, d, L, 16, vocab) - base
+        widths[a] = da, ha = _width(a, d)
+        base = _count(a, da, L, 8, vocab, ha)
+        per8 = _count(a, da, L, 16, vocab, ha) - base
         ff[a] = max(8, 8 + 8 * round((params["kuramoto"] - base) / per8))
-        params[a] = _count(a, d, L, ff[a], vocab)
+        params[a] = _count(a, da, L, ff[a], vocab, ha)
     if "kuramoto" not in attentions:
         ff.pop("kuramoto")
         kuramoto = params.pop("kuramoto")
     else:
         kuramoto = params["kuramoto"]
     name = f"{target // 1_000_000}m" if target % 1_000_000 == 0 else f"{round(target / 1000)}k"
+    shapes = {a: {"d_model": widths[a][0], "n_layers": L, "n_heads": widths[a][1],
+                  "d_ff": ff[a]} for a in ff}  # fmt: skip
     return {"name": name, "target": target, "d_model": d, "n_layers": L,
-            "n_heads": d // HEAD_WIDTH, "d_ff": ff, "params": params,
+            "n_heads": d // HEAD_WIDTH, "d_ff": ff, "params": params, "shapes": shapes,
             "mismatch": params["softmax"] / kuramoto - 1 if "softmax" in params else 0.0}  # fmt: skip
 
 
@@ -115,8 +144,6 @@ def config_for_params(target: int | float, attention: str, vocab_size: int = 256
         ValueError: an unknown attention, a bad target or override.
     """
     shape = shape_for_params(target, int(vocab_size), (attention,))
-    fields = {"d_model": shape["d_model"], "n_layers": shape["n_layers"],
-              "n_heads": shape["n_heads"], "d_ff": shape["d_ff"][attention],
-              "vocab_size": vocab_size}  # fmt: skip
+    fields = shape["shapes"][attention] | {"vocab_size": vocab_size}
     config = get_config("1m", attention=attention, **(fields | overrides))
     return dataclasses.replace(config, name="auto")

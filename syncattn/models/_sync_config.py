@@ -8,7 +8,7 @@ from typing import Any
 from .._overrides import check_value, deprecated_item, field_types
 
 
-__all__ = ["SyncConfig", "group_kind", "DRIFTS", "READOUTS"]
+__all__ = ["SyncConfig", "group_kind", "check_sync", "DRIFTS", "READOUTS"]
 
 DRIFTS = ("planes", "full", "none")
 READOUTS = ("prototype", "vonmises", "lift_linear")
@@ -77,3 +77,46 @@ def group_kind(name: str) -> tuple[str, int]:
     from ..group import parse_group
 
     return parse_group(name)
+
+
+def check_sync(config, sync_attentions: tuple[str, ...]) -> None:
+    """The synchronisation family's combinations in the ModelConfig `config` (``sync``,
+    ffn, positions, ...; its ``__post_init__``).
+
+    Raises:
+        ValueError: naming the field.
+    """
+    self = config
+    a, sync = self.attention, self.sync
+    if a not in sync_attentions:
+        changed = [f"sync.{f.name}" for f in dataclasses.fields(SyncConfig)
+                   if getattr(sync, f.name) != f.default]  # fmt: skip
+        if changed:
+            raise ValueError(
+                f"{', '.join(changed)} applies to the synchronisation models (attention "
+                f"in {sync_attentions}); got attention={a!r}."
+            )
+        return
+    if a == "kuramoto" and sync.drift != "planes":
+        raise ValueError(
+            "the Kuramoto model's drift is its phase drift omega_j (t - u): "
+            f"sync.drift must be 'planes'; got {sync.drift!r}."
+        )
+    if a == "kuramoto":
+        return  # its own checks follow (kept as they were)
+    if self.task != "lm":
+        raise ValueError(f"the {a} model is a causal LM; task must be 'lm' (got "
+                         f"{self.task!r}).")  # fmt: skip
+    if self.ffn not in ("lift", "none"):
+        raise ValueError(
+            f"the {a} model's feed-forward is the lift SwiGLU: ffn must be 'lift' or "
+            f"'none'; got ffn={self.ffn!r}."
+        )
+    if self.positions != "rope":
+        raise ValueError(
+            f"the {a} model's positions are its rotary drift exp((t - u) Omega_j); set "
+            f"positions='rope' (got {self.positions!r})."
+        )
+    if self.tie_embeddings:
+        raise ValueError(f"the {a} model reads out through its readout head; "
+                         "tie_embeddings must be False.")  # fmt: skip

@@ -352,7 +352,7 @@ def budget_spec(model: str, config: str, minutes: int | float | None, *, data: s
         measured = {}
         for _ in range(CANDIDATES):
             shape = models.shape_for_params(target, corpus.vocab_size, (model,))
-            key = tuple(shape[k] if k != "d_ff" else shape["d_ff"][model] for k in SHAPE_KEYS)
+            key = tuple(shape["shapes"][model][k] for k in SHAPE_KEYS)
             if key in measured:
                 break
             cand = dict(zip(SHAPE_KEYS, key, strict=True))

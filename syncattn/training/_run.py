@@ -95,7 +95,7 @@ class RunSpec:
         if isinstance(self.model, Mapping):
             fields = dict(self.model)
             preset = fields.pop("preset", None)
-            object.__setattr__(self, "model", _model_config_class()(**fields))
+            object.__setattr__(self, "model", _model_config_class().from_dict(fields))
             if self.preset is None:
                 object.__setattr__(self, "preset", preset)
         if isinstance(self.train, Mapping):
