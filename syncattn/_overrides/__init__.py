@@ -419,6 +419,10 @@ def parse_grouped(
                 lookup(known, field, group)
         else:
             owners = [g for g, fs in fields.items() if fs is not None and _knows(fs, key)]
+            if not owners and dot:  # an unknown field of a sub-config: its own message
+                for fs in fields.values():
+                    if fs is not None and is_nested(fs.get(group)):
+                        lookup(fs, key)
             if not owners:
                 valid = [f for fs in fields.values() if fs is not None for f in fs]
                 listing = "; ".join(
