@@ -145,8 +145,9 @@ class ModelConfig:
             Kuramoto model's initial natural frequencies $\omega_j$; the softmax
             attention's RoPE).
         sync: the synchronisation family's [`SyncConfig`][syncattn.models.SyncConfig]
-            (sphere dimension, group, drift, readout); a ``{field: value}`` dict is
-            accepted (as a ``config.json`` holds it).
+            (sphere dimension, group, drift, readout). A saved config (``config.json``,
+            with ``sync`` as a nested dict) reads back with
+            [`ModelConfig.from_dict`][syncattn.models.ModelConfig.from_dict].
     """
 
     name: str = "custom"
