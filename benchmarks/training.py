@@ -4,7 +4,8 @@ For each model preset in `--configs` (default "1m"), on the same random byte bat
 
 * **train step**: `syncattn.training.make_train_step` (loss, gradient, global-norm
   clip, AdamW update, NaN guard), compiled, as `syncattn train` runs it on one
-  device, for each attention (softmax, oscillator, kuramoto); tokens/s =
+  device, for each attention (softmax, oscillator, kuramoto; or any of
+  ``--models``, sphere and group included); tokens/s =
   batch_size * seq_len / step time;
 * **PyTorch**: the same RoPE + SwiGLU softmax transformer written flat in PyTorch
   (benchmarks/torch_lm.py: same sizes and parameter count), eager, AdamW with
@@ -25,6 +26,8 @@ Usage:
     python benchmarks/training.py                       # "1m", batch 16 x 256 ("tiny": 16 x 64), 5 rounds
     python benchmarks/training.py --configs tiny 1m 5m --skip-fwd-bwd   # the PyTorch ratios (< 5 min idle)
     python benchmarks/training.py --configs 5m --batch-size 64   # e.g. on a GPU
+    python benchmarks/training.py --models kuramoto sphere group --no-torch --skip-fwd-bwd \
+        --out benchmarks/results/training-1m-sync.json   # the Lohe models beside Kuramoto
 Writes benchmarks/results/training[-CONFIG-BACKEND].json and prints a markdown table.
 """
 
@@ -54,6 +57,8 @@ from syncattn.training import (
 
 
 ATTENTIONS = ("softmax", "oscillator", "kuramoto")
+"""The default models; ``--models`` also takes ``sphere`` and ``group`` (issue 28's
+Lohe models at their presets: $S^3$, SO(3))."""
 
 
 def _block(tree):
@@ -166,7 +171,7 @@ def run_config(config, a, argv):
             "compile_step_s": run["compile_step_s"], "compile_plain_s": run["compile_plain_s"],
             "step_s_all": times[att]["step"], "fwd_bwd_s_all": times[att]["plain"],
         }
-    for base_name, key in (("softmax", "softmax"), ("pytorch", "pytorch")):
+    for base_name, key in (("softmax", "softmax"), ("pytorch", "pytorch"), ("kuramoto", "kuramoto")):
         base = rows.get(base_name)
         for row in rows.values():
             row[f"tokens_per_s_vs_{key}"] = (
@@ -200,14 +205,15 @@ def run_config(config, a, argv):
           f"median of {a.repeats} rounds, 1-min load average {load_before[0]:.2f} before, "
           f"{load_after[0]:.2f} after\n")
     print("| model | params | train step (ms) | tokens/s | tokens/s / PyTorch | "
-          "tokens/s / softmax | fwd+bwd (ms) | step / fwd+bwd |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+          "tokens/s / softmax | tokens/s / kuramoto | fwd+bwd (ms) | step / fwd+bwd |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for att, row in rows.items():
         name = "PyTorch (eager)" if att == "pytorch" else att
         fb = None if row["fwd_bwd_s"] is None else 1e3 * row["fwd_bwd_s"]
         print(f"| {name} | {row['params']:,} | {1e3 * row['step_s']:.1f} | "
               f"{row['tokens_per_s']:,.0f} | {fmt(row['tokens_per_s_vs_pytorch'], '.2f')} | "
               f"{fmt(row['tokens_per_s_vs_softmax'], '.2f')} | "
+              f"{fmt(row['tokens_per_s_vs_kuramoto'], '.2f')} | "
               f"{fmt(fb, '.1f')} | {fmt(row['step_over_fwd_bwd'], '.2f')} |")
     print(f"\nwrote {out}")
     return result
@@ -223,7 +229,10 @@ def main(argv=None) -> int:
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--inner", type=int, default=2, help="calls per timing")
     p.add_argument("--dtype", default="float32", choices=("float32", "bfloat16"))
-    p.add_argument("--models", nargs="+", default=list(ATTENTIONS), choices=ATTENTIONS)
+    p.add_argument("--models", "--model", nargs="+", default=list(ATTENTIONS),
+                   choices=models.ATTENTIONS,
+                   help="the attentions, side by side (default: softmax oscillator "
+                   "kuramoto; also sphere, group)")
     p.add_argument("--no-torch", dest="torch", action="store_false",
                    help="leave out the PyTorch baseline")
     p.add_argument("--skip-fwd-bwd", action="store_true",
