@@ -70,8 +70,11 @@ class ModelConfig:
       x \leftarrow x + \mathrm{FFN}(\mathrm{N}(x)),$$
 
     after a token embedding plus the additive positions, and before an
-    optional final norm and the head. The Kuramoto model (seed 000) keeps a
-    phase state $\theta\in\mathbb{T}^k$ with $k$ = ``d_model`` and has no norms.
+    optional final norm and the head. The synchronisation models
+    ([`syncattn.models.SyncLM`][]) keep a state of $k$ = ``d_model`` oscillators per
+    token on a geometry and have no norms: the Kuramoto model (seed 000) phases
+    $\theta\in\mathbb{T}^k$, the sphere model $z \in (S^{n-1})^k$, the group model
+    $U \in SO(n)^k$ or $U(n)^k$ (``sync``).
 
     Attributes:
         name: the preset this config came from (informational).
@@ -131,18 +134,20 @@ class ModelConfig:
             the distance $i - j$ (``d_osc=2``, ``impl="quadratic"``).
         query_scale: oscillator ablation L4, a learned per-head, per-query scale of the
             coupling's score.
-        value: Kuramoto value path: ``"phase"`` (the Kuramoto identity) or
-            ``"learned"`` (the ablation).
-        gates: Kuramoto metric gates on (``False`` is the ablation).
-        gate_norm: the Kuramoto gates' normalisation: ``"mean"`` (softplus divided
+        value: the synchronisation models' value path: ``"phase"`` (the state itself:
+            the Kuramoto identity, the Lohe coupling; ``value="state"`` of the sphere
+            and group layers) or ``"learned"`` (the ablation).
+        gates: the synchronisation models' metric gates on (``False`` is the ablation).
+        gate_norm: the gates' normalisation: ``"mean"`` (softplus divided
             by its mean over the coordinates, seed 000's) or ``"none"`` (softplus alone,
             a probe).
-        tau: the Kuramoto attention's initial temperature $\tau > 0$ (learned).
-        bound: the bound $\beta > 0$ on the rms of the Kuramoto model's phase
-            increments (attention and angle feed-forward).
-        readout_scale: the Kuramoto prototype readout's initial $\sigma\sqrt{k} > 0$.
+        tau: the synchronisation attention's initial temperature $\tau > 0$ (learned).
+        bound: the bound $\beta > 0$ on the rms of the synchronisation models' tangent
+            steps (attention and feed-forward).
+        readout_scale: the prototype (and von Mises) readout's initial
+            $\sigma\sqrt{k} > 0$.
         rope_base: the base $b > 1$ of the rotary frequencies $b^{-j'/k_h}$ (the
-            Kuramoto model's initial natural frequencies $\omega_j$; the softmax
+            synchronisation models' initial drift rates $\omega_j$; the softmax
             attention's RoPE).
         sync: the synchronisation family's [`SyncConfig`][syncattn.models.SyncConfig]
             (sphere dimension, group, drift, readout). A saved config (``config.json``,
