@@ -118,3 +118,15 @@ def test_shape_for_params_is_the_ladders_rung_rule():
         rung, shape = ladder.rung_shape(target), models.shape_for_params(target)
         for key in ("d_model", "n_layers", "n_heads", "d_ff", "params"):
             assert rung[key] == shape[key], key
+
+
+def test_size_rule_sizes_the_sphere_and_group_models():
+    """Their k makes the lift m k the Kuramoto lift 2 d; at 1m the rule gives the presets'
+    widths and d_ff, and every count lies within 5 % of the Kuramoto count."""
+    s = models.shape_for_params(1_000_000, 256, ("kuramoto", "sphere", "group"))
+    assert (s["shapes"]["sphere"]["d_model"], s["shapes"]["sphere"]["d_ff"]) == (64, 216)
+    assert (s["shapes"]["group"]["d_model"], s["shapes"]["group"]["d_ff"]) == (32, 216)
+    for a in ("sphere", "group"):
+        assert abs(s["params"][a] / s["params"]["kuramoto"] - 1) < 0.05
+        cfg = models.config_for_params(1_000_000, a)
+        assert cfg.name == "auto" and models.config_params(cfg) == s["params"][a]
