@@ -153,7 +153,10 @@ def make_train_step(
 
 def _global_norm(tree):
     leaves = jax.tree.leaves(eqx.filter(tree, eqx.is_inexact_array))
-    return jnp.sqrt(sum(jnp.sum(jnp.square(x.astype(jnp.float32))) for x in leaves))
+    # |x|^2 of complex leaves (U(n) models' embeddings and prototypes): a cast to float32
+    # would drop their imaginary parts
+    real = lambda x: jnp.abs(x) if jnp.iscomplexobj(x) else x  # noqa: E731
+    return jnp.sqrt(sum(jnp.sum(jnp.square(real(x).astype(jnp.float32))) for x in leaves))
 
 
 def _select(pred, new, old):

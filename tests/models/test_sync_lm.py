@@ -142,3 +142,23 @@ def test_state_size_and_describe():
     assert models.state_size(cfg("group", **{"sync.group": "u2"})) == 32 * 8
     line = models.describe(cfg("group", **{"sync.readout": "vonmises"}))
     assert "group so3" in line and "state 288 per token" in line and "readout vonmises" in line
+
+
+def test_u2_model_trains_and_its_grad_norm_counts_the_imaginary_parts():
+    import equinox as eqx
+
+    from syncattn import training
+
+    model = build("group", **{"sync.group": "u2"})
+    tc = training.TrainConfig.preset("tiny", steps=10, batch_size=2, seq_len=8, warmup_steps=0)
+    opt = training.make_optimizer(tc)
+    step = training.make_train_step(opt, pad_id=None)
+    state = opt.init(eqx.filter(model, eqx.is_inexact_array))
+    batch = jax.random.randint(jax.random.key(1), (2, 9), 0, 256)
+    grads = eqx.filter_grad(lambda m: training.next_token_loss(m, batch))(model)
+    leaves = jax.tree.leaves(eqx.filter(grads, eqx.is_inexact_array))
+    ref = np.sqrt(sum(np.sum(np.abs(np.asarray(g, np.complex128)) ** 2) for g in leaves))
+    new, _, _, metrics = step(model, state, jax.random.key(0), batch)
+    assert bool(metrics["finite"]) and jnp.iscomplexobj(new.embedding.table)
+    assert_close(metrics["grad_norm"], ref, jnp.float32, scale=10)
+    assert not np.allclose(np.asarray(new.embedding.table), np.asarray(model.embedding.table))
