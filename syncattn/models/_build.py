@@ -145,7 +145,8 @@ def check_dtype(config: ModelConfig, dtype) -> None:
 def cast(model, dtype):
     """``model`` with every floating parameter cast to ``dtype`` (e.g.
     ``jnp.bfloat16`` for low-precision compute); the same cast as
-    [`syncattn.training.cast_floating`][].
+    [`syncattn.training.cast_floating`][], and a $U(n)$ model's complex parameters to
+    the complex counterpart (float32: complex64, float64: complex128).
 
     Raises:
         ValueError: ``bfloat16`` for a $U(n)$ group model (its states are complex64 or
@@ -154,4 +155,18 @@ def cast(model, dtype):
     config = getattr(model, "config", None)
     if isinstance(config, ModelConfig):
         check_dtype(config, dtype)
-    return cast_floating(model, dtype)
+    model = cast_floating(model, dtype)
+    # the complex parameters of a U(n) model follow: float32 -> complex64, float64 ->
+    # complex128 (so that its states have the precision asked for)
+    import equinox as eqx
+    import jax.numpy as jnp
+
+    from .._trees import float_dtype
+
+    real = jnp.dtype(float_dtype(dtype))
+    if real not in (jnp.dtype(jnp.float32), jnp.dtype(jnp.float64)):
+        return model
+    cdt = jnp.promote_types(real, jnp.complex64)
+    return jax.tree.map(
+        lambda x: x.astype(cdt) if eqx.is_array(x) and jnp.iscomplexobj(x) else x, model
+    )

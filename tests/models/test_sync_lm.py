@@ -112,6 +112,8 @@ def test_dtypes():
     with pytest.raises(ValueError, match="bfloat16"):
         models.cast(u2, "bfloat16")
     models.cast(build("group"), jnp.bfloat16)  # SO(3): real states, allowed
+    u32 = models.cast(u2, jnp.float32)
+    assert u32.embedding.table.dtype == jnp.complex64 and u32(x).dtype == jnp.float32
 
 
 @pytest.mark.parametrize("readout", ["prototype", "vonmises", "lift_linear"])
