@@ -66,9 +66,15 @@ from pathlib import Path
 
 from .. import models
 from . import _protocol as protocol
-from ._common import describe_values, fmt_mean_std, layered_overrides, write_csv, write_json
+from ._common import (
+    describe_values,
+    fmt_mean_std,
+    layered_overrides,
+    write_csv,
+    write_json,
+)
 from ._grid import Grid, TrainCell
-from ._protocol import CellResult, Family, ProtocolConfig, record_lines
+from ._protocol import Family, ProtocolConfig, record_lines
 from .ladder import _cells as ladder_cells
 
 
@@ -103,7 +109,7 @@ NUMBER = {"softmax": 0, "kuramoto": 1, "kuramoto-lift": 2, "kuramoto-vonmises": 
 """Each family's number in issue 29, section 1 (0: the softmax baseline)."""
 DIM = {"softmax": None, "kuramoto": 2, "kuramoto-lift": 2, "kuramoto-vonmises": 2, "kuramoto-liftlinear": 2,
        BEST: 2, "sphere-n3": 3, "sphere-n4": 4, "sphere-n8": 8, "so3": 3, "u2": 4}  # fmt: skip
-"""The plot's state dimension $n$: the real dimension of the space one unit lives in or
+r"""The plot's state dimension $n$: the real dimension of the space one unit lives in or
 acts on (torus $S^1 \subset \mathbb{R}^2$: 2; $S^{n-1} \subset \mathbb{R}^n$: $n$;
 SO(3) on $\mathbb{R}^3$: 3; U(2) on $\mathbb{C}^2 = \mathbb{R}^4$: 4; softmax: none)."""
 
