@@ -29,12 +29,13 @@ depth, heads, the Kuramoto width $d$, the budget $S$ from the Kuramoto count); t
 reference families keep the ladder's cells. Every other family is matched to the
 rung's *softmax* count $N_s$ by [`family_shape`][syncattn.experiments.geometry.family_shape]:
 the ladder's feed-forward rule (the multiple of 8 of $d_{ff}$ whose count is nearest
-$N_s$) at the rung's width, else any integer $d_{ff}$ (the lift's step of 8 is 5 % of
-the 150 k rung); where that cannot come within ``match_tol`` (2 %; a sphere
+$N_s$) at the rung's width; where that cannot come within ``match_tol`` (2 %; a sphere
 or group model's embedding and readout grow as $V k n$ or $V k n^2$, so at the rung's
 width even $d_{ff} = 8$ is too large), the width $k$ = ``d_model`` is lowered in steps
 of the rung's head count (heads and depth kept) to the largest width whose matched count
-lies within it (else the nearest). The state size per token
+lies within it. At each width $d_{ff}$ is a multiple of 8 where that comes within the
+tolerance, else any integer $\ge 8$ (the lift's step of 8 is 5 % of the 150 k rung's
+count). The state size per token
 ([`state_size`][syncattn.experiments.geometry.state_size]) is reported beside.
 
 **Learning rates.** A family's sweep at the first rung is centred on the Kuramoto
@@ -214,7 +215,7 @@ def state_size(family: Family, d_model: int) -> int:
     $kn^2$ ($SO(n)^k$), $2kn^2$ ($U(n)^k$), $d$ (softmax), with $k$ = ``d_model``."""
     if hasattr(models, "state_size"):
         return models.state_size(models.get_config(
-            "1m", attention=family.attention, d_model=d_model, **dict(family.model)))
+            "1m", attention=family.attention, d_model=d_model, n_heads=1, **dict(family.model)))
     if family.attention not in ("sphere", "group"):
         return d_model
     fields = dict(family.model)
@@ -229,10 +230,10 @@ def state_size(family: Family, d_model: int) -> int:
 def family_shape(target: int, family: Family, tol: float = 0.02, vocab: int = 256) -> dict:
     r"""A family's shape at the ladder's rung `target`, matched to the rung's softmax count
     $N_s$ (module docstring): at the rung's width $d$ the multiple of 8 of $d_{ff}$
-    nearest $N_s$, else (outside `tol`) the integer $d_{ff}$ nearest $N_s$; when
-    $|N/N_s - 1| >$ `tol` still, the same at the largest width $d - jh$ ($h$ the rung's
-    heads, $j = 1, 2, \dots$) whose matched count lies within `tol`, else at the width
-    of the smallest $|\ln(N/N_s)|$.
+    nearest $N_s$, else (outside `tol`) the integer $d_{ff} \ge 8$ nearest it; failing
+    both, the same at the largest width $d - jh$ ($h$ the rung's heads,
+    $j = 1, 2, \dots$) where one lies within `tol`; failing every width, the width and
+    $d_{ff}$ of the smallest $|\ln(N/N_s)|$ (reported: ``within`` false).
 
     Returns:
         ``{"d_model", "n_layers", "n_heads", "d_ff", "params", "reference",
@@ -246,7 +247,7 @@ def family_shape(target: int, family: Family, tol: float = 0.02, vocab: int = 25
     if family in REFERENCES:
         d, ff, got = shape["d_model"], shape["d_ff"][family.name], shape["params"][family.name]
     else:
-        best = None
+        best, found = None, False
         for d in range(shape["d_model"], 0, -h):
             for step in (8, 1):
                 m = _matched(family, d, L, h, n_s, vocab, step)
@@ -254,10 +255,10 @@ def family_shape(target: int, family: Family, tol: float = 0.02, vocab: int = 25
                     continue
                 cand = (abs(math.log(m[1] / n_s)), -d, *m)
                 best = min(best or cand, cand)
-                if abs(m[1] / n_s - 1) <= tol:
-                    best = cand
+                if abs(m[1] / n_s - 1) <= tol and m[0] >= 8:
+                    best, found = cand, True
                     break
-            if best is not None and abs(best[3] / n_s - 1) <= tol:
+            if found:
                 break
         if best is None:
             raise ValueError(f"family {family.name!r} builds at no width of rung {shape['name']}.")
