@@ -153,9 +153,10 @@ class Config(ProtocolConfig):
 
     @classmethod
     def smoke(cls) -> Config:
-        """Seconds: the ladder's smoke rungs (12 k, 31 k), 2 lrs, 2 seeds, 0.1 N tokens."""
-        return cls(targets=(12_000, 30_000), ladder_targets=(12_000, 30_000),
-                   lrs=(3e-3, 1e-2), seeds=(0, 1), tokens_per_param=0.1, batch_size=4,
+        """Seconds of training (a minute with compiling): the ladder's first smoke rung
+        (12 k), one lr, 2 seeds, 0.1 N tokens, families 2, 5 (n = 3) and 4."""
+        return cls(targets=(12_000,), ladder_targets=(12_000,), lrs=(1e-2,), seeds=(0, 1),
+                   families=("kuramoto-lift", "sphere-n3", BEST), tokens_per_param=0.1, batch_size=4,
                    seq_len=32, evals=5, eval_batches=2, final_batches=2, n_boot=50,
                    extend=0, committed=None, ladder=None)  # fmt: skip
 

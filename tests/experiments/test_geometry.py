@@ -13,7 +13,9 @@ from syncattn.experiments._grid import Grid
 from tests.experiments.conftest import run_cli
 
 
-SMOKE = geometry.Config.smoke()
+SMOKE = dataclasses.replace(geometry.Config.smoke(), targets=(12_000, 30_000),
+                            ladder_targets=(12_000, 30_000), lrs=(3e-3, 1e-2),
+                            families=geometry.Config().families)  # two rungs, a sweep of 2
 LADDER = Path(__file__).resolve().parents[2] / "results" / "experiments" / "ladder" / "ladder-default"
 NEEDS_SYNC = "families 3, 5, 6 need models.SyncConfig (branch 'models', not merged yet)"
 
@@ -269,5 +271,6 @@ def test_smoke_end_to_end(tmp_path, compile_cache):
     assert run_cli("geometry", "--smoke", "--out", str(out), cache=compile_cache) == 0
     res = json.loads((out / "results.json").read_text())
     assert not res["missing"] and res["rungs"][0]["families"]["kuramoto-lift"]["test"]["n"] == 2
+    assert set(res["verdicts"]) == {"kuramoto", "kuramoto-lift", "sphere-n3", geometry.BEST}
     assert all(math.isfinite(w["test_bpc"]) for w in res["rows"])
     assert (out / "geometry.png").is_file() and (out / "config.json").is_file()
