@@ -448,19 +448,22 @@ def fraction_closed(k: dict[int, float], f: dict[int, float], s: dict[int, float
 
 def compare(config, test: dict[str, dict[int, float]], name: str, seeds) -> dict:
     """Family `name`'s comparisons at one rung from ``test[family][seed]`` (test BPC):
-    ``gap`` (paired, F - softmax), ``vs_kuramoto`` (paired, F - Kuramoto) and
+    ``gap`` (paired, F - softmax), ``kuramoto_gap`` (paired, Kuramoto - softmax),
+    ``vs_kuramoto`` (paired, F - Kuramoto) and
     ``closed`` ([`fraction_closed`][syncattn.experiments.geometry.fraction_closed])."""
     f, k, s = test.get(name, {}), test.get("kuramoto", {}), test.get("softmax", {})
     return {"gap": protocol.paired(f, s, seeds, config.confidence),
+            "kuramoto_gap": protocol.paired(k, s, seeds, config.confidence),
             "vs_kuramoto": protocol.paired(f, k, seeds, config.confidence),
             "closed": fraction_closed(k, f, s, seeds, config.confidence)}  # fmt: skip
 
 
 def verdict(name: str, per_rung: Sequence[tuple[str, dict]]) -> str:
-    """A family's verdict in words, rung by rung: *matches or beats softmax* when the gap's
-    interval reaches 0 or below; else *closes X % of the Kuramoto gap* when the interval of
-    F - Kuramoto lies below 0, *widens it* when above, *no detectable change* when it holds 0;
-    *not measured* without two paired seeds."""
+    """A family's verdict in words, rung by rung: *inconclusive* when the Kuramoto gap's own
+    interval reaches 0 (nothing resolved to close); else *beats* / *not distinguishable
+    from softmax* when the family's gap interval lies below / holds 0; else *closes X %
+    of the Kuramoto gap* when the interval of F - Kuramoto lies below 0, *widens it* when
+    above, *no detectable change* when it holds 0; *not measured* without two paired seeds."""
     parts = []
     for rung, c in per_rung:
         g, v, fr = c["gap"], c["vs_kuramoto"], c["closed"]["fraction"]
@@ -469,9 +472,12 @@ def verdict(name: str, per_rung: Sequence[tuple[str, dict]]) -> str:
             continue
         lo, hi = g["ci"]
         head = f"{rung}: gap to softmax {g['mean']:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+        kg = c.get("kuramoto_gap") or {}
         if name == "kuramoto":
             parts.append(head + " (the gap the others are measured against)")
-        elif hi <= 0 or lo <= 0:
+        elif not kg.get("ci") or kg["ci"][0] <= 0:
+            parts.append(head + ", inconclusive: the Kuramoto gap itself is not resolved here")
+        elif lo <= 0:
             parts.append(head + (", beats softmax" if hi < 0 else ", not distinguishable from softmax"))
         elif v.get("ci") and v["ci"][1] < 0:
             parts.append(head + f", closes {100 * fr:.0f} % of the Kuramoto gap" if fr is not None

@@ -199,6 +199,8 @@ def test_verdicts_in_words():
     assert "no detectable change" in v({0: 2.85, 1: 2.85, 2: 2.86})
     assert "the gap the others are measured against" in v(k, "kuramoto")
     assert "not measured" in v({0: 2.7})
+    k = {0: 2.80, 1: 2.60, 2: 2.85}  # the Kuramoto gap's own interval holds 0
+    assert "inconclusive" in v({0: 2.70, 1: 2.75, 2: 2.74})
 
 
 def test_family_four_rule():
