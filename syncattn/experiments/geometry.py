@@ -595,6 +595,8 @@ def plot(agg: dict, path):
                         fmt=markers[j % len(markers)], color=f"C{i}", capsize=3,
                         label=f"{n} ({e['name']})")  # fmt: skip
     ax.axhline(0, color="k", lw=0.8)
+    if names:
+        ax.set_xticks(sorted({DIM[n] for n in names}))
     ax.set_xlabel("state dimension n (torus: 2, S^(n-1): n, SO(3): 3, U(2): 4)")
     ax.set_ylabel("test BPC gap to softmax (paired, t interval)")
     corpus = (agg.get("corpus") or {}).get("name", "?")
