@@ -79,6 +79,15 @@ def test_counts_matched_to_the_softmax_cell(name, target):
         assert s["d_model"] == rung["d_model"] and not s["rematched_width"]
 
 
+def test_state_size_per_token():
+    by = {f.name: f for f in geometry.FAMILIES}
+    assert geometry.state_size(geometry.KURAMOTO, 32) == geometry.state_size(by["kuramoto-lift"], 32) == 32
+    assert geometry.state_size(geometry.SOFTMAX, 32) == 32  # the residual stream
+    assert geometry.state_size(by["sphere-n4"], 16) == 64  # k n
+    assert geometry.state_size(by["so3"], 8) == 72  # k n^2
+    assert geometry.state_size(by["u2"], 14) == 112  # 2 k n^2 (complex entries)
+
+
 def test_reference_shapes_are_the_ladders():
     for t in (50_000, 150_000):
         rung = ladder.rung_shape(t)
@@ -241,6 +250,10 @@ def test_run_resumes_from_committed_cells_and_rebuilds(tmp_path, monkeypatch):
     if not hasattr(models, "SyncConfig"):
         assert first["verdicts"]["sphere-n4"].startswith("not run: needs models.SyncConfig")
         assert first["choice"]["same_as"] == "kuramoto-lift"
+    else:  # the stand-in puts the lift and the linear lift readout ahead: family 4 combines them
+        assert first["choice"]["components"] == ["kuramoto-lift", "kuramoto-liftlinear"]
+        assert {"12k-kuramoto-best-lr0.003-seed1", "30k-kuramoto-best-lr0.003-seed1"} <= set(calls)
+        assert first["rungs"][1]["families"][geometry.BEST]["test"]["n"] == 2
     assert (committed / "runs" / "12k-kuramoto-lr0.003-seed0" / "result.json").is_file()
     assert geometry.summary(first).startswith("geometry on embedded")
     # a fresh --out resumes from what is committed, training nothing
