@@ -172,7 +172,7 @@ def _walk(config: Config, fetch, ref_fetch) -> dict:
     """Every cell in order: the references (the ladder's walk, adopted), then rung by rung
     each family's sweep (interleaved) and seeds at its best lr; family 4 is chosen after
     the first rung and run from there on."""
-    ref_cells, ref_results, ref_best = ladder._walk(ladder_config(config), ref_fetch)
+    ref_cells, ref_results, ref_best = ladder.walk(ladder_config(config), ref_fetch)
     mine = {ladder.rung_shape(t)["name"] for t in config.targets}
     keep = [i for i, c in enumerate(ref_cells) if c.name.split("-")[0] in mine]
     cells, results = [ref_cells[i] for i in keep], [ref_results[i] for i in keep]
