@@ -23,6 +23,7 @@ kws            seed 001: oscillator vs softmax keyword spotting (synthetic espea
 robustness     issue 19: noise, mismatch, disorder, settling, bits on trained models
 ladder         issue 20: seed 000's table as a compute-matched size ladder (20 N tokens)
 dosc_law       issue 20: seed 001's d_osc law at a 20 N budget, each family at its own lr
+geometry       issue 29: the Kuramoto gap taken apart (feed-forward, readout, sphere, group)
 =============  =================================================================
 
 Command line: ``--seed N`` (or ``--seeds 0,1,2`` / ``--seeds 0-4``) sets the
@@ -68,6 +69,7 @@ EXPERIMENTS = {
     "robustness": "robustness",
     "ladder": "ladder",
     "dosc_law": "dosc_law",
+    "geometry": "geometry",
 }
 """Experiment name -> module of `syncattn.experiments`."""
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import math
 
+import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -151,6 +152,57 @@ def _rkmk4_step(U, h, W, K):
     return U @ _expm(om)
 
 
+def _rkmk43_step(U, h, W, K):
+    # the RKMK4 step and its embedded third-order estimate: a fifth stage at the new
+    # point, k5 = h dexp^-1_{-om} xi(U e^om), and weights (1/6, 1/3, 1/3, 0, 1/6)
+    # (order 3 for any weight x on k5 with 1/6 - x on k4) give E = (k5 - k4)/6
+    k1 = h * _xi(U, W, K)
+    k2 = h * _dexpinv(0.5 * k1, _xi(U @ _expm(0.5 * k1), W, K))
+    k3 = h * _dexpinv(0.5 * k2, _xi(U @ _expm(0.5 * k2), W, K))
+    k4 = h * _dexpinv(k3, _xi(U @ _expm(k3), W, K))
+    om = (k1 + 2.0 * k2 + 2.0 * k3 + k4) / 6.0
+    V = U @ _expm(om)
+    k5 = h * _dexpinv(om, _xi(V, W, K))
+    return V, (k5 - k4) / 6.0
+
+
+def _error_norm(E, U, rtol, atol):
+    # max |E_ij| against atol + rtol max |U_ij| (|U_ij| <= 1 on the group)
+    return jnp.max(jnp.abs(E)) / (atol + rtol * jnp.max(jnp.abs(U)))
+
+
+@functools.partial(jax.jit, static_argnames="max_steps")
+def _rkmk43(U0, W, K, t_ends, h0, rtol, atol, max_steps):
+    real = t_ends.dtype
+    tiny = 8 * jnp.finfo(real).eps
+
+    def interval(carry, t_end):
+        def cond(c):
+            t, _, _, n, _ = c
+            return (t_end - t > tiny * jnp.maximum(1.0, jnp.abs(t_end))) & (n < max_steps)
+
+        def body(c):
+            t, U, h, n, ok = c
+            h_try = jnp.minimum(h, t_end - t)
+            V, E = _rkmk43_step(U, h_try, W, K)
+            err = _error_norm(E, V, rtol, atol)
+            good = err <= 1.0
+            fac = jnp.clip(0.9 * jnp.where(err > 0, err, 1e-10) ** -0.25, 0.2, 5.0)
+            fac = jnp.where(jnp.isfinite(err), fac, 0.2)
+            t = jnp.where(good, jnp.where(h_try == t_end - t, t_end, t + h_try), t)
+            return t, jnp.where(good, V, U), h_try * fac, n + 1, ok + good
+
+        t0, U, h, n, ok = carry
+        t, U, h, n, ok = jax.lax.while_loop(cond, body, (t0, U, h, n, ok))
+        return (t, U, h, n, ok), U
+
+    zero = jnp.zeros((), jnp.int32)
+    (t, _, _, n, ok), Us = jax.lax.scan(
+        interval, (jnp.zeros((), real), U0, h0.astype(real), zero, zero), t_ends
+    )
+    return Us, t, n, ok
+
+
 @functools.partial(jax.jit, static_argnames="m")
 def _rkmk4(U0, W, K, steps, m):
     def interval(U, h):
@@ -230,6 +282,16 @@ def matrix_simulate(
     (and to $t_1$) takes the same number of equal steps of at most `dt0` (default
     1e-2), one `jax.lax.scan`; `t1` and `saveat` must be concrete.
 
+    `method="rkmk4-adaptive"` takes the same steps with an embedded error estimate
+    (RKMK4(3)): a fifth stage at the new point, $k_5 = h\operatorname{dexp}^{-1}_{-\Omega}
+    \xi(Ue^{\Omega})$ with $\Omega = \tfrac16(k_1 + 2k_2 + 2k_3 + k_4)$, and the
+    third-order weights $(\tfrac16, \tfrac13, \tfrac13, 0, \tfrac16)$ give
+    $E = (k_5 - k_4)/6$, $O(h^4)$. A step is accepted when
+    $\max_{ij}|E_{ij}| \le$ `atol` $+$ `rtol` $\max_{ij}|U_{ij}|$ (over the whole
+    batch), and the next step is $h\min(5, \max(0.2, 0.9\,e^{-1/4}))$ ($e$: that ratio);
+    steps are clipped to land on the save times. The first step is `dt0` (default 1e-2).
+    `num_steps` counts accepted steps; more than `max_steps` attempts raise.
+
     `method="diffrax"` solves the ambient ODE with diffrax (`solver`, default Dopri8,
     PID controller at `rtol`/`atol`; complex states as (Re, Im) pairs): the reference
     for the integrator's tests, and a measure of how far an ambient solver drifts off
@@ -241,9 +303,11 @@ def matrix_simulate(
         coupling: scalar $K$ or `(N, N)` matrix.
         t1: final time $\ge 0$.
         saveat: `None`, an int $S \ge 2$, or non-decreasing times in $[0, t_1]$.
-        dt0: largest RKMK step (default 1e-2); first step for diffrax.
-        method: `"rkmk4"` or `"diffrax"`.
-        solver, rtol, atol, max_steps: the diffrax options (`method="diffrax"`).
+        dt0: largest RKMK step (default 1e-2); first step for diffrax and
+            `"rkmk4-adaptive"`.
+        method: `"rkmk4"`, `"rkmk4-adaptive"` or `"diffrax"`.
+        solver: the diffrax solver (`method="diffrax"`).
+        rtol, atol, max_steps: tolerances and step cap (`"diffrax"`, `"rkmk4-adaptive"`).
 
     Returns:
         [`syncattn.lohe.Solution`][]: `ts (S,)`, `states (S, *batch, N, n, n)`,
@@ -256,8 +320,8 @@ def matrix_simulate(
     """
     U0, W, K = _check_field_args(U0, H, coupling, "U0")
     t1, t1_np = driver.check_t1(t1, jnp.finfo(U0.dtype).dtype)
-    if method not in ("rkmk4", "diffrax"):
-        raise ValueError(f"method must be 'rkmk4' or 'diffrax'; got {method!r}.")
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {_METHODS}; got {method!r}.")
     ts, ts_np = driver.save_times(saveat, t1, t1_np, jnp.finfo(U0.dtype).dtype)
     if method == "diffrax":
         slv, controller = driver.check_options(
@@ -293,11 +357,41 @@ def matrix_simulate(
             "under jit, close over them instead of passing them in."
         )
     tail = t1_np > ts_np[-1]
+    real = jnp.finfo(U0.dtype).dtype
+    if method == "rkmk4-adaptive":
+        return _adaptive(U0, W, K, ts, ts_np, t1_np, tail, dt0, rtol, atol, max_steps, real)
     gaps = np.diff(np.append(ts_np, t1_np) if tail else ts_np, prepend=0.0)
     m = max(1, math.ceil(float(gaps.max()) / float(dt0) - 1e-9))
-    real = jnp.finfo(U0.dtype).dtype
     Us = _rkmk4(U0, W, K, jnp.asarray(gaps / m, dtype=real), m)
     final = Us[-1]
     Us = Us[:-1] if tail else Us
     Z, r = _order(Us)
     return Solution(ts, Us, Z, r, final, jnp.asarray(m * gaps.size))
+
+
+_METHODS = ("rkmk4", "rkmk4-adaptive", "diffrax")
+
+
+def _adaptive(U0, W, K, ts, ts_np, t1_np, tail, dt0, rtol, atol, max_steps, real):
+    if rtol is None:
+        raise ValueError("method='rkmk4-adaptive' needs rtol (a number > 0); got None.")
+    rtol = check_scalar_range(rtol, "rtol", low=0.0, low_inclusive=False)
+    atol = check_scalar_range(atol, "atol", low=0.0)
+    if not (isinstance(max_steps, int) and max_steps >= 1):
+        raise ValueError(f"max_steps must be an int >= 1; got {max_steps!r}.")
+    t_ends = np.append(ts_np, t1_np) if tail else ts_np
+    Us, t, n, ok = _rkmk43(
+        U0, W, K, jnp.asarray(t_ends, dtype=real), jnp.asarray(dt0, dtype=real),
+        jnp.asarray(rtol, dtype=real), jnp.asarray(atol, dtype=real), int(max_steps),
+    )  # fmt: skip
+    unfinished = (t_ends[-1] - t) > 8 * jnp.finfo(real).eps * max(1.0, abs(float(t_ends[-1])))
+    Us = eqx.error_if(
+        Us, unfinished,
+        f"matrix_simulate: max_steps={max_steps} step attempts reached before t1 "
+        "(raise max_steps or loosen rtol/atol).",
+    )  # fmt: skip
+    final = Us[-1]
+    Us = Us[:-1] if tail else Us
+    Z, r = _order(Us)
+    return Solution(ts, Us, Z, r, final, ok)
+

@@ -8,9 +8,8 @@ import jax.numpy as jnp
 
 from .. import group as group_geometry
 from .._types import Array, ArrayLike, Bool, Inexact, PRNGKeyArray
-from ._common import check_choice, check_positive
+from ._common import check_choice
 from ._geometry import Group, plane_generator
-from ._rope import rope_frequencies
 from ._sync_attention import SyncAttention
 
 
@@ -94,19 +93,16 @@ class GroupAttention(SyncAttention):
         kind, n = group_geometry.parse_group(group)
         self.group, self.n = f"{kind}{n}", n
         self.drift = check_choice(drift, "drift", ("planes", "full", "none"))
-        check_positive(rope_base, "rope_base")
-        if rope_base <= 1:
-            raise ValueError(f"rope_base must be > 1; got {rope_base}.")
         geo = Group(kind, n, drift)
         k, n_heads = self._init_core(
             geo, k, n_heads, key, value=value, gates=gates, causal=causal, tau=tau,
-            bound=bound, gate_norm=gate_norm, values=("state", "learned"),
+            bound=bound, gate_norm=gate_norm, rope_base=rope_base, values=("state", "learned"),
         )  # fmt: skip
-        P, kh = (n if kind == "u" else n // 2), k // n_heads
+        P = n if kind == "u" else n // 2
         if drift == "none" or P == 0:
             self.omega = None
             return
-        rates = jnp.tile(rope_frequencies(kh * P, rope_base).reshape(kh, P), (n_heads, 1))
+        rates = self._drift_rates(P, rope_base)
         if drift == "planes":
             self.omega = rates
         else:

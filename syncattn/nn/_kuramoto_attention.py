@@ -5,12 +5,8 @@ geometry (`_geometry.Torus`)."""
 
 from __future__ import annotations
 
-import jax.numpy as jnp
-
 from .._types import Array, ArrayLike, Bool, Float, PRNGKeyArray
-from ._common import check_positive
 from ._geometry import Torus
-from ._rope import rope_frequencies
 from ._sync_attention import SyncAttention, bounded_increment
 
 
@@ -104,14 +100,11 @@ class KuramotoAttention(SyncAttention):
         rope_base=10_000.0,
         gate_norm="mean",
     ):
-        check_positive(rope_base, "rope_base")
-        if rope_base <= 1:
-            raise ValueError(f"rope_base must be > 1; got {rope_base}.")
-        k, n_heads = self._init_core(
+        self._init_core(
             Torus(), k, n_heads, key, value=value, gates=gates, causal=causal, tau=tau,
-            bound=bound, gate_norm=gate_norm,
+            bound=bound, gate_norm=gate_norm, rope_base=rope_base,
         )  # fmt: skip
-        self.omega = jnp.tile(rope_frequencies(k // n_heads, rope_base), n_heads)
+        self.omega = self._drift_rates(1, rope_base).reshape(-1)
 
     def __call__(
         self,

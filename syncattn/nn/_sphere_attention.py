@@ -8,9 +8,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._types import Array, ArrayLike, Bool, Float, PRNGKeyArray
-from ._common import check_choice, check_int, check_positive
+from ._common import check_choice, check_int
 from ._geometry import Sphere, plane_generator
-from ._rope import rope_frequencies
 from ._sync_attention import SyncAttention
 
 
@@ -96,17 +95,14 @@ class SphereAttention(SyncAttention):
     ):
         self.n = n = check_int(n, "n", low=2)
         self.drift = check_choice(drift, "drift", ("planes", "full", "none"))
-        check_positive(rope_base, "rope_base")
-        if rope_base <= 1:
-            raise ValueError(f"rope_base must be > 1; got {rope_base}.")
         if generator is not None and drift != "full":
             raise ValueError(f"generator is the initial Omega of drift='full'; got drift={drift!r}.")
         k, n_heads = self._init_core(
             Sphere(n, drift), k, n_heads, key, value=value, gates=gates, causal=causal,
-            tau=tau, bound=bound, gate_norm=gate_norm, values=("state", "learned"),
+            tau=tau, bound=bound, gate_norm=gate_norm, rope_base=rope_base,
+            values=("state", "learned"),
         )  # fmt: skip
-        P, kh = n // 2, k // n_heads
-        rates = jnp.tile(rope_frequencies(kh * P, rope_base).reshape(kh, P), (n_heads, 1))
+        rates = self._drift_rates(n // 2, rope_base)
         if drift == "none":
             self.omega = None
         elif drift == "planes":

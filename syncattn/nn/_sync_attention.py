@@ -31,6 +31,7 @@ from ._common import (
     linear,
     linear_many,
 )
+from ._rope import rope_frequencies
 
 
 def bounded_increment(u: Float[Array, "T k"], bound: float) -> Float[Array, "T k"]:
@@ -128,9 +129,12 @@ class SyncAttention(eqx.Module):
 
     def _init_core(
         self, geometry, k, n_heads, key: PRNGKeyArray, *, value, gates, causal, tau,
-        bound, gate_norm, values=("phase", "learned"),
+        bound, gate_norm, rope_base, values=("phase", "learned"),
     ):  # fmt: skip
         """Checks and the shared parameters; returns the validated `(k, n_heads)`."""
+        check_positive(rope_base, "rope_base")
+        if rope_base <= 1:
+            raise ValueError(f"rope_base must be > 1; got {rope_base}.")
         k, n_heads = check_int(k, "k"), check_int(n_heads, "n_heads")
         if k % n_heads:
             raise ValueError(f"k={k} phases must be divisible by n_heads={n_heads}.")
@@ -156,6 +160,14 @@ class SyncAttention(eqx.Module):
         self.gates, self.causal = bool(gates), bool(causal)
         self.geometry = geometry
         return k, n_heads
+
+    def _drift_rates(self, planes: int, rope_base: float) -> Float[Array, "k planes"]:
+        r"""The initial drift rates $(k, P)$: head by head, oscillator $j'$ of a head
+        turns its $P$ planes at the rotary frequencies $b^{-(P j' + p)/(P k_h)}$, the
+        torus's $\omega_j$ at $P = 1$."""
+        kh = self.k // self.n_heads
+        rates = rope_frequencies(kh * planes, rope_base).reshape(kh, planes)
+        return jnp.tile(rates, (self.n_heads, 1))
 
     def _gate(self, z):
         g = jax.nn.softplus(z)

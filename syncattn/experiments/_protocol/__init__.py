@@ -30,6 +30,7 @@ the example in tests/experiments/test_protocol.py.
 from __future__ import annotations
 
 from ._committed import (
+    adopt as adopt,
     committed_dir as committed_dir,
     committed_fetch as committed_fetch,
     fetcher as fetcher,
@@ -65,6 +66,6 @@ from ._tables import (
 __all__ = [
     "Status", "CellResult", "Family", "ProtocolConfig", "check_protocol", "budget",
     "schedule", "lr_grid", "centred_lrs", "next_lr", "best_lr", "sweep", "at_best", "converged",
-    "committed_dir", "fetcher", "committed_fetch", "run", "rebuild", "cell_row", "record",
+    "committed_dir", "adopt", "fetcher", "committed_fetch", "run", "rebuild", "cell_row", "record",
     "record_lines", "compute", "corpus", "lr_sweep", "at_edge", "paired",
 ]  # fmt: skip

@@ -50,6 +50,14 @@ def _adopt(cells, src: Path | None, runs: Path) -> None:
                 shutil.copyfile(theirs / f, mine / f)
 
 
+def adopt(cells, src: Path | None, runs: Path) -> None:
+    """Copy into ``RUNS/CELL`` the committed result (and evaluation rows) of every cell of
+    `cells` not finished there that ``SRC/runs/CELL`` holds with the same settings (another
+    experiment's committed folder too: the geometry experiment adopts the ladder's cells);
+    `src` ``None``: nothing."""
+    _adopt(cells, src, runs)
+
+
 def _export(cells, runs: Path, dst: Path) -> None:
     """Write each finished cell's result.json and the eval rows of its log.jsonl to `dst`."""
     for c in cells:

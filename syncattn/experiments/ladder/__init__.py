@@ -120,7 +120,7 @@ from ._report import (
 
 
 __all__ = [
-    "Config", "run", "rebuild", "summary", "aggregate", "rung_depth", "rung_shape",
+    "Config", "run", "rebuild", "walk", "summary", "aggregate", "rung_depth", "rung_shape",
     "rung_budget", "rung_overrides", "rung_seeds", "rung_cell", "corpus_choice", "ladder_cell",
     "sweep_cells", "seed_cells", "best_lr", "next_lr", "lr_grid", "rung_lrs", "committed_dir",
     "PAPER", "ABLATIONS", "PROBES", "matched_depth", "FAMILIES", "MODELS",
@@ -222,7 +222,7 @@ def rung_lrs(config: Config, prior: float | None) -> list[float]:
     return centred_lrs(config.lrs, prior)
 
 
-def _walk(config: Config, fetch) -> tuple[list[TrainCell], list[CellResult], dict]:
+def walk(config: Config, fetch) -> tuple[list[TrainCell], list[CellResult], dict]:
     """Every cell, rung by rung: the sweep (centred on the rung below's best lrs, the
     first rung's family by family, the others' interleaved; extended past an edge), then
     the seeds at the best lr. `fetch(cells)` returns their results (training them, or
@@ -246,7 +246,7 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
     results.json, cells.csv, rungs.csv and ladder.png; return the files written."""
 
     def body(fetch, out, grid, dst):
-        cells, results, best = _walk(config, fetch)
+        cells, results, best = walk(config, fetch)
         abl = _items.ablation_cells(config, best)
         abl_results = fetch(abl) if abl else []
         dyn = _items.dynamics_cells(config, cells, best)
@@ -270,7 +270,7 @@ def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
     import sys
 
     def body(config, fetch, src, out):
-        cells, results, best = _walk(config, fetch)
+        cells, results, best = walk(config, fetch)
         abl = _items.ablation_cells(config, best)
         dyn = _items.dynamics_cells(config, cells, best)
         measured = _items.read_dynamics_of(config, src, dyn, [results[cells.index(c)] for c in dyn])

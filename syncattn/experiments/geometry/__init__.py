@@ -1,0 +1,254 @@
+r"""Issue 29, section 1: what the geometry buys, the Kuramoto gap taken apart.
+
+The size ladder ([`syncattn.experiments.ladder`][]) measured the Kuramoto LM at about
++0.2 BPC behind a matched RoPE + SwiGLU transformer at every rung. This experiment asks
+which part of that gap the feed-forward block, the readout and the state's geometry
+explain, on the ladder's protocol ([`syncattn.experiments._protocol`][]: a 20 N token
+budget, each family at its own lr from a sweep of 3 extended past an edge, 3 seeds at
+the best lr, test BPC, paired intervals, a convergence record, committed cells,
+``--from-results``), at the ladder's rungs 50 k and 150 k on the embedded corpus.
+
+**Families** ([`FAMILIES`][syncattn.experiments.geometry.FAMILIES], data: an attention
+and model override items), each against the same softmax cells:
+
+1. ``kuramoto``: seed 000's model as published, the ladder's own cells (adopted from
+   ``results/experiments/ladder/ladder-default``, never trained here);
+2. ``kuramoto-lift``: its feed-forward on the lift $(\cos\theta, \sin\theta)$
+   (``ffn="lift"``), width re-matched;
+3. ``kuramoto-vonmises`` and ``kuramoto-liftlinear``: the readouts
+   ``sync.readout=vonmises`` ($\ell_{tv} = \sum_j \kappa_{vj}\cos(\theta_{tj} -
+   \varphi_{vj})$) and ``sync.readout=lift_linear`` (a linear head on the lift);
+4. ``kuramoto-best``: 2 and 3 combined by the rule of
+   [`choose_best`][syncattn.experiments.geometry.choose_best];
+5. ``sphere-n3``, ``sphere-n4``, ``sphere-n8``: states on $S^{n-1}$
+   (``attention="sphere"``, ``sync.sphere_dim=n``, the lift feed-forward);
+6. ``so3``, ``u2``: group states (``attention="group"``, ``sync.group``).
+
+**Sizes.** A rung is the ladder's ([`rung_shape`][syncattn.experiments.ladder.rung_shape]:
+depth, heads, the Kuramoto width $d$, the budget $S$ from the Kuramoto count); the
+reference families keep the ladder's cells. Every other family is matched to the
+rung's *softmax* count $N_s$ by [`family_shape`][syncattn.experiments.geometry.family_shape]:
+the ladder's feed-forward rule (the multiple of 8 of $d_{ff}$ whose count is nearest
+$N_s$) at the rung's width; where that cannot come within ``match_tol`` (2 %; a sphere
+or group model's embedding and readout grow as $V k n$ or $V k n^2$, so at the rung's
+width even $d_{ff} = 8$ is too large), the width $k$ = ``d_model`` is lowered in steps
+of the rung's head count (heads and depth kept) to the largest width whose matched count
+lies within it. At each width $d_{ff}$ is a multiple of 8 where that comes within the
+tolerance, else any integer $\ge 8$ (the lift's step of 8 is 5 % of the 150 k rung's
+count). The state size per token
+([`state_size`][syncattn.experiments.geometry.state_size]) is reported beside.
+
+**Learning rates.** A family's sweep at the first rung is centred on the Kuramoto
+model's best lr of that rung (the ladder's), at the rungs above on its own best lr of
+the rung below ([`centred_lrs`][syncattn.experiments._protocol.centred_lrs]); extended
+past an edge (``extend``); its best lr then trained at every seed.
+
+**Report** ([`compare`][syncattn.experiments.geometry.compare]): per family and rung
+the paired test-BPC gap to softmax with its Student-t interval, the paired difference to
+the Kuramoto model, and the fraction of the Kuramoto gap closed,
+
+$$f = \frac{\bar g_K - \bar g_F}{\bar g_K}, \qquad
+  \bar g_X = \frac1{|S|}\sum_{s\in S}\big(\mathrm{BPC}_{X,s} - \mathrm{BPC}_{\text{softmax},s}\big),$$
+
+over the seeds $S$ all three hold, with the interval of the paired mean of
+$\mathrm{BPC}_{K,s} - \mathrm{BPC}_{F,s}$ divided by $\bar g_K$ (conditional on the
+Kuramoto gap); a verdict per family in words
+([`verdict`][syncattn.experiments.geometry.verdict]); one plot, the gap against the
+state dimension $n$ (torus at $n = 2$).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from .. import _protocol as protocol, ladder
+from .._grid import Grid
+from .._protocol import ProtocolConfig
+from ._families import (
+    BEST as BEST,
+    DIM as DIM,
+    FAMILIES as FAMILIES,
+    KURAMOTO as KURAMOTO,
+    NAME,
+    NUMBER as NUMBER,
+    READOUTS as READOUTS,
+    REFERENCES as REFERENCES,
+    SOFTMAX as SOFTMAX,
+    _best_family,
+    available,
+    choose_best as choose_best,
+    family_shape as family_shape,
+    geometry_cell,
+    ladder_dir,
+    state_size as state_size,
+)
+from ._report import (
+    _rows,
+    _write,
+    aggregate as aggregate,
+    compare as compare,
+    fraction_closed as fraction_closed,
+    plot as plot,
+    summary as summary,
+    verdict as verdict,
+)
+
+
+__all__ = ["Config", "run", "rebuild", "summary", "aggregate", "FAMILIES", "REFERENCES",
+           "family_shape", "state_size", "geometry_cell", "available", "choose_best",
+           "compare", "fraction_closed", "verdict", "ladder_dir", "ladder_config", "plot"]  # fmt: skip
+
+
+@dataclasses.dataclass(frozen=True)
+class Config(ProtocolConfig):
+    """The geometry experiment's settings: the protocol's
+    ([`ProtocolConfig`][syncattn.experiments._protocol.ProtocolConfig]) and these.
+
+    Attributes:
+        targets: the ladder's rungs (target counts) compared here.
+        ladder_targets: the ladder's rungs whose walk gives the reference cells (its lr
+            sweep at a rung is centred on the rung below, so the walk runs from the
+            first rung up to the largest of `targets`; every rung keeps all seeds).
+        families: the families run besides the references (names of
+            [`FAMILIES`][syncattn.experiments.geometry.FAMILIES] and ``kuramoto-best``).
+        match_tol: the largest relative count difference to the rung's softmax cell.
+        ladder: the ladder's committed folder the reference cells are adopted from
+            (``"auto"``: the checkout's ``results/experiments/ladder/ladder-default`` on
+            the embedded corpus; ``None``: none, they are trained).
+    """
+
+    targets: tuple[int, ...] = (50_000, 150_000)
+    ladder_targets: tuple[int, ...] = (50_000, 100_000, 150_000)
+    families: tuple[str, ...] = (*(f.name for f in FAMILIES), BEST)
+    match_tol: float = 0.02
+    ladder: str | None = "auto"
+
+    def __post_init__(self):
+        names = {f.name for f in FAMILIES} | {BEST}
+        bad = [f for f in self.families if f not in names]
+        if bad:
+            raise ValueError(f"families: unknown {bad}; choose among {sorted(names)}.")
+        if not self.targets or not set(self.targets) <= set(self.ladder_targets):
+            raise ValueError(f"targets {self.targets} must be non-empty and among "
+                             f"ladder_targets {self.ladder_targets}.")  # fmt: skip
+        if not 0 < self.match_tol < 1:
+            raise ValueError(f"match_tol must lie in (0, 1); got {self.match_tol}.")
+        super().__post_init__()
+
+    @classmethod
+    def smoke(cls) -> Config:
+        """Seconds of training (a minute with compiling): the ladder's first smoke rung
+        (12 k), one lr, 2 seeds, 0.1 N tokens, families 2, 5 (n = 3) and 4."""
+        return cls(targets=(12_000,), ladder_targets=(12_000,), lrs=(1e-2,), seeds=(0, 1),
+                   families=("kuramoto-lift", "sphere-n3", BEST), tokens_per_param=0.1, batch_size=4,
+                   seq_len=32, evals=5, eval_batches=2, final_batches=2, n_boot=50,
+                   extend=0, committed=None, ladder=None)  # fmt: skip
+
+    @classmethod
+    def default(cls) -> Config:
+        """Issue 29's CPU protocol: rungs 50 k and 150 k, 3 lrs (+ extensions), 3 seeds."""
+        return cls()
+
+    @classmethod
+    def full(cls) -> Config:
+        """The default at 5 seeds (the references' extra seeds are trained)."""
+        return cls(seeds=(0, 1, 2, 3, 4))
+
+
+# --------------------------------------------------------------------------- the walk
+
+
+def ladder_config(config: Config):
+    """The ladder's config whose walk ([`syncattn.experiments.ladder`][]) gives the
+    reference cells: ``ladder_targets``, every seed at every rung, no ablations, probes or
+    dynamics, and this config's protocol fields."""
+    shared = {f.name: getattr(config, f.name) for f in dataclasses.fields(ProtocolConfig)}
+    return ladder.Config(**shared | {"targets": config.ladder_targets, "top_seeds": None,
+                                     "ablate_at": None, "probes": (), "dynamics": False})  # fmt: skip
+
+
+def _walk(config: Config, fetch, ref_fetch) -> dict:
+    """Every cell in order: the references (the ladder's walk, adopted), then rung by rung
+    each family's sweep (interleaved) and seeds at its best lr; family 4 is chosen after
+    the first rung and run from there on."""
+    ref_cells, ref_results, ref_best = ladder.walk(ladder_config(config), ref_fetch)
+    mine = {ladder.rung_shape(t)["name"] for t in config.targets}
+    keep = [i for i, c in enumerate(ref_cells) if c.name.split("-")[0] in mine]
+    cells, results = [ref_cells[i] for i in keep], [ref_results[i] for i in keep]
+    unavailable = {f.name: why for f in FAMILIES if f.name in config.families
+                   and (why := available(f)) is not None}  # fmt: skip
+    fams = [f for f in FAMILIES if f.name in config.families and f.name not in unavailable]
+    best, prior, choice = {}, {}, None
+    for i, target in enumerate(sorted(config.targets)):
+        best[target] = dict(ref_best[target])
+        todo = list(fams)
+        for rnd in range(2):  # the families, then (first rung) family 4 once chosen
+            if not todo:
+                break
+            centre = best[target].get("kuramoto")
+            lrs = {f.name: protocol.centred_lrs(config.lrs, prior.get(f.name, centre)) for f in todo}
+            sw, got, _, b = protocol.sweep(
+                config, todo, lambda f, lr, t=target: geometry_cell(config, t, f, lr, config.seeds[0]),
+                fetch, lrs=lrs)  # fmt: skip
+            more = protocol.at_best(todo, b, config.seeds[1:],
+                                    lambda f, lr, s, t=target: geometry_cell(config, t, f, lr, s))
+            cells += sw + more
+            results += got + (fetch(more) if more else [])
+            best[target] |= b
+            todo = []
+            if i == 0 and rnd == 0 and BEST in config.families:
+                names = ["kuramoto", "softmax", *(f.name for f in fams)]
+                choice = choose_best(_rows(config, cells, results, names),
+                                     ladder.rung_shape(target)["name"], best[target])
+                bf = _best_family(choice)
+                if bf is not None and (why := available(bf)) is None:
+                    fams.append(bf)
+                    todo = [bf]
+                elif bf is not None:
+                    unavailable[BEST] = why
+        prior = {f: lr for f, lr in best[target].items() if lr is not None}
+    return {"cells": cells, "results": results, "best": best, "choice": choice,
+            "families": [KURAMOTO, SOFTMAX, *fams], "unavailable": unavailable}  # fmt: skip
+
+
+# --------------------------------------------------------------------------- run, rebuild
+
+
+def _ref_fetch(config, fetch, runs: Path):
+    src = ladder_dir(config)
+
+    def got(cells):
+        protocol.adopt(cells, src, runs)  # the ladder's committed cells, copied in as finished
+        return fetch(cells)
+
+    return got
+
+
+def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
+        size: str | None = None) -> dict[str, Path]:
+    """Train the experiment (resuming; the reference cells adopted from the ladder's
+    committed folder, any cell from this experiment's), write config.json, results.json,
+    cells.csv, gaps.csv and geometry.png; return the files written."""
+    from ..ladder import ladder_cell
+
+    def body(fetch, out, grid, dst):
+        return _write(config, out, _walk(config, fetch, _ref_fetch(config, fetch, out / "runs")))
+
+    return protocol.run(config, out, NAME, ladder_cell, body, grid=grid, progress=progress,
+                        size=size)  # fmt: skip
+
+
+def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
+    """The tables and the plot rebuilt into `out` from `src` alone (``config.json`` and
+    ``runs/CELL/result.json``; cells not there are reported missing).
+
+    Raises:
+        FileNotFoundError: `src` has no ``config.json`` of this experiment.
+    """
+    import sys
+
+    def body(config, fetch, src, out):
+        return _write(config, out, _walk(config, fetch, fetch), rebuilt_from=str(src))
+
+    return protocol.rebuild(sys.modules[__name__], src, out, body)

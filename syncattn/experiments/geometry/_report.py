@@ -1,0 +1,232 @@
+"""The geometry experiment's outputs: per-cell rows, the comparisons, the verdicts, the plot, text."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+from .. import _protocol as protocol, ladder
+from .._common import describe_values, fmt_mean_std, write_csv, write_json
+from .._protocol import record_lines
+from ._families import BEST, DIM, NAME, NUMBER, family_shape, ladder_dir
+
+
+def _rows(config, cells, results, names) -> list[dict]:
+    def fam(c):
+        rest = c.name.split("-", 1)[1] + "-"
+        return max((n for n in names if rest.startswith(f"{n}-lr")), key=len)
+
+    return [protocol.cell_row(config, c, r, {"rung": c.name.split("-")[0], "model": fam(c)},
+                              {"val_bpc": ("val", "bpc"), "test_bpc": ("test", "bpc")}, "bpc")
+            for c, r in zip(cells, results, strict=True)]  # fmt: skip
+
+
+# --------------------------------------------------------------------------- the report
+
+
+def fraction_closed(k: dict[int, float], f: dict[int, float], s: dict[int, float], seeds,
+                    confidence: float) -> dict:  # fmt: skip
+    r"""The fraction of the Kuramoto gap family F closes, over the seeds $S$ all three of
+    `k`, `f`, `s` (seed -> test BPC) hold: $f = (\bar g_K - \bar g_F)/\bar g_K$ with
+    $\bar g_X = \operatorname{mean}_S(X_s - s_s)$; its interval is the paired t interval
+    of $K_s - F_s$ divided by $\bar g_K$ (``None`` under two seeds, and $f$ ``None``
+    when $\bar g_K \le 0$: no gap to close)."""
+    from ... import stats
+
+    common = [x for x in seeds if x in k and x in f and x in s
+              and all(math.isfinite(v[x]) for v in (k, f, s))]  # fmt: skip
+    if not common:
+        return {"fraction": None, "ci": None, "n": 0, "kuramoto_gap": None}
+    gk = sum(k[x] - s[x] for x in common) / len(common)
+    gf = sum(f[x] - s[x] for x in common) / len(common)
+    if not gk > 0:
+        return {"fraction": None, "ci": None, "n": len(common), "kuramoto_gap": gk}
+    ci = stats.t_interval([k[x] - f[x] for x in common], confidence)
+    return {"fraction": (gk - gf) / gk, "ci": None if ci is None else [ci[0] / gk, ci[1] / gk],
+            "n": len(common), "kuramoto_gap": gk}  # fmt: skip
+
+
+def compare(config, test: dict[str, dict[int, float]], name: str, seeds) -> dict:
+    """Family `name`'s comparisons at one rung from ``test[family][seed]`` (test BPC):
+    ``gap`` (paired, F - softmax), ``kuramoto_gap`` (paired, Kuramoto - softmax),
+    ``vs_kuramoto`` (paired, F - Kuramoto) and
+    ``closed`` ([`fraction_closed`][syncattn.experiments.geometry.fraction_closed])."""
+    f, k, s = test.get(name, {}), test.get("kuramoto", {}), test.get("softmax", {})
+    return {"gap": protocol.paired(f, s, seeds, config.confidence),
+            "kuramoto_gap": protocol.paired(k, s, seeds, config.confidence),
+            "vs_kuramoto": protocol.paired(f, k, seeds, config.confidence),
+            "closed": fraction_closed(k, f, s, seeds, config.confidence)}  # fmt: skip
+
+
+def verdict(name: str, per_rung: Sequence[tuple[str, dict]]) -> str:
+    """A family's verdict in words, rung by rung: *inconclusive* when the Kuramoto gap's own
+    interval reaches 0 (nothing resolved to close); else *beats* / *not distinguishable
+    from softmax* when the family's gap interval lies below / holds 0; else *closes X %
+    of the Kuramoto gap* when the interval of F - Kuramoto lies below 0, *widens it* when
+    above, *no detectable change* when it holds 0; *not measured* without two paired seeds."""
+    parts = []
+    for rung, c in per_rung:
+        g, v, fr = c["gap"], c["vs_kuramoto"], c["closed"]["fraction"]
+        if g["n"] < 2 or g.get("ci") is None:
+            parts.append(f"{rung}: not measured (fewer than 2 paired seeds)")
+            continue
+        lo, hi = g["ci"]
+        head = f"{rung}: gap to softmax {g['mean']:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+        kg = c.get("kuramoto_gap") or {}
+        if name == "kuramoto":
+            parts.append(head + " (the gap the others are measured against)")
+        elif not kg.get("ci") or kg["ci"][0] <= 0:
+            parts.append(head + ", inconclusive: the Kuramoto gap itself is not resolved here")
+        elif lo <= 0:
+            parts.append(head + (", beats softmax" if hi < 0 else ", not distinguishable from softmax"))
+        elif v.get("ci") and v["ci"][1] < 0:
+            parts.append(head + f", closes {100 * fr:.0f} % of the Kuramoto gap" if fr is not None
+                         else head + ", better than Kuramoto")  # fmt: skip
+        elif v.get("ci") and v["ci"][0] > 0:
+            parts.append(head + f", widens the Kuramoto gap by {v['mean']:+.3f}")
+        else:
+            parts.append(head + f", no detectable change from Kuramoto ({v['mean']:+.3f})")
+    return "; ".join(parts) or "not measured"
+
+
+def aggregate(config, walk: dict) -> dict:
+    """Per cell its scores; per rung and family its shape, lr sweep, best lr, test/val BPC
+    and comparisons ([`compare`][syncattn.experiments.geometry.compare]); family 4's
+    choice; a verdict per family."""
+    fams = walk["families"]
+    names = [f.name for f in fams]
+    rows = _rows(config, walk["cells"], walk["results"], names)
+    rungs, per_family = [], {n: [] for n in names}
+    for target in sorted(config.targets):
+        rname = ladder.rung_shape(target)["name"]
+        mine = [w for w in rows if w["rung"] == rname]
+        best = walk["best"][target]
+        seeds = config.seeds
+        test = {n: {w["seed"]: w["test_bpc"] for w in mine if w["model"] == n and w["lr"] == best.get(n)}
+                for n in names}  # fmt: skip
+        entry = {"target": target, "name": rname, "best_lr": {n: best.get(n) for n in names},
+                 **ladder.rung_budget(config, ladder.rung_shape(target)["params"]["kuramoto"]),
+                 "families": {}}  # fmt: skip
+        for f in fams:
+            sweep = protocol.lr_sweep(mine, "val_bpc", lambda w, n=f.name: w["model"] == n
+                                      and w["seed"] == config.seeds[0])  # fmt: skip
+            vals = [test[f.name][s] for s in seeds if s in test[f.name]]
+            c = compare(config, test, f.name, seeds)
+            entry["families"][f.name] = {
+                "number": NUMBER[f.name], "dim": DIM[f.name], "attention": f.attention,
+                "model": [list(kv) for kv in f.model],
+                "shape": family_shape(target, f, config.match_tol), "sweep": sweep,
+                "lr_at_edge": protocol.at_edge(best.get(f.name), sweep),
+                "test": describe_values(vals), **c,
+                "compute": protocol.compute([w for w in mine if w["model"] == f.name]),
+            }  # fmt: skip
+            if f.name != "softmax":
+                per_family[f.name].append((rname, c))
+        rungs.append(entry)
+    choice = walk["choice"]
+    verdicts = {n: verdict(n, per_family[n]) for n in names if n != "softmax"}
+    for n, why in walk["unavailable"].items():
+        verdicts[n] = f"not run: {why}"
+    if BEST in config.families and choice is not None and choice["same_as"] is not None:
+        verdicts[BEST] = (f"not trained: the rule keeps {' + '.join(choice['components']) or 'nothing'}"
+                          f", so family 4 is {choice['same_as']} (see its verdict)")  # fmt: skip
+    return {"rungs": rungs, "choice": choice, "verdicts": verdicts,
+            "unavailable": walk["unavailable"], "rows": rows, **protocol.record(rows),
+            "compute": protocol.compute(rows), "corpus": protocol.corpus(walk["results"])}  # fmt: skip
+
+
+def _or(v):
+    return "" if v is None else v
+
+
+def _write(config, out: Path, walk: dict, rebuilt_from=None) -> dict[str, Path]:
+    agg = aggregate(config, walk)
+    payload = {"experiment": NAME, **agg, "rebuilt_from": rebuilt_from,
+               "ladder": None if ladder_dir(config) is None else str(ladder_dir(config))}  # fmt: skip
+    out = Path(out)
+    files = {"results": write_json(out / "results.json", payload)}
+    rows = agg["rows"]
+    files["csv"] = write_csv(out / "cells.csv", {
+        k: [("" if w[k] is None else w[k]) for w in rows] for k in rows[0]})  # fmt: skip
+    rr = [(e, n, g) for e in agg["rungs"] for n, g in e["families"].items()]
+    files["gaps"] = write_csv(out / "gaps.csv", {
+        "rung": [e["name"] for e, _, _ in rr], "family": [n for _, n, _ in rr],
+        "number": [g["number"] for *_, g in rr], "dim": [g["dim"] for *_, g in rr],
+        "params": [g["shape"]["params"] for *_, g in rr],
+        "mismatch": [g["shape"]["mismatch"] for *_, g in rr],
+        "d_model": [g["shape"]["d_model"] for *_, g in rr],
+        "d_ff": [g["shape"]["d_ff"] for *_, g in rr],
+        "state_size": [g["shape"]["state_size"] for *_, g in rr],
+        "best_lr": [_or(e["best_lr"][n]) for e, n, _ in rr],
+        "n_seeds": [g["test"]["n"] for *_, g in rr],
+        "test_bpc_mean": [_or(g["test"]["mean"]) for *_, g in rr],
+        "gap_mean": [_or(g["gap"]["mean"]) for *_, g in rr],
+        "gap_lo": [_or(g["gap"]["ci"] and g["gap"]["ci"][0]) for *_, g in rr],
+        "gap_hi": [_or(g["gap"]["ci"] and g["gap"]["ci"][1]) for *_, g in rr],
+        "vs_kuramoto_mean": [_or(g["vs_kuramoto"]["mean"]) for *_, g in rr],
+        "fraction_closed": [_or(g["closed"]["fraction"]) for *_, g in rr],
+    })  # fmt: skip
+    files["png"] = plot(agg, out / f"{NAME}.png")
+    return files
+
+
+def plot(agg: dict, path):
+    """The paired test-BPC gap to softmax (mean, t interval) of every family at every
+    rung against the state dimension $n$ ([`DIM`][syncattn.experiments.geometry.DIM];
+    the torus families at $n = 2$, spread a little), one marker per rung, the Kuramoto
+    gap as a dashed line per rung."""
+    from .._common import new_figure, save_figure
+
+    fig, (ax,) = new_figure(1, 1, width=6.0)
+    markers = "osD^v"
+    names = [n for n in agg["rungs"][0]["families"] if n != "softmax"] if agg["rungs"] else []
+    torus = [n for n in names if DIM[n] == 2]
+    for j, e in enumerate(agg["rungs"]):
+        k = e["families"].get("kuramoto", {}).get("gap", {}).get("mean")
+        if k is not None:
+            ax.axhline(k, color="grey", ls="--", lw=0.8)
+        for i, n in enumerate(names):
+            g = e["families"][n]["gap"]
+            if g["mean"] is None:
+                continue
+            x = DIM[n] + (0.08 * (torus.index(n) - (len(torus) - 1) / 2) if n in torus else 0.0)
+            ci = g.get("ci") or (g["mean"], g["mean"])
+            ax.errorbar([x], [g["mean"]], yerr=[[g["mean"] - ci[0]], [ci[1] - g["mean"]]],
+                        fmt=markers[j % len(markers)], color=f"C{i}", capsize=3,
+                        label=f"{n} ({e['name']})")  # fmt: skip
+    ax.axhline(0, color="k", lw=0.8)
+    if names:
+        ax.set_xticks(sorted({DIM[n] for n in names}))
+    ax.set_xlabel("state dimension n (torus: 2, S^(n-1): n, SO(3): 3, U(2): 4)")
+    ax.set_ylabel("test BPC gap to softmax (paired, t interval)")
+    corpus = (agg.get("corpus") or {}).get("name", "?")
+    ax.set_title(f"geometry on {corpus}: dashed = Kuramoto's gap per rung", fontsize=9)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=6, ncol=2)
+    return save_figure(fig, path)
+
+
+def summary(results: dict) -> str:
+    """Per rung each family's count, state size, lr and gap; family 4's choice; the
+    verdicts; the convergence record."""
+    corpus = (results.get("corpus") or {}).get("name")
+    lines = [f"geometry on {corpus}: test BPC gap to softmax at each family's best lr"]
+    for e in results["rungs"]:
+        lines.append(f"  {e['name']}: {e['tokens']:,} tokens, {e['steps']} steps")
+        for n, g in e["families"].items():
+            s = g["shape"]
+            ci = g["gap"].get("ci")
+            gap = "" if n == "softmax" else f", gap {fmt_mean_std(g['gap'], 3)}" + (
+                f" [{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else "")  # fmt: skip
+            fr = g["closed"]["fraction"]
+            closed = "" if fr is None or n in ("softmax", "kuramoto") else f", closes {100 * fr:.0f} %"
+            lines.append(f"    {n:<20} N={s['params']:,} ({100 * s['mismatch']:+.1f} %), state "
+                         f"{s['state_size']}/token, lr {e['best_lr'][n]}, test "
+                         f"{fmt_mean_std(g['test'])} (n={g['test']['n']}){gap}{closed}")  # fmt: skip
+    if results.get("choice"):
+        c = results["choice"]
+        lines.append(f"  family 4 keeps {' + '.join(c['components']) or 'nothing'}"
+                     + (f" (= {c['same_as']})" if c["same_as"] else ""))  # fmt: skip
+    lines += [f"  {n}: {v}" for n, v in results["verdicts"].items()]
+    return "\n".join(lines + record_lines(results, "val BPC"))
