@@ -168,22 +168,30 @@ class AlignmentReadout(eqx.Module):
     geometry: object = eqx.field(static=True)
 
     def __init__(self, k, vocab_size, *, key: PRNGKeyArray, space="torus", n=None, scale=1.0):
-        self.k = check_int(k, "k")
-        V = check_int(vocab_size, "vocab_size")
-        s = check_positive(scale, "scale")
-        self.geometry = make_geometry(space, n)
-        self.prototypes = _init_points(self.geometry, key, (V, self.k))
-        self.scale = jnp.asarray(s / math.sqrt(self.k), dtype=jnp.result_type(float))
+        self.k, self.geometry, self.prototypes, V, s = _prototypes(
+            k, vocab_size, key, space, n, scale
+        )
+        self.scale = jnp.asarray(s, dtype=jnp.result_type(float))
 
     def __call__(self, state: ArrayLike) -> Array:
         geo = self.geometry
-        state = geo.check(state, self.k, "state" if not isinstance(geo, Torus) else "theta")
+        state = _check_state(geo, state, self.k)
         rdt = geo.real_dtype(state)
         s = cast(self, rdt)
         xt = geo.lift(state).reshape(state.shape[0], -1)
         P = _points(geo, s.prototypes)  # complex parameters (U(n)) are not cast
         xp = geo.lift(P).reshape(P.shape[0], -1).astype(rdt)
         return (s.scale * geo.norm_scale) * (xt @ xp.T)
+
+
+def _prototypes(k, vocab_size, key, space, n, scale):
+    # the readouts' shared start: checked sizes, the geometry, V x k prototype points,
+    # and the initial scale sigma = scale / sqrt(k)
+    k = check_int(k, "k")
+    V = check_int(vocab_size, "vocab_size")
+    s = check_positive(scale, "scale")
+    geometry = make_geometry(space, n)
+    return k, geometry, _init_points(geometry, key, (V, k)), V, s / math.sqrt(k)
 
 
 def _check_state(geo, state, k):
@@ -219,12 +227,10 @@ class VonMisesReadout(eqx.Module):
     geometry: object = eqx.field(static=True)
 
     def __init__(self, k, vocab_size, *, key: PRNGKeyArray, space="torus", n=None, scale=1.0):
-        self.k = check_int(k, "k")
-        V = check_int(vocab_size, "vocab_size")
-        s = check_positive(scale, "scale")
-        self.geometry = make_geometry(space, n)
-        self.prototypes = _init_points(self.geometry, key, (V, self.k))
-        self.kappa = jnp.full((V, self.k), s / math.sqrt(self.k), dtype=jnp.result_type(float))
+        self.k, self.geometry, self.prototypes, V, s = _prototypes(
+            k, vocab_size, key, space, n, scale
+        )
+        self.kappa = jnp.full((V, self.k), s, dtype=jnp.result_type(float))
 
     def __call__(self, state: ArrayLike) -> Array:
         geo = self.geometry
