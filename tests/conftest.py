@@ -116,7 +116,7 @@ settings.load_profile(os.getenv("HYPOTHESIS_PROFILE", "default"))
 # checks and which case of it stays in the default run) cost the most to compile and run,
 # and are marked `slow` here; CI runs every slow test (.ci/run). In a whole run (no paths
 # given), a listed id that is not collected is reported by the test
-# tests/test_misc.py::test_slow_cases_list_matches_the_tests, so the list cannot silently
+# tests/test_suite.py::test_slow_cases_list_matches_the_tests, so the list cannot silently
 # drift from the tests. Issue 31: ids in files skipped at collection (an optional extra
 # missing: librosa, ...) are not stale, and a stale list fails that one test, never the
 # whole run (an error raised here crashed pytest-xdist: no test ran at all).
