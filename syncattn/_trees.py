@@ -31,24 +31,33 @@ def float_dtype(dtype):
     return dtype
 
 
-def cast_floating(tree: Any, dtype) -> Any:
+def cast_floating(tree: Any, dtype, *, complex_too: bool = False) -> Any:
     r"""`tree` with every real floating-point array leaf cast to `dtype`.
 
     $$x \mapsto \operatorname{round}_{\text{dtype}}(x) \text{ for each leaf } x
       \text{ with a real floating dtype; every other leaf unchanged}$$
 
     Integer, boolean and complex arrays and non-array leaves (static fields, Python
-    numbers) are kept as they are; a leaf already of `dtype` is returned as is.
+    numbers) are kept as they are; a leaf already of `dtype` is returned as is. With
+    `complex_too`, complex leaves follow to the complex type of the same precision
+    (float32: complex64, float64: complex128; bfloat16 and float16, which have none,
+    leave them as they are).
 
     Args:
         tree: any pytree (a model, its gradients).
         dtype: a floating dtype, or its name ("float32", "bfloat16", "float64").
+        complex_too: also cast complex leaves (a $U(n)$ model's parameters).
     """
     dtype = float_dtype(dtype)
+    cdt = None
+    if complex_too and jnp.dtype(dtype) in (jnp.dtype(jnp.float32), jnp.dtype(jnp.float64)):
+        cdt = jnp.promote_types(dtype, jnp.complex64)
 
     def cast(x):
         if eqx.is_array(x) and jnp.issubdtype(x.dtype, jnp.floating):
             return x.astype(dtype)
+        if cdt is not None and eqx.is_array(x) and jnp.iscomplexobj(x):
+            return x.astype(cdt)
         return x
 
     return jax.tree.map(cast, tree)

@@ -100,3 +100,15 @@ def test_no_other_tree_cast_in_the_package():
     old = "m = jax.tree.map(\n  lambda x: x.astype(d) if eqx.is_inexact_array(x) else x, m)\n"
     assert _casts_over_trees(old) == [1]
     assert _casts_over_trees("m = jax.tree_util.tree_map(lambda a: a.astype(d), m)") == [1]
+
+
+def test_cast_floating_complex_too():
+    """complex leaves follow the precision asked for only with complex_too, and only where
+    a complex type of that precision exists."""
+    tree = {"c": jnp.ones(2, jnp.complex64), "r": jnp.ones(2, jnp.float32), "i": jnp.arange(2)}
+    out = _trees.cast_floating(tree, "float64", complex_too=True)
+    assert (out["c"].dtype, out["r"].dtype, out["i"].dtype) == (
+        np.dtype(np.complex128), np.dtype(np.float64), tree["i"].dtype)
+    np.testing.assert_array_equal(out["c"], np.ones(2, np.complex128))
+    assert _trees.cast_floating(tree, "float64")["c"].dtype == np.dtype(np.complex64)
+    assert _trees.cast_floating(tree, "bfloat16", complex_too=True)["c"].dtype == np.dtype(np.complex64)

@@ -155,18 +155,5 @@ def cast(model, dtype):
     config = getattr(model, "config", None)
     if isinstance(config, ModelConfig):
         check_dtype(config, dtype)
-    model = cast_floating(model, dtype)
-    # the complex parameters of a U(n) model follow: float32 -> complex64, float64 ->
-    # complex128 (so that its states have the precision asked for)
-    import equinox as eqx
-    import jax.numpy as jnp
-
-    from .._trees import float_dtype
-
-    real = jnp.dtype(float_dtype(dtype))
-    if real not in (jnp.dtype(jnp.float32), jnp.dtype(jnp.float64)):
-        return model
-    cdt = jnp.promote_types(real, jnp.complex64)
-    return jax.tree.map(
-        lambda x: x.astype(cdt) if eqx.is_array(x) and jnp.iscomplexobj(x) else x, model
-    )
+    # a U(n) model's complex parameters follow (float32: complex64, float64: complex128)
+    return cast_floating(model, dtype, complex_too=True)
