@@ -143,24 +143,24 @@ def _dexpinv(om, x):
     return x + 0.5 * c1 + (om @ c1 - c1 @ om) / 12.0
 
 
-def _rkmk4_step(U, h, W, K):
+def _rkmk4_stages(U, h, W, K):
+    # the four RKMK4 stages: k4 and the Lie algebra increment om
     k1 = h * _xi(U, W, K)
     k2 = h * _dexpinv(0.5 * k1, _xi(U @ _expm(0.5 * k1), W, K))
     k3 = h * _dexpinv(0.5 * k2, _xi(U @ _expm(0.5 * k2), W, K))
     k4 = h * _dexpinv(k3, _xi(U @ _expm(k3), W, K))
-    om = (k1 + 2.0 * k2 + 2.0 * k3 + k4) / 6.0
-    return U @ _expm(om)
+    return k4, (k1 + 2.0 * k2 + 2.0 * k3 + k4) / 6.0
+
+
+def _rkmk4_step(U, h, W, K):
+    return U @ _expm(_rkmk4_stages(U, h, W, K)[1])
 
 
 def _rkmk43_step(U, h, W, K):
     # the RKMK4 step and its embedded third-order estimate: a fifth stage at the new
     # point, k5 = h dexp^-1_{-om} xi(U e^om), and weights (1/6, 1/3, 1/3, 0, 1/6)
     # (order 3 for any weight x on k5 with 1/6 - x on k4) give E = (k5 - k4)/6
-    k1 = h * _xi(U, W, K)
-    k2 = h * _dexpinv(0.5 * k1, _xi(U @ _expm(0.5 * k1), W, K))
-    k3 = h * _dexpinv(0.5 * k2, _xi(U @ _expm(0.5 * k2), W, K))
-    k4 = h * _dexpinv(k3, _xi(U @ _expm(k3), W, K))
-    om = (k1 + 2.0 * k2 + 2.0 * k3 + k4) / 6.0
+    k4, om = _rkmk4_stages(U, h, W, K)
     V = U @ _expm(om)
     k5 = h * _dexpinv(om, _xi(V, W, K))
     return V, (k5 - k4) / 6.0
