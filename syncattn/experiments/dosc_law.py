@@ -78,7 +78,7 @@ from .ladder import ladder_cell
 from .scaling import PAPER, RECIPE, corpus_choice, law
 
 
-__all__ = ["Config", "run", "rebuild", "summary", "aggregate", "budget", "cell", "dosc_cell",
+__all__ = ["Config", "run", "rebuild", "walk", "summary", "aggregate", "budget", "cell", "dosc_cell",
            "budget_params", "PAPER", "FAMILIES"]  # fmt: skip
 
 NAME = "dosc_law"
@@ -228,7 +228,7 @@ def _law_cells(config, family: str, lr: float, seed: int) -> list[TrainCell]:
     return [cell(config, "oscillator", lr, seed, d) for d in config.dims]
 
 
-def _walk(config, fetch) -> tuple[list[TrainCell], list, dict]:
+def walk(config, fetch) -> tuple[list[TrainCell], list, dict]:
     """Every cell in order (module docstring): `fetch(cells)` returns their results."""
     cells, results, _, best = protocol.sweep(
         config, FAMILIES, lambda f, lr: _family_cell(config, f.name, lr), fetch, metric="loss")
@@ -298,7 +298,7 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
     results.json, cells.csv and dosc_law.png; return the files written."""
 
     def body(fetch, out, grid, dst):
-        return _write(config, out, *_walk(config, fetch))
+        return _write(config, out, *walk(config, fetch))
 
     return protocol.run(config, out, NAME, dosc_cell, body, grid=grid, progress=progress,
                         size=size)  # fmt: skip
@@ -314,7 +314,7 @@ def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
     import sys
 
     def body(config, fetch, src, out):
-        return _write(config, out, *_walk(config, fetch), rebuilt_from=str(src))
+        return _write(config, out, *walk(config, fetch), rebuilt_from=str(src))
 
     return protocol.rebuild(sys.modules[__name__], src, out, body)
 

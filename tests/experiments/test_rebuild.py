@@ -116,7 +116,7 @@ def test_committed_cells_are_the_cells_the_code_builds(folder):
     module = get(folder.split("/")[0])
     config, _ = committed_config(module, src)
     fetch = _protocol.committed_fetch(src)
-    cells, results, best = module._walk(config, fetch)
+    cells, results, best = module.walk(config, fetch)
     if module.NAME == "ladder":
         more = module._items.ablation_cells(config, best)
         cells, results = cells + more, results + fetch(more)
