@@ -26,7 +26,7 @@ Usage:
     python benchmarks/training.py                       # "1m", batch 16 x 256 ("tiny": 16 x 64), 5 rounds
     python benchmarks/training.py --configs tiny 1m 5m --skip-fwd-bwd   # the PyTorch ratios (< 5 min idle)
     python benchmarks/training.py --configs 5m --batch-size 64   # e.g. on a GPU
-    python benchmarks/training.py --models kuramoto sphere group --no-torch --skip-fwd-bwd \
+    python benchmarks/training.py --models kuramoto sphere group group:u2 --no-torch --skip-fwd-bwd \
         --out benchmarks/results/training-1m-sync.json   # the Lohe models beside Kuramoto
 Writes benchmarks/results/training[-CONFIG-BACKEND].json and prints a markdown table.
 """
@@ -65,8 +65,28 @@ def _block(tree):
     jax.block_until_ready(jax.tree.leaves(eqx.filter(tree, eqx.is_array)))
 
 
+def model_config(spec, config):
+    """The preset `config` for a ``--models`` entry: an attention, or ``group:NAME``
+    (``sync.group``, e.g. ``group:u2``) or ``sphere:N`` (``sync.sphere_dim``)."""
+    attention, _, arg = spec.partition(":")
+    extra = {}
+    if arg:
+        field = {"group": "sync.group", "sphere": "sync.sphere_dim"}.get(attention)
+        if field is None:
+            raise SystemExit(f"--models {spec}: only group:NAME and sphere:N take a suffix")
+        extra[field] = arg
+    return models.get_config(config, attention=attention, **extra)
+
+
+def _model_spec(spec):
+    if spec.partition(":")[0] not in models.ATTENTIONS:
+        raise argparse.ArgumentTypeError(f"{spec!r}: an attention of {models.ATTENTIONS}, "
+                                         "or group:NAME / sphere:N")
+    return spec
+
+
 def setup(attention, config, batch, dtype, plain=True):
-    cfg = models.get_config(config, attention=attention)
+    cfg = model_config(attention, config)
     model = models.build(cfg, key=jax.random.key(0))
     model = jax.tree.map(lambda x: x.astype(jnp.float32) if eqx.is_inexact_array(x) else x, model)
     tcfg = TrainConfig.preset(config, steps=1000, batch_size=batch.shape[0],
@@ -230,9 +250,10 @@ def main(argv=None) -> int:
     p.add_argument("--inner", type=int, default=2, help="calls per timing")
     p.add_argument("--dtype", default="float32", choices=("float32", "bfloat16"))
     p.add_argument("--models", "--model", nargs="+", default=list(ATTENTIONS),
-                   choices=models.ATTENTIONS,
+                   type=_model_spec,
                    help="the attentions, side by side (default: softmax oscillator "
-                   "kuramoto; also sphere, group)")
+                   "kuramoto; also sphere, group, and group:u2 or sphere:8 for another "
+                   "group or sphere than the preset's)")
     p.add_argument("--no-torch", dest="torch", action="store_false",
                    help="leave out the PyTorch baseline")
     p.add_argument("--skip-fwd-bwd", action="store_true",

@@ -36,7 +36,7 @@ def _element_np(rng, shape, n, complex_):
 
 CASES = [(2, False), (3, False), (4, False), (1, True), (2, True), (3, True)]
 _S = pytest.mark.slow
-# the default run keeps SO(3) (Rodrigues) and U(2) (Pade); the rest compile slowly
+# the default run keeps SO(3) (Rodrigues) and U(2) (closed form); the rest compile slowly
 FEW = [
     pytest.param(*c, marks=() if c in ((3, False), (2, True)) else _S) for c in CASES
 ]
@@ -79,6 +79,38 @@ def test_rodrigues_matches_scipy_at_every_angle(theta):
     w = theta * w / np.linalg.norm(w)
     xi = np.array([[0, -w[2], w[1]], [w[2], 0, -w[0]], [-w[1], w[0], 0]])
     np.testing.assert_allclose(group.expm(xi), sl.expm(xi), atol=2e-15)
+
+
+@pytest.mark.parametrize("cplx", [False, True])
+@pytest.mark.parametrize(
+    "theta", [0.0, 1e-9, 1e-5, 9e-3, 0.011, 1.0, 3.0, np.pi - 1e-6, 7.5]
+)
+def test_closed_form_2x2_matches_scipy_at_every_angle(theta, cplx):
+    # U(2) and SO(2): e^phi (cos t I + sin t / t eta), against scipy's Pade expm
+    rng = np.random.default_rng(5)
+    eta = _rand_algebra(rng, (), 2, cplx)
+    eta = eta - 0.5 * np.trace(eta) * np.eye(2)
+    eta = theta * eta / np.sqrt(0.5 * np.sum(np.abs(eta) ** 2))
+    xi = eta + (0.7j * np.eye(2) if cplx else 0)
+    np.testing.assert_allclose(group.expm(xi), sl.expm(xi), atol=4e-15)
+
+
+def test_closed_form_2x2_gradient_matches_pade_and_is_finite_at_zero():
+    rng = np.random.default_rng(6)
+    for cplx in (False, True):
+        C = rng.normal(size=(2, 2)) + (1j * rng.normal(size=(2, 2)) if cplx else 0)
+        C = jnp.asarray(C)
+
+        def loss(f, xi):
+            return jnp.real(jnp.sum(jnp.conj(C) * f(xi)))
+
+        for scale in (0.0, 1e-6, 0.5, 2.0):
+            xi = jnp.asarray(_rand_algebra(rng, (), 2, cplx, scale))
+            g1 = jax.grad(lambda x: loss(group._expm, x))(xi)
+            g2 = jax.grad(lambda x: loss(jax.scipy.linalg.expm, x))(xi)
+            assert np.all(np.isfinite(g1))
+            # exact on the algebra: compare the derivatives' skew parts
+            np.testing.assert_allclose(_skew_np(g1), _skew_np(g2), atol=1e-12)
 
 
 @pytest.mark.slow

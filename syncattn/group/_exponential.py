@@ -53,12 +53,32 @@ def _rodrigues(xi):
     return eye + a * xi + b * (xi @ xi)
 
 
+def _exp2(xi):
+    # exp of a 2x2 skew(-Hermitian) xi = phi I + eta, phi = tr(xi)/2 (0 when real),
+    # eta traceless with eta^2 = -t^2 I, t^2 = |eta|_F^2 / 2:
+    # e^phi (cos t I + (sin t / t) eta); series below t^2 = 1e-4 as in _rodrigues
+    phi = 0.5 * (xi[..., 0, 0] + xi[..., 1, 1])[..., None, None]
+    eye = jnp.eye(2, dtype=xi.dtype)[(None,) * (xi.ndim - 2)]
+    eta = xi - phi * eye
+    t2 = 0.5 * jnp.sum(jnp.real(eta * jnp.conj(eta)), axis=(-2, -1))[..., None, None]
+    small = t2 < 1e-4
+    t2s = jnp.where(small, jnp.ones_like(t2), t2)
+    t = jnp.sqrt(t2s)
+    # series to t^6: truncation below (1e-4)^4 / 8! (with t^4 only, cos erred by 1e-15)
+    a = jnp.where(small, 1 - t2 / 6 + t2 * t2 / 120 - t2 * t2 * t2 / 5040, jnp.sin(t) / t)
+    c = jnp.where(small, 1 - t2 / 2 + t2 * t2 / 24 - t2 * t2 * t2 / 720, jnp.cos(t))
+    out = c.astype(xi.dtype) * eye + a.astype(xi.dtype) * eta
+    return jnp.exp(phi) * out if jnp.iscomplexobj(xi) else out
+
+
 def _expm(xi):
     n = xi.shape[-1]
     if xi.dtype in _LOW_PRECISION:
         return _expm(xi.astype(jnp.float32)).astype(xi.dtype)
     if n == 1:
         return jnp.exp(xi)
+    if n == 2:
+        return _exp2(xi)
     if n == 3 and not jnp.iscomplexobj(xi):
         return _rodrigues(xi)
     return jax.scipy.linalg.expm(xi)
@@ -70,12 +90,18 @@ def expm(xi: Inexact[ArrayLike, "*batch n n"]) -> Inexact[Array, "*batch n n"]:
     $$\exp(\xi) = \sum_{k \ge 0} \frac{\xi^k}{k!}; \qquad
       SO(3):\ \exp(\xi) = I + \frac{\sin t}{t}\xi + \frac{1 - \cos t}{t^2}\xi^2,\ \
       t = \tfrac{1}{\sqrt2}\|\xi\|_F$$
+    $$U(2), SO(2):\ \exp(\xi) = e^{\phi}\Big(\cos t\, I + \frac{\sin t}{t}\eta\Big),
+      \quad \phi = \tfrac12 \operatorname{tr}\xi,\ \eta = \xi - \phi I,\
+      t = \tfrac{1}{\sqrt2}\|\eta\|_F$$
 
     $\xi$ = `xi` (skew-symmetric or skew-Hermitian). Real $3 \times 3$ uses the closed
-    Rodrigues form above (a Taylor series for $t^2 < 10^{-4}$, so value and gradient
-    are finite at $\xi = 0$); $1 \times 1$ uses the scalar exponential; every other
-    size `jax.scipy.linalg.expm` (Padé with scaling and squaring). All are
-    differentiable. float16/bfloat16 are computed in float32 and cast back.
+    Rodrigues form and every $2 \times 2$ (real or complex) the closed form above
+    ($\eta^2 = -t^2 I$ for traceless skew-Hermitian $2 \times 2$); both switch to a
+    Taylor series for $t^2 < 10^{-4}$, so value and gradient are finite at $\xi = 0$,
+    and both hold on the Lie algebra only (their derivative is exact along it);
+    $1 \times 1$ uses the scalar exponential; every other size
+    `jax.scipy.linalg.expm` (Padé with scaling and squaring). All are differentiable.
+    float16/bfloat16 are computed in float32 and cast back.
 
     Raises:
         ValueError: `xi` not skew (concrete input), shapes, NaN/inf.

@@ -27,7 +27,6 @@ import dataclasses
 
 import jax
 import jax.numpy as jnp
-import jax.scipy.linalg as jsl
 import numpy as np
 
 from .. import entropic, group, kuramoto, lohe, sphere, torus
@@ -182,7 +181,7 @@ class Sphere:
             y = jnp.concatenate([turned.reshape(za.shape[:-1] + (2 * P,)), zw[..., 2 * P :]], -1)
         else:
             Om = self.generator(omega.astype(wdt))  # (k, n, n)
-            R = jsl.expm(-pos[:, None, None, None] * Om[None])  # (T, k, n, n)
+            R = group.expm(-pos[:, None, None, None] * Om[None])  # (T, k, n, n)
             y = jnp.einsum("tkab,tkb->tka", R, zw)
         return y.astype(z.dtype).transpose(0, 2, 1)
 
@@ -296,7 +295,7 @@ class Group:
             y = jnp.concatenate([turned, Uw[..., 2 * P :, :]], -2)
         else:
             Om = self.generator(omega.astype(cdt))
-            R = jsl.expm(-pos[:, None, None, None].astype(cdt) * Om[None])
+            R = group.expm(-pos[:, None, None, None].astype(cdt) * Om[None])
             y = R @ Uw
         return (self._real(y) * scale).astype(rdt)
 
