@@ -88,7 +88,7 @@ def _model_spec(spec):
 def setup(attention, config, batch, dtype, plain=True):
     cfg = model_config(attention, config)
     model = models.build(cfg, key=jax.random.key(0))
-    model = jax.tree.map(lambda x: x.astype(jnp.float32) if eqx.is_inexact_array(x) else x, model)
+    model = models.cast(model, jnp.float32)  # U(n): complex64
     tcfg = TrainConfig.preset(config, steps=1000, batch_size=batch.shape[0],
                               seq_len=batch.shape[1] - 1, compute_dtype=dtype)
     opt = make_optimizer(tcfg)

@@ -19,7 +19,7 @@ from .._types import Array, ArrayLike, Int, PRNGKeyArray
 from ._blocks import SwiGLU
 from ._common import cast, check_int, check_positive, linear, linear_many
 from ._geometry import Group, Sphere, Torus
-from ._sync_attention import bounded_tangent
+from ._sync_attention import tangent_step
 
 
 __all__ = [
@@ -91,8 +91,7 @@ class LiftSwiGLU(eqx.Module):
         T, m = x.shape[0], x.shape[1]
         a, b = linear_many((s.w1, s.w3), x.reshape(T, m * self.k))
         u = linear(s.w2, jax.nn.silu(a) * b).reshape(T, m, self.k)
-        inc = bounded_tangent(geo.tangent(state, u), self.bound, geo.fiber_ndim, geo.norm_scale)
-        return geo.retract(state, inc)
+        return tangent_step(geo, state, u, None, self.bound)
 
 
 def _points(geo, raw):

@@ -189,6 +189,34 @@ class Sphere:
         # the Lohe coupling: (I - z z^T) G = sum_u A_tu (z_u - <z_u, z_t> z_t)
         return lohe.sphere_tangent_update(z, G.transpose(0, 2, 1))
 
+    def fused_step(self, z, G, gate, bound):
+        r"""`retract(z, bounded_tangent(gated(gate, tangent(z, G)), bound, 1))` in one
+        pass over the coordinate-major layout $(T, n, k)$ of `G` (the reductions over
+        $n$ run across rows, not along a minor axis of length $n$): with
+        $u_{tj} = v_{tj}(I - z_{tj}z_{tj}^\top)G_{tj}$, $f_t = \tanh\rho_t/\rho_t$,
+        $\rho_t = (\frac1k\sum_j\|u_{tj}\|^2)^{1/2}/\beta$ and $\Delta = f_t u$,
+        $z' = \cos\|\Delta_{tj}\|\, z_{tj} + \frac{\sin\|\Delta_{tj}\|}{\|\Delta_{tj}\|}
+        \Delta_{tj}$ (both `where`-guarded at 0 as in the plain path; `gate` None: $v = 1$).
+        Tested equal to the plain composition (tests/nn/test_sphere_attention.py)."""
+        wdt = jnp.promote_types(z.dtype, jnp.float32)
+        zc = z.astype(wdt).transpose(0, 2, 1)  # (T, n, k)
+        Gw = G.astype(z.dtype).astype(wdt)
+        u = Gw - jnp.sum(zc * Gw, 1, keepdims=True) * zc
+        if gate is not None:
+            u = gate.astype(z.dtype).astype(wdt)[:, None, :] * u
+        sq_j = jnp.sum(u * u, 1)  # (T, k)
+        sq = jnp.mean(sq_j, -1, keepdims=True)
+        pos = sq > 0
+        rho = jnp.sqrt(jnp.where(pos, sq, 1.0)) / bound
+        f = jnp.where(pos, jnp.tanh(rho) / rho, 1.0)  # (T, 1)
+        nsq = sq_j * (f * f)  # |Delta_tj|^2
+        p = nsq > 0
+        nrm = jnp.sqrt(jnp.where(p, nsq, 1.0))
+        c = jnp.where(p, jnp.cos(nrm), 1.0)
+        sinc = jnp.where(p, jnp.sin(nrm) / nrm, 1.0) * f
+        y = c[:, None, :] * zc + sinc[:, None, :] * u
+        return y.transpose(0, 2, 1).astype(z.dtype)
+
     def gated(self, v, a):
         return v[..., None] * a
 

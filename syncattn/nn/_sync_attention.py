@@ -54,6 +54,20 @@ def bounded_increment(u: Float[Array, "T k"], bound: float) -> Float[Array, "T k
     return (uf * factor).astype(u.dtype)
 
 
+def tangent_step(geo, state: Array, G: Array, gate: Array | None, bound: float) -> Array:
+    r"""One layer's move: $s' = \operatorname{Exp}_s\big(\mathcal B_\beta(v \odot P_s G)\big)$,
+    the composition `retract(state, bounded_tangent(gated(gate, tangent(state, G))))`
+    (`gate` None: no gate), or the geometry's `fused_step` where it has one (the
+    sphere's: the same value in one coordinate-major pass)."""
+    fused = getattr(geo, "fused_step", None)
+    if fused is not None:
+        return fused(state, G, gate, bound)
+    a = geo.tangent(state, G)
+    if gate is not None:
+        a = geo.gated(gate, a)
+    return geo.retract(state, bounded_tangent(a, bound, geo.fiber_ndim, geo.norm_scale))
+
+
 def bounded_tangent(u: Array, bound: float, fiber_ndim: int, scale: float = 1.0) -> Array:
     r"""`bounded_increment` for tangent vectors: $k$ oscillators per token, each a
     vector or matrix (the last `fiber_ndim` axes), shape $(T, k, \dots)$.
@@ -229,11 +243,11 @@ class SyncAttention(eqx.Module):
         km = check_key_mask(mask, T)
         q, kk, v, gate = self._features(state)
         G = self._unheads(attend(q, kk, v, self.causal, km))  # (T, m, k)
-        a = geo.tangent(state, G)  # the coupling: the tangent increment
-        inc = bounded_tangent(geo.gated(gate, a), self.bound, geo.fiber_ndim, geo.norm_scale)
-        y = geo.retract(state, inc)
+        y = tangent_step(geo, state, G, gate, self.bound)
         if not diagnostics:
             return y
+        a = geo.tangent(state, G)  # the coupling: the tangent increment
+        inc = bounded_tangent(geo.gated(gate, a), self.bound, geo.fiber_ndim, geo.norm_scale)
         # the global order over the real tokens (all of them if none is real)
         w = None if km is None else jnp.where(jnp.any(km), km, True)
         aux = {
