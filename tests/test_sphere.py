@@ -216,7 +216,9 @@ def test_cap_float32():
     a = jnp.asarray(_A, jnp.float32)
     P = sphere.cap_probability(a, 3)
     assert P.dtype == jnp.float32
-    assert_close(P, (1 - np.cos(_A)) / 2, scale=0.1)  # float32, |P| <= 1: atol 1e-6
+    # float32, |P| <= 1: atol 3e-6 (max error measured 6.8e-7 with XLA's default backend
+    # optimisation, 1.3e-6 at level 0, which tests/conftest.py sets: 11 float32 ulps at 1)
+    assert_close(P, (1 - np.cos(_A)) / 2, scale=0.3)
     assert sphere.cap_probability_bound(a, 3).dtype == jnp.float32
     assert float(P[-1]) == approx(1.0, jnp.float32, scale=0.1)
 
