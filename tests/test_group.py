@@ -95,38 +95,22 @@ def test_closed_form_2x2_matches_scipy_at_every_angle(theta, cplx):
     np.testing.assert_allclose(group.expm(xi), sl.expm(xi), atol=4e-15)
 
 
-def test_closed_form_2x2_gradient_matches_pade_and_is_finite_at_zero():
-    rng = np.random.default_rng(6)
-    for cplx in (False, True):
-        C = rng.normal(size=(2, 2)) + (1j * rng.normal(size=(2, 2)) if cplx else 0)
-        C = jnp.asarray(C)
-
-        def loss(f, xi):
-            return jnp.real(jnp.sum(jnp.conj(C) * f(xi)))
-
-        for scale in (0.0, 1e-6, 0.5, 2.0):
-            xi = jnp.asarray(_rand_algebra(rng, (), 2, cplx, scale))
-            g1 = jax.grad(lambda x: loss(group._expm, x))(xi)
-            g2 = jax.grad(lambda x: loss(jax.scipy.linalg.expm, x))(xi)
-            assert np.all(np.isfinite(g1))
-            # exact on the algebra: compare the derivatives' skew parts
-            np.testing.assert_allclose(_skew_np(g1), _skew_np(g2), atol=1e-12)
-
-
-@pytest.mark.slow
-def test_rodrigues_gradient_matches_pade_and_is_finite_at_zero():
-    rng = np.random.default_rng(4)
-    C = jnp.asarray(rng.normal(size=(3, 3)))
+@pytest.mark.parametrize("n,cplx", [(3, False), (2, False), (2, True)])
+def test_closed_forms_gradient_matches_pade_and_is_finite_at_zero(n, cplx):
+    """Rodrigues (SO(3)) and the 2 x 2 form (SO(2), U(2)) against Pade's derivative."""
+    rng = np.random.default_rng(4 + n + cplx)
+    C = rng.normal(size=(n, n)) + (1j * rng.normal(size=(n, n)) if cplx else 0)
+    C = jnp.asarray(C)
 
     def loss(f, xi):
-        return jnp.sum(C * f(xi))
+        return jnp.real(jnp.sum(jnp.conj(C) * f(xi)))
 
     for scale in (0.0, 1e-6, 0.5, 2.0):
-        xi = jnp.asarray(_rand_algebra(rng, (), 3, False, scale))
+        xi = jnp.asarray(_rand_algebra(rng, (), n, cplx, scale))
         g1 = jax.grad(lambda x: loss(group._expm, x))(xi)
         g2 = jax.grad(lambda x: loss(jax.scipy.linalg.expm, x))(xi)
         assert np.all(np.isfinite(g1))
-        # the closed form holds on so(3) only: compare derivatives along so(3)
+        # the closed forms hold on the algebra only: compare derivatives along it
         np.testing.assert_allclose(_skew_np(g1), _skew_np(g2), atol=1e-12)
 
 
