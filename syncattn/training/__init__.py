@@ -21,8 +21,9 @@ r"""Training: optimiser and schedule, the compiled step, data parallelism, check
 * [`syncattn.training.count_parameters`][], [`syncattn.training.cast_floating`][]:
   the parameter count and the floating-point cast of a model.
 * [`syncattn.training.generate`][]: autoregressive sampling.
-* [`syncattn.training.budget_spec`][], [`syncattn.training.plan_steps`][]: a run sized
-  to a time budget (``syncattn train --minutes M [--config auto]``).
+* [`syncattn.training.budget_spec`][], [`syncattn.training.plan_steps`][],
+  [`syncattn.training.Replanner`][]: a run sized to a time budget (``syncattn train
+  --minutes M [--config auto]``), re-planned as it goes.
 * [`syncattn.training.train_run`][] and friends: run folders (config.json,
   log.jsonl, checkpoints/, samples.txt, revision) behind ``syncattn train``,
   ``eval``, ``sample`` and ``report``; [`syncattn.training.validate_run`][] checks a
@@ -36,6 +37,7 @@ from .._trees import (
 )
 from ._budget import (
     TOKENS_PER_PARAM as TOKENS_PER_PARAM,
+    Replanner as Replanner,
     StepCosts as StepCosts,
     auto_lr as auto_lr,
     budget_spec as budget_spec,
@@ -77,7 +79,11 @@ from ._loop import (
     held_run_folder as held_run_folder,
     read_log as read_log,
 )
-from ._optim import lr_schedule as lr_schedule, make_optimizer as make_optimizer
+from ._optim import (
+    check_horizons as check_horizons,
+    lr_schedule as lr_schedule,
+    make_optimizer as make_optimizer,
+)
 from ._report import report as report, summarise_run as summarise_run
 from ._run import (
     RunConfigMismatch as RunConfigMismatch,
@@ -148,6 +154,8 @@ __all__ = [
     "read_log",
     "lr_schedule",
     "make_optimizer",
+    "check_horizons",
+    "Replanner",
     "report",
     "summarise_run",
     "RunConfigMismatch",

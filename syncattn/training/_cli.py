@@ -109,7 +109,8 @@ def _train(args) -> int:
             steps=args.steps, seed=args.seed, overrides=args.overrides,
         )
     res = train_run(spec, corpus, out, progress=not args.quiet, restart=args.restart,
-                    stop_on_signal=True)
+                    stop_on_signal=True,
+                    replan=_budget.Replanner.for_spec(spec, started=started, age=age))
     took = _budget.clock() - started + age
     ev = res.get("eval") or {}
     metric = "bpc" if corpus.kind == "byte" else "ppl"

@@ -67,7 +67,7 @@ from ._files import (
     records_lock,
     run_lock,
 )
-from ._optim import lr_schedule, make_optimizer
+from ._optim import check_horizons, lr_schedule, make_optimizer
 from ._sharding import (
     broadcast_from_main,
     data_mesh,
@@ -203,11 +203,19 @@ def _math_fields(config: TrainConfig) -> TrainConfig:
     return dataclasses.replace(config, **{f: getattr(TrainConfig, f) for f in unused})
 
 
+clock = time.perf_counter
+"""The loop's clock for the re-planning measurements (a module attribute: a test replaces it)."""
+
+
 @functools.lru_cache(maxsize=16)
-def _compiled(config: TrainConfig, loss, compute_dtype, make=None):
-    # One jitted step per (optimiser config, task loss, dtype, task optimiser): a second
-    # `fit` in the same process (resume, a sweep cell, the tests) reuses the program.
-    optimizer, schedule = make(config) if make is not None else (make_optimizer(config), lr_schedule(config))
+def _compiled(config: TrainConfig, loss, compute_dtype, make=None, horizons=()):
+    # One jitted step per (optimiser config, task loss, dtype, task optimiser, horizons): a
+    # second `fit` in the same process (resume, a sweep cell, the tests) reuses the program.
+    if make is not None and horizons:
+        raise ValueError("horizons (a re-planned schedule) need the default optimiser; this "
+                         "task brings its own.")
+    optimizer, schedule = make(config) if make is not None else (
+        make_optimizer(config, horizons), lr_schedule(config, horizons))
     return (
         optimizer,
         schedule,
@@ -265,6 +273,8 @@ def fit(
     eval_batches=None,
     restart: bool = False,
     stop_on_signal: bool = False,
+    horizons=(),
+    replan=None,
 ) -> dict[str, Any]:
     r"""Train `model` on a task into `run_dir`, resuming from its latest checkpoint.
 
@@ -297,6 +307,17 @@ def fit(
         stop_on_signal: SIGINT and SIGTERM finish the current step, save a
             checkpoint of it and raise `TrainingInterrupted` (main thread only; a
             second signal acts at once).
+        horizons: the schedule's re-planned horizons ``((0, S_0), (s_1, S_1), ...)``
+            (see [`syncattn.training.lr_schedule`][]); the last is ``config.steps``.
+        replan: re-planning (a ``--minutes`` run, [`syncattn.training.Replanner`][]):
+            called after every evaluation before the last, in a run that did not resume,
+            with ``{"step", "steps", "warmup_steps", "eval_every", "ckpt_every",
+            "step_s", "eval_s", "ckpt_s"}`` (the mean seconds of a step since the last
+            call, everything but evaluations and saves counted, and the last evaluation's
+            and save's seconds, ``None`` before the first save); it returns ``None`` or a
+            new step count $S' >$ ``step``, which re-aims the schedule at $S'$ from this
+            step on (`horizons` grows by ``(step, S')``; the step is compiled again) and
+            is logged as a ``{"kind": "replan"}`` record.
 
     Returns:
         ``{"step", "loss", "eval", "resumed_from", "params", "devices", "model"}``:
@@ -325,8 +346,9 @@ def fit(
     log_path = run_dir / "log.jsonl"
 
     model = cast_floating(model, "float64" if config.compute_dtype == "float64" else "float32")
+    horizons = check_horizons(horizons, config)
     optimizer, schedule, train_step = _compiled(_math_fields(config), task.loss, config.compute_dtype,
-                                                   task.optimizer)
+                                                   task.optimizer, horizons)
     opt_state = optimizer.init(eqx.filter(model, eqx.is_inexact_array))
     key = jax.random.PRNGKey(config.seed + 1)  # raw uint32[2]: saved as plain data
     state = _State(model, opt_state, key, 0)
@@ -369,6 +391,7 @@ def fit(
     key_r = replicate(jnp.asarray(state.key), mesh)
 
     def run_eval(model_now, step):
+        t = clock()
         record = {"kind": "eval", "step": step}
         if task.train_summary is not None:
             record.update(task.train_summary(step, list(pending)))
@@ -377,9 +400,11 @@ def fit(
         record.update(task.evaluate(model_now, mesh_devices))
         if main:
             append_line(log_path, json.dumps(record))
+        timing["eval_s"] = clock() - t
         return record
 
     def save(step):
+        t = clock()
         if main:
             if pending:
                 # what the next evaluation summarises survives an interruption
@@ -392,7 +417,11 @@ def fit(
                             "step": np.asarray(step, np.int64)}),
                 keep=config.keep,
             )
+        timing["ckpt_s"] = clock() - t
 
+    timing: dict[str, Any] = {"eval_s": 0.0, "ckpt_s": None}
+    since = {"steps": 0, "seconds": 0.0}  # steps and their seconds since the last re-plan check
+    compiling = True
     delay = float(os.environ.get("SYNCATTN_DEBUG_STEP_DELAY", "0") or 0)  # tests only
     bar = _progress(config.steps, state.step, progress and main, task.name)
     last_eval = None
@@ -403,8 +432,11 @@ def fit(
         stop = stack.enter_context(_stop_on_signals(stop_on_signal))
         if bar is not None:
             stack.callback(bar.close)
-        for s in range(state.step, config.steps):
+        s = state.step - 1
+        while s + 1 < config.steps:
+            s += 1
             t0 = time.perf_counter()
+            t_iter, extra = clock(), 0.0
             batch = jax.tree.map(lambda x: shard_batch(np.asarray(x), mesh), task.sample_batch(s))
             new_model, new_opt, new_key, metrics = train_step(model_r, opt_r, key_r, batch)
             metrics = {k: host_value(v) for k, v in metrics.items()}
@@ -432,10 +464,13 @@ def fit(
                     "tokens_per_s": tps, "devices": n_dev, "time": time.time(),
                 }))
                 step_time, step_count = 0.0, 0
-            if step % config.eval_every == 0 or step == config.steps:
+            evaluated = step % config.eval_every == 0 or step == config.steps
+            if evaluated:
                 last_eval = run_eval(model_r, step)
+                extra += timing["eval_s"]
             if step % config.ckpt_every == 0 or step == config.steps:
                 save(step)
+                extra += timing["ckpt_s"]
             if bar is not None:
                 post = {"loss": f"{loss:.4f}"}
                 post.update({k: f"{v:.3f}" for k, v in task.train_metrics(loss).items()})
@@ -446,6 +481,43 @@ def fit(
                     post[f"val_{m}"] = f"{last_eval[m]:.3f}"
                 bar.set_postfix(post, refresh=False)
                 bar.update(1)
+            if compiling:  # the session's first step, or the first after a re-plan
+                compiling = False
+            else:
+                since["steps"] += 1
+                since["seconds"] += clock() - t_iter - extra
+            if (replan is not None and resumed_from is None and evaluated
+                    and step < config.steps and since["steps"] > 0):
+                progress_now = {
+                    "step": step, "steps": config.steps, "warmup_steps": config.warmup_steps,
+                    "eval_every": config.eval_every, "ckpt_every": config.ckpt_every,
+                    "step_s": since["seconds"] / since["steps"], "eval_s": timing["eval_s"],
+                    "ckpt_s": timing["ckpt_s"],
+                }
+                since.update(steps=0, seconds=0.0)
+                new = replan(progress_now)
+                if new is not None:
+                    new = int(new)
+                    if not step < new:
+                        raise ValueError(f"replan returned {new} steps at step {step}; it "
+                                         f"must be > {step}.")
+                    horizons = (horizons or ((0, config.steps),)) + ((step, new),)
+                    config = dataclasses.replace(config, steps=new)
+                    horizons = check_horizons(horizons, config)
+                    optimizer, schedule, train_step = _compiled(
+                        _math_fields(config), task.loss, config.compute_dtype, task.optimizer,
+                        horizons)  # fmt: skip
+                    if main:
+                        append_line(log_path, json.dumps(
+                            {"kind": "replan", "step": step, "was": progress_now["steps"],
+                             "steps": new, **{k: progress_now[k] for k in
+                                              ("step_s", "eval_s", "ckpt_s")}}))  # fmt: skip
+                    log(f"re-planned at step {step}: {progress_now['steps']} -> {new} steps "
+                        f"(a step now takes {progress_now['step_s']:.3g} s)")
+                    compiling = True
+                    if bar is not None:
+                        bar.total = new
+                        bar.refresh()
             if stop["signum"] is not None and step < config.steps:
                 if step % config.ckpt_every != 0:
                     save(step)

@@ -368,6 +368,7 @@ def train_run(
     log=None,
     restart: bool = False,
     stop_on_signal: bool = False,
+    replan=None,
 ) -> dict[str, Any]:
     """Train (or resume) the run `spec` in folder `out`; see [`syncattn.training.fit`][].
 
@@ -385,6 +386,10 @@ def train_run(
         stop_on_signal: SIGINT / SIGTERM finish the step, save a checkpoint and
             raise [`TrainingInterrupted`][syncattn.training.TrainingInterrupted]
             (the command line turns on; main thread only).
+        replan: a ``--minutes`` run's [`syncattn.training.Replanner`][] (see `fit`); each
+            re-plan rewrites ``config.json``: ``train.steps``, ``budget.horizons`` and
+            one ``budget.replans`` entry. The schedule follows ``spec.budget``'s
+            ``horizons`` when it has them (a resumed re-planned run).
 
     Raises:
         ValueError: an invalid run (see `validate_run`), `out` is a file.
@@ -440,8 +445,26 @@ def train_run(
             f"{tcfg.steps} steps of {tcfg.batch_size} x {tcfg.seq_len} tokens on "
             f"{len(devices or jax.devices())} device(s) -> {out}"
         )
+        horizons = tuple(tuple(h) for h in (spec.budget or {}).get("horizons") or ())
+
+        def replan_recorded(progress_now):
+            new = replan(progress_now)
+            if new is not None and main:
+                raw = json.loads((out / "config.json").read_text())
+                b = raw.get("budget") or {}
+                b["horizons"] = (b.get("horizons") or [[0, raw["train"]["steps"]]]) + [
+                    [progress_now["step"], int(new)]]
+                b.setdefault("replans", []).append(
+                    {"step": progress_now["step"], "was": raw["train"]["steps"],
+                     "steps": int(new), **{k: progress_now[k] for k in
+                                           ("step_s", "eval_s", "ckpt_s")}})  # fmt: skip
+                raw["train"]["steps"], raw["budget"] = int(new), b
+                _write_json(out / "config.json", raw)
+            return new
+
         return fit(model, tcfg, corpus, out, devices=devices, progress=progress, log=log,
-                   restart=restart, stop_on_signal=stop_on_signal)
+                   restart=restart, stop_on_signal=stop_on_signal, horizons=horizons,
+                   replan=None if replan is None else replan_recorded)
 
 
 def _holds_checkpoints(run_dir: Path) -> bool:

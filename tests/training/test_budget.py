@@ -15,6 +15,7 @@ from hypothesis import given
 
 from syncattn import cli, data, models
 from syncattn.training import (
+    Replanner,
     StepCosts,
     _budget,
     _checkpoint,
@@ -119,20 +120,31 @@ STEP, COMPILE, EVAL_BATCH, CKPT, AGE = 0.5, 10.0, 0.25, 0.3, 5.0
 @pytest.fixture
 def fake_clock(monkeypatch):
     """A clock that advances by fixed costs: COMPILE + STEP for batch 0 (the first
-    step of a compiled program), STEP for any other batch, EVAL_BATCH per validation
-    batch, CKPT per checkpoint; the process was AGE s old when the command started.
-    To keep the tests cheap, the warm-up and the run share one compiled step (the real
-    run compiles again for its schedule's horizon: charged here all the same)."""
+    step of a compiled program) and the first after a re-plan, STEP x ``clock.slow``
+    for any other batch of the run (``slow`` = 1 unless a test changes the machine's
+    speed after the warm-up), EVAL_BATCH per validation batch, CKPT per checkpoint;
+    the process was AGE s old when the command started. To keep the tests cheap, the
+    warm-up and the run share one compiled step (the real run compiles again for its
+    schedule's horizon, and after a re-plan: charged here all the same)."""
     clock = FakeClock()
-    math_fields = _loop._math_fields
+    clock.slow, clock.compiling = 1.0, False
+    math_fields, compiled = _loop._math_fields, _loop._compiled
     monkeypatch.setattr(_loop, "_math_fields", lambda c: math_fields(
         dataclasses.replace(c, steps=200, warmup_steps=10)))
+
+    def compiled_once(config, loss, dtype, make=None, horizons=()):
+        clock.compiling = bool(horizons)  # a re-plan: its next step compiles
+        return compiled(config, loss, dtype, make)
+
+    monkeypatch.setattr(_loop, "_compiled", compiled_once)
     monkeypatch.setattr(_budget, "clock", clock)
+    monkeypatch.setattr(_loop, "clock", clock)
     monkeypatch.setattr(_budget, "process_age", lambda: AGE)
     sample, batches, save = data.sample_batch, data.eval_batches, _checkpoint.save_checkpoint
 
     def sample_batch(*a, step, **kw):
-        clock.t += STEP + (COMPILE if step == 0 else 0.0)
+        clock.t += STEP * clock.slow + (COMPILE if step == 0 or clock.compiling else 0.0)
+        clock.compiling = False
         return sample(*a, step=step, **kw)
 
     def eval_batches(*a, **kw):
@@ -184,6 +196,76 @@ def test_minutes_keeps_the_budget_on_a_mocked_clock(tmp_path, small_text, tiny_m
     # another budget into the same folder is refused
     assert train_cli(run, small_text, "--minutes", "3", *ARGS) == 2
     assert "--minutes 2" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("slow", [1.4, 0.7])
+def test_a_run_that_slows_down_or_speeds_up_re_plans(tmp_path, small_text, tiny_models,
+                                                     fake_clock, monkeypatch, capsys, slow):  # fmt: skip
+    """The machine changes speed after the warm-up (steps 40 % slower, or 30 % faster):
+    the run re-plans at its first evaluation and still ends within 3 % of the budget
+    (without re-planning: 131 s or 90 s of 120)."""
+    measure = _budget.measure_costs
+
+    def measure_then_change(*a, **kw):
+        costs = measure(*a, **kw)
+        fake_clock.slow = slow
+        return costs
+
+    monkeypatch.setattr(_budget, "measure_costs", measure_then_change)
+    run = tmp_path / "run"
+    assert train_cli(run, small_text, "--minutes", "2", *ARGS) == 0
+    took = fake_clock.t + AGE
+    assert 0.97 * 0.97 * 120 <= took <= 120, took
+    cfg = json.loads((run / "config.json").read_text())
+    b, t = cfg["budget"], cfg["train"]
+    S0, E = b["steps"], t["eval_every"]
+    first = b["replans"][0]
+    assert first["step"] == E and first["was"] == S0
+    assert first["step_s"] == approx(STEP * slow)  # measured by the loop, not assumed
+    assert (t["steps"] < S0) if slow > 1 else (t["steps"] > S0)
+    assert b["horizons"][0] == [0, S0] and b["horizons"][-1][1] == t["steps"]
+    assert len(b["horizons"]) == len(b["replans"]) + 1 <= 3
+    logged = [r for r in _loop.read_log(run / "log.jsonl") if r["kind"] == "replan"]
+    assert [r["steps"] for r in logged] == [h[1] for h in b["horizons"][1:]]
+    assert "re-planned at step" in capsys.readouterr().err
+    # the same command resumes the finished run as recorded: nothing measured, no re-plan
+    before = fake_clock.t
+    assert train_cli(run, small_text, "--minutes", "2", *ARGS) == 0
+    assert fake_clock.t == before and json.loads((run / "config.json").read_text()) == cfg
+
+
+@given(st.integers(0, 500), st.integers(1, 400), st.integers(1, 60), st.integers(1, 3),
+       st.floats(1e-3, 1.0), st.floats(0, 3), st.floats(0, 2), st.floats(0, 20),
+       st.floats(-200, 600))
+def test_replanner_takes_the_longest_run_that_fits(s, gap, E, c_mult, tau, t_e, t_c, compile_s,
+                                                   left_s):  # fmt: skip
+    """The re-plan against a walk over the steps (float64): ``None`` when the plan
+    neither overruns 0.97 of what is left by 2 % of the budget nor ends earlier than
+    that by more than 2 % and a compilation; else the largest S' whose rest and one
+    compilation fit (s + 1 when none does)."""
+    S, C, T = s + gap, E * c_mult, 600.0
+    progress = {"step": s, "steps": S, "warmup_steps": 0, "eval_every": E,
+                "ckpt_every": C, "step_s": tau, "eval_s": t_e, "ckpt_s": t_c}  # fmt: skip
+    clock = FakeClock()
+    clock.t = 1000.0
+    r = Replanner(deadline=clock.t + left_s, budget_s=T, compile_s=compile_s)
+
+    def rest(n):  # what steps s+1..n cost, walked
+        j = np.arange(s + 1, n + 1)
+        return (n - s) * tau + np.count_nonzero((j % E == 0) | (j == n)) * t_e \
+            + np.count_nonzero((j % C == 0) | (j == n)) * t_c
+
+    import unittest.mock
+
+    with unittest.mock.patch.object(_budget, "clock", clock):
+        new = r(progress)
+    left = 0.97 * left_s
+    if left - compile_s - 0.02 * T <= rest(S) <= left + 0.02 * T:
+        assert new is None
+        return
+    fits = [n for n in range(s + 1, s + int(left / tau) + 3) if rest(n) + compile_s <= left]
+    best = max(fits) if fits else s + 1
+    assert new == (None if best == S else best)
 
 
 def test_minutes_errors(tmp_path, small_text, tiny_models, capsys):
@@ -287,17 +369,14 @@ def test_auto_trains_within_the_budget_on_a_mocked_clock(tmp_path, small_text, t
 def test_minutes_keeps_a_real_budget(tmp_path, small_text):
     """``syncattn train --minutes 3`` (tiny softmax model, a real clock, a new process):
     its plan fills the budget (the start-up and the planned seconds, from its own
-    measured costs, between 90 % and 100 % of 3 minutes); its wall time is within 10 %
-    of 3 minutes of what the cost model predicts at the step time the run itself logged;
-    where that step time stayed within 5 % of the warm-up's, the wall time is within
-    10 % of 3 minutes; and it is within 25 % of 3 minutes whatever the machine did.
+    measured costs, between 90 % and 100 % of 3 minutes) and the run, re-planning as the
+    machine's speed changes, ends within 10 % of 3 minutes.
 
-    The plan takes the warm-up's throughput to last. On this shared 2-core machine it
-    does not: three runs alone, 2026-12-03, ended at 140 s, about 150 s and 206 s of
-    180 (steps of 8.0-8.7 ms in the warm-up, 6.8-9.5 ms in the runs), each within 2 %
-    of the cost model at its own logged step time. So the machine, not the plan, missed
-    the 10 %; re-planning during the run is issue 31's open item. CI runs this file alone.
-    The planning arithmetic itself is checked exactly under a mocked clock above."""
+    Before re-planning, the plan took the warm-up's throughput to last, and this shared
+    2-core machine did not keep it: runs alone ended at 140 s, about 150 s and 206 s of
+    180 (2026-12-03), and one in CI at 248 s (warm-up steps of 6.0 ms, run steps about
+    8.5 ms). CI runs this file alone. The planning and re-planning arithmetic is checked
+    exactly under a mocked clock above."""
     run = tmp_path / "run"
     root = Path(__file__).resolve().parents[2]
     t0 = time.monotonic()
@@ -309,21 +388,12 @@ def test_minutes_keeps_a_real_budget(tmp_path, small_text):
     )  # fmt: skip
     wall = time.monotonic() - t0
     assert done.returncode == 0, done.stderr
-    budget = json.loads((run / "config.json").read_text())["budget"]
+    cfg = json.loads((run / "config.json").read_text())
+    budget = cfg["budget"]
     assert budget["minutes"] == 3
     planned = budget["before_s"] + budget["planned_s"]
     assert 0.9 * 180 <= planned <= 180, budget
-    assert 0.75 * 180 <= wall <= 1.25 * 180, (wall, done.stderr)
-    # the cost model at the step time the run logged (each line: log_every steps)
-    train = json.loads((run / "config.json").read_text())["train"]
-    lines = [json.loads(x) for x in (run / "log.jsonl").read_text().splitlines()]
-    tps = [x["tokens_per_s"] for x in lines if x.get("kind") == "train" and x.get("tokens_per_s")]
-    assert len(tps) >= 10, lines[:3]
-    step_s = float(np.mean([budget["tokens"] / budget["steps"] / r for r in tps]))
-    S, E, C = budget["steps"], train["eval_every"], train["ckpt_every"]
-    predicted = (budget["before_s"] + budget["compile_s"] + S * step_s
-                 + math.ceil(S / E) * budget["eval_s"] + math.ceil(S / C) * budget["ckpt_s"])  # fmt: skip
-    report = dict(wall=wall, predicted=predicted, step_s=step_s, warm_step_s=budget["step_s"])
-    assert abs(wall - predicted) <= 0.1 * 180, report
-    if abs(step_s / budget["step_s"] - 1) <= 0.05:
-        assert 0.9 * 180 <= wall, report
+    report = dict(wall=wall, steps=cfg["train"]["steps"], first_plan=budget["steps"],
+                  warm_step_s=budget["step_s"], replans=budget.get("replans", []))  # fmt: skip
+    print(report)
+    assert 0.9 * 180 <= wall <= 1.1 * 180, (report, done.stderr)

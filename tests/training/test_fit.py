@@ -51,6 +51,71 @@ def test_interrupted_then_resumed_equals_uninterrupted(tmp_path):
     assert again["eval"]["loss"] == ref["eval"]["loss"]
 
 
+HORIZONS = ((0, 24), (8, 20))
+
+
+def _replanned(tmp_path, asked):
+    """The loop of `_cfg()` (24 steps) with a `replan` that shortens it to 20 at step 8."""
+    corpus = toy_corpus()
+    model = TinyLM(corpus.vocab_size, key=jax.random.PRNGKey(0), dropout=0.2)
+
+    def replan(progress):
+        asked.append(dict(progress))
+        return 20 if progress["step"] == 8 else None
+
+    ref = T.fit(model, _cfg(), corpus, tmp_path / "ref", progress=False, replan=replan, **DATA)
+    return corpus, model, replan, ref
+
+
+def test_a_re_plan_re_aims_the_schedule(tmp_path):
+    """`replan` (a --minutes run's) is asked after each evaluation but the last; its new
+    step count re-aims the schedule from that step (the horizons of `lr_schedule`) and
+    is logged."""
+    asked = []
+    corpus, model, _, ref = _replanned(tmp_path, asked)
+    assert ref["step"] == 20 and [a["step"] for a in asked] == [8, 16]
+    assert [a["steps"] for a in asked] == [24, 20]
+    assert all(a["step_s"] > 0 and a["eval_s"] > 0 for a in asked)
+    assert asked[0]["ckpt_s"] > 0 and asked[0]["eval_every"] == 8
+    records = T.read_log(tmp_path / "ref" / "log.jsonl")
+    (rec,) = [r for r in records if r["kind"] == "replan"]
+    assert (rec["step"], rec["was"], rec["steps"]) == (8, 24, 20)
+    # the logged rate: the old schedule up to step 8, the re-aimed one after
+    new = T.lr_schedule(_cfg(steps=20), HORIZONS)
+    old = T.lr_schedule(_cfg())
+    for r in records:
+        if r["kind"] == "train":
+            want = float((old if r["step"] <= 8 else new)(r["step"] - 1))
+            assert r["lr"] == pytest.approx(want, rel=1e-6)
+    assert max(r["step"] for r in records if r["kind"] == "eval") == 20
+    with pytest.raises(ValueError, match="last horizon must be steps=24"):
+        T.fit(model, _cfg(), corpus, tmp_path / "bad", progress=False, horizons=HORIZONS, **DATA)
+
+
+@pytest.mark.slow
+def test_a_re_planned_run_resumes_exactly(tmp_path):
+    """A run interrupted after its re-plan, resumed with the recorded horizons (as
+    `train_run` does from config.json), equals the uninterrupted one bit for bit."""
+    asked = []
+    corpus, model, replan, ref = _replanned(tmp_path, asked)
+
+    def crashing(tokens, *, step, **kw):
+        if step == 13:
+            raise _Interrupt
+        return sample_batch(tokens, step=step, **kw)
+
+    with pytest.raises(_Interrupt):
+        T.fit(model, _cfg(), corpus, tmp_path / "run", progress=False, replan=replan,
+              sample_batch=crashing, eval_batches=eval_batches)
+    asked.clear()
+    res = T.fit(model, _cfg(steps=20), corpus, tmp_path / "run", progress=False,
+                horizons=HORIZONS, replan=replan, **DATA)
+    assert res["resumed_from"] == 8 and not asked  # a resumed run does not re-plan
+    assert _losses(tmp_path / "run") == _losses(tmp_path / "ref")
+    for a, b in zip(jax.tree.leaves(res["model"]), jax.tree.leaves(ref["model"])):
+        assert np.array_equal(np.asarray(a), np.asarray(b))
+
+
 def test_nonfinite_loss_stops_and_keeps_the_last_good_checkpoint(tmp_path):
     corpus = toy_corpus()
     model = TinyLM(corpus.vocab_size, key=jax.random.PRNGKey(0))

@@ -1,11 +1,13 @@
 """The schedule and AdamW + clipping against hand-written float64 NumPy references."""
 
+import dataclasses
 import math
 
 import jax.numpy as jnp
 import numpy as np
 import optax
 import pytest
+from hypothesis import given, strategies as st
 
 from syncattn.training import TrainConfig, lr_schedule, make_optimizer, parse_overrides
 
@@ -87,3 +89,82 @@ def test_config_validation_and_overrides():
         parse_overrides(["lr"], groups)
     with pytest.raises(ValueError, match="unknown model key .lr."):
         parse_overrides(["model.lr=1"], groups)
+
+
+# --------------------------------------------------------------------------- re-planned horizons
+
+
+def _eta_replanned(cfg, horizons, last):
+    """The re-planned rate at steps 0..`last`, in float64, by a recursion that is not the
+    closed form: after the warm-up each step covers an equal share of the phase still
+    left until the horizon in force, $u(s+1) = u(s) + (1 - u(s)) / (S_k - s)$."""
+    w = min(cfg.warmup_steps, cfg.steps)
+    peak, low = cfg.lr, cfg.lr * cfg.min_lr_ratio
+    starts = {max(s, w): S for s, S in horizons}  # the first plan starts at the warm-up
+    out, u, S = [], 0.0, None
+    for s in range(last + 1):
+        if s < w:
+            out.append(peak * s / w)
+            continue
+        S = starts.get(s, S)
+        out.append(low + 0.5 * (peak - low) * (1 + math.cos(math.pi * min(u, 1.0))))
+        u = u + (1.0 - u) / (S - s) if s < S else 1.0
+    return np.array(out)
+
+
+@st.composite
+def horizons_st(draw):
+    S0 = draw(st.integers(20, 400))
+    w = draw(st.integers(0, S0 // 2))
+    hs, s = [(0, S0)], w
+    for _ in range(draw(st.integers(1, 3))):
+        lo = max(s + 1, w) if len(hs) > 1 else max(w, 1)
+        if lo >= hs[-1][1]:
+            break
+        s = draw(st.integers(lo, hs[-1][1] - 1))
+        hs.append((s, draw(st.integers(s + 1, 2 * S0))))
+    return w, tuple(hs)
+
+
+@given(horizons_st(), st.sampled_from([0.0, 0.1, 0.5]))
+def test_replanned_schedule_matches_the_recursion(wh, ratio):
+    w, hs = wh
+    cfg = TrainConfig(steps=hs[-1][1], warmup_steps=w, lr=3e-3, min_lr_ratio=ratio)
+    sched = lr_schedule(cfg, hs)
+    last = cfg.steps + 3
+    # the schedule is elementwise: one call, on one shape for every example (the eager
+    # ops compile once)
+    steps = jnp.arange(1024)
+    got = np.asarray(sched(steps))[: last + 1]
+    assert_close(got, _eta_replanned(cfg, hs, last), rtol=1e-9, atol=1e-12)
+    # each re-plan keeps the rates before it, and the rate is continuous at it
+    for k in range(1, len(hs)):
+        before = lr_schedule(dataclasses.replace(cfg, steps=hs[k - 1][1]), hs[:k])
+        before = np.asarray(before(steps))
+        s_k = hs[k][0]
+        assert_close(got[: s_k + 1], before[: s_k + 1], rtol=1e-12, atol=1e-15)
+        assert abs(got[s_k + 1] - got[s_k]) <= 4 * cfg.lr / (hs[k][1] - s_k)
+    # it ends at the floor at the last horizon; past the warm-up it never rises
+    assert got[cfg.steps] == approx(cfg.lr * ratio)
+    assert np.all(np.diff(got[w:]) <= 1e-15)
+
+
+def test_one_horizon_is_the_plain_schedule():
+    cfg = TrainConfig(steps=120, warmup_steps=6, lr=1e-2, min_lr_ratio=0.1)
+    plain, one = lr_schedule(cfg), lr_schedule(cfg, ((0, 120),))
+    for s in range(130):
+        assert float(one(s)) == float(plain(s))
+
+
+@pytest.mark.parametrize("horizons,match", [
+    (((1, 50),), "start at step 0"),
+    (((0, 80), (30, 50), (30, 50)), "must follow"),
+    (((0, 40), (45, 50)), "before its horizon"),
+    (((0, 80), (5, 50)), "warmup_steps=10 <= s < S"),
+    (((0, 80), (20, 60)), "last horizon must be steps=50"),
+    (((0, 80), (20, 50.0)), "pairs of ints"),
+])  # fmt: skip
+def test_bad_horizons_are_refused(horizons, match):
+    cfg = TrainConfig(steps=50, warmup_steps=10)
+    with pytest.raises(ValueError, match=match):
+        lr_schedule(cfg, horizons)
