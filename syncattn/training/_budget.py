@@ -74,6 +74,7 @@ from pathlib import Path
 from typing import Any
 
 from ._config import _PRESETS, run_overrides
+from ._replan import SAFETY, Replanner
 
 
 __all__ = ["StepCosts", "measure_costs", "planned_seconds", "plan_steps", "next_size",
@@ -83,11 +84,9 @@ TOKENS_PER_PARAM = 20.0
 """$\\kappa$ of the compute-matched rule $D = \\kappa N$ (the ladder's)."""
 EVALS = 10
 WARMUP_FRACTION = 0.05
-SAFETY = 0.97
 FIRST_GUESS = 1e10  # N r(N), parameter-tokens per second (about 2 CPU cores)
 CANDIDATES = 3
 TOLERANCE = math.log(1.1)
-REPLAN_TOLERANCE = 0.02  # of the budget: how far the plan may drift before a re-plan
 SHAPE_KEYS = ("d_model", "n_layers", "n_heads", "d_ff")
 PLAN_KEYS = ("eval_every", "ckpt_every", "warmup_steps", "log_every")
 
@@ -176,74 +175,6 @@ def plan_steps(seconds: int | float, costs: StepCosts, *, evals: int = EVALS,
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if t(mid) <= seconds else (lo, mid)
     return settings(lo) | {"planned_s": t(lo)}
-
-
-def _count_due(s: int, S: int, every: int) -> int:
-    """Evaluations (or saves) in steps $(s, S]$: every `every` steps and at $S$."""
-    return S // every - s // every + (1 if S % every else 0)
-
-
-@dataclasses.dataclass
-class Replanner:
-    r"""The re-planning of a ``--minutes`` run (module docstring): called by
-    [`syncattn.training.fit`][] after each evaluation with its progress, it returns
-    ``None`` or the new step count $S'$: the largest with $r(S') + c \le L$, at least
-    ``step + 1``. It re-plans when the plan would overrun, $r(S) > L + \delta$, or end
-    early by more than a compilation, $r(S) < L - c - \delta$, with $\delta$ =
-    `tolerance` $\times$ `budget_s` (in the warm-up of the schedule it does not).
-
-    Attributes:
-        deadline: the budget's end, in `clock()` seconds.
-        budget_s: the budget $T$ in seconds (the tolerance is a fraction of it).
-        compile_s: $c$, one compilation of the step (the warm-up's).
-        ckpt_s: a save's seconds until the run has timed one (the warm-up's).
-        tolerance: the drift that triggers a re-plan, as a fraction of `budget_s`.
-    """
-
-    deadline: float
-    budget_s: float
-    compile_s: float = 0.0
-    ckpt_s: float = 0.0
-    tolerance: float = REPLAN_TOLERANCE
-
-    @classmethod
-    def for_spec(cls, spec, *, started: float, age: float):
-        """The re-planner of a planned `spec` (``spec.budget`` set by
-        [`budget_spec`][syncattn.training.budget_spec]) started at `clock()` = `started`
-        by a process `age` s old then; ``None`` for a run without a budget."""
-        b = spec.budget
-        if not isinstance(b, Mapping) or "minutes" not in b:
-            return None
-        T = 60.0 * float(b["minutes"])
-        return cls(deadline=started - age + T, budget_s=T, compile_s=float(b.get("compile_s", 0.0)),
-                   ckpt_s=float(b.get("ckpt_s", 0.0)))  # fmt: skip
-
-    def rest(self, progress: Mapping[str, Any], steps: int) -> float:
-        """$r(S)$ for $S$ = `steps` from `progress` (see `syncattn.training.fit`'s `replan`)."""
-        s = int(progress["step"])
-        t_c = self.ckpt_s if progress.get("ckpt_s") is None else float(progress["ckpt_s"])
-        return ((steps - s) * float(progress["step_s"])
-                + _count_due(s, steps, int(progress["eval_every"])) * float(progress["eval_s"])
-                + _count_due(s, steps, int(progress["ckpt_every"])) * t_c)  # fmt: skip
-
-    def __call__(self, progress: Mapping[str, Any]) -> int | None:
-        s, S = int(progress["step"]), int(progress["steps"])
-        if s < int(progress.get("warmup_steps", 0)) or s >= S or not progress["step_s"] > 0:
-            return None  # the warm-up's schedule is not re-aimed; nothing timed
-        left = SAFETY * (self.deadline - clock())
-        room, slack = left - self.compile_s, self.tolerance * self.budget_s
-        rest = self.rest(progress, S)
-        if not (rest > left + slack or rest < room - slack):
-            return None  # on time, or too little to gain to pay for a compilation
-        lo = s + 1
-        if self.rest(progress, lo) <= room:
-            hi = lo + 1
-            while self.rest(progress, hi) <= room:
-                lo, hi = hi, 2 * hi - s
-            while hi - lo > 1:  # rest(lo) <= room < rest(hi)
-                mid = (lo + hi) // 2
-                lo, hi = (mid, hi) if self.rest(progress, mid) <= room else (lo, mid)
-        return None if lo == S else lo
 
 
 def auto_lr(attention: str, params: int | float) -> float:

@@ -110,7 +110,8 @@ def _train(args) -> int:
         )
     res = train_run(spec, corpus, out, progress=not args.quiet, restart=args.restart,
                     stop_on_signal=True,
-                    replan=_budget.Replanner.for_spec(spec, started=started, age=age))
+                    replan=_budget.Replanner.for_spec(spec, started=started, age=age,
+                                                       clock=_budget.clock))
     took = _budget.clock() - started + age
     ev = res.get("eval") or {}
     metric = "bpc" if corpus.kind == "byte" else "ppl"

@@ -60,7 +60,6 @@ from ._checkpoint import (
 from ._config import BOOKKEEPING_FIELDS, TrainConfig
 from ._files import (
     append_line,
-    atomic_write,
     check_folder_target,
     clean_stale,
     fsync_file,
@@ -68,6 +67,8 @@ from ._files import (
     run_lock,
 )
 from ._optim import check_horizons, lr_schedule, make_optimizer
+from ._replan import apply_replan
+from ._runlog import pending_losses, read_log, truncate_log
 from ._sharding import (
     broadcast_from_main,
     data_mesh,
@@ -169,31 +170,6 @@ def _host_tree(tree):
     return eqx.combine(jax.tree.map(get, arrays), static)
 
 
-# --------------------------------------------------------------------------- log file
-
-
-def read_log(path: str | Path) -> list[dict]:
-    """The records of a ``log.jsonl``; a torn last line (killed mid-write) is skipped."""
-    path = Path(path)
-    if not path.exists():
-        return []
-    records = []
-    for line in path.read_text().splitlines():
-        line = line.strip()
-        if not line:
-            continue
-        try:
-            records.append(json.loads(line))
-        except ValueError:
-            continue
-    return records
-
-
-def _truncate_log(path: Path, step: int) -> None:
-    records = [r for r in read_log(path) if r.get("step", 0) <= step]
-    atomic_write(path, "".join(json.dumps(r) + "\n" for r in records))
-
-
 # --------------------------------------------------------------------------- fit
 
 
@@ -237,16 +213,6 @@ def _progress(total, initial, enabled, desc):
     from tqdm.auto import tqdm  # imported only with a progress bar (slow to import)
 
     return tqdm(total=total, initial=initial, desc=desc, dynamic_ncols=True, file=sys.stderr)
-
-
-def _pending_losses(log_path: Path, step: int) -> list[float]:
-    """The training losses since the last evaluation that the ``train_losses`` record of
-    checkpoint `step` carries (none when `step` is an evaluation step)."""
-    records = read_log(log_path)
-    if any(r.get("kind") == "eval" and r.get("step") == step for r in records):
-        return []
-    found = [r for r in records if r.get("kind") == "train_losses" and r.get("step") == step]
-    return list(found[-1]["losses"]) if found else []
 
 
 def _diverged(ckpt_dir: Path, step: int, loss, grad_norm, config: TrainConfig):
@@ -370,14 +336,14 @@ def fit(
         resumed_from = int(step)
         log(f"resumed from {path} (step {step})")
         if main:
-            _truncate_log(log_path, step)
+            truncate_log(log_path, step)
             if task.train_summary is not None:
-                pending = _pending_losses(log_path, int(step))
+                pending = pending_losses(log_path, int(step))
     elif main and log_path.exists():
         if read_log(log_path):
             log(f"{ckpt_dir} holds no checkpoint yet: training from step 0 "
                 "(log.jsonl restarts).")
-        _truncate_log(log_path, 0)
+        truncate_log(log_path, 0)
     # several hosts: process 0's state is the run's (the others may not see its disk)
     *tree, step = broadcast_from_main((state.model, state.opt_state, state.key, np.int64(state.step)))
     state = _State(*tree, int(step))
@@ -488,35 +454,17 @@ def fit(
                 since["seconds"] += clock() - t_iter - extra
             if (replan is not None and resumed_from is None and evaluated
                     and step < config.steps and since["steps"] > 0):
-                progress_now = {
-                    "step": step, "steps": config.steps, "warmup_steps": config.warmup_steps,
-                    "eval_every": config.eval_every, "ckpt_every": config.ckpt_every,
-                    "step_s": since["seconds"] / since["steps"], "eval_s": timing["eval_s"],
-                    "ckpt_s": timing["ckpt_s"],
-                }
+                replanned = apply_replan(replan, step, since["seconds"] / since["steps"], timing,
+                                         config, horizons, log=log, log_path=log_path, main=main)
                 since.update(steps=0, seconds=0.0)
-                new = replan(progress_now)
-                if new is not None:
-                    new = int(new)
-                    if not step < new:
-                        raise ValueError(f"replan returned {new} steps at step {step}; it "
-                                         f"must be > {step}.")
-                    horizons = (horizons or ((0, config.steps),)) + ((step, new),)
-                    config = dataclasses.replace(config, steps=new)
-                    horizons = check_horizons(horizons, config)
+                if replanned is not None:
+                    config, horizons = replanned
                     optimizer, schedule, train_step = _compiled(
                         _math_fields(config), task.loss, config.compute_dtype, task.optimizer,
                         horizons)  # fmt: skip
-                    if main:
-                        append_line(log_path, json.dumps(
-                            {"kind": "replan", "step": step, "was": progress_now["steps"],
-                             "steps": new, **{k: progress_now[k] for k in
-                                              ("step_s", "eval_s", "ckpt_s")}}))  # fmt: skip
-                    log(f"re-planned at step {step}: {progress_now['steps']} -> {new} steps "
-                        f"(a step now takes {progress_now['step_s']:.3g} s)")
                     compiling = True
                     if bar is not None:
-                        bar.total = new
+                        bar.total = config.steps
                         bar.refresh()
             if stop["signum"] is not None and step < config.steps:
                 if step % config.ckpt_every != 0:

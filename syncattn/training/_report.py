@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from ._files import atomic_save, atomic_write, check_folder_target
-from ._loop import read_log
 from ._run import RunFolderError, read_config
+from ._runlog import read_log
 
 
 __all__ = ["report", "summarise_run"]
