@@ -103,6 +103,7 @@ from ._sharding import (
     shard_batch as shard_batch,
 )
 from ._step import (
+    descent_gradient as descent_gradient,
     make_eval_step as make_eval_step,
     make_train_step as make_train_step,
     metric_from_loss as metric_from_loss,
@@ -179,6 +180,7 @@ __all__ = [
     "cast_floating",
     "make_eval_step",
     "make_train_step",
+    "descent_gradient",
     "metric_from_loss",
     "next_token_loss",
     "token_nll",

@@ -26,6 +26,7 @@ __all__ = [
     "make_eval_step",
     "cast_floating",
     "metric_from_loss",
+    "descent_gradient",
 ]
 
 def token_nll(
@@ -113,6 +114,15 @@ def make_train_step(
     finite the update is skipped (model and optimiser state come back unchanged), so
     that the caller can stop with the last good state.
 
+    **Complex parameters** ($U(n)$ models' embeddings and prototypes). For a real loss
+    of $z = x + iy$, `jax.grad` returns $\partial_x \mathcal L - i\,\partial_y
+    \mathcal L$, the conjugate of the direction of steepest ascent
+    $\partial_x \mathcal L + i\,\partial_y \mathcal L$; optax applies what it is
+    given, so the step conjugates complex gradient leaves first
+    ([`descent_gradient`][syncattn.training.descent_gradient]). Each complex entry is
+    then updated as the pair $(x, y)$ would be by plain gradient descent; Adam's second
+    moment is $|g|^2$ per entry (optax), shared by $x$ and $y$.
+
     Under a `jax.sharding` mesh with the batch sharded on axis 0 and the parameters
     replicated, XLA turns the batch mean into an all-reduce: the step is the
     data-parallel step without code changes.
@@ -136,6 +146,7 @@ def make_train_step(
         key, sub = jax.random.split(key)
         loss, grads = eqx.filter_value_and_grad(loss_fn)(model, tokens, sub)
         grads = cast_floating(grads, jnp.float32) if cdtype == jnp.bfloat16 else grads
+        grads = descent_gradient(grads)
         gnorm = _global_norm(grads)
         finite = jnp.isfinite(loss) & jnp.isfinite(gnorm)
         params = eqx.filter(model, eqx.is_inexact_array)
@@ -149,6 +160,15 @@ def make_train_step(
         return new_model, new_opt, key, metrics
 
     return step
+
+
+def descent_gradient(grads):
+    r"""`grads` (from `jax.grad` of a real loss) with every complex leaf conjugated:
+    $g \mapsto \bar g = \partial_x \mathcal L + i\,\partial_y \mathcal L$ for
+    $z = x + iy$, the steepest-ascent direction that a gradient-descent optimiser
+    expects (real leaves unchanged)."""
+    conj = lambda g: jnp.conj(g) if eqx.is_array(g) and jnp.iscomplexobj(g) else g  # noqa: E731
+    return jax.tree.map(conj, grads)
 
 
 def _global_norm(tree):
