@@ -250,18 +250,22 @@ def test_replanner_takes_the_longest_run_that_fits(s, gap, E, c_mult, tau, t_e, 
     clock.t = 1000.0
     r = Replanner(deadline=clock.t + left_s, budget_s=T, compile_s=compile_s, clock=clock)
 
-    def rest(n):  # what steps s+1..n cost, walked
-        j = np.arange(s + 1, n + 1)
-        return (n - s) * tau + np.count_nonzero((j % E == 0) | (j == n)) * t_e \
-            + np.count_nonzero((j % C == 0) | (j == n)) * t_c
+    # what steps s+1..n cost for every n up to the last that could fit, walked: the
+    # evaluations and saves due so far, plus one at n itself when it is not due anyway
+    j = np.arange(s + 1, max(S, s + int(max(left_s, 0.0) / tau) + 2) + 1)
+    costs = ((j - s) * tau + (np.cumsum(j % E == 0) + (j % E != 0)) * t_e
+             + (np.cumsum(j % C == 0) + (j % C != 0)) * t_c)  # fmt: skip
+
+    def rest(n):
+        return costs[n - s - 1]
 
     new = r(progress)
     left = 0.97 * left_s
     if left - compile_s - 0.02 * T <= rest(S) <= left + 0.02 * T:
         assert new is None
         return
-    fits = [n for n in range(s + 1, s + int(left / tau) + 3) if rest(n) + compile_s <= left]
-    best = max(fits) if fits else s + 1
+    fits = j[costs + compile_s <= left]
+    best = int(fits.max()) if fits.size else s + 1
     assert new == (None if best == S else best)
 
 
