@@ -50,6 +50,18 @@ class Replanner:
     tolerance: float = REPLAN_TOLERANCE
     clock: Callable[[], float] = time.perf_counter
 
+    def __post_init__(self):
+        import math
+
+        for name, low in (("deadline", None), ("budget_s", 0.0), ("compile_s", 0.0),
+                          ("ckpt_s", 0.0), ("tolerance", 0.0)):  # fmt: skip
+            v = getattr(self, name)
+            ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+            if not ok or (low is not None and (v < low or (name == "budget_s" and v == 0))):
+                want = "a finite number" + ("" if low is None else " > 0" if name == "budget_s"
+                                            else " >= 0")  # fmt: skip
+                raise ValueError(f"Replanner: {name} must be {want}; got {v!r}.")
+
     @classmethod
     def for_spec(cls, spec, *, started: float, age: float, clock: Callable[[], float] = time.perf_counter):
         """The re-planner of a planned `spec` (``spec.budget`` set by

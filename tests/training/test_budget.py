@@ -269,6 +269,18 @@ def test_replanner_takes_the_longest_run_that_fits(s, gap, E, c_mult, tau, t_e, 
     assert new == (None if best == S else best)
 
 
+@pytest.mark.parametrize("field,value,want", [
+    ("budget_s", 0.0, "budget_s must be a finite number > 0"),
+    ("tolerance", -0.1, "tolerance must be a finite number >= 0"),
+    ("compile_s", float("nan"), "compile_s must be a finite number >= 0"),
+    ("deadline", float("inf"), "deadline must be a finite number"),
+])  # fmt: skip
+def test_replanner_refuses_bad_settings(field, value, want):
+    kw = {"deadline": 100.0, "budget_s": 60.0} | {field: value}
+    with pytest.raises(ValueError, match=want):
+        Replanner(**kw)
+
+
 def test_minutes_errors(tmp_path, small_text, tiny_models, capsys):
     for bad in ("0", "-1", "nan", "inf"):
         assert train_cli(tmp_path / "a", small_text, "--minutes", bad) == 2
