@@ -230,6 +230,74 @@ def test_family_four_rule():
     assert none["components"] == [] and none["same_as"] == "kuramoto"
 
 
+def test_top_family_rule():
+    rows = [{"rung": "150k", "model": m, "lr": lr, "seed": s, "val_bpc": b + 0.01 * s}
+            for m, lr, b in (("kuramoto", 0.01, 2.0), ("a", 0.01, 2.5), ("a", 0.03, 2.1),
+                             ("b", 0.03, 2.3), ("c", 0.01, math.nan))
+            for s in (0, 1)]  # fmt: skip
+    best = {"kuramoto": 0.01, "a": 0.01, "b": 0.03, "c": 0.01}
+    # the references never count; each family at its own best lr (a's 2.1 is not its best)
+    top = geometry.choose_top(rows, "150k", best, ["a", "b", "c"])
+    assert top["rung"] == "150k" and top["family"] == "b" and top["val"]["c"] is None
+    assert top["val"]["a"] == pytest.approx(2.505) and top["val"]["b"] == pytest.approx(2.305)
+    assert geometry.choose_top(rows, "150k", best | {"a": 0.03}, ["a", "b"])["family"] == "a"
+    assert geometry.choose_top(rows, "50k", best, ["a", "b"])["family"] is None
+
+
+def test_top_target_runs_the_top_family_alone(tmp_path, monkeypatch):
+    n8 = next(f for f in geometry.FAMILIES if f.name == "sphere-n8")
+    _skip_unavailable(n8)
+    calls = []
+
+    def fake(cell, folder):  # sphere-n8 the best family at the first rung
+        r = _fake(cell, folder, calls=calls)
+        if "-sphere-n8-" in cell.name:
+            r["val"]["bpc"] -= 0.15
+            r["test"]["bpc"] -= 0.15
+        return r
+
+    monkeypatch.setattr(ladder, "ladder_cell", fake)
+    config = dataclasses.replace(SMOKE, targets=(12_000, 30_000), seeds=(0, 1, 2),
+                                 ladder_targets=(12_000, 30_000, 60_000), top_target=60_000,
+                                 cut=("kuramoto-vonmises", "kuramoto-lift"))  # fmt: skip
+    geometry.run(config, tmp_path / "a", grid=Grid(progress=False), size="smoke")
+    res = json.loads((tmp_path / "a" / "results.json").read_text())
+    assert res["top"]["rung"] == "30k" and res["top"]["family"] == "sphere-n8"
+    assert min(v for v in res["top"]["val"].values() if v) == res["top"]["val"]["sphere-n8"]
+    # the cut families ran at the first rung only, and were not candidates for the top
+    assert {"12k-kuramoto-lift-lr0.003-seed2", "12k-kuramoto-vonmises-lr0.003-seed2"} <= set(calls)
+    assert not [n for n in calls if not n.startswith("12k-")
+                and ("-kuramoto-lift-" in n or "-kuramoto-vonmises-" in n)]  # fmt: skip
+    assert res["top"]["val"]["kuramoto-lift"] is None
+    assert "kuramoto-lift" not in res["rungs"][1]["families"]
+    assert "kuramoto-liftlinear" in res["rungs"][1]["families"]
+    assert res["verdicts"]["kuramoto-lift"].endswith("30k: not run (cut)")
+    top = [n for n in calls if n.startswith("60k-")]
+    assert {n[4:].rsplit("-lr", 1)[0] for n in top} == {"kuramoto", "softmax", "sphere-n8"}
+    assert {n.rsplit("-seed", 1)[1] for n in top} == {"0", "1"}  # top_seeds = 2 of 3
+    n8_top = [n for n in top if "-sphere-n8-" in n]
+    best30 = res["rungs"][1]["best_lr"]["sphere-n8"]
+    assert n8_top[0] == f"60k-sphere-n8-lr{best30:g}-seed0"  # centred on its 30k best lr
+    assert len(n8_top) == len(config.lrs) + 1
+    assert [e["name"] for e in res["rungs"]] == ["12k", "30k", "60k"]
+    assert set(res["rungs"][2]["families"]) == {"kuramoto", "softmax", "sphere-n8"}
+    assert res["rungs"][2]["families"]["sphere-n8"]["test"]["n"] == 2
+    assert "60k:" in res["verdicts"]["sphere-n8"] and "60k:" not in res["verdicts"]["sphere-n4"]
+    assert "top family (lowest validation BPC at 30k): sphere-n8" in geometry.summary(res)
+    calls.clear()
+    geometry.rebuild(tmp_path / "a", tmp_path / "b")
+    again = json.loads((tmp_path / "b" / "results.json").read_text())
+    assert calls == [] and not again["missing"]
+    for key in ("rungs", "top", "verdicts", "rows"):
+        assert again[key] == res[key], key
+    with pytest.raises(ValueError, match="top_target"):
+        dataclasses.replace(config, top_target=30_000)
+    with pytest.raises(ValueError, match="cut"):
+        dataclasses.replace(config, cut=("so3x",))
+    with pytest.raises(ValueError, match="top_seeds"):
+        dataclasses.replace(config, top_seeds=4)
+
+
 # --------------------------------------------------------------------------- rebuild
 
 
@@ -278,6 +346,25 @@ def test_run_resumes_from_committed_cells_and_rebuilds(tmp_path, monkeypatch):
     part = json.loads((tmp_path / "partial" / "results.json").read_text())
     assert part["missing"] == ["30k-kuramoto-lift-lr0.003-seed1"]
     assert part["rungs"][1]["families"]["kuramoto-lift"]["gap"]["n"] == 1
+
+
+COMMITTED = Path(__file__).resolve().parents[2] / "results" / "experiments" / "geometry" / "geometry-default"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not COMMITTED.is_dir(), reason="needs the committed geometry folder of a checkout")
+def test_committed_cells_rebuild_the_committed_tables(tmp_path):
+    """--from-results on the committed folder alone gives its results.json again (every
+    cell there, nothing trained; floats to the last digit, as in test_rebuild)."""
+    from tests.experiments.test_rebuild import assert_same
+
+    out = tmp_path / "out"
+    assert cli.main(["experiment", "geometry", "--from-results", str(COMMITTED), "--out",
+                     str(out), "--quiet"]) == 0  # fmt: skip
+    got, want = (json.loads(p.read_text()) for p in (out / "results.json", COMMITTED / "results.json"))
+    assert got["missing"] == [] and want["missing"] == []
+    for key in ("rungs", "verdicts", "choice", "top", "rows", "not_converged"):
+        assert_same(got.get(key), want.get(key), key)
 
 
 @pytest.mark.slow

@@ -78,6 +78,7 @@ from ._families import (
     _best_family,
     available,
     choose_best as choose_best,
+    choose_top as choose_top,
     family_shape as family_shape,
     geometry_cell,
     ladder_dir,
@@ -96,7 +97,7 @@ from ._report import (
 
 
 __all__ = ["Config", "run", "rebuild", "summary", "aggregate", "FAMILIES", "REFERENCES",
-           "family_shape", "state_size", "geometry_cell", "available", "choose_best",
+           "family_shape", "state_size", "geometry_cell", "available", "choose_best", "choose_top",
            "compare", "fraction_closed", "verdict", "ladder_dir", "ladder_config", "plot"]  # fmt: skip
 
 
@@ -113,6 +114,15 @@ class Config(ProtocolConfig):
         families: the families run besides the references (names of
             [`FAMILIES`][syncattn.experiments.geometry.FAMILIES] and ``kuramoto-best``).
         match_tol: the largest relative count difference to the rung's softmax cell.
+        top_target: a rung above `targets` (the largest of `ladder_targets`) at which only
+            the *top family* runs: of the families other than the references, the one
+            with the lowest mean validation BPC at its best lr at the largest of
+            `targets` ([`choose_top`][syncattn.experiments.geometry.choose_top]); its
+            sweep is centred on its best lr of that rung (``None``: no such rung).
+        top_seeds: the seeds (counting the sweep's) at `top_target`, for the top family
+            and the references alike (the ladder's ``top_seeds``).
+        cut: families run at the first of `targets` only (a budget cut: reported as not
+            run at the rungs above, never chosen as the top family).
         ladder: the ladder's committed folder the reference cells are adopted from
             (``"auto"``: the checkout's ``results/experiments/ladder/ladder-default`` on
             the embedded corpus; ``None``: none, they are trained).
@@ -123,17 +133,30 @@ class Config(ProtocolConfig):
     families: tuple[str, ...] = (*(f.name for f in FAMILIES), BEST)
     match_tol: float = 0.02
     ladder: str | None = "auto"
+    top_target: int | None = None
+    top_seeds: int = 2
+    cut: tuple[str, ...] = ()
 
     def __post_init__(self):
         names = {f.name for f in FAMILIES} | {BEST}
         bad = [f for f in self.families if f not in names]
         if bad:
             raise ValueError(f"families: unknown {bad}; choose among {sorted(names)}.")
+        if not set(self.cut) <= set(self.families):
+            raise ValueError(f"cut: {sorted(set(self.cut) - set(self.families))} not among "
+                             f"families {self.families}.")  # fmt: skip
         if not self.targets or not set(self.targets) <= set(self.ladder_targets):
             raise ValueError(f"targets {self.targets} must be non-empty and among "
                              f"ladder_targets {self.ladder_targets}.")  # fmt: skip
         if not 0 < self.match_tol < 1:
             raise ValueError(f"match_tol must lie in (0, 1); got {self.match_tol}.")
+        if self.top_target is not None and (self.top_target != max(self.ladder_targets)
+                                            or self.top_target <= max(self.targets)):
+            raise ValueError(f"top_target {self.top_target} must be the largest of ladder_targets "
+                             f"{self.ladder_targets} and above every target {self.targets} "
+                             "(or None).")  # fmt: skip
+        if not 1 <= self.top_seeds <= max(1, len(self.seeds)):
+            raise ValueError(f"top_seeds must lie in [1, len(seeds)]; got {self.top_seeds}.")
         super().__post_init__()
 
     @classmethod
@@ -147,8 +170,9 @@ class Config(ProtocolConfig):
 
     @classmethod
     def default(cls) -> Config:
-        """Issue 29's CPU protocol: rungs 50 k and 150 k, 3 lrs (+ extensions), 3 seeds."""
-        return cls()
+        """Issue 29's CPU protocol: rungs 50 k and 150 k, 3 lrs (+ extensions), 3 seeds;
+        then the top family at the 200 k rung on 2 seeds."""
+        return cls(ladder_targets=(50_000, 100_000, 150_000, 200_000), top_target=200_000)
 
     @classmethod
     def full(cls) -> Config:
@@ -161,19 +185,22 @@ class Config(ProtocolConfig):
 
 def ladder_config(config: Config):
     """The ladder's config whose walk ([`syncattn.experiments.ladder`][]) gives the
-    reference cells: ``ladder_targets``, every seed at every rung, no ablations, probes or
-    dynamics, and this config's protocol fields."""
+    reference cells: ``ladder_targets``, every seed at every rung (``top_seeds`` at
+    ``top_target`` when set), no ablations, probes or dynamics, and this config's
+    protocol fields."""
     shared = {f.name: getattr(config, f.name) for f in dataclasses.fields(ProtocolConfig)}
-    return ladder.Config(**shared | {"targets": config.ladder_targets, "top_seeds": None,
+    top = None if config.top_target is None else config.top_seeds
+    return ladder.Config(**shared | {"targets": config.ladder_targets, "top_seeds": top,
                                      "ablate_at": None, "probes": (), "dynamics": False})  # fmt: skip
 
 
 def _walk(config: Config, fetch, ref_fetch) -> dict:
     """Every cell in order: the references (the ladder's walk, adopted), then rung by rung
     each family's sweep (interleaved) and seeds at its best lr; family 4 is chosen after
-    the first rung and run from there on."""
+    the first rung and run from there on (the ``cut`` families at the first rung only);
+    last, at ``top_target``, the top family alone."""
     ref_cells, ref_results, ref_best = ladder.walk(ladder_config(config), ref_fetch)
-    mine = {ladder.rung_shape(t)["name"] for t in config.targets}
+    mine = {ladder.rung_shape(t)["name"] for t in (*config.targets, config.top_target) if t}
     keep = [i for i, c in enumerate(ref_cells) if c.name.split("-")[0] in mine]
     cells, results = [ref_cells[i] for i in keep], [ref_results[i] for i in keep]
     unavailable = {f.name: why for f in FAMILIES if f.name in config.families
@@ -182,7 +209,7 @@ def _walk(config: Config, fetch, ref_fetch) -> dict:
     best, prior, choice = {}, {}, None
     for i, target in enumerate(sorted(config.targets)):
         best[target] = dict(ref_best[target])
-        todo = list(fams)
+        todo = [f for f in fams if i == 0 or f.name not in config.cut]
         for rnd in range(2):  # the families, then (first rung) family 4 once chosen
             if not todo:
                 break
@@ -208,7 +235,23 @@ def _walk(config: Config, fetch, ref_fetch) -> dict:
                 elif bf is not None:
                     unavailable[BEST] = why
         prior = {f: lr for f, lr in best[target].items() if lr is not None}
-    return {"cells": cells, "results": results, "best": best, "choice": choice,
+    top = None
+    if config.top_target is not None:
+        t, last = config.top_target, ladder.rung_shape(max(config.targets))["name"]
+        rows = _rows(config, cells, results, [KURAMOTO.name, SOFTMAX.name, *(f.name for f in fams)])
+        top = choose_top(rows, last, best[max(config.targets)], [f.name for f in fams])
+        best[t] = dict(ref_best[t])
+        tf = [f for f in fams if f.name == top["family"]]
+        if tf:
+            sw, got, _, b = protocol.sweep(
+                config, tf, lambda f, lr: geometry_cell(config, t, f, lr, config.seeds[0]), fetch,
+                lrs={tf[0].name: protocol.centred_lrs(config.lrs, prior.get(tf[0].name))})  # fmt: skip
+            more = protocol.at_best(tf, b, config.seeds[1:config.top_seeds],
+                                    lambda f, lr, s: geometry_cell(config, t, f, lr, s))
+            cells += sw + more
+            results += got + (fetch(more) if more else [])
+            best[t] |= b
+    return {"cells": cells, "results": results, "best": best, "choice": choice, "top": top,
             "families": [KURAMOTO, SOFTMAX, *fams], "unavailable": unavailable}  # fmt: skip
 
 

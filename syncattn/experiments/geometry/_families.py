@@ -206,6 +206,19 @@ def choose_best(rows, rung: str, best: dict) -> dict:
             "family": fam, "val": val}  # fmt: skip
 
 
+def choose_top(rows, rung: str, best: dict, names) -> dict:
+    """The top family for the rung above `targets`: of `names` (the families other than
+    the references), the one with the lowest mean **validation** BPC over its seeds at
+    its best lr (``best[name]``) at `rung` (ties: the first in `names`).
+
+    Returns:
+        ``{"rung", "family": name or None (none finished), "val": {name: mean or None}}``.
+    """
+    val = {n: _mean_val(rows, rung, n, best.get(n)) for n in names}
+    ok = [(v, i, n) for i, (n, v) in enumerate(val.items()) if v is not None]
+    return {"rung": rung, "family": min(ok)[2] if ok else None, "val": val}
+
+
 def _best_family(choice: dict | None) -> Family | None:
     if not choice or choice["family"] is None:
         return None

@@ -93,13 +93,22 @@ def verdict(name: str, per_rung: Sequence[tuple[str, dict]]) -> str:
 def aggregate(config, walk: dict) -> dict:
     """Per cell its scores; per rung and family its shape, lr sweep, best lr, test/val BPC
     and comparisons ([`compare`][syncattn.experiments.geometry.compare]); family 4's
-    choice; a verdict per family."""
+    choice; the top family ([`choose_top`][syncattn.experiments.geometry.choose_top]) and,
+    at ``top_target``, its rung (the references and it alone); a verdict per family (the
+    ``cut`` families said not run at the rungs above the first)."""
     fams = walk["families"]
     names = [f.name for f in fams]
     rows = _rows(config, walk["cells"], walk["results"], names)
-    rungs, per_family = [], {n: [] for n in names}
-    for target in sorted(config.targets):
+    rungs, per_family, cut = [], {n: [] for n in names}, {n: [] for n in names}
+    top = walk.get("top")
+    for target in [*sorted(config.targets), *([config.top_target] if top else [])]:
         rname = ladder.rung_shape(target)["name"]
+        if target not in config.targets:
+            here = [f for f in fams if f.name in ("kuramoto", "softmax", top["family"])]
+        else:
+            here = [f for f in fams if target == min(config.targets) or f.name not in config.cut]
+            for n in {f.name for f in fams} - {f.name for f in here}:
+                cut[n].append(rname)
         mine = [w for w in rows if w["rung"] == rname]
         best = walk["best"][target]
         seeds = config.seeds
@@ -108,7 +117,7 @@ def aggregate(config, walk: dict) -> dict:
         entry = {"target": target, "name": rname, "best_lr": {n: best.get(n) for n in names},
                  **ladder.rung_budget(config, ladder.rung_shape(target)["params"]["kuramoto"]),
                  "families": {}}  # fmt: skip
-        for f in fams:
+        for f in here:
             sweep = protocol.lr_sweep(mine, "val_bpc", lambda w, n=f.name: w["model"] == n
                                       and w["seed"] == config.seeds[0])  # fmt: skip
             vals = [test[f.name][s] for s in seeds if s in test[f.name]]
@@ -125,13 +134,14 @@ def aggregate(config, walk: dict) -> dict:
                 per_family[f.name].append((rname, c))
         rungs.append(entry)
     choice = walk["choice"]
-    verdicts = {n: verdict(n, per_family[n]) for n in names if n != "softmax"}
+    verdicts = {n: verdict(n, per_family[n]) + "".join(f"; {r}: not run (cut)" for r in cut[n])
+                for n in names if n != "softmax"}  # fmt: skip
     for n, why in walk["unavailable"].items():
         verdicts[n] = f"not run: {why}"
     if BEST in config.families and choice is not None and choice["same_as"] is not None:
         verdicts[BEST] = (f"not trained: the rule keeps {' + '.join(choice['components']) or 'nothing'}"
                           f", so family 4 is {choice['same_as']} (see its verdict)")  # fmt: skip
-    return {"rungs": rungs, "choice": choice, "verdicts": verdicts,
+    return {"rungs": rungs, "choice": choice, "top": top, "verdicts": verdicts,
             "unavailable": walk["unavailable"], "rows": rows, **protocol.record(rows),
             "compute": protocol.compute(rows), "corpus": protocol.corpus(walk["results"])}  # fmt: skip
 
@@ -187,8 +197,8 @@ def plot(agg: dict, path):
         if k is not None:
             ax.axhline(k, color="grey", ls="--", lw=0.8)
         for i, n in enumerate(names):
-            g = e["families"][n]["gap"]
-            if g["mean"] is None:
+            g = e["families"].get(n, {}).get("gap", {})
+            if g.get("mean") is None:
                 continue
             x = DIM[n] + (0.08 * (torus.index(n) - (len(torus) - 1) / 2) if n in torus else 0.0)
             ci = g.get("ci") or (g["mean"], g["mean"])
@@ -228,5 +238,8 @@ def summary(results: dict) -> str:
         c = results["choice"]
         lines.append(f"  family 4 keeps {' + '.join(c['components']) or 'nothing'}"
                      + (f" (= {c['same_as']})" if c["same_as"] else ""))  # fmt: skip
+    if results.get("top"):
+        t = results["top"]
+        lines.append(f"  top family (lowest validation BPC at {t['rung']}): {t['family']}")
     lines += [f"  {n}: {v}" for n, v in results["verdicts"].items()]
     return "\n".join(lines + record_lines(results, "val BPC"))
