@@ -186,25 +186,29 @@ def plot(agg: dict, path):
     rung against the state dimension $n$ ([`DIM`][syncattn.experiments.geometry.DIM];
     the torus families at $n = 2$, spread a little), one marker per rung, the Kuramoto
     gap as a dashed line per rung."""
+    from matplotlib.lines import Line2D
+
     from .._common import new_figure, save_figure
 
-    fig, (ax,) = new_figure(1, 1, width=6.0)
+    fig, (ax,) = new_figure(1, 1, width=7.5)
     markers = "osD^v"
     names = [n for n in agg["rungs"][0]["families"] if n != "softmax"] if agg["rungs"] else []
     torus = [n for n in names if DIM[n] == 2]
+    colours = {}
     for j, e in enumerate(agg["rungs"]):
         k = e["families"].get("kuramoto", {}).get("gap", {}).get("mean")
         if k is not None:
             ax.axhline(k, color="grey", ls="--", lw=0.8)
+        shift = 0.045 * (j - (len(agg["rungs"]) - 1) / 2)
         for i, n in enumerate(names):
             g = e["families"].get(n, {}).get("gap", {})
             if g.get("mean") is None:
                 continue
-            x = DIM[n] + (0.08 * (torus.index(n) - (len(torus) - 1) / 2) if n in torus else 0.0)
+            x = DIM[n] + shift + (0.15 * (torus.index(n) - (len(torus) - 1) / 2) if n in torus else 0.0)
             ci = g.get("ci") or (g["mean"], g["mean"])
             ax.errorbar([x], [g["mean"]], yerr=[[g["mean"] - ci[0]], [ci[1] - g["mean"]]],
-                        fmt=markers[j % len(markers)], color=f"C{i}", capsize=3,
-                        label=f"{n} ({e['name']})")  # fmt: skip
+                        fmt=markers[j % len(markers)], color=f"C{i}", capsize=3, ms=5)  # fmt: skip
+            colours[n] = f"C{i}"
     ax.axhline(0, color="k", lw=0.8)
     if names:
         ax.set_xticks(sorted({DIM[n] for n in names}))
@@ -212,8 +216,11 @@ def plot(agg: dict, path):
     ax.set_ylabel("test BPC gap to softmax (paired, t interval)")
     corpus = (agg.get("corpus") or {}).get("name", "?")
     ax.set_title(f"geometry on {corpus}: dashed = Kuramoto's gap per rung", fontsize=9)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=6, ncol=2)
+    handles = [Line2D([], [], color=c, marker="o", ls="", label=n) for n, c in colours.items()]
+    handles += [Line2D([], [], color="k", marker=markers[j % len(markers)], ls="", label=e["name"])
+                for j, e in enumerate(agg["rungs"])]  # fmt: skip
+    if handles:
+        ax.legend(handles=handles, fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
     return save_figure(fig, path)
 
 
