@@ -241,6 +241,7 @@ def fit(
     stop_on_signal: bool = False,
     horizons=(),
     replan=None,
+    on_replan=None,
 ) -> dict[str, Any]:
     r"""Train `model` on a task into `run_dir`, resuming from its latest checkpoint.
 
@@ -284,6 +285,10 @@ def fit(
             new step count $S' >$ ``step``, which re-aims the schedule at $S'$ from this
             step on (`horizons` grows by ``(step, S')``; the step is compiled again) and
             is logged as a ``{"kind": "replan"}`` record.
+        on_replan: called on the main process after each re-plan with its record
+            ``{"step", "was", "steps", "step_s", "eval_s", "ckpt_s"}`` and the checked
+            horizons (tuples) now in force; [`syncattn.training.train_run`][] writes
+            ``config.json`` from it.
 
     Returns:
         ``{"step", "loss", "eval", "resumed_from", "params", "devices", "model"}``:
@@ -458,7 +463,9 @@ def fit(
                                          config, horizons, log=log, log_path=log_path, main=main)
                 since.update(steps=0, seconds=0.0)
                 if replanned is not None:
-                    config, horizons = replanned
+                    config, horizons, record = replanned
+                    if on_replan is not None and main:
+                        on_replan(record, horizons)
                     optimizer, schedule, train_step = _compiled(
                         _math_fields(config), task.loss, config.compute_dtype, task.optimizer,
                         horizons)  # fmt: skip

@@ -106,9 +106,12 @@ def apply_replan(replan, step: int, step_s: float, timing: Mapping[str, Any], co
                  *, log, log_path, main):  # fmt: skip
     """Ask `replan` at `step` of the run `config` (its progress: `fit`'s `replan`, the
     mean `step_s` since the last call, `timing`'s ``eval_s`` and ``ckpt_s``); on a new
-    step count $S'$ return the config with ``steps`` = $S'$ and the horizons grown by
-    ``(step, S')`` (checked), after logging the re-plan (a ``{"kind": "replan"}``
-    record and a message); else ``None``."""
+    step count $S'$ return ``(config, horizons, record)``: the config with ``steps`` =
+    $S'$, the horizons grown by ``(step, S')`` (checked) and the re-plan's record
+    ``{"step", "was", "steps", "step_s", "eval_s", "ckpt_s"}``, after logging it (as a
+    ``{"kind": "replan"}`` line in `log_path` on the main process, and a message); else
+    ``None``. The record and the horizons are the single source of what a run folder's
+    ``config.json`` says of its re-plans ([`syncattn.training.fit`][]'s ``on_replan``)."""
     progress = {"step": step, "steps": config.steps, "warmup_steps": config.warmup_steps,
                 "eval_every": config.eval_every, "ckpt_every": config.ckpt_every,
                 "step_s": step_s, "eval_s": timing["eval_s"], "ckpt_s": timing["ckpt_s"]}  # fmt: skip
@@ -121,10 +124,10 @@ def apply_replan(replan, step: int, step_s: float, timing: Mapping[str, Any], co
         raise ValueError(f"replan returned {new} steps at step {step}; it must be > {step}.")
     config = dataclasses.replace(config, steps=new)
     horizons = check_horizons((horizons or ((0, was),)) + ((step, new),), config)
+    record = {"step": step, "was": was, "steps": new,
+              **{k: progress[k] for k in ("step_s", "eval_s", "ckpt_s")}}
     if main:
-        append_line(log_path, json.dumps(
-            {"kind": "replan", "step": step, "was": was, "steps": new,
-             **{k: progress[k] for k in ("step_s", "eval_s", "ckpt_s")}}))  # fmt: skip
+        append_line(log_path, json.dumps({"kind": "replan", **record}))
     log(f"re-planned at step {step}: {was} -> {new} steps (a step now takes "
         f"{progress['step_s']:.3g} s)")
-    return config, horizons
+    return config, horizons, record

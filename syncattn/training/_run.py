@@ -447,24 +447,18 @@ def train_run(
         )
         horizons = tuple(tuple(h) for h in (spec.budget or {}).get("horizons") or ())
 
-        def replan_recorded(progress_now):
-            new = replan(progress_now)
-            if new is not None and main:
-                raw = json.loads((out / "config.json").read_text())
-                b = raw.get("budget") or {}
-                b["horizons"] = (b.get("horizons") or [[0, raw["train"]["steps"]]]) + [
-                    [progress_now["step"], int(new)]]
-                b.setdefault("replans", []).append(
-                    {"step": progress_now["step"], "was": raw["train"]["steps"],
-                     "steps": int(new), **{k: progress_now[k] for k in
-                                           ("step_s", "eval_s", "ckpt_s")}})  # fmt: skip
-                raw["train"]["steps"], raw["budget"] = int(new), b
-                _write_json(out / "config.json", raw)
-            return new
+        def record_replan(record, horizons_now):
+            # fit's checked horizons and its logged record, written as they are
+            raw = json.loads((out / "config.json").read_text())
+            b = raw.get("budget") or {}
+            b["horizons"] = [list(h) for h in horizons_now]
+            b.setdefault("replans", []).append(dict(record))
+            raw["train"]["steps"], raw["budget"] = int(record["steps"]), b
+            _write_json(out / "config.json", raw)
 
         return fit(model, tcfg, corpus, out, devices=devices, progress=progress, log=log,
                    restart=restart, stop_on_signal=stop_on_signal, horizons=horizons,
-                   replan=None if replan is None else replan_recorded)
+                   replan=replan, on_replan=record_replan)
 
 
 def _holds_checkpoints(run_dir: Path) -> bool:

@@ -227,6 +227,8 @@ def test_a_run_that_slows_down_or_speeds_up_re_plans(tmp_path, small_text, tiny_
     assert len(b["horizons"]) == len(b["replans"]) + 1 <= 3
     logged = [r for r in _loop.read_log(run / "log.jsonl") if r["kind"] == "replan"]
     assert [r["steps"] for r in logged] == [h[1] for h in b["horizons"][1:]]
+    # config.json's re-plans are the loop's logged records, key for key
+    assert [{k: v for k, v in r.items() if k != "kind"} for r in logged] == b["replans"]
     assert "re-planned at step" in capsys.readouterr().err
     # the same command resumes the finished run as recorded: nothing measured, no re-plan
     before = fake_clock.t

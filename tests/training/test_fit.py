@@ -54,8 +54,9 @@ def test_interrupted_then_resumed_equals_uninterrupted(tmp_path):
 HORIZONS = ((0, 24), (8, 20))
 
 
-def _replanned(tmp_path, asked):
-    """The loop of `_cfg()` (24 steps) with a `replan` that shortens it to 20 at step 8."""
+def _replanned(tmp_path, asked, seen=None):
+    """The loop of `_cfg()` (24 steps) with a `replan` that shortens it to 20 at step 8
+    (`seen` collects what `on_replan` is given)."""
     corpus = toy_corpus()
     model = TinyLM(corpus.vocab_size, key=jax.random.PRNGKey(0), dropout=0.2)
 
@@ -63,7 +64,9 @@ def _replanned(tmp_path, asked):
         asked.append(dict(progress))
         return 20 if progress["step"] == 8 else None
 
-    ref = T.fit(model, _cfg(), corpus, tmp_path / "ref", progress=False, replan=replan, **DATA)
+    on_replan = None if seen is None else (lambda record, horizons: seen.append((record, horizons)))
+    ref = T.fit(model, _cfg(), corpus, tmp_path / "ref", progress=False, replan=replan,
+                on_replan=on_replan, **DATA)  # fmt: skip
     return corpus, model, replan, ref
 
 
@@ -71,8 +74,8 @@ def test_a_re_plan_re_aims_the_schedule(tmp_path):
     """`replan` (a --minutes run's) is asked after each evaluation but the last; its new
     step count re-aims the schedule from that step (the horizons of `lr_schedule`) and
     is logged."""
-    asked = []
-    corpus, model, _, ref = _replanned(tmp_path, asked)
+    asked, seen = [], []
+    corpus, model, _, ref = _replanned(tmp_path, asked, seen)
     assert ref["step"] == 20 and [a["step"] for a in asked] == [8, 16]
     assert [a["steps"] for a in asked] == [24, 20]
     assert all(a["step_s"] > 0 and a["eval_s"] > 0 for a in asked)
@@ -80,6 +83,8 @@ def test_a_re_plan_re_aims_the_schedule(tmp_path):
     records = T.read_log(tmp_path / "ref" / "log.jsonl")
     (rec,) = [r for r in records if r["kind"] == "replan"]
     assert (rec["step"], rec["was"], rec["steps"]) == (8, 24, 20)
+    # on_replan is given the logged record and the checked horizons, once
+    assert seen == [({k: v for k, v in rec.items() if k != "kind"}, HORIZONS)]
     # the logged rate: the old schedule up to step 8, the re-aimed one after
     new = T.lr_schedule(_cfg(steps=20), HORIZONS)
     old = T.lr_schedule(_cfg())
