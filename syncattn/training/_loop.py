@@ -285,10 +285,8 @@ def fit(
             new step count $S' >$ ``step``, which re-aims the schedule at $S'$ from this
             step on (`horizons` grows by ``(step, S')``; the step is compiled again) and
             is logged as a ``{"kind": "replan"}`` record.
-        on_replan: called on the main process after each re-plan with its record
-            ``{"step", "was", "steps", "step_s", "eval_s", "ckpt_s"}`` and the checked
-            horizons (tuples) now in force; [`syncattn.training.train_run`][] writes
-            ``config.json`` from it.
+        on_replan: called (main process) after each re-plan with its logged record and
+            the checked horizons in force (`train_run` writes ``config.json`` from them).
 
     Returns:
         ``{"step", "loss", "eval", "resumed_from", "params", "devices", "model"}``:
@@ -357,8 +355,7 @@ def fit(
     n_dev = mesh.devices.size
     mesh_devices = list(mesh.devices.flat)
     n_params = count_parameters(state.model)
-    model_r = replicate(state.model, mesh)
-    opt_r = replicate(state.opt_state, mesh)
+    model_r, opt_r = replicate(state.model, mesh), replicate(state.opt_state, mesh)
     key_r = replicate(jnp.asarray(state.key), mesh)
 
     def run_eval(model_now, step):
@@ -396,9 +393,8 @@ def fit(
     delay = float(os.environ.get("SYNCATTN_DEBUG_STEP_DELAY", "0") or 0)  # tests only
     bar = _progress(config.steps, state.step, progress and main, task.name)
     last_eval = None
-    loss = math.nan
+    loss, tps = math.nan, None
     step_time, step_count, first = 0.0, 0, True
-    tps = None
     with contextlib.ExitStack() as stack:
         stop = stack.enter_context(_stop_on_signals(stop_on_signal))
         if bar is not None:
