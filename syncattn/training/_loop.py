@@ -285,8 +285,8 @@ def fit(
             new step count $S' >$ ``step``, which re-aims the schedule at $S'$ from this
             step on (`horizons` grows by ``(step, S')``; the step is compiled again) and
             is logged as a ``{"kind": "replan"}`` record.
-        on_replan: called (main process) after each re-plan with its logged record and
-            the checked horizons in force (`train_run` writes ``config.json`` from them).
+        on_replan: called (main process) at each re-plan, before its log line, with its
+            record and the checked horizons in force (`train_run` writes config.json).
 
     Returns:
         ``{"step", "loss", "eval", "resumed_from", "params", "devices", "model"}``:
@@ -456,12 +456,11 @@ def fit(
             if (replan is not None and resumed_from is None and evaluated
                     and step < config.steps and since["steps"] > 0):
                 replanned = apply_replan(replan, step, since["seconds"] / since["steps"], timing,
-                                         config, horizons, log=log, log_path=log_path, main=main)
+                                         config, horizons, log=log, log_path=log_path, main=main,
+                                         on_replan=on_replan)  # fmt: skip
                 since.update(steps=0, seconds=0.0)
                 if replanned is not None:
-                    config, horizons, record = replanned
-                    if on_replan is not None and main:
-                        on_replan(record, horizons)
+                    config, horizons, _ = replanned
                     optimizer, schedule, train_step = _compiled(
                         _math_fields(config), task.loss, config.compute_dtype, task.optimizer,
                         horizons)  # fmt: skip

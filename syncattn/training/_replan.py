@@ -103,15 +103,17 @@ class Replanner:
 
 
 def apply_replan(replan, step: int, step_s: float, timing: Mapping[str, Any], config, horizons,
-                 *, log, log_path, main):  # fmt: skip
+                 *, log, log_path, main, on_replan=None):  # fmt: skip
     """Ask `replan` at `step` of the run `config` (its progress: `fit`'s `replan`, the
     mean `step_s` since the last call, `timing`'s ``eval_s`` and ``ckpt_s``); on a new
     step count $S'$ return ``(config, horizons, record)``: the config with ``steps`` =
     $S'$, the horizons grown by ``(step, S')`` (checked) and the re-plan's record
     ``{"step", "was", "steps", "step_s", "eval_s", "ckpt_s"}``, after logging it (as a
     ``{"kind": "replan"}`` line in `log_path` on the main process, and a message); else
-    ``None``. The record and the horizons are the single source of what a run folder's
-    ``config.json`` says of its re-plans ([`syncattn.training.fit`][]'s ``on_replan``)."""
+    ``None``. On the main process, `on_replan` (``fit``'s) is given the record and the
+    checked horizons *before* the log line: ``config.json``, which a resumed run follows,
+    is written first, so that a crash between the two never leaves a logged re-plan
+    that the resumed run does not follow."""
     progress = {"step": step, "steps": config.steps, "warmup_steps": config.warmup_steps,
                 "eval_every": config.eval_every, "ckpt_every": config.ckpt_every,
                 "step_s": step_s, "eval_s": timing["eval_s"], "ckpt_s": timing["ckpt_s"]}  # fmt: skip
@@ -127,6 +129,8 @@ def apply_replan(replan, step: int, step_s: float, timing: Mapping[str, Any], co
     record = {"step": step, "was": was, "steps": new,
               **{k: progress[k] for k in ("step_s", "eval_s", "ckpt_s")}}
     if main:
+        if on_replan is not None:
+            on_replan(record, horizons)
         append_line(log_path, json.dumps({"kind": "replan", **record}))
     log(f"re-planned at step {step}: {was} -> {new} steps (a step now takes "
         f"{progress['step_s']:.3g} s)")

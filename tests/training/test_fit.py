@@ -64,9 +64,12 @@ def _replanned(tmp_path, asked, seen=None):
         asked.append(dict(progress))
         return 20 if progress["step"] == 8 else None
 
-    on_replan = None if seen is None else (lambda record, horizons: seen.append((record, horizons)))
+    def on_replan(record, horizons):  # with the re-plan lines logged so far
+        logged = [r for r in T.read_log(tmp_path / "ref" / "log.jsonl") if r["kind"] == "replan"]
+        seen.append((record, horizons, len(logged)))
+
     ref = T.fit(model, _cfg(), corpus, tmp_path / "ref", progress=False, replan=replan,
-                on_replan=on_replan, **DATA)  # fmt: skip
+                on_replan=None if seen is None else on_replan, **DATA)  # fmt: skip
     return corpus, model, replan, ref
 
 
@@ -83,8 +86,9 @@ def test_a_re_plan_re_aims_the_schedule(tmp_path):
     records = T.read_log(tmp_path / "ref" / "log.jsonl")
     (rec,) = [r for r in records if r["kind"] == "replan"]
     assert (rec["step"], rec["was"], rec["steps"]) == (8, 24, 20)
-    # on_replan is given the logged record and the checked horizons, once
-    assert seen == [({k: v for k, v in rec.items() if k != "kind"}, HORIZONS)]
+    # on_replan is given the logged record and the checked horizons, once, before the
+    # record is logged (config.json first: a crash between never logs an unfollowed plan)
+    assert seen == [({k: v for k, v in rec.items() if k != "kind"}, HORIZONS, 0)]
     # the logged rate: the old schedule up to step 8, the re-aimed one after
     new = T.lr_schedule(_cfg(steps=20), HORIZONS)
     old = T.lr_schedule(_cfg())
