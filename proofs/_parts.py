@@ -66,7 +66,9 @@ class Part:
                 )
         else:
             if self.coq is not None:
-                raise ValueError(f"Part {self.label!r}: only a coq part names a theorem")
+                raise ValueError(
+                    f"Part {self.label!r}: only a coq part names a theorem"
+                )
             if not (self.why and self.why.strip()):
                 raise ValueError(
                     f"Part {self.label!r} ({self.kind}): say why it is not in Coq (why='...')"

@@ -20,13 +20,16 @@ row per statement (statement, kind, checks passed, result, seconds), writes
 ``syncattn-verify-YYYYmmdd-HHMMSS`` in the current directory) and exits with
 status 0 if everything passed, 1 if a check failed, 2 on a usage error.
 
-Coq column: each statement with a machine-checked companion ``proofs/coq/<name>.v``
-(see ``docs/coq.md``) gets "coq: checked" when ``coqc`` is on PATH and the file compiles
-in this run (a success is cached by the file's hash), with no ``Admitted``/``admit``/
-``Axiom`` and only the allowed axioms in its ``Print Assumptions``; "coq: not
-installed" when there is no ``coqc`` (never a failure); "coq: FAIL" (a failure) when
-``coqc`` rejects it. ``--coq`` requires ``coqc`` (a usage error without it); ``--no-coq``
-skips the column.
+Coq column: each statement lists its claims as ``PARTS`` (``proofs/_parts.py``), each
+proved by Coq, by sympy (exact, with float64 checks and mutants) or measured. A Coq part
+is the theorem ``<thm>`` of ``proofs/coq/<name>.v`` whose type must be exactly the
+specification ``<thm>_spec`` of the pinned ``proofs/coq/<name>_spec.v`` (see
+``syncattn/verify/_coq.py`` and ``docs/coq.md``). The cell reads "checked" only when
+every part of the statement is in Coq and checked, "k/m parts" when k of its m parts
+are; "not installed" without ``coqc`` (never a failure); "FAIL" (a failure) when a
+specification's pin, a compile, a theorem's type or an axiom is wrong. ``--coq``
+requires ``coqc`` (a usage error without it); ``--no-coq`` skips the column;
+``--pins`` prints the current hashes of the specification files.
 
 ``--quick`` skips the simulation-based theorem checks (diffrax solves, whose
 compilation dominates the run time) and shrinks the Monte Carlo sample sizes.
@@ -43,7 +46,6 @@ Example:
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import sys
@@ -51,7 +53,14 @@ import time
 from pathlib import Path
 
 from .._commands import parse_command_line
-from ._coq import check_all as _coq_check_all, coq_files as _coq_files, find_coqc
+from ._coq import (
+    coq_dir as _coq_dir,
+    coq_files as _coq_files,
+    declared as _declared,
+    find_coqc,
+    sha256_file as _sha256_file,
+)
+from ._coq_check import check_all as _coq_check_all, core_pin_of as _core_pin_of
 from ._report import (
     _cell as _cell,
     _config,
@@ -132,31 +141,79 @@ def _parser() -> argparse.ArgumentParser:
     coq.add_argument(
         "--no-coq", action="store_true", help="skip the Coq column (coq: skipped)"
     )
+    p.add_argument(
+        "--write-coverage",
+        type=Path,
+        metavar="FILE",
+        help="rewrite the coverage section of FILE (docs/coq.md) from the parts registry, then exit",
+    )
+    p.add_argument(
+        "--pins",
+        action="store_true",
+        help="print each Coq specification file's SHA-256 beside its pin, then exit",
+    )
     return p
 
 
-def _coq_selection(proofs_dir: Path, selected, statements) -> dict[str, Path]:
-    """The Coq files to check: those of the selected statements, and the Coq-only
-    files (no sympy statement) when every statement is selected."""
-    files = _coq_files(proofs_dir)
-    names = {s.name for s in selected}
-    every = {s.name for s in statements}
-    everything = names == every
-    return {
-        n: p for n, p in files.items() if n in names or (everything and n not in every)
-    }
-
-
-def _coq_rows(rows: list[dict], coq: dict) -> list[dict]:
-    """Add the ``coq`` cell to ``rows``; return the rows of the Coq-only files."""
+def _parts_rows(rows: list[dict], statements, coq: dict) -> None:
+    """Add the parts (registry) and the ``coq`` cell to ``rows``."""
+    by_name = {s.name: s for s in statements}
     for r in rows:
+        decl = _declared(by_name[r["name"]])
         c = coq.get(r["name"])
-        r["coq"] = c.result if c else "-"
-        r["coq_file"] = c.file if c else None
+        checked = {p.label: p for p in (c.part_results if c else ())}
+        r["parts"] = [
+            dict(
+                label=p.label,
+                claim=p.claim,
+                kind=p.kind,
+                coq=p.coq,
+                why=p.why,
+                result=(
+                    checked[p.label].result
+                    if p.label in checked
+                    else (c.result if c and p.kind == "coq" else "-")
+                ),
+            )
+            for p in decl.parts
+        ]
+        r["coq_parts"] = f"{sum(p.kind == 'coq' for p in decl.parts)}/{len(decl.parts)}"
+        r["coq"] = c.cell() if c else "skipped"
+        r["coq_result"] = c.result if c else "skipped"
+        r["coq_files"] = list(c.files) if c else []
         if c and c.error:
             r["coq_error"] = c.error
-    names = {r["name"] for r in rows}
-    return [dataclasses.asdict(c) for n, c in coq.items() if n not in names]
+
+
+def _parts_line(summary: dict) -> str:
+    p = summary["parts"]
+    return (
+        f"parts: {p['coq']} of {p['total']} in Coq ({p['coq_checked']} checked in this run), "
+        f"{p['sympy']} sympy, {p['measured']} measured"
+    )
+
+
+def _print_pins(proofs_dir: Path, statements) -> int:
+    files = _coq_files(proofs_dir)
+    core = files.get("CoreSpec")
+    pin = _core_pin_of(statements)
+    stale = 0
+    if core is not None:
+        now = _sha256_file(core)
+        stale += now != pin
+        print(
+            f"proofs/coq/CoreSpec.v  {now}  {'ok' if now == pin else f'PINNED {pin}'} (CORE_SPEC_SHA256, proofs/_parts.py)"
+        )
+    for s in statements:
+        spec = files.get(f"{s.name}_spec")
+        if spec is None:
+            continue
+        now, pin = _sha256_file(spec), getattr(s.module, "COQ_SPEC_SHA256", None)
+        stale += now != pin
+        print(
+            f"{_coq_dir(proofs_dir).name}/{spec.name}  {now}  {'ok' if now == pin else f'PINNED {pin}'} (COQ_SPEC_SHA256, proofs/{s.path.name})"
+        )
+    return EXIT_OK if not stale else EXIT_FAILED
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -175,8 +232,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"syncattn verify: {msg}", file=sys.stderr)
         return EXIT_USAGE
 
+    if args.pins:
+        return _print_pins(proofs_dir, statements)
+    if args.write_coverage is not None:
+        from ._coverage import write_coverage
+
+        try:
+            changed = write_coverage(args.write_coverage, statements)
+        except (OSError, ValueError) as e:
+            print(f"syncattn verify: {e}", file=sys.stderr)
+            return EXIT_USAGE
+        print(f"{args.write_coverage}: {'rewritten' if changed else 'up to date'}")
+        return EXIT_OK
     if args.list:
-        coq_files = _coq_files(proofs_dir)
         for s in statements:
             if s.module is None:
                 print(f"{s.number:>2}  {s.name:<22} IMPORT ERROR: {s.import_error}")
@@ -187,8 +255,13 @@ def main(argv: list[str] | None = None) -> int:
                 for k in ("symbolic", "numeric", "mutation")
             )
             print(f"{s.number:>2}  {s.name:<22} {s.title}")
-            coq = coq_files.get(s.name)
-            coq = f"; coq: proofs/coq/{coq.name}" if coq else ""
+            decl = _declared(s)
+            coq = sum(p.kind == "coq" for p in decl.parts)
+            coq = (
+                f"; parts: {coq}/{len(decl.parts)} in Coq (proofs/coq/{s.name}.v)"
+                if coq
+                else ""
+            )
             print(f"    {'':<22} checks: {kinds}; file: proofs/{s.path.name}{coq}")
         return EXIT_OK
 
@@ -217,18 +290,22 @@ def main(argv: list[str] | None = None) -> int:
         progress=not args.no_progress,
         jobs=args.jobs,
     )
-    coq_files = _coq_selection(proofs_dir, selected, statements)
     if args.no_coq:
         coq = {}
     else:
-        if coq_files and find_coqc() is not None:
-            print(f"syncattn verify: coqc on {len(coq_files)} Coq file(s)", flush=True)
-        coq = _coq_check_all(coq_files, jobs=args.jobs)
+        with_coq = [s for s in selected if _declared(s).theorems]
+        if with_coq and find_coqc() is not None:
+            print(
+                f"syncattn verify: coqc on the Coq parts of {len(with_coq)} statement(s)",
+                flush=True,
+            )
+        coq = _coq_check_all(selected, proofs_dir, jobs=args.jobs)
     seconds = time.perf_counter() - t0
     rows = _statement_rows(selected, results)
-    coq_only = _coq_rows(rows, coq)
+    _parts_rows(rows, selected, coq)
     coq_fail = [c for c in coq.values() if c.result == "FAIL"]
     n_fail = sum(r.result == "FAIL" for r in results)
+    all_parts = [p for r in rows for p in r["parts"]]
     summary = dict(
         ok=n_fail == 0 and not coq_fail,
         statements=len(rows),
@@ -238,11 +315,18 @@ def main(argv: list[str] | None = None) -> int:
         skipped=sum(r.result == "skipped" for r in results),
         seconds=round(seconds, 2),
         coq=dict(
-            files=len(coq_files),
+            statements=sum(c.result != "-" for c in coq.values()),
             checked=sum(c.result == "checked" for c in coq.values()),
             failed=len(coq_fail),
             not_installed=sum(c.result == "not installed" for c in coq.values()),
             skipped=bool(args.no_coq),
+        ),
+        parts=dict(
+            total=len(all_parts),
+            coq=sum(p["kind"] == "coq" for p in all_parts),
+            coq_checked=sum(p["result"] == "checked" for p in all_parts),
+            sympy=sum(p["kind"] == "sympy" for p in all_parts),
+            measured=sum(p["kind"] == "measured" for p in all_parts),
         ),
     )
     report = dict(
@@ -251,14 +335,13 @@ def main(argv: list[str] | None = None) -> int:
         finished=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         summary=summary,
         statements=rows,
-        coq_only=coq_only,
     )
-    print(_table(rows, coq_only))
+    print(_table(rows))
     for r in results:
         if r.result == "FAIL":
             print(f"FAIL {r.statement}::{r.check} ({r.kind}): {r.error}")
     for c in coq_fail:
-        print(f"FAIL coq {c.file}: {c.error}")
+        print(f"FAIL coq {c.name}: {c.error}")
     out.mkdir(parents=True, exist_ok=True)
     (out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
     (out / "report.md").write_text(_markdown(report))
@@ -272,5 +355,5 @@ def main(argv: list[str] | None = None) -> int:
         f"{verdict}: {summary['passed']} passed, {n_fail} failed, {summary['skipped']} skipped "
         f"in {seconds:.1f} s. Report: {out / 'report.md'}"
     )
+    print(_parts_line(summary))
     return EXIT_OK if summary["ok"] else EXIT_FAILED
-

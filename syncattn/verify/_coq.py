@@ -1,14 +1,26 @@
-"""The Coq column of ``syncattn verify``: compile ``proofs/coq/<name>.v`` and audit its axioms.
+"""The Coq column of ``syncattn verify``: pinned specifications, compiled proofs, audited parts.
 
-Each statement ``proofs/proof_<name>.py`` may have a machine-checked companion
-``proofs/coq/<name>.v`` (files without a sympy statement, such as the float32 kernel's
-``sincos_float32.v``, are reported on their own rows). A file is *checked* when
-``coqc`` compiles it in a fresh temporary folder (so an installed, read-only copy
-works and no build products land next to the sources), its source contains no
-``Admitted``, ``admit`` or ``Axiom``, and every axiom its ``Print Assumptions``
-lists is allowed (:data:`REAL_AXIOMS`, plus :data:`PRIMITIVE_PREFIXES` in files that
-use Interval). A success is cached by the hash of the file, the ``coqc`` version and
-the allowlist, in ``$SYNCATTN_COQ_CACHE`` or ``~/.cache/syncattn/coq``.
+The Coq development in ``proofs/coq`` separates what a reader must trust from what Coq
+checks (as CompCert and seL4 do):
+
+* ``CoreSpec.v`` (shared definitions) and ``<name>_spec.v`` (one per statement
+  ``proofs/proof_<name>.py``): definitions mirroring the library's formulas and one
+  ``Definition <thm>_spec : Prop`` per Coq-proved part. These are *pinned*: their
+  SHA-256 must equal ``CORE_SPEC_SHA256`` (``proofs/_parts.py``) and the statement's
+  ``COQ_SPEC_SHA256``; otherwise the statement fails with "specification changed:
+  review it, then update the pin".
+* ``Core.v`` and ``<name>.v``: lemmas and the proofs ``Theorem <thm> : <thm>_spec``.
+
+A statement's Coq parts (its ``PARTS`` entries of kind ``"coq"``) are *checked* when
+every file they need compiles with ``coqc`` in a fresh temporary folder (no build
+products land beside the sources, so an installed read-only copy works), no file has
+``Admitted``, ``admit``, ``Axiom`` (or another way to assume) outside comments, an audit
+file compiles ``Check (<name>.<thm> : <name>_spec.<thm>_spec).`` for each part (the
+theorem's type is exactly its pinned specification: a tautology or a weakened theorem in
+its place fails here), and each theorem's ``Print Assumptions`` lists only allowed axioms
+(:data:`REAL_AXIOMS`; :data:`PRIMITIVE_PREFIXES` too where a file uses Interval). A
+success is cached by the hash of every file involved, the ``coqc`` version and the
+allowlist, in ``$SYNCATTN_COQ_CACHE`` or ``~/.cache/syncattn/coq``.
 """
 
 from __future__ import annotations
@@ -21,7 +33,6 @@ import re
 import shutil
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 
@@ -41,27 +52,76 @@ REAL_AXIOMS = frozenset(
 # kernel and the standard library's specification axioms of them (Interval computes
 # its enclosures by reflection on these machine integers).
 PRIMITIVE_PREFIXES = ("PrimInt63.", "Uint63.")
-# The library files whose proofs may use PRIMITIVE_PREFIXES.
 _PRIMITIVE_USERS = re.compile(r"From\s+Interval\s+Require", re.M)
 
 COQ_SUBDIR = "coq"
 LOGICAL_PREFIX = "Syncattn"  # the -Q name of the files (see proofs/coq/_CoqProject)
+CORE_SPEC = "CoreSpec"
 _FORBIDDEN = re.compile(
-    r"\b(Admitted|admit|Axiom|Axioms|Parameter|Hypothesis|Conjecture)\b"
+    r"\b(Admitted|admit|Axiom|Axioms|Parameter|Parameters|Hypothesis|Hypotheses|"
+    r"Conjecture|Variable|Variables)\b"
 )
 _COMMENT = re.compile(r"\(\*.*?\*\)", re.S)
+_REQUIRE = re.compile(
+    r"From\s+" + LOGICAL_PREFIX + r"\s+Require\s+(?:Import\s+|Export\s+)?([^.]*)\.",
+    re.M,
+)
+_MARK = "@@syncattn-part "
 _TIMEOUT_S = 1200
+PIN_HINT = "review it, then update the pin"
+
+
+@dataclasses.dataclass
+class PartResult:
+    """The Coq check of one part: ``Check (<name>.<theorem> : <name>_spec.<theorem>_spec)``."""
+
+    label: str
+    theorem: str
+    result: str  # "checked" | "FAIL" | "not installed" | "skipped"
+    axioms: tuple[str, ...] = ()
+    error: str | None = None
 
 
 @dataclasses.dataclass
 class CoqResult:
+    """The Coq column of one statement.
+
+    ``result`` is "checked" when every declared Coq part checked, "FAIL" when one did
+    not (or a pin, a forbidden word or a compile failed), "not installed" without
+    ``coqc``, "skipped" with ``--no-coq`` and "-" when the statement has no Coq part.
+    ``parts`` and ``coq_parts`` count the statement's parts and those declared Coq.
+    """
+
     name: str
-    file: str
-    result: str  # "checked" | "FAIL" | "not installed" | "skipped"
+    files: tuple[str, ...]
+    result: str
+    parts: int = 0
+    coq_parts: int = 0
+    part_results: tuple[PartResult, ...] = ()
     seconds: float = 0.0
     cached: bool = False
-    axioms: tuple[str, ...] = ()
     error: str | None = None
+
+    @property
+    def checked(self) -> int:
+        return sum(p.result == "checked" for p in self.part_results)
+
+    @property
+    def axioms(self) -> tuple[str, ...]:
+        return tuple(sorted({a for p in self.part_results for a in p.axioms}))
+
+    def cell(self) -> str:
+        """The report's cell: "checked" only when every part of the statement is in Coq
+        and checked; otherwise "k/m parts" (k checked of m) or the failure."""
+        if self.result in ("-", "skipped"):
+            return self.result
+        if self.result == "not installed":
+            return f"not installed ({self.coq_parts}/{self.parts} parts in Coq)"
+        if self.result == "FAIL":
+            return f"FAIL ({self.checked}/{self.parts} parts)"
+        if self.checked == self.parts:
+            return "checked"
+        return f"{self.checked}/{self.parts} parts"
 
 
 def coq_dir(proofs_dir: Path) -> Path:
@@ -69,7 +129,7 @@ def coq_dir(proofs_dir: Path) -> Path:
 
 
 def coq_files(proofs_dir: Path) -> dict[str, Path]:
-    """The Coq files, by name (``kuramoto_identity`` for ``coq/kuramoto_identity.v``)."""
+    """Every Coq file of ``proofs/coq``, by module name (``kuramoto_identity_spec``)."""
     folder = coq_dir(proofs_dir)
     return {p.stem: p for p in sorted(folder.glob("*.v"))} if folder.is_dir() else {}
 
@@ -96,6 +156,40 @@ def forbidden_words(source: str) -> list[str]:
     return sorted(set(_FORBIDDEN.findall(strip_comments(source))))
 
 
+def requires(source: str) -> list[str]:
+    """The project's modules a file requires (``From Syncattn Require Import A B.``)."""
+    names: list[str] = []
+    for group in _REQUIRE.findall(strip_comments(source)):
+        names += group.split()
+    return names
+
+
+def closure(name: str, files: dict[str, Path]) -> list[str]:
+    """``name`` and every project file it needs, dependencies first.
+
+    Raises:
+        FileNotFoundError: a required module has no file in ``proofs/coq``.
+    """
+    order: list[str] = []
+    seen: set[str] = set()
+
+    def visit(n: str, via: str) -> None:
+        if n in seen:
+            return
+        if n not in files:
+            raise FileNotFoundError(
+                f"proofs/coq/{n}.v not found (required by {via}); every "
+                f"`From {LOGICAL_PREFIX} Require` names a file of proofs/coq."
+            )
+        seen.add(n)
+        for dep in requires(files[n].read_text()):
+            visit(dep, f"proofs/coq/{n}.v")
+        order.append(n)
+
+    visit(name, "the statement")
+    return order
+
+
 def parse_assumptions(output: str) -> list[str]:
     """The names listed by every ``Print Assumptions`` in ``coqc``'s output."""
     names: list[str] = []
@@ -120,8 +214,7 @@ def parse_assumptions(output: str) -> list[str]:
     return names
 
 
-def disallowed_axioms(axioms: list[str], source: str) -> list[str]:
-    primitive_ok = bool(_PRIMITIVE_USERS.search(strip_comments(source)))
+def disallowed_axioms(axioms: list[str], primitive_ok: bool) -> list[str]:
     return sorted(
         {
             a
@@ -130,6 +223,10 @@ def disallowed_axioms(axioms: list[str], source: str) -> list[str]:
             and not (primitive_ok and a.startswith(PRIMITIVE_PREFIXES))
         }
     )
+
+
+def uses_interval(sources: list[str]) -> bool:
+    return any(_PRIMITIVE_USERS.search(strip_comments(s)) for s in sources)
 
 
 def coqc_version(coqc: str) -> str:
@@ -142,103 +239,138 @@ def coqc_version(coqc: str) -> str:
         return f"unknown ({type(e).__name__})"
 
 
-def _key(path: Path, version: str) -> str:
+def sha256_file(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _run_coqc(coqc: str, folder: Path, file: str, timeout: float) -> tuple[int, str]:
+    try:
+        out = subprocess.run(
+            [coqc, "-q", "-Q", ".", LOGICAL_PREFIX, file],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return 124, f"coqc timed out after {timeout} s"
+    return out.returncode, out.stdout + out.stderr
+
+
+def compile_file(path: Path, coqc: str, timeout: float = _TIMEOUT_S) -> tuple[int, str]:
+    """Compile ``path`` with the project's files it needs (found beside it) in a fresh
+    temporary folder; return (exit status, output of ``path``'s own compile); 124 when
+    it runs past ``timeout`` seconds."""
+    path = Path(path)
+    files = {p.stem: p for p in path.parent.glob("*.v")}
+    files[path.stem] = path
+    with tempfile.TemporaryDirectory(prefix="syncattn-coq-") as tmp:
+        order = closure(path.stem, files)
+        for n in order:
+            shutil.copy2(files[n], Path(tmp) / f"{n}.v")
+        for n in order:
+            rc, output = _run_coqc(coqc, Path(tmp), f"{n}.v", timeout)
+            if rc != 0 or n == path.stem:
+                return rc, output
+    raise AssertionError("unreachable")
+
+
+def audit_source(name: str, theorems: list[str]) -> str:
+    """The audit file of statement ``name``: each theorem against its specification."""
+    lines = [f"From {LOGICAL_PREFIX} Require {name}_spec {name}."]
+    for thm in theorems:
+        lines += [
+            f'Goal True. idtac "{_MARK}{thm}". Abort.',
+            f"Check ({LOGICAL_PREFIX}.{name}.{thm} : {LOGICAL_PREFIX}.{name}_spec.{thm}_spec).",
+            f"Print Assumptions {LOGICAL_PREFIX}.{name}.{thm}.",
+        ]
+    lines.append(f'Goal True. idtac "{_MARK}end". Abort.')
+    return "\n".join(lines) + "\n"
+
+
+def _split_audit(output: str) -> dict[str, str]:
+    parts: dict[str, str] = {}
+    current = None
+    for line in output.splitlines():
+        if line.startswith(_MARK):
+            current = line[len(_MARK) :].strip()
+            parts[current] = ""
+        elif current is not None:
+            parts[current] += line + "\n"
+    return parts
+
+
+def _tail(output: str) -> str:
+    return " ".join(output.split())[-600:]
+
+
+@dataclasses.dataclass
+class _Declared:
+    """What a statement declares: its parts, its Coq theorems and its pin."""
+
+    name: str
+    parts: list  # the module's PARTS
+    theorems: list[tuple[str, str]]  # (label, theorem) of the coq parts
+    pin: str | None
+
+
+def declared(statement) -> _Declared:
+    module = statement.module
+    parts = list(getattr(module, "PARTS", ()) or ())
+    theorems = [(p.label, p.coq) for p in parts if p.kind == "coq"]
+    return _Declared(
+        statement.name, parts, theorems, getattr(module, "COQ_SPEC_SHA256", None)
+    )
+
+
+def pin_errors(
+    decl: _Declared, files: dict[str, Path], core_pin: str | None
+) -> list[str]:
+    """Pin mismatches of the statement's specification and of the shared core."""
+    errors = []
+    spec = files.get(f"{decl.name}_spec")
+    if spec is None:
+        return [
+            f"proofs/coq/{decl.name}_spec.v not found: a statement with Coq parts has a specification file"
+        ]
+    if decl.pin is None:
+        errors.append(
+            f"proofs/proof_{decl.name}.py has Coq parts but no COQ_SPEC_SHA256 "
+            f"(the pin of proofs/coq/{decl.name}_spec.v: {sha256_file(spec)})"
+        )
+    elif sha256_file(spec) != decl.pin:
+        errors.append(
+            f"specification changed: proofs/coq/{decl.name}_spec.v (sha256 "
+            f"{sha256_file(spec)}, pinned {decl.pin}): {PIN_HINT} "
+            f"(COQ_SPEC_SHA256 in proofs/proof_{decl.name}.py)"
+        )
+    core = files.get(CORE_SPEC)
+    if core is not None and core_pin is not None and sha256_file(core) != core_pin:
+        errors.append(
+            f"specification changed: proofs/coq/{CORE_SPEC}.v (sha256 {sha256_file(core)}, "
+            f"pinned {core_pin}): {PIN_HINT} (CORE_SPEC_SHA256 in proofs/_parts.py)"
+        )
+    return errors
+
+
+def _key(paths: list[Path], audit: str, version: str) -> str:
     h = hashlib.sha256()
-    h.update(path.read_bytes())
+    for p in paths:
+        h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+    h.update(audit.encode())
     h.update(version.encode())
     h.update(json.dumps(sorted(REAL_AXIOMS) + list(PRIMITIVE_PREFIXES)).encode())
     return h.hexdigest()
 
 
-def compile_file(path: Path, coqc: str, timeout: float = _TIMEOUT_S) -> tuple[int, str]:
-    """Compile ``path`` alone in a fresh temporary folder; return (exit status, output);
-    124 when it runs past ``timeout`` seconds."""
-    with tempfile.TemporaryDirectory(prefix="syncattn-coq-") as tmp:
-        shutil.copy2(path, Path(tmp) / path.name)
-        try:
-            out = subprocess.run(
-                [coqc, "-q", "-Q", ".", LOGICAL_PREFIX, path.name],
-                cwd=tmp,
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-            )
-        except subprocess.TimeoutExpired:
-            return 124, f"coqc timed out after {timeout} s"
-        return out.returncode, out.stdout + out.stderr
-
-
-def check_file(
-    name: str, path: Path, coqc: str, *, version: str | None = None, use_cache=True
-) -> CoqResult:
-    """Check one Coq file: compiles, no forbidden words, only allowed axioms."""
-    t0 = time.perf_counter()
-    rel = f"proofs/{COQ_SUBDIR}/{path.name}"
-    source = path.read_text()
-    bad_words = forbidden_words(source)
-    if bad_words:
-        return CoqResult(
-            name, rel, "FAIL", 0.0, error=f"forbidden in source: {', '.join(bad_words)}"
-        )
-    version = version or coqc_version(coqc)
-    key = _key(path, version)
-    stamp = cache_dir() / f"{key}.json"
-    if use_cache and stamp.is_file():
-        try:
-            axioms = tuple(json.loads(stamp.read_text())["axioms"])
-            return CoqResult(name, rel, "checked", 0.0, cached=True, axioms=axioms)
-        except (ValueError, KeyError, TypeError):
-            pass  # a damaged cache entry: compile again
-    rc, output = compile_file(path, coqc)
-    seconds = time.perf_counter() - t0
-    if rc != 0:
-        tail = " ".join(output.split())[-600:]
-        return CoqResult(name, rel, "FAIL", seconds, error=f"coqc exit {rc}: {tail}")
-    axioms = parse_assumptions(output)
-    if "Axioms:" not in output and "Closed under the global context" not in output:
-        return CoqResult(
-            name, rel, "FAIL", seconds, error="no Print Assumptions in the output"
-        )
-    bad = disallowed_axioms(axioms, source)
-    if bad:
-        return CoqResult(
-            name,
-            rel,
-            "FAIL",
-            seconds,
-            axioms=tuple(axioms),
-            error=f"axioms outside the allowlist: {', '.join(bad)}",
-        )
-    try:
-        stamp.parent.mkdir(parents=True, exist_ok=True)
-        stamp.write_text(json.dumps(dict(file=rel, version=version, axioms=axioms)))
-    except OSError:
-        pass  # an unwritable cache only costs a recompile
-    return CoqResult(name, rel, "checked", seconds, axioms=tuple(sorted(set(axioms))))
-
-
-def check_all(
-    files: dict[str, Path], *, jobs: int = 1, use_cache: bool = True
-) -> dict[str, CoqResult]:
-    """Check ``files`` (name -> path) with ``coqc`` from PATH, ``jobs`` at a time;
-    every result is "not installed" when there is no ``coqc``."""
-    coqc = find_coqc()
-    if coqc is None:
-        return {
-            n: CoqResult(n, f"proofs/{COQ_SUBDIR}/{p.name}", "not installed")
-            for n, p in files.items()
-        }
-    version = coqc_version(coqc)
-    if jobs <= 1 or len(files) <= 1:
-        return {
-            n: check_file(n, p, coqc, version=version, use_cache=use_cache)
-            for n, p in files.items()
-        }
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(jobs) as ex:
-        futures = {
-            n: ex.submit(check_file, n, p, coqc, version=version, use_cache=use_cache)
-            for n, p in files.items()
-        }
-        return {n: f.result() for n, f in futures.items()}
+def _fail(decl, rel, error, seconds=0.0, results=()) -> CoqResult:
+    return CoqResult(
+        decl.name,
+        rel,
+        "FAIL",
+        len(decl.parts),
+        len(decl.theorems),
+        tuple(results),
+        seconds,
+        error=error,
+    )

@@ -48,11 +48,11 @@ def _statement_rows(
     return rows
 
 
-def _coq_cell(result: str | None) -> str:
-    return "-" if result in (None, "-") else f"coq: {result}"
+def _coq_cell(cell: str | None) -> str:
+    return "-" if cell in (None, "-") else f"coq: {cell}"
 
 
-def _table(rows: list[dict], coq_only: list[dict] = ()) -> str:
+def _table(rows: list[dict]) -> str:
     head = ("#", "statement", "kind", "checks", "result", "coq", "seconds")
     body = [
         (
@@ -66,9 +66,6 @@ def _table(rows: list[dict], coq_only: list[dict] = ()) -> str:
             f"{r['seconds']:.1f}",
         )
         for r in rows
-    ] + [
-        ("-", c["name"], "coq only", "-", "-", _coq_cell(c["result"]), f"{c['seconds']:.1f}")
-        for c in coq_only
     ]
     widths = [max(len(x) for x in col) for col in zip(head, *body)]
     fmt = lambda cells: "  ".join(
@@ -124,6 +121,10 @@ def _markdown(report: dict) -> str:
         f"**{status}**: {summ['passed']} passed, {summ['failed']} failed, {summ['skipped']} skipped, "
         f"over {summ['statements']} statements in {summ['seconds']:.1f} s.",
         "",
+        f"Parts (claims): {summ['parts']['coq']} of {summ['parts']['total']} in Coq "
+        f"({summ['parts']['coq_checked']} checked in this run), {summ['parts']['sympy']} sympy, "
+        f"{summ['parts']['measured']} measured.",
+        "",
         f"Command: `{cfg['command']}` (seed {cfg['seed']}, quick={cfg['quick']}, float64={cfg['float64']}).",
         "Versions: "
         + ", ".join(f"{k} {v}" for k, v in cfg["versions"].items())
@@ -132,8 +133,10 @@ def _markdown(report: dict) -> str:
         "Kinds: *symbolic* = a sympy proof; *numeric* = the lambdified statement against the code in float64,",
         "or a numerical theorem check; each statement also has *mutation* checks (its proof must reject a",
         "deliberately wrong variant). Statements and proofs: `proofs/README.md`, `docs/theory/`.",
-        "*coq*: the statement's Coq proof `proofs/coq/<name>.v` (docs/coq.md): checked (compiled by",
-        "coqc in this run or cached by hash, only allowed axioms), not installed (no coqc), FAIL, or - (none).",
+        "*coq*: the statement's parts (claims) proved in Coq (docs/coq.md): each is a theorem of",
+        "`proofs/coq/<name>.v` whose type is exactly its pinned specification in `proofs/coq/<name>_spec.v`.",
+        "*checked* = every part of the statement is in Coq and checked (compiled in this run or cached",
+        "by hash, only allowed axioms); *k/m parts* = k of its m parts are; not installed (no coqc); FAIL.",
         "",
         "## Statements",
         "",
@@ -147,11 +150,6 @@ def _markdown(report: dict) -> str:
         lines.append(
             f"| {r['number']} | {_cell(r['title'])} | {r['kind']} | {checks} | {r['mutations']} | **{r['result']}** "
             f"| {_coq_cell(r.get('coq'))} | {r['seconds']:.1f} | `{r['file']}` |"
-        )
-    for c in report.get("coq_only", []):
-        lines.append(
-            f"| - | {c['name']} (Coq only) | coq | - | - | - | {_coq_cell(c['result'])} "
-            f"| {c['seconds']:.1f} | `{c['file']}` |"
         )
     lines += [
         "",
@@ -172,18 +170,29 @@ def _markdown(report: dict) -> str:
         if c["result"] == "FAIL"
     ]
     coq_failures = [
-        (r["name"], r.get("coq_file"), r.get("coq_error"))
+        (r["name"], r.get("coq_error"))
         for r in report["statements"]
-        if r.get("coq") == "FAIL"
-    ] + [
-        (c["name"], c["file"], c["error"])
-        for c in report.get("coq_only", [])
-        if c["result"] == "FAIL"
+        if r.get("coq_result") == "FAIL"
     ]
     if failures or coq_failures:
         lines += ["", "## Failures", ""]
         lines += [f"- `{r['name']}::{c['check']}`: {c['error']}" for r, c in failures]
-        lines += [f"- coq `{f}`: {e}" for _, f, e in coq_failures]
+        lines += [f"- coq `{n}`: {e}" for n, e in coq_failures]
+    lines += ["", "## Parts: what proves each claim", ""]
+    lines += [
+        "| # | part | claim | proved by | result |",
+        "|---|---|---|---|---|",
+    ]
+    for r in report["statements"]:
+        for p in r.get("parts", []):
+            by = (
+                f"Coq `{p['coq']}`"
+                if p["kind"] == "coq"
+                else f"{p['kind']} ({p['why']})"
+            )
+            lines.append(
+                f"| {r['number']} | {_cell(p['label'])} | {_cell(p['claim'])} | {_cell(by)} | {p['result']} |"
+            )
     lines += ["", "## What each statement ties to", ""]
     for r in report["statements"]:
         lines.append(
