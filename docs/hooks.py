@@ -144,5 +144,48 @@ def render_math(content: str, where: str = "page") -> str:
     return _MATH.sub(one, content)
 
 
+_INLINE_TEX = re.compile(r"\\\((.*?)\\\)|\$(.+?)\$")
+_SUB = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+_SUP = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+_TOKEN = re.compile(r"<(m[ion]|mtext)[^>]*>([^<]*)</\1>")
+
+
+def plain_title(title: str) -> str:
+    """A title with its inline equations as plain Unicode text (for the navigation and
+    the browser tab, which show text, not MathML): ``\\(\\|h\\|T = \\log\\cot(\\delta/2)\\)``
+    becomes ``‖h‖T = log cot(δ/2)``."""
+
+    def one(m: re.Match) -> str:
+        tex = html.unescape(m.group(1) if m.group(1) is not None else m.group(2))
+        tex = re.sub(r"_\{?(\d+)\}?", lambda d: d.group(1).translate(_SUB), tex)
+        tex = re.sub(r"\^\{?(\d+)\}?", lambda d: d.group(1).translate(_SUP), tex)
+        words: list[str] = []
+        for tag, text in _TOKEN.findall(tex_to_mathml(tex, display=False)):
+            text = html.unescape(text).strip()
+            if not text:
+                continue
+            if tag == "mo" and text in "=<>≤≥≈+−-":
+                words.append(f" {text} ")
+            elif (
+                words and len(text) > 1 and text.isalpha() and words[-1][-1:].isalnum()
+            ):
+                words.append(" " + text)  # log cot
+            elif (
+                words
+                and len(words[-1]) > 1
+                and words[-1].strip().isalpha()
+                and text.isalnum()
+            ):
+                words.append(" " + text)  # cot x
+            else:
+                words.append(text)
+        return " ".join("".join(words).split())
+
+    return _INLINE_TEX.sub(one, title)
+
+
 def on_page_content(html_content, page, config, files):
+    title = page.title or ""
+    if "\\(" in title or "$" in title:
+        page.meta["title"] = plain_title(title)
     return render_math(html_content, page.file.src_uri)

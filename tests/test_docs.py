@@ -92,10 +92,27 @@ def test_math_that_cannot_be_rendered_fails_the_build():
     pytest.importorskip("latex2mathml", reason="the docs extra is not installed")
     hooks = _docs_hooks()
     with pytest.raises(ValueError, match=r"p\.md.*notacommand"):
-        hooks.render_math('<span class="arithmatex">\\(\\notacommand x\\)</span>', "p.md")
+        hooks.render_math(
+            '<span class="arithmatex">\\(\\notacommand x\\)</span>', "p.md"
+        )
     # the spellings latex2mathml lacks are rewritten, not left raw
     assert "arg" in hooks.tex_to_mathml("\\arg z", display=False)
     assert "\\" not in hooks.tex_to_mathml("\\Vert x \\Vert", display=True)
+
+
+def test_titles_with_equations_read_as_text_in_the_navigation():
+    """The navigation and the browser tab show text, not MathML: a page title's inline
+    equations become Unicode (issue 38: the theory pages' nav showed raw TeX)."""
+    pytest.importorskip("latex2mathml", reason="the docs extra is not installed")
+    plain = _docs_hooks().plain_title
+    assert (
+        plain("12. The finite-time threshold \\(\\|h\\|T = \\log\\cot(\\delta/2)\\)")
+        == "12. The finite-time threshold ‖h‖T = log cot(δ/2)"
+    )
+    assert plain("11. Relative degeneracy: \\(\\|h\\|\\) against $\\|w\\|_2$") == (
+        "11. Relative degeneracy: ‖h‖ against ‖w‖₂"
+    )
+    assert plain("No equation here") == "No equation here"
 
 
 def test_site_loads_no_script_from_the_network():
@@ -125,6 +142,15 @@ def test_built_site_has_no_raw_tex_and_renders_in_chromium(tmp_path):
         assert 'class="arithmatex">\\(' not in text, page
         assert 'class="arithmatex">\\[' not in text, page
         assert not re.search(r'<script[^>]+src="https?:', text), page
+    for page in pages:  # navigation entries and tab titles: text, no raw TeX (issue 38)
+        text = page.read_text(encoding="utf-8")
+        for title in re.findall(r"<title>(.*?)</title>", text, re.S) + re.findall(
+            r'md-ellipsis">(.*?)</span>', text, re.S
+        ):
+            assert "\\(" not in title and "\\|" not in title and "$" not in title, (
+                page,
+                title,
+            )
     theory = site / "theory" / "kuramoto_identity" / "index.html"
     assert theory.read_text(encoding="utf-8").count("<math ") > 10
     chromium = shutil.which("chromium", path="/usr/bin:/bin")
@@ -133,11 +159,19 @@ def test_built_site_has_no_raw_tex_and_renders_in_chromium(tmp_path):
     shot = tmp_path / "theory.png"
     subprocess.run(
         [
-            chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-            "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync",
-            f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1200,900",
-            f"--screenshot={shot}", theory.as_uri(),
+            chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--window-size=1200,900",
+            f"--screenshot={shot}",
+            theory.as_uri(),
         ],
         capture_output=True,
         timeout=120,
