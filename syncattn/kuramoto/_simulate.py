@@ -20,6 +20,8 @@ from ._coupling import (
     _listen,
     _shift,
 )
+from ._daido import _harmonic_drift, _lag_parts
+from ._field import _daido_harmonics
 
 
 def _rhs(t, theta, args):  # module level: the jit cache hits across calls
@@ -28,6 +30,11 @@ def _rhs(t, theta, args):  # module level: the jit cache hits across calls
     Kc, Ks = _listen(K, _kind(K), c, s)
     ca, sa = _shift(c, s, alpha)
     return omega + ca * Ks - sa * Kc
+
+
+def _daido_rhs(t, theta, args):
+    omega, K, cal, sal = args
+    return omega + _harmonic_drift(theta, K, _kind(K), cal, sal)
 
 
 def _order(theta):
@@ -52,6 +59,7 @@ def simulate(
     save_phases: bool = True,
     noise: ScalarLike | None = None,
     key: PRNGKeyArray | None = None,
+    harmonics=None,
 ) -> Solution:
     r"""Integrate the Kuramoto flow with diffrax (adaptive Dormand-Prince 5(4) by default).
 
@@ -77,6 +85,13 @@ def simulate(
       dominate the local error; measured in `benchmarks/flows.py`, Dopri5 reached the
       reference order parameter with 1.5-2.4x fewer steps than Tsit5 at equal
       accuracy (docs/benchmarks.md). Any diffrax solver can be passed.
+
+    **Harmonics (Kuramoto-Daido).** With `harmonics` (a
+    [`syncattn.kuramoto.HarmonicCoupling`][] or complex $c_m$) the flow is
+    $\dot\theta_i = \omega_i + \sum_j K_{ij}H(\theta_j - \theta_i)$,
+    $H(\varphi) = \sum_m a_m\sin(m\varphi - \alpha_m)$
+    ([`syncattn.kuramoto.daido_coupling`][]); `frustration` must then be 0. The
+    coefficients are traced arguments: `jax.grad` reaches them.
 
     **Noise.** With `noise` $= \sigma > 0$ and a PRNG `key`, the Stratonovich SDE
 
@@ -117,6 +132,7 @@ def simulate(
             `False` for very large $N$ to keep only $Z$, $R$ and the final phases.
         noise: $\sigma \ge 0$, a scalar; `None` or 0: no noise.
         key: PRNG key of the Brownian path (keyword; required when $\sigma > 0$).
+        harmonics: `None` (the sine) or the coupling function's harmonics.
 
     Returns:
         A [`syncattn.kuramoto.Solution`][]: `ts (S,)`, `states (S, *batch, N)` (also
@@ -158,8 +174,12 @@ def simulate(
         if jnp.ndim(omega)
         else omega.astype(dtype)
     )
-    args = (omega, K, jnp.asarray(frustration, dtype))
+    if harmonics is None:
+        rhs, args = _rhs, (omega, K, jnp.asarray(frustration, dtype))
+    else:
+        h = _daido_harmonics(harmonics, frustration)
+        rhs, args = _daido_rhs, (omega, K, *_lag_parts(h, dtype))
     return driver.solve(
-        _rhs, _order, theta0, args, t1, ts, solver, controller, dt0, int(max_steps),
+        rhs, _order, theta0, args, t1, ts, solver, controller, dt0, int(max_steps),
         bool(save_phases), noisy,
     )
