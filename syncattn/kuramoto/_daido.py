@@ -186,12 +186,15 @@ def _series(h, phi, derivative):
     phi = as_float(phi, "phi")
     check_finite(phi, "phi")
     dtype = jnp.result_type(phi, h.real)
-    phi = phi.astype(dtype)
+    return _series_core(h.real.astype(dtype), h.imag.astype(dtype), phi.astype(dtype), derivative)
+
+
+@functools.partial(jax.jit, static_argnames="derivative")
+def _series_core(re, im, phi, derivative):
     out = jnp.zeros_like(phi)
-    for m in range(1, h.order + 1):
+    for m in range(1, re.shape[0] + 1):
         s, c = sincos(m * phi)
-        re, im = h.real[m - 1].astype(dtype), h.imag[m - 1].astype(dtype)
-        out = out + (m * (re * c - im * s) if derivative else re * s + im * c)
+        out = out + (m * (re[m - 1] * c - im[m - 1] * s) if derivative else re[m - 1] * s + im[m - 1] * c)
     return out
 
 
@@ -207,7 +210,7 @@ def _as_harmonics(harmonics, name: str = "harmonics") -> HarmonicCoupling:
 
 
 def _lag_parts(h, dtype):
-    """($a_m\cos\alpha_m$, $a_m\sin\alpha_m$) = (Re c, -Im c) in `dtype`, negated outside the kernel.
+    r"""($a_m\cos\alpha_m$, $a_m\sin\alpha_m$) = (Re c, -Im c) in `dtype`, negated outside the kernel.
 
     Handing the kernel $a\sin\alpha$ itself (not $\operatorname{Im}c$ to negate inside)
     keeps XLA's fusion of the M = 1 field identical to the Sakaguchi field's.
@@ -299,7 +302,8 @@ def daido_update(
     Args:
         theta_t: phases $\theta_t$, any shape.
         G: the aggregated phasors per harmonic, a complex array `(*#batch, M)` (last axis
-            $m = 1..M$) or a pair `(Re G, Im G)` of real arrays.
+            $m = 1..M$; the leading axes broadcast to `theta_t`) or a pair
+            `(Re G, Im G)` of real arrays.
         harmonics: a [`syncattn.kuramoto.HarmonicCoupling`][] or complex $c_m$ `(M,)`.
 
     Returns:
@@ -325,20 +329,24 @@ def daido_update(
             f"G must have M={h.order} harmonics on its last axis (and Re G, Im G equal "
             f"shapes); got {re.shape}, {im.shape}."
         )
-    check_broadcast(
+    if check_broadcast(
         f"G's leading shape must broadcast to theta_t's shape {theta_t.shape}; got {re.shape[:-1]}.",
         re.shape[:-1],
         theta_t.shape,
-    )
+    ) != theta_t.shape:
+        raise ValueError(
+            f"G's leading shape must broadcast to theta_t's shape {theta_t.shape}; got {re.shape[:-1]}."
+        )
     check_finite(re, "G")
     check_finite(im, "G")
     dt = theta_t.dtype
-    return _update_core(theta_t, re.astype(dt), im.astype(dt), *_lag_parts(h, dt))
+    re, im = (jnp.broadcast_to(g.astype(dt), (*theta_t.shape, h.order)) for g in (re, im))
+    return _update_core(theta_t, re, im, *_lag_parts(h, dt))
 
 
 @jax.jit
 def _update_core(theta, Gr, Gi, cal, sal):
-    out = jnp.zeros(jnp.broadcast_shapes(theta.shape, Gr.shape[:-1]), theta.dtype)
+    out = jnp.zeros_like(theta)
     for m in range(1, cal.shape[0] + 1):
         s, c = sincos(theta if m == 1 else m * theta)
         ca, sa = _rotate(c, s, cal[m - 1], sal[m - 1])

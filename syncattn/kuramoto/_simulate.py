@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from jax.experimental import sparse as jsparse
 
 from .. import _simulate as driver
-from .._numerics import safe_norm, sincos
+from .._numerics import safe_norm
 from .._simulate import Solution
 from .._types import ArrayLike, Float, PRNGKeyArray, ScalarLike
 from ..torus import _mean_xy
@@ -17,22 +17,14 @@ from ._coupling import (
     _check_omega,
     _check_theta,
     _kind,
-    _listen,
-    _shift,
 )
 from ._daido import _harmonic_drift, _lag_parts
 from ._field import _daido_harmonics
 
 
 def _rhs(t, theta, args):  # module level: the jit cache hits across calls
-    omega, K, alpha = args
-    s, c = sincos(theta)
-    Kc, Ks = _listen(K, _kind(K), c, s)
-    ca, sa = _shift(c, s, alpha)
-    return omega + ca * Ks - sa * Kc
-
-
-def _daido_rhs(t, theta, args):
+    # the Sakaguchi flow is the M = 1 harmonic flow with a_1 cos alpha_1 = cos alpha,
+    # a_1 sin alpha_1 = sin alpha: one right-hand side serves both
     omega, K, cal, sal = args
     return omega + _harmonic_drift(theta, K, _kind(K), cal, sal)
 
@@ -175,11 +167,11 @@ def simulate(
         else omega.astype(dtype)
     )
     if harmonics is None:
-        rhs, args = _rhs, (omega, K, jnp.asarray(frustration, dtype))
+        alpha = jnp.asarray(frustration, dtype)[None]
+        args = (omega, K, jnp.cos(alpha), jnp.sin(alpha))
     else:
-        h = _daido_harmonics(harmonics, frustration)
-        rhs, args = _daido_rhs, (omega, K, *_lag_parts(h, dtype))
+        args = (omega, K, *_lag_parts(_daido_harmonics(harmonics, frustration), dtype))
     return driver.solve(
-        rhs, _order, theta0, args, t1, ts, solver, controller, dt0, int(max_steps),
+        _rhs, _order, theta0, args, t1, ts, solver, controller, dt0, int(max_steps),
         bool(save_phases), noisy,
     )
