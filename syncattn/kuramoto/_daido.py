@@ -554,9 +554,13 @@ def in_phase_exponents(
         if K.ndim != 2 or K.shape[0] != K.shape[1]:
             raise ValueError(f"coupling must be a square (N, N) matrix; got shape {K.shape}.")
     dtype = jnp.result_type(K.dtype, h.real.dtype)
-    K = K.astype(dtype)
+    return _in_phase_core(K.astype(dtype), h.real.astype(dtype), h.imag.astype(dtype))
+
+
+@jax.jit
+def _in_phase_core(K, re, im):
     L = jnp.diag(jnp.sum(K, axis=-1)) - K
-    ev = -h.derivative(jnp.zeros((), dtype)) * jnp.linalg.eigvals(L)
+    ev = -_series_core(re, im, jnp.zeros((), K.dtype), True) * jnp.linalg.eigvals(L)
     return ev[jnp.argsort(-ev.real, stable=True)]
 
 
@@ -604,8 +608,14 @@ def two_cluster_drift(
     K = as_float(coupling, "coupling")
     check_finite(K, "coupling")
     p, d = _check_cluster(fraction, gap, jnp.result_type(h.real, K))
-    H0 = h(jnp.zeros((), p.dtype))
-    return K * ((1 - 2 * p) * H0 + p * h(-d) - (1 - p) * h(d))
+    p, d = jnp.broadcast_arrays(p, d)
+    return _drift_core(h.real.astype(p.dtype), h.imag.astype(p.dtype), K.astype(p.dtype), p, d)
+
+
+@jax.jit
+def _drift_core(re, im, K, p, d):
+    H = lambda x: _series_core(re, im, x, False)  # noqa: E731
+    return K * ((1 - 2 * p) * H(jnp.zeros_like(d)) + p * H(-d) - (1 - p) * H(d))
 
 
 def two_cluster_exponents(
@@ -648,7 +658,13 @@ def two_cluster_exponents(
     check_finite(K, "coupling")
     p, d = _check_cluster(fraction, gap, jnp.result_type(h.real, K))
     p, d = jnp.broadcast_arrays(p, d)
-    D0, Dp, Dm = h.derivative(jnp.zeros_like(d)), h.derivative(d), h.derivative(-d)
+    return _exponents_core(h.real.astype(p.dtype), h.imag.astype(p.dtype), K.astype(p.dtype), p, d)
+
+
+@jax.jit
+def _exponents_core(re, im, K, p, d):
+    dH = lambda x: _series_core(re, im, x, True)  # noqa: E731
+    D0, Dp, Dm = dH(jnp.zeros_like(d)), dH(d), dH(-d)
     lam_a = -K * (p * D0 + (1 - p) * Dp)
     lam_b = -K * ((1 - p) * D0 + p * Dm)
     lam_c = -K * (p * Dm + (1 - p) * Dp)
