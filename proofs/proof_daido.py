@@ -137,7 +137,7 @@ PARTS = (
     Part("j", "M = 2, alpha = 0: H(Delta) = sin Delta (a_1 + 2 a_2 cos Delta) is odd, the gap drift is -K H(Delta) for every p, and on Delta = pi the exponents are -K(2a_2 + (2p-1)a_1), -K(2a_2 - (2p-1)a_1), -K(2a_2 - a_1).", "coq", coq="biharmonic_odd_family"),
     Part("k", "Direct simulation: an in-phase Laplacian-mode perturbation decays at -H'(0) lambda; the anti-phase two-cluster state persists for a_2 > a_1/2 and breaks up below.", "measured", why="a numerical solution of the ODE (diffrax against the closed-form rate and the stability threshold), not a proof"),
 )
-COQ_SPEC_SHA256 = "to be filled"
+COQ_SPEC_SHA256 = "caa12b170da2e70e754f4b632f0a65a48516a60fb03c5b2e68afbc5e9a6e1249"
 
 phi, alpha, a, m, psi, eps = sp.symbols("phi alpha a m psi epsilon", real=True)
 th_i, th_j, K_ij, v_i, v_j = sp.symbols("theta_i theta_j K_ij v_i v_j", real=True)
