@@ -27,8 +27,8 @@ Conventions:
 
 Files: `_coupling.py` (coupling forms and the sums they define), `_field.py` (vector
 field, energy), `_attention.py` (the attention identity), `_simulate.py` (diffrax
-integration), `_theory.py` (mean-field theory), `_daido.py` (harmonic coupling functions,
-their observables and theory).
+integration), `_theory.py` (mean-field theory), `_daido.py` (harmonic coupling functions and
+their observables), `_daido_theory.py` (their in-phase and two-cluster theory).
 """
 
 from ._attention import coupling_term as coupling_term, tangent_update as tangent_update
@@ -38,9 +38,11 @@ from ._daido import (
     daido_coupling as daido_coupling,
     daido_order_parameters as daido_order_parameters,
     daido_update as daido_update,
-    in_phase_exponents as in_phase_exponents,
     local_order_parameter as local_order_parameter,
     phase_locking_value as phase_locking_value,
+)
+from ._daido_theory import (
+    in_phase_exponents as in_phase_exponents,
     two_cluster_drift as two_cluster_drift,
     two_cluster_exponents as two_cluster_exponents,
 )

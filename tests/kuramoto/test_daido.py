@@ -20,7 +20,6 @@ from syncattn.kuramoto import HarmonicCoupling
 from .. import strategies
 from ..helpers import approx, assert_close
 from ._daido_reference import H, fd_jacobian, loop_daido
-from ._reference import loop_field
 
 
 def _forms(K):
