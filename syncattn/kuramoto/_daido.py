@@ -151,7 +151,8 @@ class HarmonicCoupling(eqx.Module):
     @property
     def coefficients(self) -> Complex[Array, " M"]:
         r"""$c_m = a_m e^{-i\alpha_m}$ as a complex array."""
-        return jax.lax.complex(*_complex_parts(self.real, self.imag))
+        dt = _work_dtype(self.real.dtype)
+        return jax.lax.complex(self.real.astype(dt), self.imag.astype(dt))
 
     @property
     def amplitudes(self) -> Float[Array, " M"]:
@@ -175,11 +176,6 @@ class HarmonicCoupling(eqx.Module):
 def _work_dtype(dtype):
     # lax.complex only takes float32/float64: narrower floats go through float32
     return dtype if jnp.dtype(dtype).itemsize >= 4 else jnp.float32
-
-
-def _complex_parts(re, im):
-    dt = _work_dtype(re.dtype)
-    return re.astype(dt), im.astype(dt)
 
 
 def _series(h, phi, derivative):
@@ -329,14 +325,9 @@ def daido_update(
             f"G must have M={h.order} harmonics on its last axis (and Re G, Im G equal "
             f"shapes); got {re.shape}, {im.shape}."
         )
-    if check_broadcast(
-        f"G's leading shape must broadcast to theta_t's shape {theta_t.shape}; got {re.shape[:-1]}.",
-        re.shape[:-1],
-        theta_t.shape,
-    ) != theta_t.shape:
-        raise ValueError(
-            f"G's leading shape must broadcast to theta_t's shape {theta_t.shape}; got {re.shape[:-1]}."
-        )
+    msg = f"G's leading shape must broadcast to theta_t's shape {theta_t.shape}; got {re.shape[:-1]}."
+    if check_broadcast(msg, re.shape[:-1], theta_t.shape) != theta_t.shape:
+        raise ValueError(msg)
     check_finite(re, "G")
     check_finite(im, "G")
     dt = theta_t.dtype
