@@ -491,10 +491,12 @@ def test_simulation_in_phase_rate_and_two_cluster_threshold():
         hh = kuramoto.HarmonicCoupling.from_amplitudes(np.array([1.0, a2]))
         fin = kuramoto.simulate(theta0, 0.0, 1.0, 40.0, saveat=None, harmonics=hh).theta_final
         r1, r2 = np.abs(np.asarray(kuramoto.daido_order_parameters(fin, 2)))
-        if stable and not (r1 < 1e-3 and r2 > 1 - 1e-5):
+        r1_0 = abs(np.mean(np.exp(1j * theta0)))
+        # the gap's deviation (|Z_1|) evolves like e^{lambda_C t}, lambda_C = -(2 a2 - 1):
+        # over t = 40 a factor e^{-1.6} or less at |2 a2 - 1| >= 0.04
+        if stable and not (r1 < r1_0 / 2 and r2 > 1 - 1e-5):
             raise AssertionError(f"a2={a2}: anti-phase clusters should persist (|Z1|={r1:.2e}, |Z2|={r2:.6f})")
-        # unstable: the gap grows like e^{-lambda_C t} from 1e-3 (|Z1| leaves 1e-3)
-        if not stable and r1 < 0.1:
+        if not stable and r1 < 2 * r1_0:
             raise AssertionError(f"a2={a2}: anti-phase clusters should break up (|Z1|={r1:.2e})")
 
 
