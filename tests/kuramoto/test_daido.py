@@ -29,7 +29,7 @@ def _forms(K):
 # --------------------------------------------------------------------------- coefficients
 
 
-@given(coef=strategies.harmonics(), phi=st.floats(-20, 20))
+@given(coef=strategies.harmonics(order=st.sampled_from([1, 3])), phi=st.floats(-20, 20))
 def test_complex_and_amplitude_forms_agree(coef, phi):
     a, alpha = coef
     h = HarmonicCoupling.from_amplitudes(a, alpha)
