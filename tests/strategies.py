@@ -32,3 +32,15 @@ def unit_vectors(
 
 
 seeds = st.integers(0, 2**31 - 1)
+
+
+@st.composite
+def harmonics(draw, *, order=st.integers(1, 4), bound=2.0):
+    """Kuramoto-Daido coefficients: `(amplitudes, frustrations)`, float64 `(M,)` each.
+
+    Amplitudes of either sign (negative = repulsive harmonics), lags in $[-\\pi, \\pi]$.
+    """
+    m = draw(order)
+    a = draw(npst.arrays(np.float64, (m,), elements=st.floats(-bound, bound)))
+    alpha = draw(npst.arrays(np.float64, (m,), elements=st.floats(-np.pi, np.pi)))
+    return a, alpha

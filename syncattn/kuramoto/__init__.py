@@ -15,17 +15,37 @@ Conventions:
       `jax.experimental.sparse.BCOO` matrix with the dense convention above;
       memory is $O(N + E)$, for $N$ far beyond dense memory;
 
+* the coupling function is $\sin(\varphi - \alpha)$ (Kuramoto-Sakaguchi) or, with
+  `harmonics=`, a Kuramoto-Daido series
+  $H(\varphi) = \sum_{m=1}^M a_m\sin(m\varphi - \alpha_m) = \sum_m\operatorname{Im}(c_m e^{im\varphi})$,
+  $c_m = a_m e^{-i\alpha_m}$ ([`syncattn.kuramoto.HarmonicCoupling`][]), with its
+  Daido order parameters $Z_m$, local order parameters, phase-locking values and the
+  in-phase / two-cluster stability theory;
 * phases are not wrapped by the flow ([`syncattn.torus.wrap`][] them if needed);
 * every function is pure and works under `jax.jit`, `jax.vmap` and `jax.grad`; the
   floating dtype of `theta` is preserved.
 
 Files: `_coupling.py` (coupling forms and the sums they define), `_field.py` (vector
 field, energy), `_attention.py` (the attention identity), `_simulate.py` (diffrax
-integration), `_theory.py` (mean-field theory).
+integration), `_theory.py` (mean-field theory), `_daido.py` (harmonic coupling functions and
+their observables), `_daido_theory.py` (their in-phase and two-cluster theory).
 """
 
 from ._attention import coupling_term as coupling_term, tangent_update as tangent_update
 from ._coupling import EdgeList as EdgeList
+from ._daido import (
+    HarmonicCoupling as HarmonicCoupling,
+    daido_coupling as daido_coupling,
+    daido_order_parameters as daido_order_parameters,
+    daido_update as daido_update,
+    local_order_parameter as local_order_parameter,
+    phase_locking_value as phase_locking_value,
+)
+from ._daido_theory import (
+    in_phase_exponents as in_phase_exponents,
+    two_cluster_drift as two_cluster_drift,
+    two_cluster_exponents as two_cluster_exponents,
+)
 from ._field import coherence_energy as coherence_energy, vector_field as vector_field
 from ._simulate import Solution as Solution, simulate as simulate
 from ._theory import (
@@ -58,4 +78,13 @@ __all__ = [
     "self_consistent_order_parameter",
     "noisy_critical_coupling",
     "noisy_order_parameter",
+    "HarmonicCoupling",
+    "daido_coupling",
+    "daido_update",
+    "daido_order_parameters",
+    "local_order_parameter",
+    "phase_locking_value",
+    "in_phase_exponents",
+    "two_cluster_drift",
+    "two_cluster_exponents",
 ]

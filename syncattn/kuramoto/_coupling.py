@@ -135,7 +135,11 @@ def _check_coupling(coupling, n: int, batch_shape: tuple[int, ...]):
 
 def _shift(c, s, alpha):
     """(cos(theta + alpha), sin(theta + alpha)) from cos/sin theta by the addition formulas."""
-    cal, sal = jnp.cos(alpha), jnp.sin(alpha)
+    return _rotate(c, s, jnp.cos(alpha), jnp.sin(alpha))
+
+
+def _rotate(c, s, cal, sal):
+    """(c cal - s sal, s cal + c sal): the rotation of (c, s) by the angle whose (cos, sin) is (cal, sal)."""
     return c * cal - s * sal, s * cal + c * sal
 
 

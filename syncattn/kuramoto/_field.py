@@ -19,6 +19,7 @@ from ._coupling import (
     _listen,
     _shift,
 )
+from ._daido import _as_harmonics, _harmonic_drift, _lag_parts
 
 
 def vector_field(
@@ -27,6 +28,7 @@ def vector_field(
     coupling,
     *,
     frustration: float | Float[Array, ""] = 0.0,
+    harmonics=None,
 ) -> Float[Array, "*batch n"]:
     r"""Kuramoto(-Sakaguchi) vector field on $\mathbb{T}^N$.
 
@@ -40,12 +42,21 @@ def vector_field(
     Symbols: $\theta$ = `theta`, $\omega$ = `omega`, $K$ = `coupling`,
     $\alpha$ = `frustration`.
 
+    With `harmonics` (Kuramoto-Daido) the sine is replaced by the coupling function
+    $H(\varphi) = \sum_{m=1}^M a_m\sin(m\varphi - \alpha_m)$:
+    $\dot\theta_i = \omega_i + \sum_j K_{ij}H(\theta_j - \theta_i)$, one product per
+    harmonic ([`syncattn.kuramoto.daido_coupling`][]; $M = 1$, $a_1 = 1$,
+    $\alpha_1 = \alpha$ gives this field bit for bit).
+
     Args:
         theta: phases, shape `(*batch, N)`.
         omega: natural frequencies, broadcastable to `theta` (a scalar is allowed).
         coupling: scalar $K$, dense `(N, N)` / `(*batch, N, N)` matrix (row $i$ = whom
             oscillator $i$ listens to), [`syncattn.kuramoto.EdgeList`][] or `BCOO`.
         frustration: phase lag $\alpha$ (Sakaguchi); 0 gives the Kuramoto model.
+        harmonics: `None` (the sine), or a [`syncattn.kuramoto.HarmonicCoupling`][] /
+            complex coefficients $c_m = a_m e^{-i\alpha_m}$ `(M,)`; then `frustration`
+            must be 0 (the lags are the $\alpha_m$).
 
     Returns:
         $\dot\theta$, same shape and dtype as `theta`.
@@ -61,9 +72,32 @@ def vector_field(
     n, batch = theta.shape[-1], theta.shape[:-1]
     omega = _check_omega(omega, theta, "theta")
     K = _check_coupling(coupling, n, batch)
+    if harmonics is not None:
+        h = _daido_harmonics(harmonics, frustration)
+        return _daido_field(
+            theta, omega.astype(theta.dtype), K, *_lag_parts(h, theta.dtype)
+        )
     return _field(
         theta, omega.astype(theta.dtype), K, jnp.asarray(frustration, theta.dtype)
     )
+
+
+def _daido_harmonics(harmonics, frustration):
+    """The harmonics as a HarmonicCoupling; a non-zero Sakaguchi lag beside them is refused."""
+    from .._checks import is_concrete
+
+    if not is_concrete(frustration) or jnp.any(jnp.asarray(frustration) != 0):
+        raise ValueError(
+            "frustration must be 0 when harmonics are given: put the phase lags in the "
+            "harmonics (HarmonicCoupling.from_amplitudes(a, alpha))."
+        )
+    return _as_harmonics(harmonics)
+
+
+@eqx.filter_jit
+def _daido_field(theta, omega, K, cal, sal):
+    drift = _harmonic_drift(theta, K, _kind(K), cal, sal).astype(theta.dtype)
+    return jnp.broadcast_to(omega, theta.shape) + jnp.broadcast_to(drift, theta.shape)
 
 
 @eqx.filter_jit

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from jax.experimental import sparse as jsparse
 
 from .. import _simulate as driver
-from .._numerics import safe_norm, sincos
+from .._numerics import safe_norm
 from .._simulate import Solution
 from .._types import ArrayLike, Float, PRNGKeyArray, ScalarLike
 from ..torus import _mean_xy
@@ -17,17 +17,16 @@ from ._coupling import (
     _check_omega,
     _check_theta,
     _kind,
-    _listen,
-    _shift,
 )
+from ._daido import _harmonic_drift, _lag_parts
+from ._field import _daido_harmonics
 
 
 def _rhs(t, theta, args):  # module level: the jit cache hits across calls
-    omega, K, alpha = args
-    s, c = sincos(theta)
-    Kc, Ks = _listen(K, _kind(K), c, s)
-    ca, sa = _shift(c, s, alpha)
-    return omega + ca * Ks - sa * Kc
+    # the Sakaguchi flow is the M = 1 harmonic flow with a_1 cos alpha_1 = cos alpha,
+    # a_1 sin alpha_1 = sin alpha: one right-hand side serves both
+    omega, K, cal, sal = args
+    return omega + _harmonic_drift(theta, K, _kind(K), cal, sal)
 
 
 def _order(theta):
@@ -52,6 +51,7 @@ def simulate(
     save_phases: bool = True,
     noise: ScalarLike | None = None,
     key: PRNGKeyArray | None = None,
+    harmonics=None,
 ) -> Solution:
     r"""Integrate the Kuramoto flow with diffrax (adaptive Dormand-Prince 5(4) by default).
 
@@ -77,6 +77,13 @@ def simulate(
       dominate the local error; measured in `benchmarks/flows.py`, Dopri5 reached the
       reference order parameter with 1.5-2.4x fewer steps than Tsit5 at equal
       accuracy (docs/benchmarks.md). Any diffrax solver can be passed.
+
+    **Harmonics (Kuramoto-Daido).** With `harmonics` (a
+    [`syncattn.kuramoto.HarmonicCoupling`][] or complex $c_m$) the flow is
+    $\dot\theta_i = \omega_i + \sum_j K_{ij}H(\theta_j - \theta_i)$,
+    $H(\varphi) = \sum_m a_m\sin(m\varphi - \alpha_m)$
+    ([`syncattn.kuramoto.daido_coupling`][]); `frustration` must then be 0. The
+    coefficients are traced arguments: `jax.grad` reaches them.
 
     **Noise.** With `noise` $= \sigma > 0$ and a PRNG `key`, the Stratonovich SDE
 
@@ -117,6 +124,7 @@ def simulate(
             `False` for very large $N$ to keep only $Z$, $R$ and the final phases.
         noise: $\sigma \ge 0$, a scalar; `None` or 0: no noise.
         key: PRNG key of the Brownian path (keyword; required when $\sigma > 0$).
+        harmonics: `None` (the sine) or the coupling function's harmonics.
 
     Returns:
         A [`syncattn.kuramoto.Solution`][]: `ts (S,)`, `states (S, *batch, N)` (also
@@ -158,7 +166,11 @@ def simulate(
         if jnp.ndim(omega)
         else omega.astype(dtype)
     )
-    args = (omega, K, jnp.asarray(frustration, dtype))
+    if harmonics is None:
+        alpha = jnp.asarray(frustration, dtype)[None]
+        args = (omega, K, jnp.cos(alpha), jnp.sin(alpha))
+    else:
+        args = (omega, K, *_lag_parts(_daido_harmonics(harmonics, frustration), dtype))
     return driver.solve(
         _rhs, _order, theta0, args, t1, ts, solver, controller, dt0, int(max_steps),
         bool(save_phases), noisy,
