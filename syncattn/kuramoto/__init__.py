@@ -21,11 +21,18 @@ Conventions:
 
 Files: `_coupling.py` (coupling forms and the sums they define), `_field.py` (vector
 field, energy), `_attention.py` (the attention identity), `_simulate.py` (diffrax
-integration), `_theory.py` (mean-field theory).
+integration), `_theory.py` (mean-field theory), `_delay.py` (time delays: the delayed
+field, a method-of-steps RK4 integrator, the locked branches), `_inertia.py` (the
+second-order flow with inertia, its energy).
 """
 
 from ._attention import coupling_term as coupling_term, tangent_update as tangent_update
 from ._coupling import EdgeList as EdgeList
+from ._delay import (
+    delay_locked_frequencies as delay_locked_frequencies,
+    delay_simulate as delay_simulate,
+    delay_vector_field as delay_vector_field,
+)
 from ._field import coherence_energy as coherence_energy, vector_field as vector_field
 from ._simulate import Solution as Solution, simulate as simulate
 from ._theory import (
@@ -58,4 +65,7 @@ __all__ = [
     "self_consistent_order_parameter",
     "noisy_critical_coupling",
     "noisy_order_parameter",
+    "delay_vector_field",
+    "delay_simulate",
+    "delay_locked_frequencies",
 ]
