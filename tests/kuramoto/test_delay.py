@@ -118,7 +118,7 @@ def _run_linear(dt, a=-0.7, b=-1.3, y0=1.0, h=0.4, t1=2.0, pairwise=False):
     return np.asarray(outs)[:, 0, 0]
 
 
-@pytest.mark.parametrize("pairwise", [False, True])
+@pytest.mark.parametrize("pairwise", [False, pytest.param(True, marks=pytest.mark.slow)])
 def test_integrator_has_order_four_on_a_linear_delay_equation(pairwise):
     """Measured global error on [0, 2] (the history jumps at t = 0) against the closed form:
     halving dt divides it by about 2^4."""
@@ -171,6 +171,7 @@ def test_delay_simulate_matches_an_independent_heun_solve(kind):
     assert_close(sol.r, np.abs(z), scale=1e5)
 
 
+@pytest.mark.slow  # four compilations
 def test_delay_simulate_converges_at_order_four():
     """Self-convergence on the Kuramoto flow (a delay matrix, dense coupling): the error
     against dt/16 falls by about 16 per halving."""
