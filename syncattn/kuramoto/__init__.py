@@ -33,6 +33,12 @@ from ._delay import (
     delay_simulate as delay_simulate,
     delay_vector_field as delay_vector_field,
 )
+from ._inertia import (
+    InertialSolution as InertialSolution,
+    inertial_energy as inertial_energy,
+    inertial_simulate as inertial_simulate,
+    inertial_vector_field as inertial_vector_field,
+)
 from ._field import coherence_energy as coherence_energy, vector_field as vector_field
 from ._simulate import Solution as Solution, simulate as simulate
 from ._theory import (
@@ -68,4 +74,8 @@ __all__ = [
     "delay_vector_field",
     "delay_simulate",
     "delay_locked_frequencies",
+    "InertialSolution",
+    "inertial_vector_field",
+    "inertial_energy",
+    "inertial_simulate",
 ]
