@@ -80,17 +80,72 @@ MIRRORS = (
 )
 
 PARTS = (
-    Part("a", "With equal row sums k, theta_i = Omega t + c solves the delayed flow iff Omega = omega - k sin(Omega tau).", "coq", coq="locked_state"),
-    Part("b", "The linearisation about the locked state is phi_i' = cos(Omega tau) sum_j K_ij (phi_j(t - tau) - phi_i(t)).", "coq", coq="linearisation"),
-    Part("c", "For the mean field, a zero-sum perturbation v e^{-k cos(Omega tau) t} solves the linearisation exactly (decays iff k cos(Omega tau) > 0).", "coq", coq="transverse_mode"),
-    Part("c(ii)", "For the mean field the characteristic determinant is (lambda + c - c e^{-lambda tau})(lambda + c)^{N-1}: every exponential mode is uniform or zero-sum.", "sympy", why="a determinant of an N x N matrix of exponentials: proved by sympy for N = 3 (and the eigenvector argument in the docstring), not formalised for every N"),
-    Part("d", "If c > 0, the uniform mode's characteristic equation lambda + c = c e^{-lambda tau} has no root with Re lambda >= 0 but 0.", "coq", coq="uniform_mode_stable"),
-    Part("e", "Every locked frequency lies in [omega - |k|, omega + |k|].", "coq", coq="roots_bounded"),
-    Part("e(ii)", "g(Omega) = Omega - omega + k sin(Omega tau) has g' = 1 + k tau cos(Omega tau) (monotone between the closed-form turning points).", "coq", coq="residual_derivative"),
-    Part("e(iii)", "delay_locked_frequencies returns every root in the interval with its stability flag.", "measured", why="a property of the library's floating-point bracketing and brentq refinement, checked against dense grids and tangencies"),
-    Part("f", "The cubic Hermite interpolant's midpoint is (y0 + y1)/2 + h (f0 - f1)/8.", "coq", coq="hermite_midpoint"),
-    Part("f(ii)", "delay_simulate's RK4 method of steps has global order 4.", "measured", why="a convergence rate of a floating-point scheme, measured on a linear delay equation with a closed-form solution"),
-    Part("g", "A nearly in-phase start settles on a predicted stable branch.", "measured", why="a statement about a simulation's long-time behaviour (basins are not characterised)"),
+    Part(
+        "a",
+        "With equal row sums k, theta_i = Omega t + c solves the delayed flow iff Omega = omega - k sin(Omega tau).",
+        "coq",
+        coq="locked_state",
+    ),
+    Part(
+        "b",
+        "The linearisation about the locked state is phi_i' = cos(Omega tau) sum_j K_ij (phi_j(t - tau) - phi_i(t)).",
+        "coq",
+        coq="linearisation",
+    ),
+    Part(
+        "c",
+        "For the mean field, a zero-sum perturbation v e^{-k cos(Omega tau) t} solves the linearisation exactly (decays iff k cos(Omega tau) > 0).",
+        "coq",
+        coq="transverse_mode",
+    ),
+    Part(
+        "c(ii)",
+        "For the mean field the characteristic determinant is (lambda + c - c e^{-lambda tau})(lambda + c)^{N-1}: every exponential mode is uniform or zero-sum.",
+        "sympy",
+        why="a determinant of an N x N matrix of exponentials: proved by sympy for N = 3 (and the eigenvector argument in the docstring), not formalised for every N",
+    ),
+    Part(
+        "d",
+        "If c > 0, the uniform mode's characteristic equation lambda + c = c e^{-lambda tau} has no root with Re lambda >= 0 but 0.",
+        "coq",
+        coq="uniform_mode_stable",
+    ),
+    Part(
+        "e",
+        "Every locked frequency lies in [omega - |k|, omega + |k|].",
+        "coq",
+        coq="roots_bounded",
+    ),
+    Part(
+        "e(ii)",
+        "g(Omega) = Omega - omega + k sin(Omega tau) has g' = 1 + k tau cos(Omega tau) (monotone between the closed-form turning points).",
+        "coq",
+        coq="residual_derivative",
+    ),
+    Part(
+        "e(iii)",
+        "delay_locked_frequencies returns every root in the interval with its stability flag.",
+        "measured",
+        why="a property of the library's floating-point bracketing and brentq refinement, checked against dense grids and tangencies",
+    ),
+    Part(
+        "f",
+        "The cubic Hermite interpolant's midpoint is (y0 + y1)/2 + h (f0 - f1)/8.",
+        "coq",
+        coq="hermite_midpoint",
+    ),
+    Part(
+        "f(ii)",
+        "delay_simulate's RK4 method of steps has global order 4.",
+        "measured",
+        why="a convergence rate of a floating-point scheme, measured on a linear delay equation with a closed-form solution",
+    ),
+    Part(
+        "g",
+        "A nearly in-phase start settles on a predicted stable branch.",
+        "measured",
+        why="a statement about a simulation's long-time behaviour (basins are not characterised)",
+    ),
 )
 COQ_SPEC_SHA256 = "912a24f0116c3f64b5af6f8192a0271097008bfc64722003ad2131b992e3460b"
 
@@ -135,7 +190,11 @@ def prove(locked=locked_frequency, char=uniform_char, n: int = 3) -> None:
     delayed = [s.subs(t, t - tau) for s in state]
     for i in range(n):
         field = w + sum(Kf[i, j] * sp.sin(delayed[j] - state[i]) for j in range(n))
-        assert_zero(field - locked(w, k, tau, Om), f"(a) field on the locked state, i = {i}", simplify=_trig)
+        assert_zero(
+            field - locked(w, k, tau, Om),
+            f"(a) field on the locked state, i = {i}",
+            simplify=_trig,
+        )
     # ... and the derivative of the state is Omega: solution iff Omega = omega - k sin(Omega tau)
     assert_zero(sp.diff(state[0], t) - Om, "(a) d/dt (Omega t + c)")
     # (b) the generic term of the linearisation
@@ -160,7 +219,9 @@ def prove(locked=locked_frequency, char=uniform_char, n: int = 3) -> None:
         assert_zero(sp.diff(phi[i], t) - rhs, f"(c) zero-sum mode, i = {i}")
     # (d) lambda = x + i y: real and imaginary parts, then the modulus identity
     E = sp.exp(-x * tau)
-    ch = sp.expand(char(x + sp.I * y, c, E * (sp.cos(y * tau) - sp.I * sp.sin(y * tau))))
+    ch = sp.expand(
+        char(x + sp.I * y, c, E * (sp.cos(y * tau) - sp.I * sp.sin(y * tau)))
+    )
     re, im = sp.re(ch), sp.im(ch)
     assert_zero(re - (x + c - c * E * sp.cos(y * tau)), "(d) real part")
     assert_zero(im - (y + c * E * sp.sin(y * tau)), "(d) imaginary part")
@@ -177,8 +238,15 @@ def prove(locked=locked_frequency, char=uniform_char, n: int = 3) -> None:
     # (f) the Hermite midpoint
     a0, a1, a2, a3, h = sp.symbols("a0:4 h", real=True)
     cub = a0 + a1 * t + a2 * t**2 + a3 * t**3
-    y0, y1, f0, f1 = cub.subs(t, 0), cub.subs(t, h), sp.diff(cub, t).subs(t, 0), sp.diff(cub, t).subs(t, h)
-    assert_zero(cub.subs(t, h / 2) - ((y0 + y1) / 2 + h * (f0 - f1) / 8), "(f) Hermite midpoint")
+    y0, y1, f0, f1 = (
+        cub.subs(t, 0),
+        cub.subs(t, h),
+        sp.diff(cub, t).subs(t, 0),
+        sp.diff(cub, t).subs(t, h),
+    )
+    assert_zero(
+        cub.subs(t, h / 2) - ((y0 + y1) / 2 + h * (f0 - f1) / 8), "(f) Hermite midpoint"
+    )
 
 
 @check("symbolic")
@@ -193,7 +261,12 @@ def test_locking_rejects_flipped_coupling():
 
 @check("mutation")
 def test_locking_rejects_wrong_uniform_mode():
-    assert_fails(prove, locked_frequency, wrong_uniform_char, what="lambda = c (e^{-lambda tau} + 1)")
+    assert_fails(
+        prove,
+        locked_frequency,
+        wrong_uniform_char,
+        what="lambda = c (e^{-lambda tau} + 1)",
+    )
 
 
 # ---------------------------------------------------------------- numeric
@@ -211,7 +284,12 @@ def compare(locked_frequencies=None) -> None:
         roots, stable = locked_frequencies(wv, kv, tv)
         if len(roots) == 0:
             raise AssertionError("no locked frequency found (one always exists)")
-        assert_close(roots - (wv - kv * np.sin(roots * tv)), np.zeros_like(roots), "(a) residual", atol=1e-12)
+        assert_close(
+            roots - (wv - kv * np.sin(roots * tv)),
+            np.zeros_like(roots),
+            "(a) residual",
+            atol=1e-12,
+        )
         if not np.array_equal(np.asarray(stable), kv * np.cos(roots * tv) > 0):
             raise AssertionError("(d) stability flags differ from k cos(Omega tau) > 0")
         # (a) delay_vector_field on the locked state (dense matrix with row sums k)
@@ -265,12 +343,21 @@ def test_uniform_mode_roots_by_lambert_w():
         arg = cv * tv * np.exp(cv * tv)
         lams = np.array([lambertw(arg, kb) / tv - cv for kb in range(-20, 21)])
         resid = lams + cv - cv * np.exp(-lams * tv)
-        assert_close(np.abs(resid), np.zeros(len(lams)), "Lambert W roots solve the equation", atol=1e-8 * (1 + cv))
+        assert_close(
+            np.abs(resid),
+            np.zeros(len(lams)),
+            "Lambert W roots solve the equation",
+            atol=1e-8 * (1 + cv),
+        )
         if np.max(lams.real) > 1e-10:
-            raise AssertionError(f"a uniform-mode root with Re lambda > 0 at c = {cv}, tau = {tv}")
+            raise AssertionError(
+                f"a uniform-mode root with Re lambda > 0 at c = {cv}, tau = {tv}"
+            )
         # the only root on the imaginary axis is 0 (the principal branch)
         if np.sum(np.abs(lams) < 1e-9) != 1:
-            raise AssertionError("lambda = 0 is not a (simple) root on the principal branch")
+            raise AssertionError(
+                "lambda = 0 is not a (simple) root on the principal branch"
+            )
 
 
 @check("numeric")
@@ -294,8 +381,14 @@ def test_integrator_order_four():
     errs = []
     for dt in (1 / 8, 1 / 16, 1 / 32):
         outs, _ = _integrate(
-            lambda yv, D: a * yv + b * D, jnp.full((1, 1), y0), jnp.full((1, 1), h),
-            int(round(1 / dt)), dt, int(round(2 / dt)), 1, lambda yv: yv,
+            lambda yv, D: a * yv + b * D,
+            jnp.full((1, 1), y0),
+            jnp.full((1, 1), h),
+            int(round(1 / dt)),
+            dt,
+            int(round(2 / dt)),
+            1,
+            lambda yv: yv,
         )
         tt = np.arange(outs.shape[0]) * dt
         errs.append(np.max(np.abs(np.asarray(outs)[:, 0, 0] - exact(tt))))
@@ -315,13 +408,24 @@ def test_simulation_lands_on_a_stable_branch():
     theta0 = 0.2 * g.normal(size=(6, 4))
     hist = theta0 + g.uniform(-2.5, 2.5, (6, 1))
     sol = kuramoto.delay_simulate(
-        jnp.asarray(theta0), 1.0, 1.5, 2.0, 80.0, dt=0.05, history=jnp.asarray(hist), saveat=81
+        jnp.asarray(theta0),
+        1.0,
+        1.5,
+        2.0,
+        80.0,
+        dt=0.05,
+        history=jnp.asarray(hist),
+        saveat=81,
     )
     th = np.asarray(sol.theta)
     freq = (th[-1] - th[-11]).mean(-1) / 10.0
     dist = np.abs(freq[:, None] - roots[None, :])
-    if np.max(np.min(dist, axis=1)) > 1e-4 or not np.all(stable[np.argmin(dist, axis=1)]):
-        raise AssertionError(f"frequencies {freq} not on the stable branches of {roots}, {stable}")
+    if np.max(np.min(dist, axis=1)) > 1e-4 or not np.all(
+        stable[np.argmin(dist, axis=1)]
+    ):
+        raise AssertionError(
+            f"frequencies {freq} not on the stable branches of {roots}, {stable}"
+        )
 
 
 if __name__ == "__main__":

@@ -74,14 +74,54 @@ MIRRORS = (
 )
 
 PARTS = (
-    Part("a", "With omega = 0 and symmetric K, dE/dt = -sum_i v_i^2 along solutions, for every N.", "coq", coq="energy_identity"),
-    Part("b", "E never increases on an interval along a solution.", "coq", coq="energy_nonincreasing"),
-    Part("c", "With m = 0 the phases solve the first-order Kuramoto flow.", "coq", coq="zero_mass"),
-    Part("d", "For m > 0 the equilibria are (theta*, 0) with theta* a first-order equilibrium.", "coq", coq="equilibria"),
-    Part("e", "The inertial Jacobian's eigenvalues solve m lambda^2 + lambda + mu = 0 for the first-order rates mu.", "sympy", why="a block determinant of 2N x 2N matrices: proved by sympy for N = 2 with a free J (the block elimination in the docstring is the general argument), not formalised with Coq matrices"),
-    Part("f", "For m > 0, a first-order rate mu > 0 gives Re lambda < 0.", "coq", coq="mode_stable"),
-    Part("f(ii)", "For m > 0, mu < 0 gives a real root lambda > 0.", "coq", coq="mode_unstable"),
-    Part("g", "inertial_energy never increases along inertial_simulate (omega = 0, symmetric K).", "measured", why="a property of a floating-point adaptive solve, checked numerically"),
+    Part(
+        "a",
+        "With omega = 0 and symmetric K, dE/dt = -sum_i v_i^2 along solutions, for every N.",
+        "coq",
+        coq="energy_identity",
+    ),
+    Part(
+        "b",
+        "E never increases on an interval along a solution.",
+        "coq",
+        coq="energy_nonincreasing",
+    ),
+    Part(
+        "c",
+        "With m = 0 the phases solve the first-order Kuramoto flow.",
+        "coq",
+        coq="zero_mass",
+    ),
+    Part(
+        "d",
+        "For m > 0 the equilibria are (theta*, 0) with theta* a first-order equilibrium.",
+        "coq",
+        coq="equilibria",
+    ),
+    Part(
+        "e",
+        "The inertial Jacobian's eigenvalues solve m lambda^2 + lambda + mu = 0 for the first-order rates mu.",
+        "sympy",
+        why="a block determinant of 2N x 2N matrices: proved by sympy for N = 2 with a free J (the block elimination in the docstring is the general argument), not formalised with Coq matrices",
+    ),
+    Part(
+        "f",
+        "For m > 0, a first-order rate mu > 0 gives Re lambda < 0.",
+        "coq",
+        coq="mode_stable",
+    ),
+    Part(
+        "f(ii)",
+        "For m > 0, mu < 0 gives a real root lambda > 0.",
+        "coq",
+        coq="mode_unstable",
+    ),
+    Part(
+        "g",
+        "inertial_energy never increases along inertial_simulate (omega = 0, symmetric K).",
+        "measured",
+        why="a property of a floating-point adaptive solve, checked numerically",
+    ),
 )
 COQ_SPEC_SHA256 = "1b0652792dc847b6c7858049ac383ba9a035cf9b5b3486f7cfe97908c1e5f512"
 
@@ -102,12 +142,16 @@ def wrong_energy(theta, v, K, m):
 
 
 def symmetric_matrix(n, name="k"):
-    return sp.Matrix(n, n, lambda i, j: sp.Symbol(f"{name}{min(i, j)}{max(i, j)}", real=True))
+    return sp.Matrix(
+        n, n, lambda i, j: sp.Symbol(f"{name}{min(i, j)}{max(i, j)}", real=True)
+    )
 
 
 def force(theta, K):
     n = len(theta)
-    return [sum(K[i, j] * sp.sin(theta[j] - theta[i]) for j in range(n)) for i in range(n)]
+    return [
+        sum(K[i, j] * sp.sin(theta[j] - theta[i]) for j in range(n)) for i in range(n)
+    ]
 
 
 def _trig(e):
@@ -121,7 +165,10 @@ def _energy_rate(E, K, n=3):
     F = force(th, K)
     En = E(th, v, K, m)
     # chain rule along theta' = v, v' = (F - v)/m
-    return sum(sp.diff(En, th[i]) * v[i] + sp.diff(En, v[i]) * (F[i] - v[i]) / m for i in range(n)), v
+    return sum(
+        sp.diff(En, th[i]) * v[i] + sp.diff(En, v[i]) * (F[i] - v[i]) / m
+        for i in range(n)
+    ), v
 
 
 def prove(E=energy) -> None:
@@ -136,10 +183,15 @@ def prove(E=energy) -> None:
     # (e) the block determinant, N = 2, free J
     J = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"J{i}{j}", real=True))
     lam = sp.Symbol("lambda")
-    A = sp.BlockMatrix([[sp.zeros(2), sp.eye(2)], [-J / m, -sp.eye(2) / m]]).as_explicit()
+    A = sp.BlockMatrix(
+        [[sp.zeros(2), sp.eye(2)], [-J / m, -sp.eye(2) / m]]
+    ).as_explicit()
     lhs = (lam * sp.eye(4) - A).det()
     rhs = (m * lam**2 * sp.eye(2) + lam * sp.eye(2) + J).det() / m**2
-    assert_zero(sp.expand(lhs - rhs), "(e) det(lambda I - A) = det(m lambda^2 + lambda + J) / m^N")
+    assert_zero(
+        sp.expand(lhs - rhs),
+        "(e) det(lambda I - A) = det(m lambda^2 + lambda + J) / m^N",
+    )
     # (f) lambda = x + i y: Im(m lambda^2 + lambda + mu) = y (2 m x + 1), so y != 0 gives
     # x = -1/(2m) < 0; for y = 0 and x >= 0, m x^2 + x + mu > 0 (no root)
     x, y = sp.symbols("x y", real=True)
@@ -193,7 +245,9 @@ _th = sp.symbols(f"t0:{N}", real=True)
 _v = sp.symbols(f"u0:{N}", real=True)
 _om = sp.symbols(f"w0:{N}", real=True)
 _K = sp.MatrixSymbol("K", N, N)
-_energy_numpy = sp.lambdify([_th, _v, _K, m], energy(_th, _v, sp.Matrix(_K), m), "numpy")
+_energy_numpy = sp.lambdify(
+    [_th, _v, _K, m], energy(_th, _v, sp.Matrix(_K), m), "numpy"
+)
 _accel_numpy = sp.lambdify(
     [_th, _v, _om, _K, m],
     [(w + f - u) / m for w, f, u in zip(_om, force(_th, sp.Matrix(_K)), _v)],
@@ -216,8 +270,18 @@ def compare(inertial_energy=None) -> None:
         for K, Kmat in ((M, M), (1.7, np.full((N, N), 1.7 / N))):
             th_dot, v_dot = field(theta, v, omega, K, mv)
             assert_close(th_dot, v, "theta' = v")
-            assert_close(v_dot, np.array(_accel_numpy(list(theta), list(v), list(omega), Kmat, mv)), "v' = (omega + F - v)/m", atol=1e-11)
-            assert_close(inertial_energy(theta, v, K, mv), _energy_numpy(list(theta), list(v), Kmat, mv), "inertial_energy", atol=1e-11)
+            assert_close(
+                v_dot,
+                np.array(_accel_numpy(list(theta), list(v), list(omega), Kmat, mv)),
+                "v' = (omega + F - v)/m",
+                atol=1e-11,
+            )
+            assert_close(
+                inertial_energy(theta, v, K, mv),
+                _energy_numpy(list(theta), list(v), Kmat, mv),
+                "inertial_energy",
+                atol=1e-11,
+            )
 
 
 @check("numeric")
@@ -231,7 +295,9 @@ def test_comparison_rejects_energy_without_half():
 
     assert_fails(
         compare,
-        lambda th, v, K, mv: kuramoto.inertial_energy(th, v, K, mv) + 0.5 * mv * (v * v).sum(-1),
+        lambda th, v, K, mv: (
+            kuramoto.inertial_energy(th, v, K, mv) + 0.5 * mv * (v * v).sum(-1)
+        ),
         what="the energy m sum v^2",
     )
 
@@ -266,7 +332,9 @@ def test_energy_never_increases_along_flow():
 
     ts = np.linspace(0.0, t1, 401)
     y0 = np.concatenate([g.uniform(-np.pi, np.pi, n), g.normal(size=n)])
-    sol = solve_ivp(rhs, (0.0, t1), y0, method="DOP853", t_eval=ts, rtol=1e-11, atol=1e-12)
+    sol = solve_ivp(
+        rhs, (0.0, t1), y0, method="DOP853", t_eval=ts, rtol=1e-11, atol=1e-12
+    )
     th, v = sol.y[:n].T, sol.y[n:].T
     E = np.asarray(kuramoto.inertial_energy(th, v, K, mv))
     _energy_check(th, v, ts, E)
@@ -282,11 +350,20 @@ def test_energy_never_increases_along_inertial_simulate():
     M = g.normal(size=(n, n)) / n
     K, mv = M + M.T, 0.7
     sol = kuramoto.inertial_simulate(
-        g.uniform(-np.pi, np.pi, n), 0.0, K, 8.0, mass=mv, velocity0=g.normal(size=n),
-        saveat=401, rtol=1e-11, atol=1e-12,
+        g.uniform(-np.pi, np.pi, n),
+        0.0,
+        K,
+        8.0,
+        mass=mv,
+        velocity0=g.normal(size=n),
+        saveat=401,
+        rtol=1e-11,
+        atol=1e-12,
     )
     E = np.asarray(kuramoto.inertial_energy(sol.theta, sol.velocity, K, mv))
-    _energy_check(np.asarray(sol.theta), np.asarray(sol.velocity), np.asarray(sol.ts), E)
+    _energy_check(
+        np.asarray(sol.theta), np.asarray(sol.velocity), np.asarray(sol.ts), E
+    )
 
 
 if __name__ == "__main__":

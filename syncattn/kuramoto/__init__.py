@@ -33,13 +33,13 @@ from ._delay import (
     delay_simulate as delay_simulate,
     delay_vector_field as delay_vector_field,
 )
+from ._field import coherence_energy as coherence_energy, vector_field as vector_field
 from ._inertia import (
     InertialSolution as InertialSolution,
     inertial_energy as inertial_energy,
     inertial_simulate as inertial_simulate,
     inertial_vector_field as inertial_vector_field,
 )
-from ._field import coherence_energy as coherence_energy, vector_field as vector_field
 from ._simulate import Solution as Solution, simulate as simulate
 from ._theory import (
     critical_coupling as critical_coupling,

@@ -353,7 +353,9 @@ def delay_simulate(
     tau = _check_delay(delay, n)
     if not is_concrete(dt) or not is_concrete(t1):
         raise ValueError("dt and t1 must be concrete (they set the step count).")
-    dt = float(check_scalar_range(float(np.asarray(dt)), "dt", low=0.0, low_inclusive=False))
+    dt = float(
+        check_scalar_range(float(np.asarray(dt)), "dt", low=0.0, low_inclusive=False)
+    )
     t1_f = float(check_scalar_range(float(np.asarray(t1)), "t1", low=0.0))
     lags = _whole_steps(tau, dt, "delay")
     n_steps = int(_whole_steps(t1_f, dt, "t1"))
@@ -404,13 +406,22 @@ def delay_simulate(
             K = K[None]
     alpha = jnp.asarray(frustration, dtype)
     outs, final = _run(
-        y0, hist, om, K, alpha,
+        y0,
+        hist,
+        om,
+        K,
+        alpha,
         lags=tuple(map(tuple, lags.tolist())) if pairwise else int(lags),
-        dt=dt, n_save=n_save, stride=stride, save_states=bool(save_phases),
+        dt=dt,
+        n_save=n_save,
+        stride=stride,
+        save_states=bool(save_phases),
     )
     states, Z, r = outs
     S = Z.shape[0]
-    ts = jnp.asarray(np.arange(S) * stride * dt if saveat is not None else [n_steps * dt], dtype)
+    ts = jnp.asarray(
+        np.arange(S) * stride * dt if saveat is not None else [n_steps * dt], dtype
+    )
     if saveat is None:  # t1 only: drop the t = 0 record
         states = None if states is None else states[1:]
         Z, r = Z[1:], r[1:]
@@ -445,7 +456,10 @@ def _run(y0, hist, omega, K, alpha, *, lags, dt, n_save, stride, save_states):
 
 # ------------------------------------------------------------------ theory
 def delay_locked_frequencies(
-    omega: float, coupling: float, delay: float, interval: tuple[float, float] | None = None
+    omega: float,
+    coupling: float,
+    delay: float,
+    interval: tuple[float, float] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     r"""Every in-phase locked frequency of the delayed Kuramoto flow in an interval, and its stability.
 
@@ -525,7 +539,13 @@ def delay_locked_frequencies(
             continue
         if (ga < 0) != (gb < 0):
             roots.append(
-                optimize.brentq(g, a_, b_, xtol=4 * np.finfo(float).eps * max(1.0, abs(a_)), rtol=4 * np.finfo(float).eps)
+                optimize.brentq(
+                    g,
+                    a_,
+                    b_,
+                    xtol=4 * np.finfo(float).eps * max(1.0, abs(a_)),
+                    rtol=4 * np.finfo(float).eps,
+                )
             )
     roots = np.array(sorted(roots), np.float64)
     if roots.size:  # one root reached from two neighbouring pieces

@@ -28,8 +28,7 @@ from ._coupling import (
     _shift,
 )
 from ._field import _energy
-from ._simulate import _order
-from ._simulate import _rhs as _first_order_rhs
+from ._simulate import _order, _rhs as _first_order_rhs
 
 
 class InertialSolution(eqx.Module):
@@ -70,9 +69,7 @@ def _check_mass(mass, allow_zero=True):
     m = as_float(mass, "mass")
     if m.ndim != 0:
         raise ValueError(f"mass must be a scalar m >= 0; got shape {m.shape}.")
-    return check_scalar_range(
-        m, "mass", low=0.0, low_inclusive=allow_zero
-    )
+    return check_scalar_range(m, "mass", low=0.0, low_inclusive=allow_zero)
 
 
 def _drift(theta, K, alpha):
@@ -272,8 +269,10 @@ def inertial_simulate(
     zero_mass = is_concrete(m) and float(m) == 0.0
     if not zero_mass and not is_concrete(m):
         m = eqx.error_if(
-            m, m <= 0, "a traced mass must be > 0 (m = 0 is the first-order flow: "
-            "pass a concrete 0, or use kuramoto.simulate)."
+            m,
+            m <= 0,
+            "a traced mass must be > 0 (m = 0 is the first-order flow: "
+            "pass a concrete 0, or use kuramoto.simulate).",
         )
     v0 = (
         jnp.zeros_like(theta0)
@@ -283,7 +282,10 @@ def inertial_simulate(
     t1, t1_np = driver.check_t1(t1, dtype)
     solver, controller = driver.check_options(
         solver="dopri5" if solver is None else solver,
-        rtol=rtol, atol=atol, dt0=dt0, max_steps=max_steps,
+        rtol=rtol,
+        atol=atol,
+        dt0=dt0,
+        max_steps=max_steps,
     )
     ts, _ = driver.save_times(saveat, t1, t1_np, dtype)
     if not isinstance(K, (EdgeList, jsparse.BCOO)):
@@ -296,8 +298,17 @@ def inertial_simulate(
     alpha = jnp.asarray(frustration, dtype)
     if zero_mass:
         sol = driver.solve(
-            _first_order_rhs, _order, theta0, (omega, K, alpha), t1, ts, solver,
-            controller, dt0, int(max_steps), bool(save_phases),
+            _first_order_rhs,
+            _order,
+            theta0,
+            (omega, K, alpha),
+            t1,
+            ts,
+            solver,
+            controller,
+            dt0,
+            int(max_steps),
+            bool(save_phases),
         )
 
         def vel(th):
@@ -315,8 +326,17 @@ def inertial_simulate(
         )
     y0 = jnp.stack([theta0, v0])
     sol = driver.solve(
-        _rhs, _order2, y0, (omega, K, alpha, jnp.asarray(m, dtype)), t1, ts, solver,
-        controller, dt0, int(max_steps), bool(save_phases),
+        _rhs,
+        _order2,
+        y0,
+        (omega, K, alpha, jnp.asarray(m, dtype)),
+        t1,
+        ts,
+        solver,
+        controller,
+        dt0,
+        int(max_steps),
+        bool(save_phases),
     )
     states = sol.states
     return InertialSolution(

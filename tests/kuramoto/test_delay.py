@@ -72,9 +72,14 @@ def test_delay_vector_field_matches_double_loop(pairwise):
     assert_close(got, _loop_delayed(theta, D, omega, K, 0.3), scale=10)
     # the scalar coupling is K_ij = K/N, in O(N) through the delayed order parameter
     got = kuramoto.delay_vector_field(theta, D, omega, 1.7)
-    assert_close(got, _loop_delayed(theta, D, omega, np.full((n, n), 1.7 / n)), scale=10)
+    assert_close(
+        got, _loop_delayed(theta, D, omega, np.full((n, n), 1.7 / n)), scale=10
+    )
     if not pairwise:
-        for g in (kuramoto.EdgeList.from_dense(K), sparse.BCOO.fromdense(jnp.asarray(K))):
+        for g in (
+            kuramoto.EdgeList.from_dense(K),
+            sparse.BCOO.fromdense(jnp.asarray(K)),
+        ):
             got = kuramoto.delay_vector_field(theta, D, omega, g)
             assert_close(got, _loop_delayed(theta, D, omega, K), scale=10)
     # no delay: the Kuramoto field itself
@@ -118,7 +123,9 @@ def _run_linear(dt, a=-0.7, b=-1.3, y0=1.0, h=0.4, t1=2.0, pairwise=False):
     return np.asarray(outs)[:, 0, 0]
 
 
-@pytest.mark.parametrize("pairwise", [False, pytest.param(True, marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "pairwise", [False, pytest.param(True, marks=pytest.mark.slow)]
+)
 def test_integrator_has_order_four_on_a_linear_delay_equation(pairwise):
     """Measured global error on [0, 2] (the history jumps at t = 0) against the closed form:
     halving dt divides it by about 2^4."""
@@ -141,7 +148,12 @@ def test_integrator_is_exact_on_polynomial_pieces():
         lambda y, D: -D, jnp.ones((1, 1)), jnp.ones((1, 1)), 4, dt, 12, 1, lambda y: y
     )
     t = np.arange(13) * dt
-    exact = 1 - t + np.where(t > 1, (t - 1) ** 2 / 2, 0) - np.where(t > 2, (t - 2) ** 3 / 6, 0)
+    exact = (
+        1
+        - t
+        + np.where(t > 1, (t - 1) ** 2 / 2, 0)
+        - np.where(t > 2, (t - 2) ** 3 / 6, 0)
+    )
     assert_close(np.asarray(outs)[:, 0, 0], exact, scale=10)
 
 
@@ -182,7 +194,11 @@ def test_delay_simulate_converges_at_order_four():
     tau = np.array([[0.0, 0.5, 1.0], [0.5, 0.25, 0.0], [1.0, 0.75, 0.5]])
 
     def final(dt):
-        return np.asarray(kuramoto.delay_simulate(theta0, omega, K, tau, 2.0, dt=dt, saveat=None).final)
+        return np.asarray(
+            kuramoto.delay_simulate(
+                theta0, omega, K, tau, 2.0, dt=dt, saveat=None
+            ).final
+        )
 
     ref = final(1 / 256)
     errors = [np.max(np.abs(final(dt) - ref)) for dt in (1 / 8, 1 / 16, 1 / 32)]
@@ -227,7 +243,9 @@ def test_delay_simulate_jit_and_grad():
     g = jax.grad(loss)(1.2, theta0)
     h = 1e-6
     fd = (loss(1.2 + h, theta0) - loss(1.2 - h, theta0)) / (2 * h)
-    np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-9)  # finite differences' O(h^2)
+    np.testing.assert_allclose(
+        g, fd, rtol=1e-6, atol=1e-9
+    )  # finite differences' O(h^2)
 
 
 def test_delay_simulate_rejects_bad_input():
@@ -236,7 +254,9 @@ def test_delay_simulate_rejects_bad_input():
         kuramoto.delay_simulate(th, 0.0, 1.0, -0.5, 1.0, dt=0.1)
     with pytest.raises(ValueError, match="delay must be finite"):
         kuramoto.delay_simulate(th, 0.0, 1.0, np.nan, 1.0, dt=0.1)
-    with pytest.raises(ValueError, match=r"delay must be a whole number of steps dt.*dt=0\.0875"):
+    with pytest.raises(
+        ValueError, match=r"delay must be a whole number of steps dt.*dt=0\.0875"
+    ):
         kuramoto.delay_simulate(th, 0.0, 1.0, 0.35, 1.0, dt=0.1)
     with pytest.raises(ValueError, match="t1 must be a whole number of steps"):
         kuramoto.delay_simulate(th, 0.0, 1.0, 0.5, 1.05, dt=0.1)
@@ -245,7 +265,9 @@ def test_delay_simulate_rejects_bad_input():
     with pytest.raises(ValueError, match="history must be the constant past state"):
         kuramoto.delay_simulate(th, 0.0, 1.0, 0.5, 1.0, dt=0.1, history=jnp.zeros(2))
     with pytest.raises(ValueError, match="history must be finite"):
-        kuramoto.delay_simulate(th, 0.0, 1.0, 0.5, 1.0, dt=0.1, history=jnp.array([0, np.nan, 0]))
+        kuramoto.delay_simulate(
+            th, 0.0, 1.0, 0.5, 1.0, dt=0.1, history=jnp.array([0, np.nan, 0])
+        )
     with pytest.raises(ValueError, match="dt must lie in"):
         kuramoto.delay_simulate(th, 0.0, 1.0, 0.5, 1.0, dt=0.0)
     with pytest.raises(ValueError, match="saveat - 1 must divide"):
@@ -254,10 +276,17 @@ def test_delay_simulate_rejects_bad_input():
         kuramoto.delay_simulate(jnp.array([0.0, np.inf]), 0.0, 1.0, 0.5, 1.0, dt=0.1)
     with pytest.raises(ValueError, match="delay matrix needs a scalar or dense"):
         kuramoto.delay_simulate(
-            th, 0.0, kuramoto.EdgeList.from_dense(np.ones((3, 3))), np.ones((3, 3)), 1.0, dt=0.5
+            th,
+            0.0,
+            kuramoto.EdgeList.from_dense(np.ones((3, 3))),
+            np.ones((3, 3)),
+            1.0,
+            dt=0.5,
         )
     with pytest.raises(ValueError, match="delay must be concrete"):
-        jax.jit(lambda tau: kuramoto.delay_simulate(th, 0.0, 1.0, tau, 1.0, dt=0.1).final)(0.5)
+        jax.jit(
+            lambda tau: kuramoto.delay_simulate(th, 0.0, 1.0, tau, 1.0, dt=0.1).final
+        )(0.5)
     with pytest.raises(ValueError, match="theta_delayed must have"):
         kuramoto.delay_vector_field(th, jnp.zeros(2), 0.0, 1.0)
 
@@ -273,7 +302,14 @@ def _grid_roots(w, K, tau, lo, hi, m=400_001):
 
 
 @pytest.mark.parametrize(
-    "w, K, tau", [(1.0, 1.5, 2.0), (0.3, -2.0, 3.0), (1.0, 4.0, 5.0), (0.5, 0.7, 1.0), (2.0, 1.0, 0.0)]
+    "w, K, tau",
+    [
+        (1.0, 1.5, 2.0),
+        (0.3, -2.0, 3.0),
+        (1.0, 4.0, 5.0),
+        (0.5, 0.7, 1.0),
+        (2.0, 1.0, 0.0),
+    ],
 )
 def test_locked_frequencies_are_every_root(w, K, tau):
     roots, stable = kuramoto.delay_locked_frequencies(w, K, tau)
@@ -308,7 +344,9 @@ def test_simulation_lands_on_a_predicted_stable_branch():
     assert len(roots) == 3 and list(stable) == [True, False, True]
     rng = np.random.default_rng(5)
     theta0 = jnp.asarray(0.2 * rng.normal(size=(6, 4)))
-    hist = theta0 + jnp.asarray(rng.uniform(-2.5, 2.5, (6, 1)))  # the past's offset varies
+    hist = theta0 + jnp.asarray(
+        rng.uniform(-2.5, 2.5, (6, 1))
+    )  # the past's offset varies
     sol = kuramoto.delay_simulate(
         theta0, 1.0, 1.5, 2.0, 80.0, dt=0.05, history=hist, saveat=81
     )

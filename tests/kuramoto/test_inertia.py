@@ -45,7 +45,9 @@ def test_field_and_energy_match_double_loops():
     n = 5
     theta, v = rng.uniform(-7, 7, (2, n)), rng.normal(size=(2, n))
     K, omega = rng.normal(size=(n, n)), rng.normal(size=n)
-    th_dot, v_dot = kuramoto.inertial_vector_field(theta, v, omega, K, 0.7, frustration=0.2)
+    th_dot, v_dot = kuramoto.inertial_vector_field(
+        theta, v, omega, K, 0.7, frustration=0.2
+    )
     assert_close(th_dot, v)
     assert_close(v_dot, (loop_field(theta, omega, K, 0.2) - v) / 0.7, scale=10)
     dense = np.full((n, n), 1.3 / n)
@@ -62,11 +64,20 @@ def test_field_and_energy_match_double_loops():
         )
     # scalar K: the potential is (K N / 2)(1 - R^2)
     R2 = np.abs(np.exp(1j * theta).mean(-1)) ** 2
-    assert_close(kuramoto.inertial_energy(theta, 0 * v, 1.3, 0.7), 1.3 * n / 2 * (1 - R2), scale=10)
+    assert_close(
+        kuramoto.inertial_energy(theta, 0 * v, 1.3, 0.7),
+        1.3 * n / 2 * (1 - R2),
+        scale=10,
+    )
 
 
 @pytest.mark.parametrize(
-    "form", ["mean", pytest.param("dense", marks=pytest.mark.slow), pytest.param("edges", marks=pytest.mark.slow)]
+    "form",
+    [
+        "mean",
+        pytest.param("dense", marks=pytest.mark.slow),
+        pytest.param("edges", marks=pytest.mark.slow),
+    ],
 )
 def test_inertial_simulate_matches_numpy_rk4(form):
     rng = np.random.default_rng(1)
@@ -76,7 +87,15 @@ def test_inertial_simulate_matches_numpy_rk4(form):
     K = rng.normal(size=(n, n)) if form != "mean" else np.full((n, n), 1.5 / n)
     coupling = {"dense": K, "edges": kuramoto.EdgeList.from_dense(K), "mean": 1.5}[form]
     sol = kuramoto.inertial_simulate(
-        theta0, omega, coupling, 2.0, mass=0.8, velocity0=v0, saveat=3, rtol=1e-11, atol=1e-12
+        theta0,
+        omega,
+        coupling,
+        2.0,
+        mass=0.8,
+        velocity0=v0,
+        saveat=3,
+        rtol=1e-11,
+        atol=1e-12,
     )
     ref = _rk4_reference(theta0, v0, omega, K, 0.8, 2.0, 1e-3)
     # RK4 at h = 1e-3 (error ~1e-12) against Dopri5 at rtol 1e-11: solver bands
@@ -122,26 +141,37 @@ def test_energy_never_increases_and_drops_by_the_integral_of_v_squared():
 def test_zero_mass_is_the_first_order_flow_and_small_mass_approaches_it():
     rng = np.random.default_rng(3)
     n = 5
-    theta0, omega = jnp.asarray(rng.uniform(-np.pi, np.pi, n)), jnp.asarray(rng.normal(size=n))
+    theta0, omega = (
+        jnp.asarray(rng.uniform(-np.pi, np.pi, n)),
+        jnp.asarray(rng.normal(size=n)),
+    )
     kw = dict(saveat=3, rtol=1e-10, atol=1e-12)
     first = kuramoto.simulate(theta0, omega, 2.0, 3.0, **kw)
     zero = kuramoto.inertial_simulate(theta0, omega, 2.0, 3.0, mass=0.0, **kw)
     assert_close(zero.theta, first.theta, scale=0)  # the same solve, bit for bit
-    assert_close(zero.velocity, jax.vmap(lambda th: kuramoto.vector_field(th, omega, 2.0))(first.theta))
+    assert_close(
+        zero.velocity,
+        jax.vmap(lambda th: kuramoto.vector_field(th, omega, 2.0))(first.theta),
+    )
 
 
 @pytest.mark.slow  # stiff solves at small m (about 5 s)
 def test_small_mass_approaches_the_first_order_flow():
     rng = np.random.default_rng(3)
     n = 5
-    theta0, omega = jnp.asarray(rng.uniform(-np.pi, np.pi, n)), jnp.asarray(rng.normal(size=n))
+    theta0, omega = (
+        jnp.asarray(rng.uniform(-np.pi, np.pi, n)),
+        jnp.asarray(rng.normal(size=n)),
+    )
     kw = dict(saveat=3, rtol=1e-10, atol=1e-12)
     first = kuramoto.simulate(theta0, omega, 2.0, 3.0, **kw)
     # m > 0 small, starting on the slow manifold v0 = F(theta0): within O(m) of it
     v0 = kuramoto.vector_field(theta0, omega, 2.0)
     errs = []
     for m in (1e-2, 5e-3):
-        sol = kuramoto.inertial_simulate(theta0, omega, 2.0, 3.0, mass=m, velocity0=v0, **kw)
+        sol = kuramoto.inertial_simulate(
+            theta0, omega, 2.0, 3.0, mass=m, velocity0=v0, **kw
+        )
         errs.append(float(np.max(np.abs(sol.final - first.final))))
     # O(m) with an O(m^2) correction: halving m halves the distance, to a few per cent
     assert errs[0] < 0.05 and errs[1] / errs[0] == pytest.approx(0.5, rel=0.05)
@@ -152,11 +182,15 @@ def test_inertial_simulate_vmaps_over_mass_and_jits():
     theta0 = jnp.array([0.0, 0.4, -0.9])
 
     def final(m):
-        return kuramoto.inertial_simulate(theta0, 0.0, 1.0, 1.0, mass=m, saveat=None).final
+        return kuramoto.inertial_simulate(
+            theta0, 0.0, 1.0, 1.0, mass=m, saveat=None
+        ).final
 
     masses = jnp.array([0.5, 1.0])
     mapped = jax.vmap(final)(masses)
-    assert_close(mapped[1], final(1.0), scale=1e4)  # one controller per call: solver band
+    assert_close(
+        mapped[1], final(1.0), scale=1e4
+    )  # one controller per call: solver band
 
 
 def test_inertial_rejects_bad_input():
@@ -170,7 +204,9 @@ def test_inertial_rejects_bad_input():
     with pytest.raises(ValueError, match="velocity0 must have the phases' shape"):
         kuramoto.inertial_simulate(th, 0.0, 1.0, 1.0, mass=1.0, velocity0=jnp.zeros(2))
     with pytest.raises(ValueError, match="velocity0 must be finite"):
-        kuramoto.inertial_simulate(th, 0.0, 1.0, 1.0, mass=1.0, velocity0=jnp.array([0, np.nan, 0]))
+        kuramoto.inertial_simulate(
+            th, 0.0, 1.0, 1.0, mass=1.0, velocity0=jnp.array([0, np.nan, 0])
+        )
     with pytest.raises(ValueError, match=r"mass must lie in \(0"):
         kuramoto.inertial_vector_field(th, th, 0.0, 1.0, 0.0)
     with pytest.raises(ValueError, match="t1"):
