@@ -28,7 +28,9 @@ Conventions:
 Files: `_coupling.py` (coupling forms and the sums they define), `_field.py` (vector
 field, energy), `_attention.py` (the attention identity), `_simulate.py` (diffrax
 integration), `_theory.py` (mean-field theory), `_daido.py` (harmonic coupling functions and
-their observables), `_daido_theory.py` (their in-phase and two-cluster theory).
+their observables), `_daido_theory.py` (their in-phase and two-cluster theory), `_delay.py`
+(time delays: the delayed field, a method-of-steps RK4 integrator, the locked branches),
+`_inertia.py` (the second-order flow with inertia, its energy).
 """
 
 from ._attention import coupling_term as coupling_term, tangent_update as tangent_update
@@ -46,7 +48,18 @@ from ._daido_theory import (
     two_cluster_drift as two_cluster_drift,
     two_cluster_exponents as two_cluster_exponents,
 )
+from ._delay import (
+    delay_locked_frequencies as delay_locked_frequencies,
+    delay_simulate as delay_simulate,
+    delay_vector_field as delay_vector_field,
+)
 from ._field import coherence_energy as coherence_energy, vector_field as vector_field
+from ._inertia import (
+    InertialSolution as InertialSolution,
+    inertial_energy as inertial_energy,
+    inertial_simulate as inertial_simulate,
+    inertial_vector_field as inertial_vector_field,
+)
 from ._simulate import Solution as Solution, simulate as simulate
 from ._theory import (
     critical_coupling as critical_coupling,
@@ -87,4 +100,11 @@ __all__ = [
     "in_phase_exponents",
     "two_cluster_drift",
     "two_cluster_exponents",
+    "delay_vector_field",
+    "delay_simulate",
+    "delay_locked_frequencies",
+    "InertialSolution",
+    "inertial_vector_field",
+    "inertial_energy",
+    "inertial_simulate",
 ]

@@ -20,6 +20,8 @@ NAMES = (
     "readout",
     "lohe_general",
     "ott_antonsen",
+    "delay_locking",
+    "inertia",
 )
 
 

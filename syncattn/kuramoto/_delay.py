@@ -1,0 +1,554 @@
+r"""The Kuramoto flow with time delays: vector field, a method-of-steps integrator, locked branches.
+
+$$\dot\theta_i(t) = \omega_i + \sum_j K_{ij}\sin\bigl(\theta_j(t - \tau_{ij}) - \theta_i(t) - \alpha\bigr),
+  \qquad \theta(t) = \theta^{h}\ \ (t < 0),\quad \theta(0) = \theta_0$$
+
+One delay $\tau$ (a scalar: every coupling form, the mean field in $O(N)$) or a delay
+matrix $\tau_{ij}$ (a dense or scalar coupling, $O(N^2)$). diffrax has no delay solver;
+the integrator here is the classical Runge-Kutta method of order 4 on a fixed grid
+$t_n = n\,\Delta t$ with every delay a whole number of steps, the delayed states read from
+a ring buffer of past grid values and slopes by cubic Hermite interpolation (order 4 too,
+so the scheme has order 4: measured in `tests/kuramoto/test_delay.py`).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.experimental import sparse as jsparse
+
+from .._checks import as_float, check_finite, check_scalar_range, is_concrete
+from .._numerics import sincos
+from .._simulate import Solution
+from .._types import Array, ArrayLike, Float, ScalarLike
+from ._coupling import (
+    EdgeList,
+    _check_coupling,
+    _check_omega,
+    _check_theta,
+    _kind,
+    _listen,
+    _shift,
+)
+from ._simulate import _order
+
+
+# a delay (or t1) within this relative distance of a whole number of steps counts as one
+_WHOLE_STEPS_RTOL = 1e-9
+
+
+def delay_vector_field(
+    theta: Float[ArrayLike, "*batch n"],
+    theta_delayed: Float[ArrayLike, "*batch n"] | Float[ArrayLike, "*batch n n"],
+    omega: Float[ArrayLike, "*#batch #n"] | Float[ArrayLike, ""] | float | int,
+    coupling,
+    *,
+    frustration: float | Float[Array, ""] = 0.0,
+) -> Float[Array, "*batch n"]:
+    r"""The right side of the delayed Kuramoto flow, given the delayed phases.
+
+    $$\dot\theta_i = \omega_i + \sum_j K_{ij}\sin(\tilde\theta_{ij} - \theta_i - \alpha),\qquad
+      \tilde\theta_{ij} = \theta_j(t - \tau_{ij})$$
+
+    One delay: `theta_delayed` $= \theta(t - \tau)$ has the shape of `theta`
+    ($\tilde\theta_{ij} = \tilde\theta_j$) and any coupling form works (the scalar $K$
+    in $O(N)$: $\omega_i + K\tilde R\sin(\tilde\psi - \theta_i - \alpha)$ with
+    $\tilde R e^{i\tilde\psi}$ the delayed order parameter). A delay matrix:
+    `theta_delayed` has one more axis, entry `[..., i, j]` $= \theta_j(t - \tau_{ij})$,
+    and the coupling is a scalar ($K_{ij} = K/N$) or dense.
+
+    Symbols: $\theta$ = `theta`, $\tilde\theta$ = `theta_delayed`, $\omega$ = `omega`,
+    $K$ = `coupling`, $\alpha$ = `frustration`.
+
+    Args:
+        theta: current phases `(*batch, N)`.
+        theta_delayed: delayed phases `(*batch, N)` or `(*batch, N, N)`.
+        omega: natural frequencies, broadcastable to `theta`.
+        coupling: as in [`syncattn.kuramoto.vector_field`][] (scalar or dense for a
+            `(*batch, N, N)` `theta_delayed`).
+        frustration: phase lag $\alpha$.
+
+    Returns:
+        $\dot\theta$, the shape and dtype of `theta`.
+
+    Raises:
+        ValueError: `theta_delayed` of another shape, a sparse coupling with per-pair
+            delayed phases, non-finite inputs.
+
+    Example:
+        >>> delay_vector_field(jnp.zeros(2), jnp.array([0.0, jnp.pi / 2]), 0.0, 2.0)
+        Array([1., 1.], dtype=float32)
+    """
+    theta = _check_theta(theta)
+    n, batch = theta.shape[-1], theta.shape[:-1]
+    delayed = as_float(theta_delayed, "theta_delayed")
+    check_finite(delayed, "theta_delayed")
+    pairwise = delayed.ndim == theta.ndim + 1
+    want = theta.shape + ((n,) if pairwise else ())
+    if delayed.shape != want:
+        raise ValueError(
+            f"theta_delayed must have theta's shape {theta.shape} (one delay) or "
+            f"{theta.shape + (n,)} (entry [..., i, j] = theta_j(t - tau_ij)); got {delayed.shape}."
+        )
+    omega = _check_omega(omega, theta, "theta")
+    K = _check_coupling(coupling, n, batch)
+    if pairwise and _kind(K) in ("edges", "bcoo"):
+        raise ValueError(
+            "per-pair delayed phases need a scalar or dense coupling; for a sparse graph "
+            "use one delay (theta_delayed of theta's shape)."
+        )
+    if not isinstance(K, (EdgeList, jsparse.BCOO)):
+        K = K.astype(theta.dtype)
+    alpha = jnp.asarray(frustration, theta.dtype)
+    drift = _drift(theta, delayed.astype(theta.dtype), K, alpha, pairwise)
+    return jnp.broadcast_to(omega.astype(theta.dtype), theta.shape) + drift
+
+
+def _drift(theta, delayed, K, alpha, pairwise):
+    """$\\sum_j K_{ij}\\sin(\\tilde\\theta_{ij} - \\theta_i - \\alpha)$ (shapes checked)."""
+    kind = _kind(K)
+    if not pairwise:
+        s, c = sincos(theta)
+        sd, cd = sincos(delayed)
+        Kc, Ks = _listen(K, kind, cd, sd)
+        ca, sa = _shift(c, s, alpha)
+        # sin(x_j - theta_i - alpha) = sin x_j cos(theta_i + alpha) - cos x_j sin(theta_i + alpha)
+        return jnp.broadcast_to(ca * Ks - sa * Kc, theta.shape)
+    terms = jnp.sin(delayed - theta[..., :, None] - alpha)
+    if kind == "scalar":
+        return K * jnp.mean(terms, axis=-1)
+    return jnp.sum(jnp.broadcast_to(K, terms.shape) * terms, axis=-1)
+
+
+# ------------------------------------------------------------------ the integrator
+def _whole_steps(x, dt, name):
+    """`x / dt` as whole numbers of steps (numpy int array), or a ValueError naming the fix."""
+    ratio = np.asarray(x, np.float64) / dt
+    steps = np.rint(ratio)
+    off = np.abs(ratio - steps) > _WHOLE_STEPS_RTOL * np.maximum(1.0, np.abs(ratio))
+    if np.any(off):
+        bad = float(np.asarray(x, np.float64).ravel()[np.argmax(off.ravel())])
+        k = max(1, math.ceil(bad / dt))
+        raise ValueError(
+            f"{name} must be a whole number of steps dt: {name}={bad:.6g} is "
+            f"{bad / dt:.6g} steps of dt={dt:.6g}. Choose dt = {name}/k for a whole k "
+            f"(e.g. dt={bad / k:.6g})"
+            + (" dividing every entry" if np.ndim(x) else "")
+            + "."
+        )
+    return steps.astype(np.int64)
+
+
+def _hermite_mid(y0, y1, f0, f1, dt):
+    r"""The cubic Hermite interpolant of $(y_0, f_0)$, $(y_1, f_1)$ at the midpoint:
+    $\frac{y_0 + y_1}2 + \frac{\Delta t}8(f_0 - f_1)$ (exact for cubics)."""
+    return 0.5 * (y0 + y1) + (0.125 * dt) * (f0 - f1)
+
+
+def _integrate(field, y0, hist, lags, dt, n_save, stride, save):
+    r"""Integrate $\dot y = $ `field(y, D)` on the grid $t_n = n\,\Delta t$ by RK4 with delays.
+
+    $D$ is the delayed state: `lags` a Python int $m$ gives $D = y(t - m\Delta t)$ of
+    `y0`'s shape `(B, N)`; a `(N, N)` integer array gives $D_{bij} = y_{bj}(t - m_{ij}\Delta t)$,
+    shape `(B, N, N)`. A lag 0 reads the stage value itself (no delay).
+
+    Method of steps on the grid: at the RK4 stage times $t_n + c\Delta t$,
+    $c \in \{0, \frac12, 1\}$, a delayed time $t_n + c\Delta t - m\Delta t$ lies in the
+    grid interval $[t_{n-m}, t_{n-m+1}]$; there $y$ is the cubic Hermite interpolant of
+    the stored values and *one-sided* slopes of that interval (its grid values at
+    $c = 0, 1$; at $c = \frac12$, `_hermite_mid`). Intervals left of 0 ($n - m < 0$,
+    the history) read `hist`, the constant history, also at their right end $t = 0$.
+    A jump between `hist` and `y0` makes $\dot y$ jump at $t = m\Delta t$; there the
+    slope from the left (the last stage of the step that ends there) and the slope from
+    the right (the first stage of the next step) are both kept, so every interpolant and
+    every step sees one smooth piece of the solution, and the order stays 4. Elsewhere
+    the two slopes are equal and the first stage of a step reuses the last evaluation
+    (four field evaluations per step). The ring buffer holds the last $m_{\max} + 1$
+    grid values and both slopes.
+
+    Saves `save(y)` at $t_0$ and after each `stride` steps, `n_save` times (`lax.scan`,
+    so the whole run is one compiled loop, reverse-mode differentiable).
+
+    Returns:
+        `(outputs stacked over the n_save + 1 save points, final y)`.
+    """
+    pairwise = not isinstance(lags, int)
+    m_max = int(np.max(lags)) if pairwise else lags
+    L = m_max + 1
+    Y = jnp.zeros((L,) + y0.shape, y0.dtype).at[0].set(y0)
+    FR = jnp.zeros_like(Y)  # slope from the right at each grid point
+    FL = jnp.zeros_like(Y)  # slope from the left
+    if pairwise:
+        lag = jnp.asarray(lags, jnp.int32)
+        cols = jnp.broadcast_to(jnp.arange(lags.shape[1]), lags.shape)
+        no_lag = lag == 0
+        hist_p = hist[:, None, :]
+
+    def delayed(n, Y, FR, FL, c, ys):
+        if not pairwise:
+            if m_max == 0:
+                return ys
+            j = n - m_max
+            i0, i1 = j % L, (j + 1) % L
+            if c == 0:
+                v = Y[i0]
+            elif c == 1:
+                v = Y[i1]
+            else:
+                v = _hermite_mid(Y[i0], Y[i1], FR[i0], FL[i1], dt)
+            return jnp.where(j < 0, hist, v)
+        j = n - lag  # (N, N)
+        i0, i1 = j % L, (j + 1) % L
+
+        def at(slot, B):  # entry [b, i, j] = B[slot[i, j], b, j]
+            return jnp.moveaxis(B[slot, :, cols], -1, 0)
+
+        if c == 0:
+            v = at(i0, Y)
+        elif c == 1:
+            v = at(i1, Y)
+        else:
+            v = _hermite_mid(at(i0, Y), at(i1, Y), at(i0, FR), at(i1, FL), dt)
+        v = jnp.where(j < 0, hist_p, v)
+        return jnp.where(no_lag, ys[:, None, :], v)
+
+    def breaks(n):  # t_n = m dt for a lag m >= 1: the delayed state may jump there
+        if not pairwise:
+            return (n == m_max) & (m_max > 0)
+        return jnp.any((lag == n) & ~no_lag)
+
+    def step(carry, _):
+        n, y, k1, Y, FR, FL = carry
+        FR = FR.at[n % L].set(k1)
+        y2 = y + (0.5 * dt) * k1
+        k2 = field(y2, delayed(n, Y, FR, FL, 0.5, y2))
+        y3 = y + (0.5 * dt) * k2
+        k3 = field(y3, delayed(n, Y, FR, FL, 0.5, y3))
+        y4 = y + dt * k3
+        k4 = field(y4, delayed(n, Y, FR, FL, 1, y4))
+        y = y + (dt / 6.0) * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+        Y = Y.at[(n + 1) % L].set(y)
+        left = field(y, delayed(n, Y, FR, FL, 1, y))
+        FL = FL.at[(n + 1) % L].set(left)
+        right = jax.lax.cond(
+            breaks(n + 1),
+            lambda: field(y, delayed(n + 1, Y, FR, FL, 0, y)),
+            lambda: left,
+        )
+        return (n + 1, y, right, Y, FR, FL), None
+
+    def interval(carry, _):
+        carry, _ = jax.lax.scan(step, carry, None, length=stride)
+        return carry, save(carry[1])
+
+    n0 = jnp.zeros((), jnp.int32)
+    k1 = field(y0, delayed(n0, Y, FR, FL, 0, y0))
+    carry = (n0, y0, k1, Y, FR, FL)
+    carry, outs = jax.lax.scan(interval, carry, None, length=n_save)
+    first = save(y0)
+    outs = jax.tree_util.tree_map(
+        lambda a, b: jnp.concatenate([a[None], b], axis=0), first, outs
+    )
+    return outs, carry[1]
+
+
+def _check_delay(delay, n):
+    """A concrete, finite, non-negative scalar or `(N, N)` delay, as a float64 numpy array."""
+    if not is_concrete(delay):
+        raise ValueError(
+            "delay must be concrete (it sets the ring buffer's length and the step "
+            "count): close over it, or mark it static under jax.jit."
+        )
+    tau = np.asarray(delay, np.float64)
+    if tau.ndim not in (0, 2) or (tau.ndim == 2 and tau.shape != (n, n)):
+        raise ValueError(
+            f"delay must be a scalar tau or an (N, N)=({n}, {n}) matrix tau_ij (the delay "
+            f"with which oscillator i hears j); got shape {tau.shape}."
+        )
+    if not np.all(np.isfinite(tau)):
+        raise ValueError("delay must be finite; got NaN/inf.")
+    if np.any(tau < 0):
+        raise ValueError(
+            f"delay must be >= 0 (a delay looks into the past); got min {tau.min():.6g}."
+        )
+    return tau
+
+
+def delay_simulate(
+    theta0: Float[ArrayLike, "*batch n"],
+    omega: Float[ArrayLike, "*#batch #n"] | Float[ArrayLike, ""] | float | int,
+    coupling,
+    delay: ScalarLike | Float[ArrayLike, "n n"],
+    t1: ScalarLike,
+    *,
+    dt: float,
+    history: Float[ArrayLike, "*batch n"] | None = None,
+    saveat: int | None = 101,
+    frustration: float = 0.0,
+    save_phases: bool = True,
+) -> Solution:
+    r"""Integrate the delayed Kuramoto flow from a constant history (RK4, order 4).
+
+    $$\dot\theta_i(t) = \omega_i + \sum_j K_{ij}\sin\bigl(\theta_j(t - \tau_{ij}) - \theta_i(t) - \alpha\bigr),
+      \quad t \in [0, t_1];\qquad \theta(t) = \theta^h\ (t < 0),\ \ \theta(0) = \theta_0$$
+
+    with $\tau_{ij} = \tau$ for one delay. Fixed steps $\Delta t$ = `dt`; every delay
+    and $t_1$ must be whole numbers of steps, so the breaking points $k\tau$ of the
+    solution (where its derivatives jump) fall on the grid. The scheme
+    (classical Runge-Kutta with cubic Hermite interpolation of the past, a ring buffer
+    of $\max_{ij}\tau_{ij}/\Delta t + 1$ grid values and slopes) has order 4: the global
+    error is $O(\Delta t^4)$, measured on a linear delay equation with a known solution
+    and on the Kuramoto flow (`tests/kuramoto/test_delay.py`). One compiled `lax.scan`;
+    jit-able with static `delay`, `dt`, `t1`, `saveat`, and differentiable in
+    `theta0`, `omega`, `coupling`.
+
+    One delay works with every coupling form (the scalar $K$ in $O(N)$ per step, through
+    the delayed order parameter); a delay matrix needs a scalar or dense coupling.
+    Theory: [`syncattn.kuramoto.delay_locked_frequencies`][] (the in-phase locked
+    branches of Yeung and Strogatz and their stability).
+
+    Args:
+        theta0: initial phases `(*batch, N)`.
+        omega: natural frequencies, broadcastable to `theta0`.
+        coupling: as in [`syncattn.kuramoto.vector_field`][].
+        delay: $\tau \ge 0$, a scalar or an `(N, N)` matrix $\tau_{ij}$ (concrete).
+        t1: final time $t_1 \ge 0$, a whole number of steps (concrete).
+        dt: the step $\Delta t > 0$; it must divide every delay and $t_1$.
+        history: the constant history $\theta^h$ (the shape of `theta0`); `None`:
+            $\theta^h = \theta_0$.
+        saveat: `None` ($t_1$ only) or an int $S \ge 2$: $S$ equally spaced grid times
+            $k\,t_1/(S-1)$; $S - 1$ must divide the step count $t_1/\Delta t$.
+        frustration: Sakaguchi phase lag $\alpha$.
+        save_phases: keep the phases at the save times (else only $Z$, $R$ and the
+            final phases).
+
+    Returns:
+        A [`syncattn.kuramoto.Solution`][]: `ts (S,)`, `states (S, *batch, N)`,
+        `order (S, *batch)` complex, `r`, `final (*batch, N)`, `num_steps` $= t_1/\Delta t$.
+
+    Raises:
+        ValueError: a negative, NaN or non-concrete `delay`, of neither shape; `dt` not
+            positive or not dividing a delay or `t1`; `history` of another shape or not
+            finite; `saveat - 1` not dividing the step count; a sparse coupling with a
+            delay matrix; the checks of [`syncattn.kuramoto.simulate`][].
+
+    Example:
+        >>> sol = delay_simulate(jnp.array([0.0, 1.0]), 0.0, 2.0, 0.5, 10.0, dt=0.05, saveat=None)
+        >>> float(sol.r[-1]) > 0.99  # K cos(0) > 0: the in-phase state is stable
+        True
+
+    References:
+        M. K. S. Yeung and S. H. Strogatz, *Phys. Rev. Lett.* 82, 648 (1999);
+        M. G. Earl and S. H. Strogatz, *Phys. Rev. E* 67, 036204 (2003).
+    """
+    theta0 = _check_theta(theta0, "theta0")
+    n, batch = theta0.shape[-1], theta0.shape[:-1]
+    dtype = theta0.dtype
+    omega = _check_omega(omega, theta0, "theta0")
+    K = _check_coupling(coupling, n, batch)
+    tau = _check_delay(delay, n)
+    if not is_concrete(dt) or not is_concrete(t1):
+        raise ValueError("dt and t1 must be concrete (they set the step count).")
+    dt = float(
+        check_scalar_range(float(np.asarray(dt)), "dt", low=0.0, low_inclusive=False)
+    )
+    t1_f = float(check_scalar_range(float(np.asarray(t1)), "t1", low=0.0))
+    lags = _whole_steps(tau, dt, "delay")
+    n_steps = int(_whole_steps(t1_f, dt, "t1"))
+    pairwise = tau.ndim == 2
+    if pairwise and _kind(K) in ("edges", "bcoo"):
+        raise ValueError(
+            "a delay matrix needs a scalar or dense coupling; for a sparse graph pass "
+            "one scalar delay."
+        )
+    if history is None:
+        hist = theta0
+    else:
+        hist = as_float(history, "history")
+        if hist.shape != theta0.shape:
+            raise ValueError(
+                f"history must be the constant past state, of theta0's shape {theta0.shape}; "
+                f"got {hist.shape}. Pass history=None to start from theta0 at rest in the past."
+            )
+        check_finite(hist, "history")
+        hist = hist.astype(dtype)
+    if saveat is None:
+        n_save, stride = 1, n_steps
+    elif isinstance(saveat, (int, np.integer)) and not isinstance(saveat, bool):
+        if saveat < 2:
+            raise ValueError(f"saveat must be None or an int >= 2; got {saveat}.")
+        n_save = int(saveat) - 1
+        if n_steps % n_save:
+            ok = [s + 1 for s in range(1, min(n_steps, 1000) + 1) if n_steps % s == 0]
+            near = sorted(ok, key=lambda s: abs(s - saveat))[:3]
+            raise ValueError(
+                f"saveat - 1 must divide the step count t1/dt = {n_steps} (saves fall on the "
+                f"grid); got saveat={saveat}. Try saveat in {sorted(near)} or None."
+            )
+        stride = n_steps // n_save
+    else:
+        raise ValueError(
+            f"saveat must be None or an int >= 2 (equally spaced grid times); got {saveat!r}."
+        )
+    B = math.prod(batch)
+    y0 = theta0.reshape(B, n)
+    hist = hist.reshape(B, n)
+    om = jnp.broadcast_to(omega.astype(dtype), theta0.shape).reshape(B, n)
+    if not isinstance(K, (EdgeList, jsparse.BCOO)):
+        K = K.astype(dtype)
+        if K.ndim > 2:
+            K = jnp.broadcast_to(K, batch + (n, n)).reshape(B, n, n)
+        elif K.ndim == 2 and pairwise:
+            K = K[None]
+    alpha = jnp.asarray(frustration, dtype)
+    outs, final = _run(
+        y0,
+        hist,
+        om,
+        K,
+        alpha,
+        lags=tuple(map(tuple, lags.tolist())) if pairwise else int(lags),
+        dt=dt,
+        n_save=n_save,
+        stride=stride,
+        save_states=bool(save_phases),
+    )
+    states, Z, r = outs
+    S = Z.shape[0]
+    ts = jnp.asarray(
+        np.arange(S) * stride * dt if saveat is not None else [n_steps * dt], dtype
+    )
+    if saveat is None:  # t1 only: drop the t = 0 record
+        states = None if states is None else states[1:]
+        Z, r = Z[1:], r[1:]
+    S = Z.shape[0]
+    return Solution(
+        ts,
+        None if states is None else states.reshape((S,) + theta0.shape),
+        Z.reshape((S,) + batch),
+        r.reshape((S,) + batch),
+        final.reshape(theta0.shape),
+        jnp.asarray(n_steps, jnp.int32),
+    )
+
+
+@functools.partial(
+    jax.jit, static_argnames=("lags", "dt", "n_save", "stride", "save_states")
+)
+def _run(y0, hist, omega, K, alpha, *, lags, dt, n_save, stride, save_states):
+    pairwise = not isinstance(lags, int)
+    if pairwise:
+        lags = np.asarray(lags, np.int64)
+
+    def field(y, D):
+        return omega + _drift(y, D, K, alpha, pairwise)
+
+    def save(y):
+        Z, r = _order(y)
+        return (y if save_states else None, Z, r)
+
+    return _integrate(field, y0, hist, lags, dt, n_save, stride, save)
+
+
+# ------------------------------------------------------------------ theory
+def delay_locked_frequencies(
+    omega: float,
+    coupling: float,
+    delay: float,
+    interval: tuple[float, float] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""Every in-phase locked frequency of the delayed Kuramoto flow in an interval, and its stability.
+
+    $$\Omega = \omega - K\sin(\Omega\tau),\qquad \text{stable} \iff K\cos(\Omega\tau) > 0$$
+
+    For identical oscillators ($\omega_i = \omega$) whose couplings have one row sum
+    $\sum_j K_{ij} = K$ (the mean field $K_{ij} = K/N$ among them) and one delay $\tau$,
+    $\theta_i(t) = \Omega t + c$ solves the flow iff $\Omega$ solves the first equation
+    (Yeung and Strogatz 1999). Linearised there, every perturbation obeys
+    $\dot\varphi_i = K\cos(\Omega\tau)\sum_j \frac{K_{ij}}K(\varphi_j(t - \tau) - \varphi_i(t))$;
+    for the mean field, a zero-sum mode decays at the rate $K\cos(\Omega\tau)$ and the
+    uniform mode's roots $\lambda \neq 0$ of $\lambda + c = c\,e^{-\lambda\tau}$
+    ($c = K\cos(\Omega\tau)$) all have $\operatorname{Re}\lambda < 0$ when $c > 0$; when
+    $c < 0$ the zero-sum modes grow. So a branch is (linearly, up to the neutral phase
+    shift) stable iff $c > 0$ (for $N \ge 2$). Proved in `proofs/proof_delay_locking.py`.
+
+    Every root lies in $[\omega - |K|, \omega + |K|]$ (the default interval). The roots
+    are bracketed exactly: $g(\Omega) = \Omega - \omega + K\sin(\Omega\tau)$ is monotone
+    between the zeros of $g'(\Omega) = 1 + K\tau\cos(\Omega\tau)$, which are known in
+    closed form, so each monotone piece holds at most one root; a sign change is refined
+    by `scipy.optimize.brentq` (to 4 ulp), and a root at a turning point (a tangency:
+    $g = g' = 0$) is kept when $|g| \le 10^{-12}(1 + |\omega| + |K|)$.
+
+    Args:
+        omega: the common natural frequency $\omega$.
+        coupling: the row sum $K$ (any sign).
+        delay: $\tau \ge 0$.
+        interval: `(low, high)`, where to look; default $[\omega - |K|, \omega + |K|]$.
+
+    Returns:
+        `(frequencies, stable)`: the roots $\Omega$ in increasing order (float64 numpy)
+        and the booleans $K\cos(\Omega\tau) > 0$.
+
+    Raises:
+        ValueError: a negative or non-finite `delay`, non-finite `omega` or `coupling`,
+            an interval with `low > high` or non-finite ends.
+
+    Example:
+        >>> delay_locked_frequencies(1.0, 0.0, 2.0)
+        (array([1.]), array([False]))
+    """
+    from scipy import optimize
+
+    w = float(check_scalar_range(float(omega), "omega"))
+    K = float(check_scalar_range(float(coupling), "coupling"))
+    tau = float(check_scalar_range(float(delay), "delay", low=0.0))
+    if interval is None:
+        lo, hi = w - abs(K), w + abs(K)
+    else:
+        lo, hi = (float(x) for x in interval)
+        if not (math.isfinite(lo) and math.isfinite(hi)) or lo > hi:
+            raise ValueError(
+                f"interval must be (low, high) with finite low <= high; got {interval!r}."
+            )
+
+    def g(x):
+        return x - w + K * math.sin(x * tau)
+
+    # turning points of g: cos(x tau) = -1 / (K tau), x tau = +-a + 2 pi k
+    cuts = [lo, hi]
+    if K * tau != 0 and abs(K * tau) >= 1:
+        a = math.acos(-1.0 / (K * tau))
+        period = 2 * math.pi / tau
+        for base in (a / tau, -a / tau):
+            k0 = math.ceil((lo - base) / period)
+            k1 = math.floor((hi - base) / period)
+            cuts += [base + k * period for k in range(k0, k1 + 1)]
+    cuts = sorted(set(x for x in cuts if lo <= x <= hi))
+    tol = 1e-12 * (1.0 + abs(w) + abs(K))
+    roots = []
+    for x in cuts:
+        if abs(g(x)) <= tol:
+            roots.append(x)
+    for a_, b_ in zip(cuts[:-1], cuts[1:]):
+        ga, gb = g(a_), g(b_)
+        if abs(ga) <= tol or abs(gb) <= tol:
+            continue
+        if (ga < 0) != (gb < 0):
+            roots.append(
+                optimize.brentq(
+                    g,
+                    a_,
+                    b_,
+                    xtol=4 * np.finfo(float).eps * max(1.0, abs(a_)),
+                    rtol=4 * np.finfo(float).eps,
+                )
+            )
+    roots = np.array(sorted(roots), np.float64)
+    if roots.size:  # one root reached from two neighbouring pieces
+        keep = np.concatenate([[True], np.diff(roots) > 8 * tol])
+        roots = roots[keep]
+    return roots, K * np.cos(roots * tau) > 0
