@@ -306,12 +306,15 @@ Proof.
     + cbv beta. ring.
 Qed.
 
+Lemma has_deriv_mderiv : forall n X t X', has_deriv n X t X' <-> mderiv n X t X'.
+Proof.
+  intros n X t X'. split; intros H a b Ha Hb; destruct (H a b Ha Hb) as [H1 H2];
+    split; apply is_derive_Reals; assumption.
+Qed.
+
 Lemma solves_mderiv : forall n N K W U t j, solves n N K W U t -> (j < N)%nat ->
   mderiv n (fun s => U s j) t (lohe_field n N K W (U t) j).
-Proof.
-  intros n N K W U t j H Hj a b Ha Hb. destruct (H j a b Hj Ha Hb) as [H1 H2].
-  split; apply is_derive_Reals; assumption.
-Qed.
+Proof. intros n N K W U t j H Hj. apply has_deriv_mderiv, H, Hj. Qed.
 
 (** ** (a) d/dt (U^H U) = 0 on the group *)
 
@@ -361,7 +364,7 @@ Qed.
 
 Theorem u1_solution : u1_solution_spec.
 Proof.
-  intros N K H th t Hth j a b Hj Ha Hb.
+  intros N K H th t Hth j Hj a b Ha Hb.
   assert (a = 0%nat) by lia. assert (b = 0%nat) by lia. subst a b.
   pose proof (u1_kuramoto N K H (th t) j) as E. cbv beta. rewrite E.
   pose proof (proj2 (is_derive_Reals _ _ _) (Hth j Hj)) as D.

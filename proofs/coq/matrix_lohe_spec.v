@@ -48,12 +48,16 @@ Definition lohe_field (n N : nat) (K : nat -> nat -> R) (W U : nat -> cmat) (j :
 Definition lohe_xi (n N : nat) (K : nat -> nat -> R) (W U : nat -> cmat) (j : nat) : cmat :=
   skew (mmul n (adj (U j)) (madd (mmul n (W j) (U j)) (pull N K U j))).
 
-(** The curve of populations [U] solves the flow at time [t]: the real and
-    imaginary parts of every entry have the field's as derivative there. *)
+(** A matrix curve [X] has derivative [X'] at [t]: the real and imaginary parts of
+    every entry of the [n x n] block do. *)
+Definition has_deriv (n : nat) (X : R -> cmat) (t : R) (X' : cmat) : Prop :=
+  forall a b, (a < n)%nat -> (b < n)%nat ->
+    derivable_pt_lim (fun s => fst (X s a b)) t (fst (X' a b)) /\
+    derivable_pt_lim (fun s => snd (X s a b)) t (snd (X' a b)).
+
+(** The curve of populations [U] solves the flow at time [t]. *)
 Definition solves (n N : nat) (K : nat -> nat -> R) (W : nat -> cmat) (U : R -> nat -> cmat) (t : R) : Prop :=
-  forall j a b, (j < N)%nat -> (a < n)%nat -> (b < n)%nat ->
-    derivable_pt_lim (fun s => fst (U s j a b)) t (fst (lohe_field n N K W (U t) j a b)) /\
-    derivable_pt_lim (fun s => snd (U s j a b)) t (snd (lohe_field n N K W (U t) j a b)).
+  forall j, (j < N)%nat -> has_deriv n (fun s => U s j) t (lohe_field n N K W (U t) j).
 
 (** (a) tangency: where [U_j^H U_j = I] and [W_j] is skew-Hermitian, [U_j^H f_j] is the
     library's [xi_j] and is skew-Hermitian (in the Lie algebra), for every [n], [N],
