@@ -193,3 +193,56 @@ Proof.
     + set (Y := mmul n (adj V) Z). unfold skew.
       rewrite adj_msub, adj_mscal, adj_msub, adj_adj. lin.
 Qed.
+
+(** ** (c) the sign of the rate and its zeros *)
+
+Lemma mmul_zero_r : forall n A, mmul n A zero = zero.
+Proof.
+  intros. ext. unfold mmul, zero. transitivity (csum (fun _ => (0, 0)) n); [|apply csum_zero].
+  apply csum_ext; intros; apply pair_eq; cbn [fst snd cmul]; ring.
+Qed.
+
+Lemma frob2_zero_mat : forall n, frob2 n zero = 0.
+Proof.
+  intros n. unfold frob2, zero. cbn [fst snd].
+  rewrite (sumN_ext _ (fun _ => 0)); [apply sumN_zero|]. intros a _.
+  rewrite (sumN_ext _ (fun _ => 0)); [apply sumN_zero|]. intros b _. ring.
+Qed.
+
+Theorem rate_sign : rate_sign_spec.
+Proof.
+  intros n N K U Hn HN HK HU.
+  assert (Hn' : 0 < INR n) by (apply lt_0_INR; lia).
+  assert (HN' : 0 < INR N) by (apply lt_0_INR; lia).
+  assert (C : 0 < 2 * K / (INR n * INR N)).
+  { unfold Rdiv. apply Rmult_lt_0_compat; [lra|]. apply Rinv_0_lt_compat.
+    apply Rmult_lt_0_compat; assumption. }
+  set (S := fun j => skew (mmul n (adj (U j)) (mean N U))).
+  assert (Fj : forall j, (j < N)%nat ->
+    meq n (lohe_field n N (all_to_all K N) no_drift U j) (mscal K (mmul n (U j) (S j)))).
+  { intros j Hj. destruct (HU j Hj) as [_ H2].
+    destruct (gradient_form n N K U j HN H2) as [_ [G _]]. exact G. }
+  unfold order_rate. fold S.
+  assert (P : forall j, (j < N)%nat -> 0 <= frob2 n (S j)) by (intros; apply frob2_nonneg).
+  split; [apply Rmult_le_pos; [lra | apply sumN_nonneg; exact P]|]. split.
+  - intros E j Hj. assert (E' : sumN (fun j => frob2 n (S j)) N = 0).
+    { apply (Rmult_eq_reg_l (2 * K / (INR n * INR N))); [|lra].
+      unfold S. rewrite E. ring. }
+    pose proof (frob2_zero n (S j) (sumN_nonneg_zero _ N P E' j Hj)) as Z.
+    rewrite (Fj j Hj), Z, mmul_zero_r. intros a b _ _. unfold mscal, zero. simpl.
+    f_equal; ring.
+  - intros H. rewrite (sumN_ext _ (fun _ => 0)); [rewrite sumN_zero; ring|].
+    intros j Hj. destruct (HU j Hj) as [H1 _].
+    assert (Z : meq n (S j) zero).
+    { assert (Z1 : meq n (mscal (1 / K) (mscal K (mmul n (U j) (S j)))) zero).
+      { rewrite <- (Fj j Hj), (H j Hj). intros a b _ _. unfold mscal, zero. simpl.
+        f_equal; ring. }
+      rewrite mscal_mscal in Z1.
+      replace (1 / K * K) with 1 in Z1 by (field; lra).
+      assert (Z2 : meq n (mmul n (adj (U j)) (mmul n (U j) (S j))) zero).
+      { assert (E1 : meq n (mmul n (U j) (S j)) (mscal 1 (mmul n (U j) (S j))))
+          by (intros a b _ _; unfold mscal; apply pair_eq; simpl; ring).
+        rewrite E1, Z1, mmul_zero_r. reflexivity. }
+      rewrite <- mmul_assoc, H1, mid_mmul in Z2. exact Z2. }
+    cbv beta. fold (S j). rewrite (frob2_meq n _ _ Z). apply frob2_zero_mat.
+Qed.
