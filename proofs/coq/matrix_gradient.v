@@ -246,3 +246,8 @@ Proof.
       rewrite <- mmul_assoc, H1, mid_mmul in Z2. exact Z2. }
     cbv beta. fold (S j). rewrite (frob2_meq n _ _ Z). apply frob2_zero_mat.
 Qed.
+
+Print Assumptions order_invariant.
+Print Assumptions gradient_form.
+Print Assumptions projection.
+Print Assumptions rate_sign.

@@ -1,7 +1,7 @@
 (** * Statement 18 (specification): identical Lohe matrix oscillators are a gradient flow
 
     Definitions only; the theorems are in [matrix_gradient.v].  The complex
-    matrices, the Lohe field [lohe_field] and [solves] are statement 17's
+    matrices and the Lohe field [lohe_field] are statement 17's
     ([matrix_lohe_spec.v]). *)
 
 From Syncattn Require Import CoreSpec.
@@ -12,8 +12,6 @@ From Syncattn Require Export matrix_lohe_spec.
 Definition all_to_all (K : R) (N : nat) : nat -> nat -> R := fun _ _ => K / INR N.
 Definition zero : cmat := fun _ _ => (0, 0).
 Definition no_drift : nat -> cmat := fun _ => zero.
-(** One common drift [W] for every oscillator. *)
-Definition common (W : cmat) : nat -> cmat := fun _ => W.
 
 (** [M = (1/N) sum_k U_k] and [||X||_F^2 = sum_ab |X_ab|^2]. *)
 Definition mean (N : nat) (U : nat -> cmat) : cmat := mscal (1 / INR N) (msum U N).
@@ -29,24 +27,6 @@ Definition unitary (n : nat) (X : cmat) : Prop :=
 
 (** [P_V(Z) = V skew(V^H Z)]: the projection onto the tangent space at [V]. *)
 Definition proj (n : nat) (V Z : cmat) : cmat := mmul n V (skew (mmul n (adj V) Z)).
-(** [E(V) = ||sum_j V_j||_F^2] and the population with one real coordinate of
-    [V_j]'s entry [(a, b)] set to [x] (its real part for [re = true]). *)
-Definition energy (n N : nat) (V : nat -> cmat) : R := frob2 n (msum V N).
-Definition set_coord (V : nat -> cmat) (j a b : nat) (re : bool) (x : R) : nat -> cmat :=
-  fun k c d => if Nat.eq_dec k j then if Nat.eq_dec c a then if Nat.eq_dec d b then
-                 (if re then (x, snd (V k c d)) else (fst (V k c d), x))
-               else V k c d else V k c d else V k c d.
-Definition re_or_im (re : bool) (z : R * R) : R := if re then fst z else snd z.
-
-(** (a) co-rotating frame: for any curve [F] with [F^H F = I] and [F' = -F W]
-    (e.g. [F(t) = e^{iHt}], [W = -iH]), [V_j = F U_j] solves the flow without
-    drift when [U] solves it with the common drift [W]. *)
-Definition corotating_spec : Prop :=
-  forall n N K W (U : R -> nat -> cmat) (F : R -> cmat) t,
-    solves n N (all_to_all K N) (common W) U t ->
-    meq n (mmul n (adj (F t)) (F t)) mid ->
-    has_deriv n F t (mscal (-1) (mmul n (F t) W)) ->
-    solves n N (all_to_all K N) no_drift (fun s k => mmul n (F s) (U s k)) t.
 
 (** (a) [R] is the same in both frames: [F^H F = I] gives [R(F U) = R(U)]. *)
 Definition order_invariant_spec : Prop :=
@@ -64,14 +44,6 @@ Definition gradient_form_spec : Prop :=
     meq n (lohe_field n N (all_to_all K N) no_drift V j)
           (mscal (K / (2 * INR N)) (proj n (V j) (mscal 2 (msum V N)))).
 
-(** (b) [2 sum_k V_k] is the Frobenius gradient of [E] in [V_j]: the partial
-    derivative of [E] in the real (imaginary) part of [V_j]'s entry [(a, b)] is
-    the real (imaginary) part of [(2 sum_k V_k)_ab]. *)
-Definition energy_gradient_spec : Prop :=
-  forall n N V j a b re, (j < N)%nat -> (a < n)%nat -> (b < n)%nat ->
-    derivable_pt_lim (fun x => energy n N (set_coord V j a b re x))
-      (re_or_im re (V j a b)) (re_or_im re (mscal 2 (msum V N) a b)).
-
 (** (b) [P_V] is the orthogonal projection onto the tangent space at [V] ([V^H V = I]):
     [P_V Z] is tangent ([V^H P_V Z] skew-Hermitian), [P_V] fixes tangent vectors
     [V X] ([X] skew-Hermitian), and [Z - P_V Z] is orthogonal to them
@@ -82,14 +54,6 @@ Definition projection_spec : Prop :=
     skew_hermitian n (mmul n (adj V) (proj n V Z)) /\
     meq n (proj n V (mmul n V X)) (mmul n V X) /\
     fst (trace n (mmul n (adj (mmul n V X)) (msub Z (proj n V Z)))) = 0.
-
-(** (c) along a solution with one common skew-Hermitian drift, on the group,
-    [dR^2/dt = 2K/(nN) sum_j ||skew(U_j^H M)||_F^2]. *)
-Definition order_rate_spec : Prop :=
-  forall n N K W (U : R -> nat -> cmat) t, (0 < n)%nat -> (0 < N)%nat ->
-    solves n N (all_to_all K N) (common W) U t -> skew_hermitian n W ->
-    (forall j, (j < N)%nat -> unitary n (U t j)) ->
-    derivable_pt_lim (fun s => order2 n N (U s)) t (order_rate n N K (U t)).
 
 (** (c) for [K > 0] the rate is [>= 0], and [0] exactly at the equilibria of the
     co-rotating flow (every [f_j = K/2 (M - U_j M^H U_j)] vanishes). *)
