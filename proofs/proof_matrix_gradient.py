@@ -45,6 +45,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from ._parts import Part
 from ._harness import (
     CONFIG,
     assert_close,
@@ -64,6 +65,70 @@ MIRRORS = (
     "syncattn.lohe.matrix_simulate",
     "syncattn.group.order_parameter",
 )
+
+# What proves each claim (proofs/_parts.py); the Coq theorems are in
+# proofs/coq/matrix_gradient.v, their statements in proofs/coq/matrix_gradient_spec.v.
+PARTS = (
+    Part(
+        "a(i)",
+        "V_j = e^{iHt} U_j solves the flow without drift (the co-rotating frame removes H)",
+        "sympy",
+        why="needs the derivative of the matrix exponential, not formalised in Coq; the "
+        "sympy check proves the algebra E V_k - (E V_j)(E V_k)^H (E V_j) = "
+        "E (V_k - V_j V_k^H V_j) from E^H E = I",
+    ),
+    Part(
+        "a(ii)",
+        "R is the same in both frames: R(F U) = R(U) for every F with F^H F = I",
+        "coq",
+        coq="order_invariant",
+    ),
+    Part(
+        "b(i)",
+        "Without drift, on the group (V_j V_j^H = I): V_j' = (K/2)(M - V_j M^H V_j) = "
+        "K V_j skew(V_j^H M) = (K/2N) P_{V_j}(2 sum_k V_k), for every n and N >= 1",
+        "coq",
+        coq="gradient_form",
+    ),
+    Part(
+        "b(ii)",
+        "P_V Z = V skew(V^H Z) is the orthogonal projection onto the tangent space at V "
+        "(tangent, fixes tangent vectors, Z - P_V Z orthogonal to them in Re tr)",
+        "coq",
+        coq="projection",
+    ),
+    Part(
+        "b(iii)",
+        "2 sum_k V_k = 2 N M is the Frobenius gradient dE/dV_j of E = ||sum_k V_k||_F^2",
+        "sympy",
+        why="the partial derivative of a sum of squares in one entry is not formalised in "
+        "Coq; the SO(2), N = 3 computation of (c) differentiates E along the flow",
+    ),
+    Part(
+        "c(i)",
+        "Along solutions on the group with one common H: dR^2/dt = "
+        "(2K/(nN)) sum_j ||skew(U_j^H M)||_F^2 (lohe.matrix_order_rate)",
+        "sympy",
+        why="the derivative along the flow is not formalised in Coq; sympy proves the trace "
+        "identity tr(B^H B) - Re tr(B^2) = 2 ||skew B||_F^2 for 3 x 3 B and (c) in full on "
+        "SO(2) with N = 3, and the float64 check compares the rate with jax.jvp on SO(3) "
+        "and U(3)",
+    ),
+    Part(
+        "c(ii)",
+        "For K > 0 the rate is >= 0, and 0 exactly at the equilibria (every "
+        "(K/2)(M - U_j M^H U_j) = 0), for every n and N",
+        "coq",
+        coq="rate_sign",
+    ),
+    Part(
+        "d",
+        "R(t) never decreases along lohe.matrix_simulate from Haar initial data",
+        "measured",
+        why="a property of the numerical integrator, measured by the slow check",
+    ),
+)
+COQ_SPEC_SHA256 = "19e7fdd8ed8adf3f19904a8fd2600280a6fdc5e7a0398c4bc3f899e0554d74c8"
 
 
 def trace_gap(B, factor=2):

@@ -40,6 +40,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from ._parts import Part
 from ._harness import (
     CONFIG,
     assert_close,
@@ -58,6 +59,60 @@ MIRRORS = (
     "syncattn.lohe.matrix_simulate",
     "syncattn.kuramoto.simulate",
 )
+
+# What proves each claim (proofs/_parts.py); the Coq theorems are in
+# proofs/coq/matrix_lohe.v, their statements in proofs/coq/matrix_lohe_spec.v.
+PARTS = (
+    Part(
+        "a(i)",
+        "Where U_j^H U_j = I and W_j^H = -W_j, U_j^H f_j equals skew(U_j^H (W_j U_j + M_j)) "
+        "(the field RKMK4 integrates) and is skew-Hermitian: the field is tangent to "
+        "U(n) / SO(n), for every n, N and real K",
+        "coq",
+        coq="tangent",
+    ),
+    Part(
+        "a(ii)",
+        "Along every solution, d/dt (U_j^H U_j) = 0 at each time where U_j^H U_j = I",
+        "coq",
+        coq="gram_stationary",
+    ),
+    Part(
+        "a(iii)",
+        "A solution that starts in U(n) / SO(n) stays in it (the group is invariant)",
+        "measured",
+        why="needs uniqueness for the linear equation that U^H U - I satisfies (a Gronwall "
+        "argument), which is not formalised; (a(ii)) proves the derivative on the group, "
+        "and the RKMK4 check measures the drift",
+    ),
+    Part(
+        "b(i)",
+        "On U(1), U_j = e^{i theta_j}, W_j = -i H_j: f_j = i theta_j' U_j with theta_j' = "
+        "-H_j + sum_k K_jk sin(theta_k - theta_j), the Kuramoto field with omega = -H",
+        "coq",
+        coq="u1_kuramoto",
+    ),
+    Part(
+        "b(ii)",
+        "On U(1) a Kuramoto solution theta(t) gives the solution e^{i theta(t)} of the "
+        "matrix flow",
+        "coq",
+        coq="u1_solution",
+    ),
+    Part(
+        "c",
+        "lohe.matrix_simulate (RKMK4) keeps ||U^H U - I||_F < 1e-12 on SO(3) over t = 100",
+        "measured",
+        why="a floating-point property of the integrator, measured by the slow check",
+    ),
+    Part(
+        "d",
+        "On U(1), lohe.matrix_simulate equals kuramoto.simulate (Dopri8, rtol 1e-13) to 1e-10",
+        "measured",
+        why="a comparison of two numerical integrators, measured by the slow check",
+    ),
+)
+COQ_SPEC_SHA256 = "73e536ecb37e78b5622fcc42ab942045d3fbda9373342037ed005860becaaa9a"
 
 
 def pair(U, Uh, V, Vh):

@@ -1,0 +1,253 @@
+(** * Statement 18: identical Lohe matrix oscillators are a gradient flow, and R never decreases
+
+    Informal statement.  For [U_j' = W U_j + K/(2N) sum_k (U_k - U_j U_k^H U_j)]
+    with one common skew-Hermitian [W] ([-iH] on U(n), a real skew generator on
+    SO(n)), [M = (1/N) sum_k U_k], [R^2 = ||M||_F^2 / n], any [n], [N]:
+    (a) for every curve [F] with [F^H F = I] and [F' = -F W] ([F = e^{iHt}]),
+        [V_j = F U_j] solves the flow without drift, and [R(F U) = R(U)];
+    (b) without drift, on the group,
+        [V_j' = K/2 (M - V_j M^H V_j) = K V_j skew(V_j^H M) = K/(2N) P_{V_j}(dE/dV_j)]
+        with [dE/dV_j = 2 sum_k V_k] the Frobenius gradient of
+        [E = ||sum_k V_k||_F^2] and [P_V Z = V skew(V^H Z)] the orthogonal
+        projection onto the tangent space;
+    (c) [dR^2/dt = 2K/(nN) sum_j ||skew(U_j^H M)||_F^2 >= 0] along solutions on the
+        group, [0] exactly at equilibria.
+
+    Symbol map.
+    - library: [syncattn.lohe.matrix_vector_field] with a scalar coupling
+      ([lohe_field] with [all_to_all K N]), [syncattn.lohe.matrix_order_rate]
+      ([order_rate]), [syncattn.group.order_parameter] squared ([order2]);
+    - sympy proof: [proofs/proof_matrix_gradient.py] (statement 18): (a), (b) with
+      noncommutative symbols, the trace identity of (c) for 3 x 3 and (c) on SO(2)
+      with N = 3; here every [n] and [N] (complex matrices as pairs of reals, the
+      real case being SO(n)).
+
+    Not formalised: that [e^{iHt}] is a unitary curve with [F' = -F W] (the matrix
+    exponential); R(t) along RKMK4 (measured).
+
+    Assumes: the standard library's axioms of the real numbers. *)
+
+Set Warnings "-ambiguous-paths".
+From Syncattn Require Import Core matrix_gradient_spec matrix_lohe.
+From Coq Require Import Setoid Morphisms FunctionalExtensionality.
+Open Scope R_scope.
+
+(** ** Traces and Frobenius norms *)
+
+Add Parametric Morphism (n : nat) : (trace n)
+  with signature (meq n) ==> eq as trace_meq.
+Proof. intros A B H. unfold trace. apply csum_ext. intros a Ha. apply H; auto. Qed.
+
+Lemma trace_madd : forall n A B, trace n (madd A B) = cadd (trace n A) (trace n B).
+Proof. intros. unfold trace, madd. apply csum_cadd. Qed.
+
+Lemma trace_mscal : forall n r A,
+  trace n (mscal r A) = (r * fst (trace n A), r * snd (trace n A)).
+Proof. intros. unfold trace, mscal. apply csum_scal. Qed.
+
+Lemma trace_cyclic : forall n A B, trace n (mmul n A B) = trace n (mmul n B A).
+Proof.
+  intros n A B. unfold trace, mmul. rewrite csum_swap. apply csum_ext; intros a _.
+  apply csum_ext; intros c _. ceq.
+Qed.
+
+Lemma trace_adj : forall n A, trace n (adj A) = cconj (trace n A).
+Proof. intros. unfold trace, adj. apply csum_conj. Qed.
+
+Lemma re_trace_skew : forall n Y, skew_hermitian n Y -> fst (trace n Y) = 0.
+Proof.
+  intros n Y H. unfold skew_hermitian in H. pose proof (trace_adj n Y) as E.
+  rewrite H, trace_mscal in E. apply (f_equal fst) in E. unfold cconj in E.
+  cbn [fst snd] in E. lra.
+Qed.
+
+Lemma re_trace_skew_herm : forall n A B, skew_hermitian n A -> meq n (adj B) B ->
+  fst (trace n (mmul n A B)) = 0.
+Proof.
+  intros n A B HA HB. unfold skew_hermitian in HA.
+  pose proof (trace_adj n (mmul n A B)) as E.
+  rewrite adj_mmul, HA, HB, mmul_mscal_r, trace_mscal, trace_cyclic in E.
+  apply (f_equal fst) in E. unfold cconj in E. cbn [fst snd] in E. lra.
+Qed.
+
+Lemma frob2_trace : forall n X, frob2 n X = fst (trace n (mmul n (adj X) X)).
+Proof.
+  intros n X. unfold frob2, trace, mmul, csum, adj, cmul, cconj; cbn [fst snd].
+  rewrite sumN_swap. apply sumN_ext; intros a _. apply sumN_ext; intros b _. simpl. ring.
+Qed.
+
+Lemma frob2_nonneg : forall n X, 0 <= frob2 n X.
+Proof.
+  intros n X. unfold frob2. apply sumN_nonneg; intros a _. apply sumN_nonneg; intros b _.
+  apply Rplus_le_le_0_compat; apply pow2_ge_0.
+Qed.
+
+Lemma sumN_nonneg_zero : forall f n, (forall k, (k < n)%nat -> 0 <= f k) ->
+  sumN f n = 0 -> forall k, (k < n)%nat -> f k = 0.
+Proof.
+  intros f n H E k Hk. destruct (Rle_lt_or_eq_dec 0 (f k) (H k Hk)) as [P | P]; [|auto].
+  exfalso. pose proof (sumN_pos f n H (ex_intro _ k (conj Hk P))). lra.
+Qed.
+
+Lemma frob2_zero : forall n X, frob2 n X = 0 -> meq n X zero.
+Proof.
+  intros n X H a b Ha Hb. unfold frob2 in H.
+  assert (P : forall a b, 0 <= fst (X a b) ^ 2 + snd (X a b) ^ 2)
+    by (intros; apply Rplus_le_le_0_compat; apply pow2_ge_0).
+  assert (Ha' := sumN_nonneg_zero _ n (fun a _ => sumN_nonneg _ n (fun b _ => P a b)) H a Ha).
+  assert (Hb' := sumN_nonneg_zero _ n (fun b _ => P a b) Ha' b Hb). cbv beta in Hb'.
+  pose proof (pow2_ge_0 (fst (X a b))). pose proof (pow2_ge_0 (snd (X a b))).
+  unfold zero. apply pair_eq; simpl; apply Rsqr_0_uniq; unfold Rsqr; simpl in *; nra.
+Qed.
+
+Lemma frob2_meq : forall n X Y, meq n X Y -> frob2 n X = frob2 n Y.
+Proof. intros n X Y H. rewrite !frob2_trace, H. reflexivity. Qed.
+
+(** ** Scalars and the all-to-all pull *)
+
+Lemma mscal_mscal : forall r s A, mscal r (mscal s A) = mscal (r * s) A.
+Proof. intros. ext. unfold mscal. apply pair_eq; simpl; ring. Qed.
+
+Lemma mmul_zero_l : forall n A, mmul n zero A = zero.
+Proof.
+  intros. ext. unfold mmul, zero. transitivity (csum (fun _ => (0, 0)) n); [|apply csum_zero].
+  apply csum_ext; intros; apply pair_eq; cbn [fst snd cmul]; ring.
+Qed.
+
+Lemma skew_mscal : forall r X, skew (mscal r X) = mscal r (skew X).
+Proof.
+  intros r X. unfold skew. rewrite adj_mscal. ext. unfold msub, madd, mscal, cadd.
+  apply pair_eq; simpl; ring.
+Qed.
+
+Lemma pull_all : forall N K V j, pull N (all_to_all K N) V j = mscal K (mean N V).
+Proof.
+  intros. unfold pull, all_to_all, mean. rewrite msum_mscal, mscal_mscal.
+  f_equal. unfold Rdiv. ring.
+Qed.
+
+Lemma mean_mmul : forall n N F U, mean N (fun k => mmul n F (U k)) = mmul n F (mean N U).
+Proof. intros. unfold mean. rewrite mmul_mscal_r, mmul_msum_r. reflexivity. Qed.
+
+Lemma msum_mean : forall N V, (0 < N)%nat -> msum V N = mscal (INR N) (mean N V).
+Proof.
+  intros N V HN. unfold mean. rewrite mscal_mscal.
+  replace (INR N * (1 / INR N)) with 1 by (field; apply not_0_INR; lia).
+  ext. unfold mscal. apply pair_eq; simpl; ring.
+Qed.
+
+Lemma field_no_drift : forall n N K V j,
+  lohe_field n N (all_to_all K N) no_drift V j
+  = mscal (K / 2) (msub (mean N V) (mmul n (mmul n (V j) (adj (mean N V))) (V j))).
+Proof.
+  intros. unfold lohe_field, no_drift. rewrite mmul_zero_l, pull_all, adj_mscal,
+    mmul_mscal_r, mmul_mscal_l. ext. unfold madd, msub, mscal, zero, cadd, madd, cadd.
+  apply pair_eq; simpl; unfold Rdiv; ring.
+Qed.
+
+(** ** (a) R in the co-rotating frame *)
+
+Theorem order_invariant : order_invariant_spec.
+Proof.
+  intros n N F U HF. unfold order2. rewrite mean_mmul. f_equal.
+  rewrite !frob2_trace, adj_mmul, mmul_assoc, <- (mmul_assoc n (adj F) F), HF, mid_mmul.
+  reflexivity.
+Qed.
+
+(** ** (b) the gradient form *)
+
+Lemma skew_form : forall n V M, meq n (mmul n V (adj V)) mid ->
+  meq n (mmul n V (skew (mmul n (adj V) M)))
+        (mscal (1 / 2) (msub M (mmul n (mmul n V (adj M)) V))).
+Proof.
+  intros n V M HV. unfold skew.
+  rewrite mmul_mscal_r, mmul_msub_r, <- mmul_assoc, HV, mid_mmul, adj_mmul, adj_adj,
+    <- mmul_assoc. reflexivity.
+Qed.
+
+Theorem gradient_form : gradient_form_spec.
+Proof.
+  intros n N K V j HN HV. rewrite field_no_drift.
+  assert (H2 : meq n (mscal K (mmul n (V j) (skew (mmul n (adj (V j)) (mean N V)))))
+      (mscal (K / 2) (msub (mean N V) (mmul n (mmul n (V j) (adj (mean N V))) (V j))))).
+  { rewrite skew_form by exact HV. rewrite mscal_mscal. f_equal. unfold Rdiv.
+    replace (K * (1 * / 2)) with (K * / 2) by ring. reflexivity. }
+  split; [reflexivity|]. split; [symmetry; exact H2|].
+  rewrite <- H2. unfold proj. rewrite (msum_mean N V HN), mscal_mscal, mmul_mscal_r,
+    skew_mscal, mmul_mscal_r, mscal_mscal.
+  replace (K / (2 * INR N) * (2 * INR N)) with K by (field; apply not_0_INR; lia).
+  reflexivity.
+Qed.
+
+Theorem projection : projection_spec.
+Proof.
+  intros n V Z X HV HX. unfold skew_hermitian in HX. unfold proj.
+  assert (S : meq n (skew X) X).
+  { unfold skew. rewrite HX. lin. }
+  split; [|split].
+  - unfold skew_hermitian. rewrite <- mmul_assoc, HV, mid_mmul. apply skew_is_skew.
+  - rewrite <- mmul_assoc, HV, mid_mmul, S. reflexivity.
+  - rewrite adj_mmul, mmul_assoc, mmul_msub_r, <- (mmul_assoc n (adj V) V), HV, mid_mmul.
+    apply re_trace_skew_herm.
+    + unfold skew_hermitian. rewrite adj_adj, HX. lin.
+    + set (Y := mmul n (adj V) Z). unfold skew.
+      rewrite adj_msub, adj_mscal, adj_msub, adj_adj. lin.
+Qed.
+
+(** ** (c) the sign of the rate and its zeros *)
+
+Lemma mmul_zero_r : forall n A, mmul n A zero = zero.
+Proof.
+  intros. ext. unfold mmul, zero. transitivity (csum (fun _ => (0, 0)) n); [|apply csum_zero].
+  apply csum_ext; intros; apply pair_eq; cbn [fst snd cmul]; ring.
+Qed.
+
+Lemma frob2_zero_mat : forall n, frob2 n zero = 0.
+Proof.
+  intros n. unfold frob2, zero. cbn [fst snd].
+  rewrite (sumN_ext _ (fun _ => 0)); [apply sumN_zero|]. intros a _.
+  rewrite (sumN_ext _ (fun _ => 0)); [apply sumN_zero|]. intros b _. ring.
+Qed.
+
+Theorem rate_sign : rate_sign_spec.
+Proof.
+  intros n N K U Hn HN HK HU.
+  assert (Hn' : 0 < INR n) by (apply lt_0_INR; lia).
+  assert (HN' : 0 < INR N) by (apply lt_0_INR; lia).
+  assert (C : 0 < 2 * K / (INR n * INR N)).
+  { unfold Rdiv. apply Rmult_lt_0_compat; [lra|]. apply Rinv_0_lt_compat.
+    apply Rmult_lt_0_compat; assumption. }
+  set (S := fun j => skew (mmul n (adj (U j)) (mean N U))).
+  assert (Fj : forall j, (j < N)%nat ->
+    meq n (lohe_field n N (all_to_all K N) no_drift U j) (mscal K (mmul n (U j) (S j)))).
+  { intros j Hj. destruct (HU j Hj) as [_ H2].
+    destruct (gradient_form n N K U j HN H2) as [_ [G _]]. exact G. }
+  unfold order_rate. fold S.
+  assert (P : forall j, (j < N)%nat -> 0 <= frob2 n (S j)) by (intros; apply frob2_nonneg).
+  split; [apply Rmult_le_pos; [lra | apply sumN_nonneg; exact P]|]. split.
+  - intros E j Hj. assert (E' : sumN (fun j => frob2 n (S j)) N = 0).
+    { apply (Rmult_eq_reg_l (2 * K / (INR n * INR N))); [|lra].
+      unfold S. rewrite E. ring. }
+    pose proof (frob2_zero n (S j) (sumN_nonneg_zero _ N P E' j Hj)) as Z.
+    rewrite (Fj j Hj), Z, mmul_zero_r. intros a b _ _. unfold mscal, zero. simpl.
+    f_equal; ring.
+  - intros H. rewrite (sumN_ext _ (fun _ => 0)); [rewrite sumN_zero; ring|].
+    intros j Hj. destruct (HU j Hj) as [H1 _].
+    assert (Z : meq n (S j) zero).
+    { assert (Z1 : meq n (mscal (1 / K) (mscal K (mmul n (U j) (S j)))) zero).
+      { rewrite <- (Fj j Hj), (H j Hj). intros a b _ _. unfold mscal, zero. simpl.
+        f_equal; ring. }
+      rewrite mscal_mscal in Z1.
+      replace (1 / K * K) with 1 in Z1 by (field; lra).
+      assert (Z2 : meq n (mmul n (adj (U j)) (mmul n (U j) (S j))) zero).
+      { assert (E1 : meq n (mmul n (U j) (S j)) (mscal 1 (mmul n (U j) (S j))))
+          by (intros a b _ _; unfold mscal; apply pair_eq; simpl; ring).
+        rewrite E1, Z1, mmul_zero_r. reflexivity. }
+      rewrite <- mmul_assoc, H1, mid_mmul in Z2. exact Z2. }
+    cbv beta. fold (S j). rewrite (frob2_meq n _ _ Z). apply frob2_zero_mat.
+Qed.
+
+Print Assumptions order_invariant.
+Print Assumptions gradient_form.
+Print Assumptions projection.
+Print Assumptions rate_sign.
