@@ -323,10 +323,30 @@ def declared(statement) -> _Declared:
     )
 
 
+def spec_pin(name: str, package: str | None) -> str | None:
+    """``COQ_SPEC_SHA256`` of statement ``name`` in the proofs package ``package``."""
+    if not package:
+        return None
+    import importlib
+
+    try:
+        module = importlib.import_module(f"{package}.proof_{name}")
+    except ImportError:
+        return None
+    return getattr(module, "COQ_SPEC_SHA256", None)
+
+
 def pin_errors(
-    decl: _Declared, files: dict[str, Path], core_pin: str | None
+    decl: _Declared,
+    files: dict[str, Path],
+    core_pin: str | None,
+    order: list[str] = (),
+    package: str | None = None,
 ) -> list[str]:
-    """Pin mismatches of the statement's specification and of the shared core."""
+    """What is wrong with the trusted base of a statement: the pins of its specification,
+    of every other specification it needs (``order``: its files; another statement's
+    specification is pinned by that statement, found in ``package``) and of the shared
+    core; and a specification that requires anything but specifications."""
     errors = []
     spec = files.get(f"{decl.name}_spec")
     if spec is None:
@@ -344,6 +364,28 @@ def pin_errors(
             f"{sha256_file(spec)}, pinned {decl.pin}): {PIN_HINT} "
             f"(COQ_SPEC_SHA256 in proofs/proof_{decl.name}.py)"
         )
+    for other in order:
+        if not other.endswith("_spec") or other == f"{decl.name}_spec":
+            continue
+        owner = other.removesuffix("_spec")
+        pin = spec_pin(owner, package)
+        if pin != sha256_file(files[other]):
+            errors.append(
+                f"specification changed: proofs/coq/{other}.v (sha256 {sha256_file(files[other])}, "
+                f"pinned {pin}), which proofs/coq/{decl.name}_spec.v needs: {PIN_HINT} "
+                f"(COQ_SPEC_SHA256 in proofs/proof_{owner}.py)"
+            )
+    for name in [n for n in order if n.endswith("_spec")] or [f"{decl.name}_spec"]:
+        untrusted = [
+            r
+            for r in requires(files[name].read_text())
+            if r != CORE_SPEC and not r.endswith("_spec")
+        ]
+        if untrusted:
+            errors.append(
+                f"proofs/coq/{name}.v requires {', '.join(untrusted)}: a specification may require "
+                f"only {CORE_SPEC} and other specifications (definitions a reviewer reads)"
+            )
     core = files.get(CORE_SPEC)
     if core is not None and core_pin is not None and sha256_file(core) != core_pin:
         errors.append(

@@ -53,7 +53,8 @@ def _prepare(statement, proofs_dir, files, coqc, core_pin, version, use_cache):
     if bad:
         error = "; ".join(f"proofs/coq/{n}.v: {', '.join(w)}" for n, w in bad.items())
         return decl, order, None, _fail(decl, rel, f"forbidden in source: {error}")
-    pins = pin_errors(decl, files, core_pin)
+    package = getattr(statement.module, "__package__", None)
+    pins = pin_errors(decl, files, core_pin, order, package)
     if pins:
         return decl, order, None, _fail(decl, rel, "; ".join(pins))
     if coqc is None:
