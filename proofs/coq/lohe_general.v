@@ -14,8 +14,10 @@
     [lohe_general_spec.v]).  Sympy proof: [proofs/proof_lohe_general.py] (there
     n = 3, d = 3; here every n and d).
 
-    Not formalised: that a vanishing rate on the sphere keeps a solution on it for
-    all time (uniqueness for the linear equation [u' = -2 c(t) u], [u = |x_i|^2 - 1]).
+    The invariance of the sphere: [u = |x_i|^2 - 1] solves [u' = -2 c(t) u] with [c]
+    continuous; on [[0, T]], [c >= -M] (extreme value theorem) and
+    [u^2 e^{-4 M t}] does not increase (mean value theorem), so [u(0) = 0] forces
+    [u(T) = 0].
 
     Assumes: the standard library's axioms of the real numbers. *)
 
@@ -82,6 +84,86 @@ Proof.
   intros; apply Rmult_comm.
 Qed.
 
+(** ** Invariance of the sphere *)
+
+Lemma ex_derive_sumN : forall (f : nat -> R -> R) n t,
+  (forall k, (k < n)%nat -> ex_derive (f k) t) -> ex_derive (fun s => sumN (fun k => f k s) n) t.
+Proof.
+  intros f n t. induction n as [| n IH]; simpl; intros H.
+  - apply ex_derive_const.
+  - apply (ex_derive_plus (fun s => sumN (fun k => f k s) n) (f n)).
+    + apply IH. intros k Hk. apply H. lia.
+    + apply H. lia.
+Qed.
+
+Lemma mvt : forall f df a b, a < b -> (forall c, is_derive f c (df c)) ->
+  exists c, a < c < b /\ f b - f a = df c * (b - a).
+Proof.
+  intros f df a b Hab Hd.
+  destruct (MVT_cor2 f df a b Hab) as [c [Hc Hi]].
+  - intros c _. apply is_derive_Reals. apply Hd.
+  - exists c. split; [exact Hi | exact Hc].
+Qed.
+
+Theorem sphere_invariant : sphere_invariant_spec.
+Proof.
+  intros n d Om K X HO HX H0 T i HT Hi.
+  destruct (Req_dec T 0) as [-> | HT0]; [apply H0; exact Hi|].
+  assert (HTp : 0 < T) by lra.
+  set (c := fun s => sumN (fun j => K i j * dot d (X s i) (X s j)) n).
+  set (u := fun s => dot d (X s i) (X s i) - 1).
+  assert (Hu : forall s, is_derive u s (-2 * c s * u s)).
+  { intros s. unfold u, c.
+    pose proof (norm_rate n d Om K X s i HO Hi (fun k Hk => HX s i k Hi Hk)) as H.
+    pose proof (is_derive_minus (fun s => dot d (X s i) (X s i)) (fun _ => 1) s _ _ H
+                  (is_derive_const 1 s)) as Hm.
+    apply (is_derive_ext (fun x => minus (dot d (X x i) (X x i)) 1)).
+    { intros t. unfold minus, plus, opp; simpl. ring. }
+    replace (-2 * sumN (fun j => K i j * dot d (X s i) (X s j)) n * (dot d (X s i) (X s i) - 1))
+      with (minus (2 * (1 - dot d (X s i) (X s i)) * sumN (fun j => K i j * dot d (X s i) (X s j)) n) zero)
+      by (unfold minus, plus, opp, zero; simpl; ring).
+    exact Hm. }
+  assert (Hc : forall s, continuity_pt c s).
+  { intros s.
+    assert (Hex : ex_derive c s).
+    { unfold c. apply (ex_derive_sumN (fun j s => K i j * dot d (X s i) (X s j))). intros j Hj.
+      apply ex_derive_scal. unfold dot.
+      apply (ex_derive_sumN (fun k s => X s i k * X s j k)). intros k Hk.
+      apply ex_derive_mult; eexists; apply HX; assumption. }
+    apply continuity_pt_filterlim. exact (ex_derive_continuous c s Hex). }
+  destruct (continuity_ab_min c 0 T (Rlt_le _ _ HTp) (fun s _ => Hc s)) as [mx [Hmin _]].
+  set (M := - c mx).
+  set (w := fun s => u s * u s * exp (-4 * M * s)).
+  assert (Hw : forall s, is_derive w s (-4 * (c s + M) * (u s * u s) * exp (-4 * M * s))).
+  { intros s. unfold w.
+    assert (He : is_derive (fun s => exp (-4 * M * s)) s (-4 * M * exp (-4 * M * s)))
+      by (auto_derive; [exact I | ring]).
+    pose proof (is_derive_mult u u s _ _ (Hu s) (Hu s) (fun a b => Rmult_comm a b)) as Huu.
+    pose proof (is_derive_mult (fun s => u s * u s) (fun s => exp (-4 * M * s)) s _ _ Huu He
+                  (fun a b => Rmult_comm a b)) as Hm.
+    simpl in Hm. unfold plus, mult in Hm; simpl in Hm.
+    eapply is_derive_ext; [intros t; reflexivity|].
+    replace (-4 * (c s + M) * (u s * u s) * exp (-4 * M * s))
+      with ((-2 * c s * u s * u s + u s * (-2 * c s * u s)) * exp (-4 * M * s)
+            + u s * u s * (-4 * M * exp (-4 * M * s))) by ring.
+    exact Hm. }
+  destruct (mvt w _ 0 T HTp Hw) as [xi [Hxi Hmvt]].
+  assert (Hw0 : w 0 = 0) by (unfold w, u; rewrite H0 by exact Hi; ring).
+  assert (Hxi_c : 0 <= c xi + M) by (unfold M; pose proof (Hmin xi ltac:(lra)); lra).
+  assert (Hneg : -4 * (c xi + M) * (u xi * u xi) * exp (-4 * M * xi) * (T - 0) <= 0).
+  { pose proof (exp_pos (-4 * M * xi)). assert (0 <= u xi * u xi) by nra.
+    assert (0 <= (c xi + M) * (u xi * u xi) * exp (-4 * M * xi) * T).
+    { apply Rmult_le_pos; [| lra]. apply Rmult_le_pos; [| lra]. apply Rmult_le_pos; lra. }
+    lra. }
+  assert (HwT : w T <= 0) by lra.
+  unfold w in HwT. pose proof (exp_pos (-4 * M * T)).
+  assert (HuT : u T * u T = 0).
+  { assert (0 <= u T * u T) by nra.
+    destruct (Req_dec (u T * u T) 0) as [E | E]; [exact E|].
+    assert (0 < u T * u T * exp (-4 * M * T)) by (apply Rmult_lt_0_compat; lra). lra. }
+  assert (u T = 0) by nra. unfold u in H1. lra.
+Qed.
+
 (** One coupling term on the circle. *)
 Lemma pair_term : forall th i j k, (k < 2)%nat ->
   lift th j k - dot 2 (lift th i) (lift th j) * lift th i k
@@ -146,5 +228,6 @@ Qed.
 
 Print Assumptions radial_rate.
 Print Assumptions norm_rate.
+Print Assumptions sphere_invariant.
 Print Assumptions kuramoto_d2.
 Print Assumptions kuramoto_lift.

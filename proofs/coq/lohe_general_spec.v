@@ -50,6 +50,15 @@ Definition norm_rate_spec : Prop :=
   is_derive (fun s => dot d (X s i) (X s i)) t
     (2 * (1 - dot d (X t i) (X t i)) * sumN (fun j => K i j * dot d (X t i) (X t j)) n).
 
+(** (a) invariance: a solution (defined for all times) that starts on the sphere stays
+    on it for [t >= 0]. *)
+Definition sphere_invariant_spec : Prop :=
+  forall n d Om K (X : R -> nat -> nat -> R), skew_all n d Om ->
+  (forall t i k, (i < n)%nat -> (k < d)%nat ->
+     is_derive (fun s => X s i k) t (lohe_field n d Om K (X t) i k)) ->
+  (forall i, (i < n)%nat -> dot d (X 0 i) (X 0 i) = 1) ->
+  forall t i, 0 <= t -> (i < n)%nat -> dot d (X t i) (X t i) = 1.
+
 (** (b) d = 2: the Lohe field at [lift theta] is [theta_i' (-sin theta_i, cos theta_i)]
     with [theta_i'] the Kuramoto field, and the angular velocity
     [x_1 x_2' - x_2 x_1'] is [theta_i']. *)
