@@ -16,7 +16,9 @@
     [lorentzian_order_parameter], [critical_coupling] the library's function of that
     name (see [ott_antonsen_spec.v]).  Sympy proof: [proofs/proof_ott_antonsen.py].
 
-    Not formalised here: the limits of [r(t)] as [t -> oo] and as [K -> 2 gamma], and
+    (c) also: [r(t) -> r_star] for [K > 2 gamma] and [r(t) -> 0] for [K < 2 gamma].
+
+    Not formalised here: the limit of the closed form as [K -> 2 gamma], and
     the normalisation of the Lorentzian (an improper integral): see the module's PARTS.
 
     Assumes: the standard library's axioms of the real numbers. *)
@@ -196,6 +198,80 @@ Proof.
       rewrite E. fold a c. field. exact Ha.
 Qed.
 
+(** [-b t -> -oo] for [b > 0]. *)
+Lemma lim_neg_linear : forall b, 0 < b -> is_lim (fun t => - b * t) p_infty m_infty.
+Proof.
+  intros b Hb. apply is_lim_spec. intros M. exists (- M / b). intros x Hx.
+  assert (E : b * (- M / b) = - M) by (field; lra). nra.
+Qed.
+
+Lemma lim_exp_neg : forall b, 0 < b -> is_lim (fun t => exp (- b * t)) p_infty 0.
+Proof.
+  intros b Hb.
+  apply (is_lim_comp exp (fun t => - b * t) p_infty 0 m_infty).
+  - exact is_lim_exp_m.
+  - apply lim_neg_linear. exact Hb.
+  - exists 0. intros y _. discriminate.
+Qed.
+
+Theorem limits : limits_spec.
+Proof.
+  intros r0 K gamma Hr0 HK Hg. set (a := K / 2 - gamma). set (c := r0 ^ 2 * (K / 2)).
+  assert (Hc : 0 < c) by (unfold c; apply Rmult_lt_0_compat; [apply pow_lt|]; lra).
+  split.
+  - intros HKg. assert (Ha : 0 < a) by (unfold a; lra).
+    assert (HD : forall t, oa_denom r0 K gamma t = c / a + (1 - c / a) * exp (-2 * a * t)).
+    { intros t. unfold oa_denom, oa_frac. fold a c.
+      destruct (Req_EM_T a 0); [lra|]. field. lra. }
+    assert (HDlim : is_lim (oa_denom r0 K gamma) p_infty (c / a)).
+    { apply (is_lim_ext (fun t => c / a + (1 - c / a) * exp (- (2 * a) * t))).
+      { intros t. rewrite HD. repeat f_equal. ring. }
+      pose proof (is_lim_scal_l _ (1 - c / a) p_infty 0 (lim_exp_neg (2 * a) ltac:(lra))) as H.
+      simpl in H.
+      pose proof (is_lim_plus' (fun _ => c / a) _ p_infty (c / a) _ (is_lim_const (c / a) p_infty) H) as L.
+      replace (c / a + (1 - c / a) * 0) with (c / a) in L by ring. exact L. }
+    assert (Hca : 0 < c / a) by (apply Rdiv_lt_0_compat; lra).
+    assert (Hcont : continuous (fun y => r0 / sqrt y) (c / a)).
+    { assert (Hex : ex_derive (fun y => r0 / sqrt y) (c / a)).
+      { auto_derive. pose proof (sqrt_lt_R0 _ Hca). repeat split; lra. }
+      exact (ex_derive_continuous _ _ Hex). }
+    pose proof (is_lim_comp_continuous _ _ p_infty (c / a) HDlim Hcont) as H.
+    replace (r_star K gamma) with (r0 / sqrt (c / a)); [exact H|].
+    (* both are positive with the same square *)
+    assert (Hs : 0 < sqrt (c / a)) by (apply sqrt_lt_R0; exact Hca).
+    pose proof (r_star_pos K gamma HK HKg) as Hp. pose proof (r_star_sq K gamma HK HKg) as Hsq.
+    assert (Hss : sqrt (c / a) * sqrt (c / a) = c / a) by (apply sqrt_sqrt; lra).
+    assert (E : (r0 / sqrt (c / a)) ^ 2 = r_star K gamma ^ 2).
+    { rewrite Hsq. unfold Rdiv at 1. rewrite Rpow_mult_distr.
+      replace ((/ sqrt (c / a)) ^ 2) with (/ (c / a)) by (simpl; rewrite Rmult_1_r, <- Rinv_mult, Hss; reflexivity).
+      unfold c, a. field. split; [lra | split; [lra | lra]]. }
+    assert (0 < r0 / sqrt (c / a)) by (apply Rdiv_lt_0_compat; lra).
+    simpl in E. nra.
+  - intros HKg. assert (Ha : a < 0) by (unfold a; lra).
+    apply (is_lim_le_le_loc (fun _ => 0) (fun t => r0 * exp (a * t))).
+    + exists 0. intros t Ht. pose proof (denom_pos r0 K gamma t HK (Rlt_le _ _ Ht)) as HD.
+      assert (Hs : 0 < sqrt (oa_denom r0 K gamma t)) by (apply sqrt_lt_R0; exact HD).
+      unfold oa_solution. split; [left; apply Rdiv_lt_0_compat; lra|].
+      (* D >= e^{-2at} = (e^{-at})^2, so sqrt D >= e^{-at} *)
+      assert (HDe : exp (- a * t) * exp (- a * t) <= oa_denom r0 K gamma t).
+      { rewrite <- exp_plus. unfold oa_denom. fold a.
+        replace (- a * t + - a * t) with (-2 * a * t) by ring.
+        pose proof (frac_nonneg a t (Rlt_le _ _ Ht)). assert (0 <= r0 ^ 2 * (K / 2) * oa_frac a t).
+        { apply Rmult_le_pos; [apply Rmult_le_pos; [apply pow_le|]|]; lra. }
+        lra. }
+      assert (Hge : exp (- a * t) <= sqrt (oa_denom r0 K gamma t)).
+      { rewrite <- (sqrt_square (exp (- a * t))) by (left; apply exp_pos).
+        apply sqrt_le_1_alt. exact HDe. }
+      pose proof (exp_pos (- a * t)) as He.
+      assert (Ee : exp (a * t) = / exp (- a * t)) by (rewrite <- exp_Ropp; f_equal; ring).
+      rewrite Ee. unfold Rdiv. apply Rmult_le_compat_l; [lra|].
+      apply Rinv_le_contravar; lra.
+    + apply is_lim_const.
+    + pose proof (is_lim_scal_l _ r0 p_infty 0 (lim_exp_neg (- a) ltac:(lra))) as H.
+      simpl in H. rewrite Rmult_0_r in H.
+      apply (is_lim_ext (fun t => r0 * exp (- - a * t))); [intros t; repeat f_equal; ring | exact H].
+Qed.
+
 Theorem at_threshold : at_threshold_spec.
 Proof.
   intros r0 gamma t. unfold oa_solution, oa_denom, oa_frac.
@@ -214,5 +290,6 @@ Print Assumptions stationary_states.
 Print Assumptions linear_rates.
 Print Assumptions exchange.
 Print Assumptions closed_form.
+Print Assumptions limits.
 Print Assumptions at_threshold.
 Print Assumptions lorentzian_threshold.

@@ -63,6 +63,12 @@ Definition closed_form_spec : Prop :=
 Definition at_threshold_spec : Prop :=
   forall r0 gamma t, oa_solution r0 (2 * gamma) gamma t = r0 / sqrt (1 + 2 * gamma * r0 ^ 2 * t).
 
+(** (c) the limits: [r(t) -> r_star] for [K > 2 gamma], [r(t) -> 0] for [K < 2 gamma]. *)
+Definition limits_spec : Prop :=
+  forall r0 K gamma, 0 < r0 -> 0 < K -> 0 < gamma ->
+  (2 * gamma < K -> is_lim (oa_solution r0 K gamma) p_infty (r_star K gamma)) /\
+  (K < 2 * gamma -> is_lim (oa_solution r0 K gamma) p_infty 0).
+
 (** (d) Kuramoto's [K_c = 2 / (pi g(0))] for the Lorentzian is [2 gamma]. *)
 Definition lorentzian_threshold_spec : Prop :=
   forall gamma, 0 < gamma -> critical_coupling (lorentzian gamma 0) = 2 * gamma.
