@@ -108,9 +108,15 @@ PARTS = (
     ),
     Part(
         "c(ii)",
-        "|(lambda I - Omega)^{-1} h| strictly decreases in lambda > 0 (h != 0): the root lambda* > 0 of |z| = 1 is unique.",
+        "|(lambda I - Omega)^{-1} h| strictly decreases in lambda > 0 (h != 0).",
         "coq",
         coq="decreasing",
+    ),
+    Part(
+        "c(ii')",
+        "Hence the root lambda* > 0 of |(lambda I - Omega)^{-1} h| = 1 is unique.",
+        "coq",
+        coq="root_unique",
     ),
     Part(
         "c(iii)",
@@ -149,7 +155,7 @@ PARTS = (
         why="the step from the linearisation to nonlinear stability (Lyapunov's indirect method) is not formalised; long integrations converge to the state",
     ),
 )
-COQ_SPEC_SHA256 = "477e4527a13e09787f7351b6e12b7f206d6a4818f98380ef03426d461d22ead4"
+COQ_SPEC_SHA256 = "6bb5dc19ff1c26e9c6dae1e1e5b24431a4184ba307e6bd3c5a8d890105cca9a1"
 
 th, ps, om = sp.symbols("theta psi omega", real=True)
 a = sp.Symbol("a", positive=True)

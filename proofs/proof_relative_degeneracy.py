@@ -96,13 +96,13 @@ PARTS = (
     ),
     Part(
         "a(ii)",
-        "Given E <r_j, r_k> = 0, E <r_j, r_k>^2 = 1/d and uncorrelated pairs: E |h|^2 = |w|^2, and Var(|h|^2/|w|^2) = (2/d) sum_{j != k} a_j^2 a_k^2 = 2 (1 - sum a^4)/d (the algebra, any m).",
+        "Given E <r_j, r_k>^2 = 1/d and uncorrelated pairs, Var(|h|^2/|w|^2) = (2/d) sum_{j != k} a_j^2 a_k^2 = 2 (1 - sum a^4)/d for unit a (the algebra, any m).",
         "coq",
         coq="variance_algebra",
     ),
     Part(
         "a(iii)",
-        "The moment rules themselves: E r r^T = I/d, E <r_j, r_k>^2 = 1/d, pairs with a shared index uncorrelated.",
+        "The moment rules themselves: E r r^T = I/d, E <r_j, r_k> = 0 (hence E |h|^2 = |w|^2 by (a(i))), E <r_j, r_k>^2 = 1/d, pairs with a shared index uncorrelated.",
         "sympy",
         why="integrals over the uniform measure on the sphere (sympy: E r r^T = I/3 on S^2, E x^2 = 1/d from the Beta moments); no measure on the sphere in Coq's libraries",
     ),

@@ -266,6 +266,14 @@ Proof.
   rewrite sumN_zero. ring.
 Qed.
 
+Theorem root_unique : root_unique_spec.
+Proof.
+  intros d O h z1 z2 l1 l2 HO Hh Hl1 Hl2 H1 H2 Hz1 Hz2.
+  destruct (Rtotal_order l1 l2) as [Hlt | [Heq | Hgt]]; [| exact Heq |].
+  - pose proof (decreasing d O h z1 z2 l1 l2 HO Hh (conj Hl1 Hlt) H1 H2). lra.
+  - pose proof (decreasing d O h z2 z1 l2 l1 HO Hh (conj Hl2 Hgt) H2 H1). lra.
+Qed.
+
 Theorem root_bound : root_bound_spec.
 Proof.
   intros d O z h lam M HO Hz Hl HM Hres HOz.
@@ -328,6 +336,7 @@ Print Assumptions fixed_points.
 Print Assumptions angle_bound.
 Print Assumptions normal_form.
 Print Assumptions decreasing.
+Print Assumptions root_unique.
 Print Assumptions root_bound.
 Print Assumptions tangent_invariant.
 Print Assumptions contraction.

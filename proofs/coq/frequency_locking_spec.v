@@ -91,14 +91,21 @@ Definition normal_form_spec : Prop :=
   dot d (fun i => lam * v i - matvec d O v i) (fun i => lam * v i - matvec d O v i)
   = lam ^ 2 * dot d v v + dot d (matvec d O v) (matvec d O v).
 
-(** (c) [|(lambda I - Omega)^{-1} h|] strictly decreases in [lambda > 0] ([h <> 0]):
-    the root [lambda* > 0] of [|z| = 1] is unique. *)
+(** (c) [|(lambda I - Omega)^{-1} h|] strictly decreases in [lambda > 0] ([h <> 0]). *)
 Definition decreasing_spec : Prop :=
   forall d O h z1 z2 l1 l2, skew d O ->
   (exists i, (i < d)%nat /\ h i <> 0) -> 0 < l1 < l2 ->
   (forall i, (i < d)%nat -> h i = l1 * z1 i - matvec d O z1 i) ->
   (forall i, (i < d)%nat -> h i = l2 * z2 i - matvec d O z2 i) ->
   dot d z2 z2 < dot d z1 z1.
+
+(** (c) hence the root [lambda > 0] of [|z| = 1] is unique. *)
+Definition root_unique_spec : Prop :=
+  forall d O h z1 z2 l1 l2, skew d O ->
+  (exists i, (i < d)%nat /\ h i <> 0) -> 0 < l1 -> 0 < l2 ->
+  (forall i, (i < d)%nat -> h i = l1 * z1 i - matvec d O z1 i) ->
+  (forall i, (i < d)%nat -> h i = l2 * z2 i - matvec d O z2 i) ->
+  dot d z1 z1 = 1 -> dot d z2 z2 = 1 -> l1 = l2.
 
 (** (c) at the root ([|z| = 1], [lambda > 0]), [lambda >= sqrt (|h|^2 - M^2)]
     when [|Omega z| <= M]. *)
