@@ -50,11 +50,112 @@ from ._harness import (
     rng,
     run_module,
 )
+from ._parts import Part
 
 
 NUMBER = 15
 TITLE = "Frequency locking: Adler phi' = omega - ||h|| sin(phi) locks iff |omega| <= ||h||; locked z* = (lambda I - Omega)^{-1} h, sin(angle) <= ||Omega||/||h||, rate lambda"
 MIRRORS = ("syncattn.lohe.adler_locking", "syncattn.lohe.locked_state")
+
+PARTS = (
+    Part(
+        "a(i)",
+        "For d = 2, z = (cos theta, sin theta), Omega = omega J, h = |h| (cos psi, sin psi), the field is (omega - |h| sin(theta - psi)) (-sin theta, cos theta): Adler's equation for phi = theta - psi.",
+        "coq",
+        coq="adler_equation",
+    ),
+    Part(
+        "a(ii)",
+        "Adler's equation has an equilibrium (locks) iff |omega| <= |h| (|h| > 0).",
+        "coq",
+        coq="locks_iff",
+    ),
+    Part(
+        "a(iii)",
+        "The locked angle arcsin(omega/|h|) is an equilibrium with linear rate -sqrt(|h|^2 - omega^2) (< 0 for |omega| < |h|: stable); the other equilibrium pi - arcsin(omega/|h|) has rate +sqrt(|h|^2 - omega^2).",
+        "coq",
+        coq="locked_rate",
+    ),
+    Part(
+        "a(iv)",
+        "Off locking (|omega| > |h|) the angle drifts with period 2 pi / sqrt(omega^2 - |h|^2).",
+        "measured",
+        why="the period is the integral of 1/(omega - |h| sin phi) over a turn; checked against an integration of the flow, not formalised",
+    ),
+    Part(
+        "b(i)",
+        "For skew Omega and z = (lambda I - Omega)^{-1} h (any d): the field is lambda (1 - |z|^2) z, z.h = lambda |z|^2 and |h|^2 = lambda^2 |z|^2 + |Omega z|^2.",
+        "coq",
+        coq="resolvent_field",
+    ),
+    Part(
+        "b(ii)",
+        "On the sphere, z is a fixed point iff h = lambda z - Omega z with lambda = z.h, i.e. z = (lambda I - Omega)^{-1} h.",
+        "coq",
+        coq="fixed_points",
+    ),
+    Part(
+        "b(iii)",
+        "At a fixed point cos(angle(z, h)) = lambda/|h| and sin^2(angle) = |Omega z|^2/|h|^2 <= ||Omega||_2^2/|h|^2 (any bound M >= |Omega z|).",
+        "coq",
+        coq="angle_bound",
+    ),
+    Part(
+        "c(i)",
+        "Normal form: |(lambda I - Omega) v|^2 = lambda^2 |v|^2 + |Omega v|^2 for skew Omega.",
+        "coq",
+        coq="normal_form",
+    ),
+    Part(
+        "c(ii)",
+        "|(lambda I - Omega)^{-1} h| strictly decreases in lambda > 0 (h != 0).",
+        "coq",
+        coq="decreasing",
+    ),
+    Part(
+        "c(ii')",
+        "Hence the root lambda* > 0 of |(lambda I - Omega)^{-1} h| = 1 is unique.",
+        "coq",
+        coq="root_unique",
+    ),
+    Part(
+        "c(iii)",
+        "At the root, lambda* >= sqrt(|h|^2 - ||Omega||_2^2).",
+        "coq",
+        coq="root_bound",
+    ),
+    Part(
+        "c(iv)",
+        "The root lambda* > 0 exists when ||Omega||_2 < |h|.",
+        "measured",
+        why="existence is the intermediate value theorem on lambda -> |(lambda I - Omega)^{-1} h| (continuity of the resolvent); not formalised; the library's bisection and long integrations (d = 2 to 5) find it",
+    ),
+    Part(
+        "d(i)",
+        "At a fixed point on the sphere the Jacobian Omega - (z.h) I - z h^T maps T_z into T_z.",
+        "coq",
+        coq="tangent_invariant",
+    ),
+    Part(
+        "d(ii)",
+        "v . J v = -(z.h) |v|^2 for every tangent v.",
+        "coq",
+        coq="contraction",
+    ),
+    Part(
+        "d(iii)",
+        "Every eigenvalue of J on T_z has real part -(z.h) = -lambda.",
+        "coq",
+        coq="eigenvalues",
+    ),
+    Part(
+        "d(iv)",
+        "Hence the lambda* > 0 state is stable with rate lambda* for the nonlinear flow.",
+        "measured",
+        why="the step from the linearisation to nonlinear stability (Lyapunov's indirect method) is not formalised; long integrations converge to the state",
+    ),
+)
+COQ_SPEC_SHA256 = "6bb5dc19ff1c26e9c6dae1e1e5b24431a4184ba307e6bd3c5a8d890105cca9a1"
 
 th, ps, om = sp.symbols("theta psi omega", real=True)
 a = sp.Symbol("a", positive=True)

@@ -72,11 +72,82 @@ from ._harness import (
     rng,
     run_module,
 )
+from ._parts import Part
 
 
 NUMBER = 10
 TITLE = "Convex-hull law: P(0 in conv{r_1..r_m}) = P(Bin(m-1, 1/2) >= d) <= exp(-2(d-(m-1)/2)^2/(m-1)), 0 for d >= m"
 MIRRORS = ("syncattn.lohe.hull_degenerate_probability",)
+
+PARTS = (
+    Part(
+        "a(i)",
+        "With strictly positive weights, lambda = w / sum w lies in the open simplex, does not depend on the scale of w, and h = 0 gives sum_j lambda_j r_j = 0 (0 in conv{r_j}).",
+        "coq",
+        coq="positive_weights",
+    ),
+    Part(
+        "a(ii)",
+        "Conversely, if -t c is in the hull for some t > 0 (c the centroid), the coefficients (mu_j + t/m)/(1 + t) are strictly positive, sum to 1 and give h = 0.",
+        "coq",
+        coq="interior",
+    ),
+    Part(
+        "a(iii)",
+        "If 0 is interior to the hull then -t c is in it for small t > 0, and a.s. 0 in the hull means 0 interior.",
+        "measured",
+        why="topology of convex sets and general position of random anchors, not formalised; linear-programming feasibility checks on random anchors",
+    ),
+    Part(
+        "b(i)",
+        "Cover's count C(m, d) = 2 sum_{k<d} binom(m-1, k) solves C(m+1, d) = C(m, d) + C(m, d-1), C(1, d) = 2, C(m, 0) = 0 (all m, d).",
+        "coq",
+        coq="cover_recurrence",
+    ),
+    Part(
+        "b(ii)",
+        "For points in general position, C(m, d) counts the sign patterns for which 0 is not in conv{eps_j r_j} (the geometric splitting step).",
+        "measured",
+        why="the geometric step of Cover's function-counting theorem (hyperplane arrangements) is a written argument, not formalised; counted exactly by linear programming for random anchor sets",
+    ),
+    Part(
+        "c(i)",
+        "1 - C(m, d)/2^m = 2^{-(m-1)} sum_{k=d}^{m-1} binom(m-1, k) (= P(Bin(m-1, 1/2) >= d)), and it is 0 for d >= m.",
+        "coq",
+        coq="law",
+    ),
+    Part(
+        "c(ii)",
+        "Every sign pattern has the same law (uniform anchors are symmetric), so P(0 in conv) = 1 - C(m, d)/2^m.",
+        "measured",
+        why="a symmetry of the uniform measure (probability), not formalised; Monte Carlo within 4 standard errors",
+    ),
+    Part(
+        "d(i)",
+        "Hoeffding's lemma: ln((1 + e^l)/2) <= l/2 + l^2/8 for every real l.",
+        "coq",
+        coq="hoeffding_lemma",
+    ),
+    Part(
+        "d(ii)",
+        "Chernoff optimum: min over lambda of -lambda t + n lambda^2/8 is -2 t^2/n, at lambda = 4t/n.",
+        "coq",
+        coq="chernoff_optimum",
+    ),
+    Part(
+        "d(iii)",
+        "Markov's inequality with independence: P(Bin(n, 1/2) >= n/2 + t) <= exp(-2 t^2/n).",
+        "measured",
+        why="a probabilistic inequality, not formalised; the library's exact law is checked below the bound on a grid of (m, d)",
+    ),
+    Part(
+        "d(iv)",
+        "For m - 1 < 2 c d with 0 < c < 1 the bound decays exponentially in d: its exponent is below -d (1 - c)^2 / c.",
+        "coq",
+        coq="decay",
+    ),
+)
+COQ_SPEC_SHA256 = "f7f403d433f3ed194877ab3776f06c40219d19f6519a615533c846b2bc9a1dd4"
 
 m, k, n = sp.symbols("m k n", integer=True, positive=True)
 lam, t = sp.symbols("lambda t", positive=True)

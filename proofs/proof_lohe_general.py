@@ -58,6 +58,7 @@ from ._harness import (
     rng,
     run_module,
 )
+from ._parts import Part
 
 
 NUMBER = 8
@@ -68,6 +69,40 @@ MIRRORS = (
     "syncattn.kuramoto.vector_field",
     "syncattn.kuramoto.simulate",
 )
+
+PARTS = (
+    Part(
+        "a(i)",
+        "For skew Omega_i and any real K_ij (any n, d): <x_i, x_i'> = (1 - |x_i|^2) sum_j K_ij <x_i, x_j>.",
+        "coq",
+        coq="radial_rate",
+    ),
+    Part(
+        "a(ii)",
+        "Along any solution d/dt |x_i|^2 = 2 (1 - |x_i|^2) sum_j K_ij <x_i, x_j>, which vanishes on the sphere.",
+        "coq",
+        coq="norm_rate",
+    ),
+    Part(
+        "a(iii)",
+        "(S^{d-1})^n is invariant: a solution that starts on the sphere stays on it for t >= 0 (skew Omega preserves norms).",
+        "coq",
+        coq="sphere_invariant",
+    ),
+    Part(
+        "b(i)",
+        "For d = 2, x_i = (cos theta_i, sin theta_i), Omega_i = omega_i J: the field is theta_i' (-sin theta_i, cos theta_i) with theta_i' = omega_i + sum_j K_ij sin(theta_j - theta_i), and the angular velocity x_1 x_2' - x_2 x_1' is theta_i'.",
+        "coq",
+        coq="kuramoto_d2",
+    ),
+    Part(
+        "b(ii)",
+        "The lift of a Kuramoto solution solves the d = 2 Lohe equation: the flow is exactly the Kuramoto model.",
+        "coq",
+        coq="kuramoto_lift",
+    ),
+)
+COQ_SPEC_SHA256 = "c65e948ef2699ec044bec8a3f690a97bde33ab9dfe35ed9dd4c2e41eebbcdad3"
 
 
 def skew(d, name):

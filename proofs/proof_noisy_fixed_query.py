@@ -82,6 +82,7 @@ from ._harness import (
     rng,
     run_module,
 )
+from ._parts import Part
 
 
 NUMBER = 13
@@ -94,6 +95,82 @@ MIRRORS = (
     "syncattn.lohe.vmf_readout",
     "syncattn.lohe.ito_drift",
 )
+
+PARTS = (
+    Part(
+        "a(i)",
+        "The Ito-Stratonovich correction sum_k (D g_k) g_k, g_k = (I - z z^T) e_k, is -((d + 1) - 2|z|^2) z (any d): -(d - 1) z on the sphere, so ito_drift = b + (sigma^2/2) sum_k (D g_k) g_k there.",
+        "coq",
+        coq="ito_correction",
+    ),
+    Part(
+        "a(ii)",
+        "Under Ito's rule d|z|^2 = (2 z.b + sigma^2 tr(P P^T)) dt + martingale vanishes on the sphere for the Ito drift of the flow.",
+        "coq",
+        coq="ito_norm",
+    ),
+    Part(
+        "b(i)",
+        "The Fokker-Planck flux p (I - z z^T) h - (sigma^2/2) grad_S p of p = exp(kappa h_hat.z), kappa = 2|h|/sigma^2, vanishes identically (any d).",
+        "coq",
+        coq="zero_flux",
+    ),
+    Part(
+        "b(ii)",
+        "It vanishes for no other kappa (at any z where (I - z z^T) h != 0).",
+        "coq",
+        coq="kappa_unique",
+    ),
+    Part(
+        "b(iii)",
+        "In the polar angle theta from h_hat, the zonal flux -|h| sin(theta) p - (sigma^2/2) p' of exp(kappa cos theta) vanishes.",
+        "coq",
+        coq="zonal_flux",
+    ),
+    Part(
+        "b(iv)",
+        "exp(kappa cos theta) is, up to a constant, the only solution of the zero-zonal-flux equation on any interval.",
+        "coq",
+        coq="zonal_unique",
+    ),
+    Part(
+        "b(v)",
+        "Stationarity forces zero zonal flux (sin^{d-2} theta J_theta is constant and regularity at theta = 0 makes it 0), and the invariant law is unique among all densities.",
+        "sympy",
+        why="the weighted zonal equation is checked by sympy for free d; the regularity limit and the uniqueness of the invariant law (ellipticity on a compact manifold) are written arguments, not formalised",
+    ),
+    Part(
+        "c",
+        "The normaliser of the law of t = h_hat.z is Z_d(kappa) = sqrt(pi) Gamma((d-1)/2) (2/kappa)^nu I_nu(kappa), nu = d/2 - 1.",
+        "sympy",
+        why="Gamma and modified Bessel functions are not defined in Coq's standard library or Coquelicot; sympy compares the series coefficient by coefficient",
+    ),
+    Part(
+        "d(i)",
+        "A_d(kappa) = Z_d'/Z_d = I_{d/2}/I_{d/2-1}(kappa) and E[t^2] = Z_d''/Z_d = 1 - (d - 1) A_d/kappa.",
+        "sympy",
+        why="Bessel recurrences (coefficient-wise in sympy); the Bessel functions are not defined in Coq's libraries",
+    ),
+    Part(
+        "d(ii)",
+        "Rotations about h_hat fix the law, so E[z] = A_d h_hat and E[z z^T] = alpha h_hat h_hat^T + beta (I - h_hat h_hat^T) with alpha + (d - 1) beta = 1.",
+        "measured",
+        why="a symmetry of the law (measure theory), argued in the docstring; the moments are checked against scipy.stats.vonmises_fisher Monte Carlo and quadrature",
+    ),
+    Part(
+        "d(iii)",
+        "With alpha = 1 - (d - 1) A_d/kappa and the trace condition, E[z z^T] = (A_d/kappa) I + (1 - d A_d/kappa) h_hat h_hat^T (vmf_moments).",
+        "coq",
+        coq="moment_matrix",
+    ),
+    Part(
+        "e",
+        "For a linear expectation with moments m and M: E[1 + z.r] = 1 + m.r and E[(1 + z.r)^2] = 1 + 2 m.r + r^T M r (vmf_scores with m = A_d h_hat).",
+        "coq",
+        coq="scores",
+    ),
+)
+COQ_SPEC_SHA256 = "0eb007d26752e932b467e6543cb143f2ff33fef6570ae2f72447fb3d7d681d4a"
 
 sigma = sp.Symbol("sigma", positive=True)
 kappa = sp.Symbol("kappa", positive=True)

@@ -54,6 +54,7 @@ from ._harness import (
     rng,
     run_module,
 )
+from ._parts import Part
 
 
 NUMBER = 14
@@ -62,6 +63,52 @@ MIRRORS = (
     "syncattn.kuramoto.noisy_order_parameter",
     "syncattn.kuramoto.noisy_critical_coupling",
 )
+
+PARTS = (
+    Part(
+        "a(i)",
+        "The von Mises density exp(kappa cos(theta - psi)) has zero Fokker-Planck flux -K r sin(theta - psi) p - (sigma^2/2) p' for every theta iff kappa = 2 K r / sigma^2.",
+        "coq",
+        coq="zero_flux",
+    ),
+    Part(
+        "a(ii)",
+        "Its normaliser is 2 pi I_0(kappa) and its mean resultant I_1/I_0(kappa), so the stationary r solves r = I_1/I_0(2 K r / sigma^2).",
+        "sympy",
+        why="modified Bessel functions: neither Coq's standard library nor Coquelicot defines I_nu; the coefficient identity is checked by sympy",
+    ),
+    Part(
+        "b(i)",
+        "A_2(x) = I_1/I_0(x) = x/2 - x^3/16 + O(x^5).",
+        "sympy",
+        why="a series of a ratio of Bessel functions (not defined in Coq's libraries); sympy's series",
+    ),
+    Part(
+        "b(ii)",
+        "With the truncation A_2(x) = x/2 - x^3/16, r > 0 solves r = A_2(c r) iff r^2 = 16 (c/2 - 1)/c^3; such a branch exists iff c > 2, i.e. iff K > K_c = sigma^2 (c = 2K/sigma^2).",
+        "coq",
+        coq="onset",
+    ),
+    Part(
+        "c(i)",
+        "Linearising the Fokker-Planck equation about the incoherent state, the e^{-i theta} mode obeys b' = (i omega - D) b + (K / 4 pi) Z_1.",
+        "sympy",
+        why="a Fourier projection (complex integrals over the circle) done by sympy; not formalised",
+    ),
+    Part(
+        "c(ii)",
+        "For the Lorentzian, the dispersion relation is 1 = (K/2) / (lambda + D + gamma).",
+        "sympy",
+        why="an improper integral of the resolvent against the Lorentzian (partial fractions), done by sympy; not formalised",
+    ),
+    Part(
+        "c(iii)",
+        "Its root is lambda = K/2 - gamma - sigma^2/2, positive iff K > K_c = 2 gamma + sigma^2.",
+        "coq",
+        coq="lorentzian_onset",
+    ),
+)
+COQ_SPEC_SHA256 = "6c6dc900a8eb208ad62e7ee13888fbe00ba1bb1b6219041c488fa00003404c4f"
 
 K, r, sigma, gamma, lam, c = sp.symbols("K r sigma gamma lambda c", positive=True)
 theta, psi, w = sp.symbols("theta psi omega", real=True)

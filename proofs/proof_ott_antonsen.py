@@ -61,6 +61,7 @@ from ._harness import (
     rng,
     run_module,
 )
+from ._parts import Part
 
 
 NUMBER = 9
@@ -71,6 +72,64 @@ MIRRORS = (
     "syncattn.kuramoto.lorentzian_order_parameter",
     "syncattn.kuramoto.critical_coupling",
 )
+
+PARTS = (
+    Part(
+        "a",
+        "For K, gamma > 0 the stationary states r >= 0 of r' = (K/2 - gamma) r - (K/2) r^3 are 0 and, only for K > 2 gamma, r* = sqrt(1 - 2 gamma/K).",
+        "coq",
+        coq="stationary_states",
+    ),
+    Part(
+        "b(i)",
+        "f'(0) = K/2 - gamma and, for K > 2 gamma, f'(r*) = 2 gamma - K.",
+        "coq",
+        coq="linear_rates",
+    ),
+    Part(
+        "b(ii)",
+        "Exchange of stability at K = 2 gamma: below it f'(0) < 0 and f < 0 on r > 0; above it f'(0) > 0, f'(r*) < 0, 0 < r* < 1, f > 0 on (0, r*) and f < 0 beyond.",
+        "coq",
+        coq="exchange",
+    ),
+    Part(
+        "c(i)",
+        "The library's closed form (2t in place of (1 - e^{-2at})/a at a = 0) has a positive radicand for t >= 0, starts at r0 and solves r' = f(r), for every K > 0 (r0 > 0).",
+        "coq",
+        coq="closed_form",
+    ),
+    Part(
+        "c(ii)",
+        "At K = 2 gamma the closed form is r0 / sqrt(1 + 2 gamma r0^2 t).",
+        "coq",
+        coq="at_threshold",
+    ),
+    Part(
+        "c(iii)",
+        "r(t) tends to r* for K > 2 gamma and to 0 for K < 2 gamma (r0 > 0) as t -> oo.",
+        "coq",
+        coq="limits",
+    ),
+    Part(
+        "c(iv)",
+        "The closed form is continuous in K at K = 2 gamma ((1 - e^{-2at})/a -> 2t as a -> 0).",
+        "sympy",
+        why="a limit in the parameter a: computed by sympy; Coq checks the a = 0 formula itself (c(i), c(ii)) but not the limit",
+    ),
+    Part(
+        "d(i)",
+        "The Lorentzian g(w) = gamma / (pi (w^2 + gamma^2)) integrates to 1 over the real line.",
+        "sympy",
+        why="an improper integral (arctan antiderivative at +-oo): sympy's integrate; not formalised in Coq",
+    ),
+    Part(
+        "d(ii)",
+        "Kuramoto's K_c = 2 / (pi g(0)) is 2 gamma for the Lorentzian: the exchange point of (b).",
+        "coq",
+        coq="lorentzian_threshold",
+    ),
+)
+COQ_SPEC_SHA256 = "c16826b8e7bccc78957003ba6899f1b019b1672fcedd67016eed741cd1e48846"
 
 K, gamma, r0, t, eps = sp.symbols("K gamma r0 t epsilon", positive=True)
 r, w = sp.symbols("r omega", real=True)

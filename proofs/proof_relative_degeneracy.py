@@ -77,6 +77,7 @@ from ._harness import (
     rng,
     run_module,
 )
+from ._parts import Part
 
 
 NUMBER = 11
@@ -85,6 +86,100 @@ MIRRORS = (
     "syncattn.lohe.relative_degenerate_bound",
     "syncattn.lohe.relative_degenerate_probability",
 )
+
+PARTS = (
+    Part(
+        "a(i)",
+        "For unit anchors (any m, d), |h|^2 = |w|^2 + sum_{j != k} w_j w_k <r_j, r_k>.",
+        "coq",
+        coq="expansion",
+    ),
+    Part(
+        "a(ii)",
+        "Given E <r_j, r_k>^2 = 1/d and uncorrelated pairs, Var(|h|^2/|w|^2) = (2/d) sum_{j != k} a_j^2 a_k^2 = 2 (1 - sum a^4)/d for unit a (the algebra, any m).",
+        "coq",
+        coq="variance_algebra",
+    ),
+    Part(
+        "a(iii)",
+        "The moment rules themselves: E r r^T = I/d, E <r_j, r_k> = 0 (hence E |h|^2 = |w|^2 by (a(i))), E <r_j, r_k>^2 = 1/d, pairs with a shared index uncorrelated.",
+        "sympy",
+        why="integrals over the uniform measure on the sphere (sympy: E r r^T = I/3 on S^2, E x^2 = 1/d from the Beta moments); no measure on the sphere in Coq's libraries",
+    ),
+    Part(
+        "a(iv)",
+        "Chebyshev: the event |h| < eps |w| lies in |(|h|^2/|w|^2) - 1| > 1 - eps^2, so P <= 2 (1 - sum a^4) / (d (1 - eps^2)^2).",
+        "coq",
+        coq="chebyshev_event",
+    ),
+    Part(
+        "a(v)",
+        "Chebyshev's inequality P(|Q| >= s) <= Var(Q)/s^2 applied to that event.",
+        "measured",
+        why="a probabilistic inequality (not formalised); Monte Carlo checks the event never exceeds the bound by more than 4 standard errors",
+    ),
+    Part(
+        "b(i)",
+        "A coordinate x of a uniform point has E x^{2k} = (2k-1)!! / (d (d+2) ... (d+2k-2)) <= E (g/sqrt d)^{2k}.",
+        "sympy",
+        why="Beta-function moments of the density (1 - x^2)^{(d-3)/2} (sympy, free d, k = 1..6); Gamma/Beta are not in Coq's libraries",
+    ),
+    Part(
+        "b(ii)",
+        "(2k)! = 2^k k! (2k-1)!!: the identity that turns the moment series into that of e^{l^2/(2d)}.",
+        "coq",
+        coq="double_factorial",
+    ),
+    Part(
+        "b(iii)",
+        "Hence E e^{l x} <= e^{l^2/(2d)} (term by term).",
+        "sympy",
+        why="a comparison of power series of expectations; not formalised",
+    ),
+    Part(
+        "c(i)",
+        "Martingale step: |h + w r|^2 = |h|^2 + w^2 + 2 w <h, r> for unit r (any d).",
+        "coq",
+        coq="martingale_step",
+    ),
+    Part(
+        "c(ii)",
+        "Conditioning step by step with (b) (rotation invariance, |2 w_k |h_{k-1}|| <= 2 |w_k| W_{k-1}) gives E e^{-l S} <= e^{l^2 V/(2d)}, V = 4 sum w_k^2 W_{k-1}^2.",
+        "measured",
+        why="conditional expectations and rotation invariance (probability) are not formalised; the bound is checked against Monte Carlo",
+    ),
+    Part(
+        "c(iii)",
+        "Chernoff optimum: min_l (-l t + l^2 V/(2d)) = -t^2 d/(2V) at l = t d/V; with t = (1 - eps^2)|w|^2, V = 4S the exponent is -d (1 - eps^2)^2 |w|^4 / (8S).",
+        "coq",
+        coq="chernoff",
+    ),
+    Part(
+        "c(iv)",
+        "An adjacent swap changes sum w_k^2 W_{k-1}^2 by 2 W a b (b - a): larger weights first give the smaller sum.",
+        "coq",
+        coq="adjacent_swap",
+    ),
+    Part(
+        "d(i)",
+        "Two anchors (w_1 w_2 > 0): |h|^2 < eps^2 |w|^2 iff <r_1, r_2> < -c, c = (1 - eps^2)(w_1^2 + w_2^2)/(2 w_1 w_2).",
+        "coq",
+        coq="two_anchors",
+    ),
+    Part(
+        "d(ii)",
+        "<r_1, r_2> has the law of a coordinate, so P(|h| < eps |w|) = cap(arccos c) (0 when c >= 1).",
+        "measured",
+        why="the law of <r_1, r_2> (probability on the sphere) is not formalised; Monte Carlo against sphere.cap_probability within 4 standard errors",
+    ),
+    Part(
+        "d(iii)",
+        "Equal weights: c = 1 - eps^2, 1 - c^2 = eps^2 (2 - eps^2), and the rate -1/2 ln(eps^2 (2 - eps^2)) is positive for 0 < eps < 1.",
+        "coq",
+        coq="equal_weights",
+    ),
+)
+COQ_SPEC_SHA256 = "08df8816d033b5ace9b8fb6bac1d9de416bb6a878289af1f2f9d77e320c0b024"
 
 d = sp.Symbol("d", positive=True)
 l, tt, V, e = sp.symbols("l t V epsilon", positive=True)
