@@ -27,9 +27,10 @@
       [is_derive].
     Proofs: [coherence_gradient.v]; sympy: [proofs/proof_coherence_gradient.py]. *)
 
-From Syncattn Require Import CoreSpec.
 Set Warnings "-ambiguous-paths".
 From Coquelicot Require Import Coquelicot.
+(* After Coquelicot, so that [norm] is [CoreSpec.norm], not Coquelicot's. *)
+From Syncattn Require Import CoreSpec.
 
 (** [syncattn.entropic.local_coherence]: [Re(e^{-i th} G)]. *)
 Definition coherence (w : list (R * R)) (th : R) : R :=
