@@ -136,7 +136,7 @@ Proof.
   unfold critical_angle. rewrite E. split; [reflexivity|]. apply critical_below_half_pi.
 Qed.
 
-Theorem threshold_critical_cos : critical_cos_spec.
+Theorem threshold_critical_cos : threshold_critical_cos_spec.
 Proof. exact critical_cos. Qed.
 
 Lemma tanh_sq : forall u, (- tanh u) ^ 2 = tanh u ^ 2.

@@ -65,7 +65,7 @@ Definition critical_start_spec : Prop :=
     /\ (critical_angle a T delta < PI / 2 <-> a * T - ln (cot (delta / 2)) < 0).
 
 (** (a) [cos phi_c = -tanh u]. *)
-Definition critical_cos_spec : Prop :=
+Definition threshold_critical_cos_spec : Prop :=
   forall u, cos (2 * atan (exp u)) = - tanh u.
 
 (** (b) The bound of the failing cap is at most [exp(-d tanh^2(u) / 2)]. *)
