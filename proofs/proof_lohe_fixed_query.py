@@ -162,7 +162,7 @@ PARTS = (
         "e(solution)",
         "The angle of every solution on the sphere is the closed form: tan(phi/2) = tan(phi0/2) e^{-||h|| t}.",
         "coq",
-        coq="lohe_angle_solution",
+        coq="lohe_fixed_query",
     ),
     Part(
         "e(limit)",
@@ -190,7 +190,7 @@ PARTS = (
     ),
 )
 # SHA-256 of proofs/coq/lohe_fixed_query_spec.v (update it whenever the spec changes).
-COQ_SPEC_SHA256 = "a37f3945126a081acdee6feba6b9da886bbf09ed744cd955d0781f86ca371438"
+COQ_SPEC_SHA256 = "3de8ee4a79c043c96220b5bad2f886b3f69a1da6dbc522c98c3a802428b1f649"
 
 t, a = sp.symbols("t a", positive=True)  # a = ||h||
 x0, delta, T = sp.symbols("x0 delta T", positive=True)  # x0 = tan(phi0 / 2)

@@ -88,7 +88,7 @@ PARTS = (
         "i(sum)",
         "sum_j a_ij = 1 when at least one key of the row is unmasked, for every number of keys.",
         "coq",
-        coq="readout_sum",
+        coq="readout",
     ),
     Part(
         "i(masked)",
@@ -146,7 +146,7 @@ PARTS = (
     ),
 )
 # SHA-256 of proofs/coq/readout_spec.v (update it whenever the spec changes).
-COQ_SPEC_SHA256 = "223d4ec04ed47f634a919b3afcf3e3d5e9f0bd1ac2951e35f84ef7c4e2d32d51"
+COQ_SPEC_SHA256 = "c8dadc06d7dffabc8c1f547211b402c69971af60ef15040d5a74fe1a9bde9bc7"
 
 p = sp.Symbol("p", positive=True)
 bb, b1 = sp.symbols("b b_1", nonnegative=True)

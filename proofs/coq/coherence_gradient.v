@@ -1,11 +1,18 @@
 (** * Statement 4: synchronisation as coherence ascent (proof)
 
+    Informal statement (the parts of the specification, proved here).
     Proves the parts of [coherence_gradient_spec.v] with Coquelicot's
     [is_derive]: (a) the derivative of the local coherence is the Kuramoto
     coupling; (b) for symmetric [K] and any [n], [-dE/d theta_m] is the Kuramoto
     vector field with [omega = 0]; (c) along every solution of the gradient flow
     [d/dt E(theta(t)) = -|grad E|^2 <= 0]; (d) for scalar coupling
     [E = -(K n / 2) R^2].
+
+    Symbol map.  The definitions are those of [coherence_gradient_spec.v] (read it
+    against the library); library: [syncattn.entropic.local_coherence],
+    [syncattn.kuramoto.coherence_energy], [syncattn.kuramoto.vector_field],
+    [syncattn.torus.order_parameter];
+    sympy proof: [proofs/proof_coherence_gradient.py].
 
     Proof idea (that of [proofs/proof_coherence_gradient.py]): (b) [theta_m]
     enters [E] only through the pair terms [(m, j)] and [(i, m)]; for any [K]
@@ -173,6 +180,6 @@ Proof.
 Qed.
 
 Print Assumptions local_coherence_ascent.
-Print Assumptions coherence_gradient.
 Print Assumptions energy_descent.
 Print Assumptions energy_order_parameter.
+Print Assumptions coherence_gradient.

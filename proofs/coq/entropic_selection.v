@@ -1,10 +1,16 @@
 (** * Statement 3: entropic selection (proof)
 
+    Informal statement (the parts of the specification, proved here).
     Proves the parts of [entropic_selection_spec.v]: on the simplex (any n),
     (a) [<a, s> + tau H(a) <= tau ln Z], (b) with equality iff
     [a = softmax(s / tau)], (c) the softmax lies in the open simplex and (d) its
     objective is [tau ln Z] ([syncattn.entropic.gibbs],
     [syncattn.entropic.objective]).
+
+    Symbol map.  The definitions are those of [entropic_selection_spec.v] (read it
+    against the library); library: [syncattn.entropic.gibbs],
+    [syncattn.entropic.objective];
+    sympy proof: [proofs/proof_entropic_selection.py].
 
     Proof idea: Gibbs' inequality from [ln x <= x - 1], with equality only at
     [x = 1], term by term, summed over the list (the sympy proof
@@ -213,6 +219,6 @@ Proof.
 Qed.
 
 Print Assumptions entropic_bound.
-Print Assumptions entropic_selection.
 Print Assumptions softmax_in_simplex.
 Print Assumptions entropic_value.
+Print Assumptions entropic_selection.

@@ -1,5 +1,6 @@
 (** * Statement 6: the cap probability bound and the failure event (proof)
 
+    Informal statement (the parts of the specification, proved here).
     Proves the parts of [failure_odds_spec.v]: (b) [rho(alpha)^d <=
     exp(-d cos^2(alpha)/2)] for every [alpha] in [[0, pi/2]] and every [d]
     (the [ln(2t) >= t^2/2] step by Interval with bisection); [0 <= rho < 1] on
@@ -8,6 +9,12 @@
     checks the library's float64 values against them); (c) the failure event
     [phi(T) > delta] is the start [phi0 > phi_c] (the closed-form angle is
     increasing in [phi0]).
+
+    Symbol map.  The definitions are those of [failure_odds_spec.v] (read it
+    against the library); library: [syncattn.sphere.cap_probability_bound],
+    [syncattn.lohe.exact_angle],
+    [syncattn.lohe.finite_time_failure_probability];
+    sympy proof: [proofs/proof_failure_odds.py].
 
     Not formalised:
     - (a) the cap measure [1/2 I_{sin^2 alpha}((d-1)/2, 1/2)] (spherical
@@ -233,8 +240,8 @@ Proof.
     apply atan_increasing in H1. rewrite atan_0 in H1. lra.
 Qed.
 
-Print Assumptions failure_odds.
 Print Assumptions rho_below_one.
 Print Assumptions rho_continuous.
 Print Assumptions rho_table.
 Print Assumptions failure_event.
+Print Assumptions failure_odds.

@@ -1,5 +1,6 @@
 (** * Statement 12: the finite-time threshold (proof)
 
+    Informal statement (the parts of the specification, proved here).
     Proves the parts of [finite_time_threshold_spec.v]: the closed-form angle
     ([syncattn.lohe.exact_angle]) and the angle of every solution of the flow
     on the sphere reach [delta] exactly at [syncattn.lohe.time_to_converge],
@@ -9,8 +10,14 @@
     [u < 0]; the cap bounds [rho^d] of the failing cap and of the band are at
     most [exp(-d tanh^2(u)/2)] and [exp(-d sin^2(eta)/2)].
 
+    Symbol map.  The definitions are those of [finite_time_threshold_spec.v] (read it
+    against the library); library: [syncattn.lohe.time_to_converge],
+    [syncattn.lohe.finite_time_threshold], [syncattn.lohe.exact_angle],
+    [syncattn.sphere.cap_probability_bound];
+    sympy proof: [proofs/proof_finite_time_threshold.py].
+
     Proof idea: the closed form is strictly decreasing in [t]; a solution's
-    angle is the closed form (statement 5, [lohe_angle_solution]); the rates
+    angle is the closed form (statement 5, [lohe_fixed_query]); the rates
     apply statement 6's [rho(alpha)^d <= exp(-d cos^2(alpha)/2)] at
     [alpha = pi - phi_c], [phi_c] and [pi/2 - eta].
 
@@ -116,7 +123,7 @@ Theorem threshold_along_solutions : threshold_along_solutions_spec.
 Proof.
   intros n h z phi delta HN Hz Hs Hphi Hd t.
   assert (E : forall s, phi s = angle (norm n h) (phi 0) s)
-    by (intro s; apply (lohe_angle_solution n h z phi); assumption).
+    by (intro s; apply (lohe_fixed_query n h z phi); assumption).
   destruct (Hphi 0) as [H0 _].
   rewrite E. split.
   - apply hit_time_unique; assumption.
@@ -171,10 +178,10 @@ Proof.
   - rewrite cos_minus, cos_PI2, sin_PI2. ring.
 Qed.
 
-Print Assumptions finite_time_threshold.
 Print Assumptions threshold_along_solutions.
 Print Assumptions threshold_horizon.
 Print Assumptions critical_start.
 Print Assumptions threshold_critical_cos.
 Print Assumptions threshold_rate.
 Print Assumptions band_rate.
+Print Assumptions finite_time_threshold.

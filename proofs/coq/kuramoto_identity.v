@@ -1,9 +1,15 @@
 (** * Statement 1: the Kuramoto identity (proof)
 
+    Informal statement (the parts of the specification, proved here).
     Proves [kuramoto_identity_spec] of [kuramoto_identity_spec.v]:
     [-sin(theta_t) Re G + cos(theta_t) Im G = sum_u A_u sin(theta_u - theta_t)]
     for every phase and every finite list of real weights and phases
     ([syncattn.kuramoto.tangent_update] = [syncattn.kuramoto.coupling_term]).
+
+    Symbol map.  The definitions are those of [kuramoto_identity_spec.v] (read it
+    against the library); library: [syncattn.kuramoto.tangent_update],
+    [syncattn.kuramoto.coupling_term];
+    sympy proof: [proofs/proof_kuramoto_identity.py].
 
     Proof idea (that of [proofs/proof_kuramoto_identity.py]): (i) the update is
     additive over the family; (ii) for one term it is [A sin(theta_u - theta_t)]

@@ -1,5 +1,6 @@
 (** * Statement 5: the fixed-query Lohe flow [z' = (I - z z^T) h] (proof)
 
+    Informal statement (the parts of the specification, proved here).
     Proves the parts of [lohe_fixed_query_spec.v] for every dimension [n]:
     (a) the rate of [|z|^2] along solutions and the invariance of the sphere;
     (b) the equilibria [+-h/|h|]; (c) the Jacobian and its eigenvalue [-s |h|]
@@ -8,6 +9,13 @@
     on the sphere obeys [phi' = -|h| sin phi] and equals the closed form
     [syncattn.lohe.exact_angle], which tends to 0 and reaches [delta] at
     [syncattn.lohe.time_to_converge]; (f) the couplings are positive.
+
+    Symbol map.  The definitions are those of [lohe_fixed_query_spec.v] (read it
+    against the library); library: [syncattn.lohe.fixed_query_field],
+    [syncattn.lohe.equilibrium], [syncattn.lohe.jacobian_spectrum],
+    [syncattn.lohe.lyapunov], [syncattn.lohe.exact_angle],
+    [syncattn.lohe.time_to_converge], [syncattn.lohe.coupling_weights];
+    sympy proof: [proofs/proof_lohe_fixed_query.py].
 
     Proof idea.  (a), (b), (d) use only bilinearity of [dot] ((b) needs no
     Cauchy-Schwarz: [f = 0] means [h = <z,h> z], so [<z,h>^2 = |h|^2]).  (c) at
@@ -380,7 +388,7 @@ Proof.
     rewrite E. unfold Rdiv. ring.
 Qed.
 
-Theorem lohe_angle_solution : lohe_angle_solution_spec.
+Theorem lohe_fixed_query : lohe_fixed_query_spec.
 Proof.
   intros n h z phi HN Hz Hs Hphi t.
   set (N := norm n h).
@@ -476,8 +484,8 @@ Print Assumptions lohe_lyapunov_field.
 Print Assumptions lohe_lyapunov_descent.
 Print Assumptions lohe_exact_angle.
 Print Assumptions lohe_angle_ode.
-Print Assumptions lohe_angle_solution.
 Print Assumptions lohe_angle_limit.
 Print Assumptions lohe_hit_time.
 Print Assumptions lohe_couplings_positive.
 Print Assumptions lohe_elu1_not_kernel.
+Print Assumptions lohe_fixed_query.

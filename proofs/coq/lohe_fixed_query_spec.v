@@ -130,7 +130,7 @@ Definition lohe_angle_ode_spec : Prop :=
     forall t, is_derive phi t (- norm n h * sin (phi t)).
 
 (** (e) ... and is the closed form. *)
-Definition lohe_angle_solution_spec : Prop :=
+Definition lohe_fixed_query_spec : Prop :=
   forall n h z (phi : R -> R), 0 < norm n h -> solution n h z ->
     (forall t, dot n (z t) (z t) = 1) ->
     (forall t, 0 < phi t < PI /\ cos (phi t) = dot n (z t) h / norm n h) ->

@@ -1,10 +1,17 @@
 (** * Statement 16: the attention identities on the sphere and on U(1) (proof)
 
+    Informal statement (the parts of the specification, proved here).
     Proves the parts of [lohe_identities_spec.v]: (a) for any n and any list
     of real weights, [(I - z z^T) sum_u A_u z_u = sum_u A_u (z_u - <z_u, z> z)];
     at n = 2 on the circle both sides are the Kuramoto coupling (statement 1)
     times the unit tangent; (b) on U(1), [U_t skew(U_t^H G) =
     1/2 sum_u A_u (U_u - U_t U_u^H U_t) = (sum_u A_u sin(u - t)) i U_t].
+
+    Symbol map.  The definitions are those of [lohe_identities_spec.v] (read it
+    against the library); library: [syncattn.lohe.sphere_tangent_update],
+    [syncattn.lohe.sphere_coupling], [syncattn.lohe.matrix_tangent_update],
+    [syncattn.lohe.matrix_coupling];
+    sympy proof: [proofs/proof_lohe_identities.py].
 
     Proof idea: (a) linearity of [z |-> <z, x>] and induction over the list;
     (b) on U(1) complex arithmetic on pairs with [cos^2 + sin^2 = 1].
@@ -130,7 +137,7 @@ Proof. intros t w. symmetry. apply u1_coupling. Qed.
 Theorem u1_kuramoto : u1_kuramoto_spec.
 Proof. exact u1_update. Qed.
 
-Print Assumptions lohe_identities.
 Print Assumptions sphere_circle.
 Print Assumptions u1_identity.
 Print Assumptions u1_kuramoto.
+Print Assumptions lohe_identities.

@@ -1,5 +1,6 @@
 (** * Statement 7: the readout weights (proof)
 
+    Informal statement (the parts of the specification, proved here).
     Proves the parts of [readout_spec.v] for any list of keys and any [p]:
     the weights of [syncattn.lohe.readout] are a probability vector, zero on
     masked keys (uniform fallback included); on the sphere the clipping is
@@ -9,6 +10,11 @@
 
     The sympy proof [proofs/proof_readout.py] checks (i) for n = 5 keys; here
     it holds for every list of keys.
+
+    Symbol map.  The definitions are those of [readout_spec.v] (read it
+    against the library); library: [syncattn.lohe.readout_kernel],
+    [syncattn.lohe.normalize_readout], [syncattn.lohe.readout];
+    sympy proof: [proofs/proof_readout.py].
 
     Not formalised: (iii)'s weight of a unique best anchor increasing to 1 and
     the share [1/m] of m tied anchors (sympy, n = 3); (iv) the tensor-power
@@ -114,7 +120,7 @@ Qed.
 Theorem readout_nonneg : readout_nonneg_spec.
 Proof. exact weight_nonneg. Qed.
 
-Theorem readout_sum : readout_sum_spec.
+Theorem readout : readout_spec.
 Proof. exact weight_sum. Qed.
 
 Theorem readout_masked : readout_masked_spec.
@@ -176,7 +182,6 @@ Proof.
 Qed.
 
 Print Assumptions readout_nonneg.
-Print Assumptions readout_sum.
 Print Assumptions readout_masked.
 Print Assumptions readout_sphere.
 Print Assumptions readout_affine.
@@ -184,3 +189,4 @@ Print Assumptions readout_monotone.
 Print Assumptions readout_sharpens.
 Print Assumptions readout_ratio_limit.
 Print Assumptions readout_origin.
+Print Assumptions readout.

@@ -57,7 +57,7 @@ Definition readout_nonneg_spec : Prop :=
   forall p ks k, 0 <= weight p ks k.
 
 (** (i) sums to 1 over the keys when one key is allowed. *)
-Definition readout_sum_spec : Prop :=
+Definition readout_spec : Prop :=
   forall p ks, (exists k, In k ks /\ fst k = true) -> sumR (map (weight p ks) ks) = 1.
 
 (** (i) zero on masked keys. *)

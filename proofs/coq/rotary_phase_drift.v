@@ -1,9 +1,15 @@
 (** * Statement 2: rotary position is a phase drift (proof)
 
+    Informal statement (the parts of the specification, proved here).
     Proves the parts of [rotary_phase_drift_spec.v]: (a) the gated cosine score
     is the RoPE dot product of the lifted features ([syncattn.torus.lift]), for
     any number of blocks; (b) it depends on the positions only through [t - u];
     (i) the 2x2 rotations form a group and (ii) preserve the inner product.
+
+    Symbol map.  The definitions are those of [rotary_phase_drift_spec.v] (read it
+    against the library); library: [syncattn.torus.lift],
+    [syncattn.torus.angle_diff];
+    sympy proof: [proofs/proof_rotary_phase_drift.py].
 
     Proof idea (that of [proofs/proof_rotary_phase_drift.py]): one block is the
     cosine addition formula; the sum over the k blocks is an induction over the
@@ -78,7 +84,7 @@ Proof.
   rewrite H. ring.
 Qed.
 
-Print Assumptions rotary_phase_drift.
 Print Assumptions rotary_relative.
 Print Assumptions rotary_group.
 Print Assumptions rotary_isometry.
+Print Assumptions rotary_phase_drift.
