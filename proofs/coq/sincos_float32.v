@@ -28,7 +28,9 @@
     Not covered: which backend runs which sequence (measured by the proof
     module's bit-exact emulations: eager and [jit] at XLA's backend
     optimisation level 0 run the plain sequence, [jit] at the default level on
-    an x86-64 CPU with FMA the fused one); that [np.float32(c)] of the
+    an x86-64 CPU with FMA the fused one); XLA:CPU's flushing of subnormals to
+    zero (the model rounds gradually; measured: only subnormal inputs change,
+    to the result (0, 1), an error below 2^-126); that [np.float32(c)] of the
     float64 [c] equals [rnd32 c] for the Taylor coefficients and the exact
     dyadic values of the reduction's constants (checked exactly in the proof
     module); [jnp.mod(k, 4.0)] equals [k mod 4] (exact float arithmetic on

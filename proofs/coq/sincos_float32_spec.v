@@ -23,8 +23,9 @@ From Syncattn Require Import CoreSpec.
 From Flocq Require Import Core.
 Open Scope R_scope.
 
-(** Rounding to the nearest binary32, ties to even (subnormals included; no
-    overflow arises on the ranges below). *)
+(** Rounding to the nearest binary32, ties to even, with gradual underflow (no
+    overflow arises on the ranges below).  XLA:CPU flushes subnormals to zero
+    instead; that changes the result only for subnormal inputs (measured). *)
 Definition rnd32 (x : R) : R := round radix2 (FLT_exp (-149) 24) ZnearestE x.
 
 (** [x] is a float32 value. *)
