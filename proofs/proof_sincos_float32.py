@@ -163,7 +163,12 @@ R_MAX, X_MAX = 403 / 512, 1e4
 
 # the spec's constants, exact: the Taylor coefficients (rounded by rnd32 in the spec)
 # and the reduction's float32 dyadics
-SIN_COEFFS = (Fraction(-1, 6), Fraction(1, 120), Fraction(-1, 5040), Fraction(1, 362880))
+SIN_COEFFS = (
+    Fraction(-1, 6),
+    Fraction(1, 120),
+    Fraction(-1, 5040),
+    Fraction(1, 362880),
+)
 COS_COEFFS = (
     Fraction(-1, 2),
     Fraction(1, 24),
@@ -326,7 +331,9 @@ def samples(tag: str, n: int, bound: float) -> np.ndarray:
 
 
 TINY = np.finfo(F32).tiny  # 2^-126, the smallest normal float32
-SUBNORMALS = np.array([1e-45, -1e-45, 1e-40, -3e-39, TINY / 2, -np.nextafter(TINY, F32(0))], F32)
+SUBNORMALS = np.array(
+    [1e-45, -1e-45, 1e-40, -3e-39, TINY / 2, -np.nextafter(TINY, F32(0))], F32
+)
 
 
 def with_zeros_and_subnormals(x: np.ndarray) -> np.ndarray:
@@ -372,7 +379,11 @@ def test_spec_constants_are_the_library_constants():
     for exact in SIN_COEFFS + COS_COEFFS:
         if f"rnd32 ({exact.numerator}/{exact.denominator})" not in spec:
             raise AssertionError(f"the spec's kernels do not use rnd32 ({exact})")
-    if not Fraction(float(F32(2.0 / np.pi))) == _spec_dyadic("two_over_pi32") == TWO_OVER_PI32:
+    if (
+        not Fraction(float(F32(2.0 / np.pi)))
+        == _spec_dyadic("two_over_pi32")
+        == TWO_OVER_PI32
+    ):
         raise AssertionError("two_over_pi32 is not np.float32(2 / np.pi)")
     for name, lib, exact in zip(
         ("pio2_hi", "pio2_mid", "pio2_lo"), _numerics._PIO2_F32, PIO2_PARTS
@@ -381,7 +392,9 @@ def test_spec_constants_are_the_library_constants():
             raise AssertionError(f"{name} is not np.float32({lib!r})")
     digest = hashlib.sha256(SPEC.read_bytes()).hexdigest()
     if digest != COQ_SPEC_SHA256:
-        raise AssertionError(f"the spec changed (sha256 {digest}): review it, update the pin")
+        raise AssertionError(
+            f"the spec changed (sha256 {digest}): review it, update the pin"
+        )
 
 
 def _hard_triple() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -404,9 +417,13 @@ def check_fma(fma, n: int) -> None:
     a, b, c = np.concatenate([a, ha]), np.concatenate([b, hb]), np.concatenate([c, hc])
     got = fma(a, b, c)
     for i in range(a.size):
-        exact = rnd32_exact(Fraction(float(a[i])) * Fraction(float(b[i])) + Fraction(float(c[i])))
+        exact = rnd32_exact(
+            Fraction(float(a[i])) * Fraction(float(b[i])) + Fraction(float(c[i]))
+        )
         if Fraction(float(got[i])) != exact:
-            raise AssertionError(f"fma({a[i]!r}, {b[i]!r}, {c[i]!r}) = {got[i]!r}, exact {float(exact)!r}")
+            raise AssertionError(
+                f"fma({a[i]!r}, {b[i]!r}, {c[i]!r}) = {got[i]!r}, exact {float(exact)!r}"
+            )
 
 
 @check("symbolic")
@@ -417,7 +434,9 @@ def test_fma_emulation_is_exact():
 
 @check("mutation")
 def test_exact_check_rejects_double_rounding():
-    assert_fails(check_fma, fma32_naive, 200, what="a*b + c rounded to float64, then float32")
+    assert_fails(
+        check_fma, fma32_naive, 200, what="a*b + c rounded to float64, then float32"
+    )
 
 
 # --------------------------------------------------------------------------- (h) sequences
@@ -426,7 +445,10 @@ def test_eager_calls_run_the_plain_sequence():
     """(h): eager ``sincos`` on float32 is the plain sequence, bit for bit (subnormal
     inputs flushed to zero)."""
     n_small, n_large = _sample_sizes()
-    for x in (samples("eager-small", n_small, np.pi / 4), samples("eager-large", n_small, X_MAX)):
+    for x in (
+        samples("eager-small", n_small, np.pi / 4),
+        samples("eager-large", n_small, X_MAX),
+    ):
         x = with_zeros_and_subnormals(x)
         s, c = library_eager(x)
         es, ec = as_xla_cpu_runs(x, *sincos32(x, fused=False))
@@ -440,7 +462,10 @@ def test_jit_runs_the_fused_sequence():
     one; bit for bit, on |x| <= pi/4 (quadrant 0) and |x| <= 1e4 (subnormal inputs
     flushed to zero)."""
     n_small, n_large = _sample_sizes()
-    for x in (samples("jit-small", n_large, np.pi / 4), samples("jit-large", n_large, X_MAX)):
+    for x in (
+        samples("jit-small", n_large, np.pi / 4),
+        samples("jit-large", n_large, X_MAX),
+    ):
         x = with_zeros_and_subnormals(x)
         for level, fused in ((3, True), (0, False)):
             s, c = library_jit(x, level)
@@ -455,9 +480,13 @@ def test_the_sequences_are_told_apart():
     the fused one."""
     x = with_zeros_and_subnormals(samples("eager-small", _sample_sizes()[0], np.pi / 4))
     s, _ = library_jit(x, 3)
-    assert_fails(assert_bit_exact, s, sincos32(x, fused=False)[0], "j", what="jit = plain")
+    assert_fails(
+        assert_bit_exact, s, sincos32(x, fused=False)[0], "j", what="jit = plain"
+    )
     s, _ = library_eager(x)
-    assert_fails(assert_bit_exact, s, sincos32(x, fused=True)[0], "e", what="eager = fused")
+    assert_fails(
+        assert_bit_exact, s, sincos32(x, fused=True)[0], "e", what="eager = fused"
+    )
 
 
 # --------------------------------------------------------------------------- (a)-(g) bounds

@@ -118,7 +118,7 @@ MUTANTS = (
     (
         "sincos_float32",
         "  /\\ Rabs (rnd32 (b - k * pio2_lo) - (b - k * pio2_lo)) <= 1 / 33554432.",
-        "  /\\ Rabs (rnd32 (b - k * pio2_lo) - (b - k * pio2_lo)) <= 1 / 335544320.",
+        "  /\\ Rabs (rnd32 (b - k * pio2_lo) - (b - k * pio2_lo)) <= 1 / 67108864.",
     ),
 )
 MUTANTS += (
