@@ -68,10 +68,9 @@ What is symbolic and what is numeric:
     times smaller.
 
 Mirrors: syncattn._numerics.sincos.
-Source: not a claim of the seeds. ``sincos`` is the hot loop of every phase flow
-of the library (Kuramoto, the rotary layers); the seeds (arXiv 2606.11585,
-2606.12059) run their oscillators in float32, so its float32 accuracy is what
-every simulated phase inherits.
+Source: not a claim of the seeds: the library's own kernel (issue 38 §3).
+``sincos`` is the hot loop of every phase flow of the library (Kuramoto, the
+rotary layers), so in float32 its error is part of every computed phase.
 """
 
 from __future__ import annotations
@@ -458,16 +457,15 @@ def test_eager_calls_run_the_plain_sequence():
 
 @check("numeric")
 def test_jit_runs_the_fused_sequence():
-    """(h): jitted at level 3 (XLA's default), the fused sequence; at level 0, the plain
-    one; bit for bit, on |x| <= pi/4 (quadrant 0) and |x| <= 1e4 (subnormal inputs
-    flushed to zero)."""
-    n_small, n_large = _sample_sizes()
-    for x in (
-        samples("jit-small", n_large, np.pi / 4),
-        samples("jit-large", n_large, X_MAX),
-    ):
-        x = with_zeros_and_subnormals(x)
-        for level, fused in ((3, True), (0, False)):
+    """(h): jitted at levels 1-3 (3 is XLA's default), the fused sequence; at level 0,
+    the plain one; bit for bit, on |x| <= pi/4 (quadrant 0, all levels) and |x| <= 1e4
+    (levels 0 and 3), subnormal inputs flushed to zero."""
+    n_large = _sample_sizes()[1]
+    small = with_zeros_and_subnormals(samples("jit-small", n_large, np.pi / 4))
+    large = with_zeros_and_subnormals(samples("jit-large", n_large, X_MAX))
+    for x, levels in ((small, (0, 1, 2, 3)), (large, (0, 3))):
+        for level in levels:
+            fused = level > 0
             s, c = library_jit(x, level)
             es, ec = as_xla_cpu_runs(x, *sincos32(x, fused=fused))
             assert_bit_exact(s, es, f"jit level {level} sin vs fused={fused}")
