@@ -21,12 +21,21 @@ Conventions:
 
 Files: `_coupling.py` (coupling forms and the sums they define), `_field.py` (vector
 field, energy), `_attention.py` (the attention identity), `_simulate.py` (diffrax
-integration), `_theory.py` (mean-field theory).
+integration), `_theory.py` (mean-field theory), `_higher_order.py` (triadic, simplicial
+coupling and its Ott-Antonsen theory).
 """
 
 from ._attention import coupling_term as coupling_term, tangent_update as tangent_update
 from ._coupling import EdgeList as EdgeList
 from ._field import coherence_energy as coherence_energy, vector_field as vector_field
+from ._higher_order import (
+    TriangleList as TriangleList,
+    simplicial_field as simplicial_field,
+    simplicial_fixed_points as simplicial_fixed_points,
+    simplicial_ott_antonsen_rhs as simplicial_ott_antonsen_rhs,
+    simplicial_simulate as simplicial_simulate,
+    simplicial_transition as simplicial_transition,
+)
 from ._simulate import Solution as Solution, simulate as simulate
 from ._theory import (
     critical_coupling as critical_coupling,
@@ -58,4 +67,10 @@ __all__ = [
     "self_consistent_order_parameter",
     "noisy_critical_coupling",
     "noisy_order_parameter",
+    "TriangleList",
+    "simplicial_field",
+    "simplicial_simulate",
+    "simplicial_ott_antonsen_rhs",
+    "simplicial_fixed_points",
+    "simplicial_transition",
 ]
