@@ -22,7 +22,8 @@ Conventions:
 Files: `_coupling.py` (coupling forms and the sums they define), `_field.py` (vector
 field, energy), `_attention.py` (the attention identity), `_simulate.py` (diffrax
 integration), `_theory.py` (mean-field theory), `_higher_order.py` (triadic, simplicial
-coupling and its Ott-Antonsen theory).
+coupling and its Ott-Antonsen theory), `_watanabe_strogatz.py` (the exact three-dimensional
+reduction of identical oscillators).
 """
 
 from ._attention import coupling_term as coupling_term, tangent_update as tangent_update
@@ -37,6 +38,13 @@ from ._higher_order import (
     simplicial_transition as simplicial_transition,
 )
 from ._simulate import Solution as Solution, simulate as simulate
+from ._watanabe_strogatz import (
+    WatanabeStrogatzSolution as WatanabeStrogatzSolution,
+    watanabe_strogatz_field as watanabe_strogatz_field,
+    watanabe_strogatz_reconstruct as watanabe_strogatz_reconstruct,
+    watanabe_strogatz_reduce as watanabe_strogatz_reduce,
+    watanabe_strogatz_simulate as watanabe_strogatz_simulate,
+)
 from ._theory import (
     critical_coupling as critical_coupling,
     lorentzian_frequencies as lorentzian_frequencies,
@@ -73,4 +81,9 @@ __all__ = [
     "simplicial_ott_antonsen_rhs",
     "simplicial_fixed_points",
     "simplicial_transition",
+    "WatanabeStrogatzSolution",
+    "watanabe_strogatz_reduce",
+    "watanabe_strogatz_reconstruct",
+    "watanabe_strogatz_field",
+    "watanabe_strogatz_simulate",
 ]
