@@ -148,7 +148,7 @@ def _triadic(K2, c, s):
         # message of triangle t: w_t e^{i(2 theta_j - theta_l)}, summed into its receiver i
         cj, sj = jnp.take(c2, K2.j, axis=-1), jnp.take(s2, K2.j, axis=-1)
         cl, sl = jnp.take(c, K2.l, axis=-1), jnp.take(s, K2.l, axis=-1)
-        w = K2.weights.astype(c.dtype)
+        w = K2.weights.astype(c.dtype).reshape((1,) * (c.ndim - 1) + (-1,))
         msg = jnp.stack([w * (cj * cl + sj * sl), w * (sj * cl - cj * sl)])
         G = jax.ops.segment_sum(jnp.moveaxis(msg, -1, 0), K2.i, num_segments=K2.n)
         Gr, Gi = jnp.moveaxis(G, 0, -1)

@@ -36,7 +36,7 @@ import numpy as np
 
 from .. import _simulate as driver
 from .._checks import as_float, check_finite, is_concrete
-from .._types import Array, ArrayLike, Complex, Float, Int, ScalarLike
+from .._types import Array, ArrayLike, Complex, Float, Inexact, Int, ScalarLike
 from ._coupling import _check_theta
 
 
@@ -71,7 +71,7 @@ def _check_alpha_psi_phi(alpha, psi, phi):
 
 
 def watanabe_strogatz_reconstruct(
-    alpha: Complex[ArrayLike, "*batch"] | complex,
+    alpha: Inexact[ArrayLike, "*batch"] | complex | float,
     psi: Float[ArrayLike, "*batch"] | float,
     phi: Float[ArrayLike, "*batch n"],
 ) -> Float[Array, "*batch n"]:
@@ -195,7 +195,7 @@ def watanabe_strogatz_reduce(
 
 
 def _drive_at(drive, t, dtype):
-    h = drive(t) if callable(drive) else drive
+    h = drive(t) if callable(drive) else drive[0] + 1j * drive[1]
     return jnp.asarray(h, dtype)
 
 
@@ -243,19 +243,20 @@ def _check_model(omega, coupling, frustration, drive):
                 f"drive must be a complex scalar h or a callable t -> h; got shape {d.shape}."
             )
         check_finite(d, "drive")
-        drive = d
+        # a (real, imaginary) pair: diffrax's arguments stay real, one compilation for all h
+        drive = (jnp.real(d).astype(out[0].dtype), jnp.imag(d).astype(out[0].dtype))
     return (*out, drive)
 
 
 def watanabe_strogatz_field(
-    alpha: Complex[ArrayLike, "*batch"] | complex,
+    alpha: Inexact[ArrayLike, "*batch"] | complex | float,
     psi: Float[ArrayLike, "*batch"] | float,
     phi: Float[ArrayLike, "*batch n"],
     omega: ScalarLike,
     coupling: ScalarLike,
     *,
     frustration: ScalarLike = 0.0,
-    drive: complex | Callable = 0.0,
+    drive: ScalarLike | Callable = 0.0,
     t: ScalarLike = 0.0,
 ) -> tuple[Complex[Array, "*batch"], Float[Array, "*batch"]]:
     r"""The three-dimensional Watanabe-Strogatz flow of the group parameters.
@@ -376,7 +377,7 @@ def watanabe_strogatz_simulate(
     t1: ScalarLike,
     *,
     frustration: ScalarLike = 0.0,
-    drive: complex | Callable = 0.0,
+    drive: ScalarLike | Callable = 0.0,
     saveat: int | Float[ArrayLike, " S"] | None = 101,
     solver: str | diffrax.AbstractSolver = "dopri5",
     rtol: float | None = 1e-10,
