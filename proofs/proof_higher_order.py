@@ -16,12 +16,12 @@ Statement:
         Re(conj(z) z') = |z|^2 (-gamma + (K1 + K2 |z|^2)(1 - |z|^2)/2); hence r = |Z_1|
         obeys r' = f(r) = -gamma r + (K1/2)(r - r^3) + (K2/2)(r^3 - r^5);
     (d) f(r) = -(1/2) r p(r^2), p(u) = K2 u^2 + (K1 - K2) u + 2 gamma - K1; f'(r) =
-        -(1/2) p(r^2) - r^2 p'(r^2); at a root u = r^2 of p, f'(r) = -u p'(u) and
-        p'(u)^2 = Delta = (K1 + K2)^2 - 8 gamma K2; f'(0) = K1/2 - gamma;
+        -(1/2) p(r^2) - r^2 p'(r^2); where p(r^2) = 0, f'(r) = -r^2 p'(r^2) and
+        p'(r^2)^2 = Delta = (K1 + K2)^2 - 8 gamma K2; f'(0) = K1/2 - gamma;
     (e) bistability: for gamma > 0, K2 > 2 gamma and sqrt(8 gamma K2) - K2 < K1 < 2 gamma,
         p has two roots 0 < u_- < u_+ < 1 with p'(u_+) > 0 > p'(u_-) (r_+ = sqrt(u_+)
         stable, r_- unstable) and r = 0 is stable;
-    (f) no bistability for weak triadic coupling: for 0 <= K2 <= 2 gamma and K1 <= 2 gamma,
+    (f) no bistability for weak triadic coupling: for gamma > 0, 0 <= K2 <= 2 gamma, K1 <= 2 gamma,
         p(u) > 0 on (0, 1]: r = 0 is the only state;
     (g) abrupt transition: for K2 > 2 gamma, at K1 = 2 gamma the stable root is
         u_+ = 1 - 2 gamma / K2 > 0 (r jumps from 0 to sqrt(1 - 2 gamma/K2)); at
@@ -98,13 +98,13 @@ PARTS = (
     Part("c1", "For Lorentzian g, Z_1 = z(i gamma) and Z_2 = Z_1^2 on the Ott-Antonsen manifold.", "sympy", why="a contour integral (residue theorem); sympy integrates the Lorentzian against rational z analytic in the lower half plane"),
     Part("c2", "For z' = -gamma z + (H - conj(H) z^2)/2 with H = (K1 + K2|z|^2) z, Re(conj(z) z') = |z|^2 (-gamma + (K1 + K2|z|^2)(1 - |z|^2)/2).", "coq", coq="oa_modulus"),
     Part("d1", "f(r) = -(1/2) r p(r^2), f'(r) = -(1/2)p(r^2) - r^2 p'(r^2) (a derivative), f'(0) = K1/2 - gamma.", "coq", coq="quintic_derivative"),
-    Part("d2", "At a root u of p: f'(sqrt u) = -u p'(u) and p'(u)^2 = (K1 + K2)^2 - 8 gamma K2.", "coq", coq="root_linearisation"),
+    Part("d2", "If p(r^2) = 0 then f'(r) = -r^2 p'(r^2) and p'(r^2)^2 = (K1 + K2)^2 - 8 gamma K2.", "coq", coq="root_linearisation"),
     Part("e", "For gamma > 0, K2 > 2 gamma, sqrt(8 gamma K2) - K2 < K1 < 2 gamma: two roots 0 < u_- < u_+ < 1 of p, p'(u_+) > 0 > p'(u_-), and f'(0) < 0.", "coq", coq="bistable_region"),
-    Part("f", "For 0 <= K2 <= 2 gamma and K1 <= 2 gamma, p(u) > 0 on (0, 1].", "coq", coq="no_bistability"),
+    Part("f", "For gamma > 0, 0 <= K2 <= 2 gamma and K1 <= 2 gamma, p(u) > 0 on (0, 1].", "coq", coq="no_bistability"),
     Part("g", "For K2 > 2 gamma: at K1 = 2 gamma, p(1 - 2 gamma/K2) = 0 with p' > 0 there; at K1 = sqrt(8 gamma K2) - K2, Delta = 0 and the double root is 1 - sqrt(2 gamma/K2) > 0.", "coq", coq="abrupt_transition"),
     Part("h", "N = 10^4 simulations with Lorentzian frequencies land on r = 0 and r_+ in the bistable window, jump above 2 gamma and fall below K_b.", "measured", why="a finite-N simulation (diffrax), compared within finite-size error"),
 )
-COQ_SPEC_SHA256 = "to-be-pinned"
+COQ_SPEC_SHA256 = "b427f53abc297060e6e11817467e4b5383a5a18163c86b95ee28d32ed8aecec3"
 
 K1, K2, gamma, r, u = sp.symbols("K1 K2 gamma r u", real=True)
 gp = sp.Symbol("gamma_p", positive=True)

@@ -16,7 +16,8 @@ Statement:
         every u with 1 + conj(alpha) u != 0                                        (d2)
         so every e^{i theta_j(t)} = M(w_j): three real ODEs, and the w_j are constants
         (N - 3 of them free after the normalisation psi(0) = 0, sum_j w_j = 0);
-    (e) d|alpha|^2/dt = (1 - |alpha|^2) Re(H conj(alpha)): alpha stays in the open disk;
+    (e) d|alpha|^2/dt = (1 - |alpha|^2) Re(H conj(alpha)) (e1), so 1 - |alpha|^2 =
+        (1 - |alpha_0|^2) exp(-int Re(H conj alpha)) > 0: alpha stays in the open disk (e2);
     (f) with c = conj(alpha) e^{i psi} and |w| = 1:
         M(w) = alpha + (1 - |alpha|^2) e^{i psi} (w + conj(c)) / |1 + c w|^2 and
         |1 + c w|^2 = 1 + |c|^2 + 2 Re(c w) (the real Poisson-kernel sum the library uses);
@@ -35,9 +36,9 @@ Proof idea:
     and w conj(w) = 1.
 
 What is symbolic and what is numeric:
-    Coq (proofs/coq/watanabe_strogatz.v): (a), (b), (c), (d2), (e), (f) over the
+    Coq (proofs/coq/watanabe_strogatz.v): (a), (b), (c), (d2), (e1), (f) over the
     complex numbers of Coquelicot, for all values. Sympy: the same identities with
-    free symbols and (d1) (the derivative). Numeric (float64):
+    free symbols, (d1) (the derivative) and (e2) (the linear ODE's solution). Numeric (float64):
     watanabe_strogatz_field, _reconstruct and _reduce against the lambdified
     statement (the chain rule evaluated at seeded points against the brute-force
     double-sum field); theorem checks: the reduced flow against scipy's DOP853 on the
@@ -85,11 +86,12 @@ PARTS = (
     Part("c", "If |z| = 1, i Im(H conj z) z = (H - conj(H) z^2)/2: z = e^{i theta} obeys the Riccati equation.", "coq", coq="riccati_form"),
     Part("d1", "The time derivative of M_{alpha(t),psi(t)}(w) with w constant is the chain-rule expression (d1).", "sympy", why="differentiation of a rational function of (u, alpha, conj alpha); the algebra it feeds is (d2), in Coq"),
     Part("d2", "With alpha' = i omega alpha + (H - conj(H) alpha^2)/2 and psi' = omega + Im(H conj alpha), the chain-rule expression equals i omega z + (H - conj(H) z^2)/2 at z = M(u), for every u with 1 + conj(alpha) u != 0.", "coq", coq="reduced_flow"),
-    Part("e", "d|alpha|^2/dt = (1 - |alpha|^2) Re(H conj alpha): the disk |alpha| < 1 is invariant.", "coq", coq="alpha_stays_in_disk"),
+    Part("e1", "Under the reduced flow, d|alpha|^2/dt = 2 Re(conj(alpha) alpha') = (1 - |alpha|^2) Re(H conj alpha).", "coq", coq="alpha_stays_in_disk"),
+    Part("e2", "Hence y = 1 - |alpha|^2 solves y' = -Re(H conj alpha) y, y(t) = y(0) exp(-int Re(H conj alpha)) > 0: alpha stays in the open disk.", "sympy", why="an ODE solution formula (a one-line integrating factor); the algebra it rests on is (e1), in Coq"),
     Part("f", "For |w| = 1, M(w) = alpha + (1 - |alpha|^2) e^{i psi} (w + conj c)/|1 + c w|^2 with c = conj(alpha) e^{i psi}, and |1 + cw|^2 = 1 + |c|^2 + 2 Re(cw).", "coq", coq="poisson_kernel_sum"),
     Part("g", "The centring normalisation exists (Newton converges) and the reduced flow reproduces the full flow to 1e-10 at N = 10^4 at a fraction of its cost.", "measured", why="existence and uniqueness of the conformal barycentre is cited (Douady-Earle); agreement and cost are measured"),
 )
-COQ_SPEC_SHA256 = "to-be-pinned"
+COQ_SPEC_SHA256 = "685ea991c5944aab205201900a97126a8588faceef781702185cdfb0243fd1dc"
 
 u, a, ab, H, Hb = sp.symbols("u alpha alphabar H Hbar")
 w, pdot = sp.symbols("omega psidot", real=True)
@@ -151,6 +153,12 @@ def prove(adot=alpha_dot, pd=psi_dot) -> None:
     # (e) d|alpha|^2/dt = conj(a) a' + a conj(a') = (1 - |a|^2) Re(H conj a)
     d_mod = sp.expand(ab * ad + a * abd)
     assert_zero(sp.expand(d_mod - (1 - a * ab) * (H * ab + Hb * a) / 2), "(e) d|alpha|^2/dt")
+    # (e2) y = 1 - |alpha|^2: y' = -(d|alpha|^2/dt) = -rho y, solved by y0 exp(-int rho)
+    tt, y0 = sp.Symbol("t", real=True), sp.Symbol("y0", positive=True)
+    rho = sp.Function("rho")
+    y = y0 * sp.exp(-sp.Integral(rho(sp.Symbol("s")), (sp.Symbol("s"), 0, tt)))
+    assert_zero(sp.diff(y, tt) + rho(tt) * y, "(e2) y' = -rho y")
+    assert_zero(y.subs(tt, 0).doit() - y0, "(e2) y(0) = y0")
     # (f) the Poisson-kernel form, |w| = 1 (conj w = 1/w), e = e^{i psi} (conj e = 1/e)
     wv, e = sp.symbols("w e")
     c, cb = ab * e, a / e
