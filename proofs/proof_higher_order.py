@@ -69,7 +69,6 @@ import numpy as np
 import sympy as sp
 
 from ._harness import (
-    CONFIG,
     assert_close,
     assert_fails,
     assert_true,

@@ -38,13 +38,6 @@ from ._higher_order import (
     simplicial_transition as simplicial_transition,
 )
 from ._simulate import Solution as Solution, simulate as simulate
-from ._watanabe_strogatz import (
-    WatanabeStrogatzSolution as WatanabeStrogatzSolution,
-    watanabe_strogatz_field as watanabe_strogatz_field,
-    watanabe_strogatz_reconstruct as watanabe_strogatz_reconstruct,
-    watanabe_strogatz_reduce as watanabe_strogatz_reduce,
-    watanabe_strogatz_simulate as watanabe_strogatz_simulate,
-)
 from ._theory import (
     critical_coupling as critical_coupling,
     lorentzian_frequencies as lorentzian_frequencies,
@@ -55,6 +48,13 @@ from ._theory import (
     ott_antonsen_rhs as ott_antonsen_rhs,
     sample_lorentzian as sample_lorentzian,
     self_consistent_order_parameter as self_consistent_order_parameter,
+)
+from ._watanabe_strogatz import (
+    WatanabeStrogatzSolution as WatanabeStrogatzSolution,
+    watanabe_strogatz_field as watanabe_strogatz_field,
+    watanabe_strogatz_reconstruct as watanabe_strogatz_reconstruct,
+    watanabe_strogatz_reduce as watanabe_strogatz_reduce,
+    watanabe_strogatz_simulate as watanabe_strogatz_simulate,
 )
 
 

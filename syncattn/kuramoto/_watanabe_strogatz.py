@@ -319,12 +319,12 @@ class WatanabeStrogatzSolution(eqx.Module):
     """
 
     ts: Float[Array, " S"]
-    alpha: Complex[Array, "S *batch"]
-    psi: Float[Array, "S *batch"]
+    alpha: Complex[Array, " S *batch"]
+    psi: Float[Array, " S *batch"]
     phi: Float[Array, "*batch n"]
-    states: Float[Array, "S *batch n"] | None
-    order: Complex[Array, "S *batch"]
-    r: Float[Array, "S *batch"]
+    states: Float[Array, " S *batch n"] | None
+    order: Complex[Array, " S *batch"]
+    r: Float[Array, " S *batch"]
     final: Float[Array, "*batch n"]
     num_steps: Int[Array, ""]
 

@@ -6,7 +6,6 @@ simulate at N = 10^4.
 
 import time
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
