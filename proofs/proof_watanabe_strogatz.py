@@ -246,7 +246,7 @@ def test_reduced_flow_matches_full_ode():
 
     from syncattn import kuramoto
 
-    n, t1 = (8, 20.0) if CONFIG.quick else (50, 100.0)
+    n, t1 = (8, 10.0) if CONFIG.quick else (50, 100.0)
     theta0 = rng("ws_ode").vonmises(0.0, 1.0, n)
     omega, K, beta, h = 0.5, 1.0, np.pi / 2, 0.1j
     ref = solve_ivp(lambda t, y: full_field(y, omega, K, beta, h), (0, t1), theta0, method="DOP853", rtol=1e-13, atol=1e-13).y[:, -1]
