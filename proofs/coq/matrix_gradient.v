@@ -247,7 +247,142 @@ Proof.
     cbv beta. fold (S j). rewrite (frob2_meq n _ _ Z). apply frob2_zero_mat.
 Qed.
 
+(** ** Derivatives of Frobenius norms along curves *)
+
+Lemma frob2_deriv : forall n X t X', mderiv n X t X' ->
+  is_derive (fun s => frob2 n (X s)) t (2 * fst (trace n (mmul n (adj (X t)) X'))).
+Proof.
+  intros n X t X' H. unfold frob2. eapply is_derive_val.
+  - apply (is_derive_sumN (fun a s => sumN (fun b => fst (X s a b) ^ 2 + snd (X s a b) ^ 2) n)).
+    intros a Ha.
+    apply (is_derive_sumN (fun b s => fst (X s a b) ^ 2 + snd (X s a b) ^ 2)).
+    intros b Hb. destruct (H a b Ha Hb) as [H1 H2].
+    apply (is_derive_ext (fun s => fst (X s a b) * fst (X s a b) + snd (X s a b) * snd (X s a b)));
+      [intros s; simpl; ring|].
+    eapply is_derive_val; [apply is_derive_add; apply is_derive_mul2;
+      [exact H1 | exact H1 | exact H2 | exact H2]|].
+    reflexivity.
+  - cbv beta. unfold trace, mmul, csum, adj, cmul, cconj; cbn [fst snd].
+    rewrite <- sumN_scal, sumN_swap. apply sumN_ext; intros a _.
+    rewrite <- sumN_scal. apply sumN_ext; intros b _. simpl. ring.
+Qed.
+
+Lemma mderiv_frob2 : forall n X t X', mderiv n X t X' ->
+  derivable_pt_lim (fun s => frob2 n (X s)) t (2 * fst (trace n (mmul n (adj (X t)) X'))).
+Proof. intros. apply is_derive_Reals, frob2_deriv. assumption. Qed.
+
+(** ** (b) the Frobenius gradient of E *)
+
+Lemma msum_bump : forall n N V j s Z, (j < N)%nat ->
+  meq n (msum (bump V j s Z) N) (madd (msum V N) (mscal s Z)).
+Proof.
+  intros n N V j s Z Hj a b _ _. unfold msum, bump, madd, mscal, csum, cadd; cbn [fst snd].
+  apply pair_eq; cbn [fst snd].
+  - rewrite <- (sumN_select (fun _ => s * fst (Z a b)) j N Hj), <- sumN_plus.
+    apply sumN_ext; intros k _. destruct (Nat.eq_dec k j); simpl; ring.
+  - rewrite <- (sumN_select (fun _ => s * snd (Z a b)) j N Hj), <- sumN_plus.
+    apply sumN_ext; intros k _. destruct (Nat.eq_dec k j); simpl; ring.
+Qed.
+
+Theorem frobenius_gradient : frobenius_gradient_spec.
+Proof.
+  intros n N V Z j Hj. unfold energy.
+  assert (D : mderiv n (fun s => msum (bump V j s Z) N) 0 Z).
+  { apply (mderiv_ext n (fun s => madd (msum V N) (mscal s Z))).
+    - intros s. symmetry. apply msum_bump, Hj.
+    - intros a b _ _. unfold madd, mscal, cadd; cbn [fst snd].
+      split; auto_derive; auto; ring. }
+  pose proof (mderiv_frob2 n _ 0 Z D) as R. cbv beta in R.
+  rewrite (msum_bump n N V j 0 Z Hj) in R.
+  replace (madd (msum V N) (mscal 0 Z)) with (msum V N) in R.
+  - rewrite adj_mscal, mmul_mscal_l, trace_mscal. exact R.
+  - ext. unfold madd, mscal, cadd. apply pair_eq; simpl; ring.
+Qed.
+
+(** ** (c) the derivative of R^2 along the flow *)
+
+Lemma re_tr_madd : forall n A B, fst (trace n (madd A B)) = fst (trace n A) + fst (trace n B).
+Proof. intros. rewrite trace_madd. reflexivity. Qed.
+Lemma re_tr_mscal : forall n r A, fst (trace n (mscal r A)) = r * fst (trace n A).
+Proof. intros. rewrite trace_mscal. reflexivity. Qed.
+Lemma re_tr_msub : forall n A B, fst (trace n (msub A B)) = fst (trace n A) - fst (trace n B).
+Proof. intros. unfold msub. rewrite re_tr_madd, re_tr_mscal. ring. Qed.
+Lemma re_tr_adj : forall n A, fst (trace n (adj A)) = fst (trace n A).
+Proof. intros. rewrite trace_adj. reflexivity. Qed.
+Lemma re_tr_msum : forall n F N, fst (trace n (msum F N)) = sumN (fun j => fst (trace n (F j))) N.
+Proof. intros. unfold trace, msum, csum; cbn [fst]. apply sumN_swap. Qed.
+
+(** [||skew(U^H M)||_F^2 = (Re tr(M^H M) - Re tr((U^H M)^2)) / 2] when [U U^H = I]. *)
+Lemma frob2_skew : forall n U M, meq n (mmul n U (adj U)) mid ->
+  frob2 n (skew (mmul n (adj U) M))
+  = (fst (trace n (mmul n (adj M) M))
+     - fst (trace n (mmul n (mmul n (adj U) M) (mmul n (adj U) M)))) / 2.
+Proof.
+  intros n U M HU. set (B := mmul n (adj U) M).
+  assert (BB : meq n (mmul n (adj B) B) (mmul n (adj M) M)).
+  { unfold B. rewrite adj_mmul, adj_adj, mmul_assoc, <- (mmul_assoc n U (adj U)), HU, mid_mmul.
+    reflexivity. }
+  rewrite frob2_trace. unfold skew.
+  rewrite adj_mscal, adj_msub, adj_adj, mmul_mscal_l, mmul_mscal_r, re_tr_mscal, re_tr_mscal,
+    mmul_msub_l, !mmul_msub_r, !re_tr_msub.
+  rewrite (trace_cyclic n B (adj B)), <- adj_mmul, re_tr_adj, BB. field.
+Qed.
+
+(** The drift-carrying field with all-to-all coupling. *)
+Lemma field_all : forall n N K W V j,
+  lohe_field n N (all_to_all K N) W V j
+  = madd (mscal (K / 2) (msub (mean N V) (mmul n (mmul n (V j) (adj (mean N V))) (V j))))
+         (mmul n (W j) (V j)).
+Proof.
+  intros. unfold lohe_field. rewrite pull_all, adj_mscal, mmul_mscal_r, mmul_mscal_l.
+  f_equal. ext. unfold msub, madd, mscal, cadd. apply pair_eq; simpl; unfold Rdiv; ring.
+Qed.
+
+Lemma mderiv_mean : forall n N K W U t, solves n N K W U t ->
+  mderiv n (fun s => mean N (U s)) t (mean N (fun j => lohe_field n N K W (U t) j)).
+Proof.
+  intros n N K W U t H. unfold mean. apply mderiv_mscal.
+  apply (mderiv_msum n N (fun s k => U s k)). intros k Hk. apply solves_mderiv; assumption.
+Qed.
+
+Theorem order_derivative : order_derivative_spec.
+Proof.
+  intros n N K W U t HN HW Hs HU.
+  set (M := mean N (U t)).
+  pose proof (frob2_deriv n _ t _ (mderiv_mean n N _ _ U t Hs)) as D. fold M in D.
+  apply is_derive_Reals. unfold order2.
+  apply (is_derive_ext (fun s => / INR n * frob2 n (mean N (U s)))); [intros s; unfold Rdiv; apply Rmult_comm|].
+  eapply is_derive_val; [apply (is_derive_scal (fun s => frob2 n (mean N (U s)))); exact D|].
+  change (scal (/ INR n) ?x) with (/ INR n * x). cbv beta. fold M.
+  assert (HN' : INR N <> 0) by (apply not_0_INR; lia).
+  (* the sum of the fields *)
+  assert (S : msum (fun j => lohe_field n N (all_to_all K N) (fun _ => W) (U t) j) N
+    = madd (msum (fun j => mscal (K / 2) (msub M (mmul n (mmul n (U t j) (adj M)) (U t j)))) N)
+           (mscal (INR N) (mmul n W M))).
+  { rewrite <- (mmul_mscal_r n (INR N) W M). unfold M. rewrite <- msum_mean by exact HN.
+    rewrite mmul_msum_r, <- msum_madd. apply msum_ext. intros j _. apply field_all. }
+  unfold mean at 1. rewrite S, mmul_mscal_r, mmul_madd_r, mmul_mscal_r, mmul_msum_r,
+    re_tr_mscal, re_tr_madd, re_tr_mscal, re_tr_msum.
+  assert (Z : fst (trace n (mmul n (adj M) (mmul n W M))) = 0).
+  { apply re_trace_skew. unfold skew_hermitian in *.
+    rewrite !adj_mmul, adj_adj, HW, mmul_mscal_r, mmul_mscal_l, mmul_assoc. reflexivity. }
+  rewrite Z. unfold order_rate. fold M.
+  rewrite (sumN_ext _ (fun j => K / 2 * (fst (trace n (mmul n (adj M) M))
+     - fst (trace n (mmul n (mmul n (adj (U t j)) M) (mmul n (adj (U t j)) M)))))).
+  2: { intros j Hj. rewrite mmul_mscal_r, mmul_msub_r, re_tr_mscal, re_tr_msub. f_equal. f_equal.
+       rewrite <- re_tr_adj, !adj_mmul, adj_adj, !mmul_assoc. reflexivity. }
+  rewrite (sumN_ext (fun j => frob2 n (skew (mmul n (adj (U t j)) M)))
+    (fun j => / 2 * (fst (trace n (mmul n (adj M) M))
+     - fst (trace n (mmul n (mmul n (adj (U t j)) M) (mmul n (adj (U t j)) M)))))).
+  2: { intros j Hj. destruct (HU j Hj) as [_ H2]. rewrite frob2_skew by exact H2.
+       unfold Rdiv. ring. }
+  rewrite !sumN_scal. unfold Rdiv. rewrite Rinv_mult.
+  destruct (Req_dec (INR n) 0) as [E | E]; [rewrite E, Rinv_0; ring | field; split; assumption].
+Qed.
+
 Print Assumptions order_invariant.
 Print Assumptions gradient_form.
 Print Assumptions projection.
 Print Assumptions rate_sign.
+Print Assumptions frobenius_gradient.
+Print Assumptions order_derivative.

@@ -306,6 +306,50 @@ Proof.
     + cbv beta. ring.
 Qed.
 
+Lemma mderiv_meq : forall n X t X' Y', mderiv n X t X' -> meq n X' Y' -> mderiv n X t Y'.
+Proof. intros n X t X' Y' H E a b Ha Hb. rewrite <- (E a b Ha Hb). auto. Qed.
+
+Lemma mderiv_ext : forall n X Y t X', (forall s, meq n (X s) (Y s)) -> mderiv n X t X' ->
+  mderiv n Y t X'.
+Proof.
+  intros n X Y t X' E H a b Ha Hb. destruct (H a b Ha Hb) as [H1 H2].
+  split; [eapply is_derive_ext; [|exact H1] | eapply is_derive_ext; [|exact H2]];
+    intros s; cbv beta; rewrite (E s a b Ha Hb); reflexivity.
+Qed.
+
+Lemma mderiv_const : forall n A t, mderiv n (fun _ => A) t (fun _ _ => (0, 0)).
+Proof. intros n A t a b _ _. cbn [fst snd]. split; apply (is_derive_const (V := R_NormedModule)). Qed.
+
+Lemma mderiv_madd : forall n X Y t X' Y', mderiv n X t X' -> mderiv n Y t Y' ->
+  mderiv n (fun s => madd (X s) (Y s)) t (madd X' Y').
+Proof.
+  intros n X Y t X' Y' HX HY a b Ha Hb. unfold madd, cadd; cbn [fst snd].
+  destruct (HX a b Ha Hb), (HY a b Ha Hb). split; apply is_derive_add; assumption.
+Qed.
+
+Lemma mderiv_mscal : forall n r X t X', mderiv n X t X' ->
+  mderiv n (fun s => mscal r (X s)) t (mscal r X').
+Proof.
+  intros n r X t X' HX a b Ha Hb. unfold mscal; cbn [fst snd].
+  destruct (HX a b Ha Hb) as [H1 H2].
+  split; eapply is_derive_val; [apply (is_derive_scal (fun s => fst (X s a b))); exact H1
+    | unfold scal; simpl; unfold mult; simpl; ring
+    | apply (is_derive_scal (fun s => snd (X s a b))); exact H2
+    | unfold scal; simpl; unfold mult; simpl; ring].
+Qed.
+
+Lemma mderiv_msub : forall n X Y t X' Y', mderiv n X t X' -> mderiv n Y t Y' ->
+  mderiv n (fun s => msub (X s) (Y s)) t (msub X' Y').
+Proof. intros. unfold msub. apply mderiv_madd; [|apply mderiv_mscal]; assumption. Qed.
+
+Lemma mderiv_msum : forall n N F t F', (forall k, (k < N)%nat -> mderiv n (fun s => F s k) t (F' k)) ->
+  mderiv n (fun s => msum (F s) N) t (msum F' N).
+Proof.
+  intros n N F t F' H a b Ha Hb. unfold msum, csum; cbn [fst snd].
+  split; apply (is_derive_sumN (fun k s => _ (F s k a b))); intros k Hk;
+    destruct (H k Hk a b Ha Hb); assumption.
+Qed.
+
 Lemma has_deriv_mderiv : forall n X t X', has_deriv n X t X' <-> mderiv n X t X'.
 Proof.
   intros n X t X'. split; intros H a b Ha Hb; destruct (H a b Ha Hb) as [H1 H2];

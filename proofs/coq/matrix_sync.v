@@ -84,7 +84,124 @@ Proof.
     pose proof (Rmult_le_pos _ _ Hc0 HD). nra.
 Qed.
 
+(** ** (2) the derivative of ||Delta||^2 along the flow *)
+
+Lemma dpl_val : forall f x l l', derivable_pt_lim f x l -> l = l' -> derivable_pt_lim f x l'.
+Proof. intros f x l l' H <-. exact H. Qed.
+
+Theorem pair_derivative : pair_derivative_spec.
+Proof.
+  intros n N K V t i j Hi Hj Hs HVi HVj.
+  set (D := delta (V t) i j). set (M := mean N (V t)).
+  set (Ei := dev N (V t) i). set (Ej := dev N (V t) j).
+  assert (F : meq n (msub (lohe_field n N (all_to_all K N) no_drift (V t) i)
+                          (lohe_field n N (all_to_all K N) no_drift (V t) j))
+     (mscal (- (K / 2)) (madd (mscal 2 D) (madd (mmul n D (mmul n (adj Ei) (V t i)))
+                                                 (mmul n (mmul n (V t j) (adj Ej)) D))))).
+  { rewrite !field_no_drift. fold M.
+    assert (P := pair_identity n (V t i) (V t j) (adj M)).
+    destruct (deviation n M (V t i) (V t j)) as [Di Dj].
+    assert (Q : meq n (msub (mmul n (mmul n (V t i) (adj M)) (V t i))
+                            (mmul n (mmul n (V t j) (adj M)) (V t j)))
+                  (madd (mscal 2 D) (madd (mmul n D (mmul n (adj Ei) (V t i)))
+                                           (mmul n (mmul n (V t j) (adj Ej)) D)))).
+    { rewrite P. fold D. rewrite mmul_assoc, (Di HVi), (Dj HVj), mmul_madd_r, mmul_madd_l,
+        mid_mmul, mmul_mid. unfold Ei, Ej, dev, D, delta, M. lin. }
+    transitivity (mscal (K / 2) (mscal (-1) (msub (mmul n (mmul n (V t i) (adj M)) (V t i))
+                            (mmul n (mmul n (V t j) (adj M)) (V t j))))); [lin|].
+    rewrite Q. lin. }
+  assert (Dd : mderiv n (fun s => delta (V s) i j) t
+     (mscal (- (K / 2)) (madd (mscal 2 D) (madd (mmul n D (mmul n (adj Ei) (V t i)))
+                                                 (mmul n (mmul n (V t j) (adj Ej)) D))))).
+  { eapply mderiv_meq; [|exact F]. unfold delta.
+    apply mderiv_msub; apply solves_mderiv; assumption. }
+  eapply dpl_val; [exact (mderiv_frob2 n _ t _ Dd)|]. cbv beta. fold D.
+  rewrite mmul_mscal_r, re_tr_mscal, !mmul_madd_r, !re_tr_madd, mmul_mscal_r, re_tr_mscal,
+    <- frob2_trace, <- !mmul_assoc.
+  rewrite (trace_cyclic n (mmul n (mmul n (adj D) (V t j)) (adj Ej)) D).
+  rewrite <- !mmul_assoc. field.
+Qed.
+
+(** ** (5) the antipodal pair at N = 2 *)
+
+Definition diagm (d : nat -> R) : cmat := fun a b => if Nat.eq_dec a b then (d a, 0) else (0, 0).
+
+Lemma diagm_mmul : forall n d e, meq n (mmul n (diagm d) (diagm e)) (diagm (fun a => d a * e a)).
+Proof.
+  intros n d e a b Ha Hb. unfold mmul, diagm, csum. apply pair_eq; cbn [fst snd].
+  - destruct (Nat.eq_dec a b) as [<- | Hne]; cbn [fst].
+    + rewrite <- (sumN_select (fun _ => d a * e a) a n Ha). apply sumN_ext; intros c _.
+      destruct (Nat.eq_dec a c), (Nat.eq_dec c a); subst; cbn [fst snd cmul]; try ring; congruence.
+    + rewrite (sumN_ext _ (fun _ => 0)); [apply sumN_zero|]. intros c _.
+      destruct (Nat.eq_dec a c), (Nat.eq_dec c b); subst; cbn [fst snd cmul]; try ring; congruence.
+  - destruct (Nat.eq_dec a b); cbn [snd];
+      (rewrite (sumN_ext _ (fun _ => 0)); [apply sumN_zero|]); intros c _;
+      destruct (Nat.eq_dec a c), (Nat.eq_dec c b); cbn [fst snd cmul]; ring.
+Qed.
+
+Lemma diagm_adj : forall d, adj (diagm d) = diagm d.
+Proof.
+  intros d. ext. unfold adj, diagm, cconj.
+  destruct (Nat.eq_dec b a), (Nat.eq_dec a b); subst; try congruence; apply pair_eq; simpl; ring.
+Qed.
+
+Lemma diagm_ext : forall n d e, (forall a, d a = e a) -> meq n (diagm d) (diagm e).
+Proof. intros n d e H a b _ _. unfold diagm. rewrite H. reflexivity. Qed.
+
+Definition sgn0 (a : nat) : R := if Nat.eq_dec a 0 then -1 else 1.
+
+Lemma mid_diagm : mid = diagm (fun _ => 1).
+Proof. ext. unfold mid, diagm. destruct (Nat.eq_dec a b); reflexivity. Qed.
+
+Lemma antipode_diagm : antipode = diagm sgn0.
+Proof.
+  ext. unfold antipode, diagm, sgn0. destruct (Nat.eq_dec a b); [|reflexivity].
+  destruct (Nat.eq_dec a 0); reflexivity.
+Qed.
+
+Lemma sgn0_sq : forall a, sgn0 a * sgn0 a = 1.
+Proof. intros a. unfold sgn0. destruct (Nat.eq_dec a 0); ring. Qed.
+
+Lemma pair_diagm : forall k, (k < 2)%nat -> exists e, antipodal_pair k = diagm e /\ forall a, e a * e a = 1.
+Proof.
+  intros k Hk. unfold antipodal_pair. destruct (Nat.eq_dec k 0).
+  - exists (fun _ => 1). split; [apply mid_diagm | intros; ring].
+  - exists sgn0. split; [apply antipode_diagm | apply sgn0_sq].
+Qed.
+
+Lemma mean_pair : mean 2 antipodal_pair = diagm (fun a => (1 + sgn0 a) / 2).
+Proof.
+  ext. unfold mean, msum, antipodal_pair, mscal, csum. rewrite mid_diagm, antipode_diagm.
+  cbn [sumN]. destruct (Nat.eq_dec 0 0); [|congruence]. destruct (Nat.eq_dec 1 0); [discriminate|].
+  unfold diagm. destruct (Nat.eq_dec a b); apply pair_eq; cbn [fst snd]; simpl; field.
+Qed.
+
+Theorem antipodal : antipodal_spec.
+Proof.
+  intros n K Hn. split; [|split].
+  - intros k Hk. destruct (pair_diagm k Hk) as [e [-> He]]. unfold unitary. rewrite diagm_adj.
+    split; rewrite diagm_mmul, mid_diagm; apply diagm_ext; exact He.
+  - replace (frob2 n (delta antipodal_pair 0 1)) with 4.
+    + unfold sync_c. replace 4 with (2 * 2) by ring. rewrite sqrt_square by lra. simpl. field.
+    + unfold frob2, delta, antipodal_pair. cbn. rewrite mid_diagm, antipode_diagm.
+      rewrite <- (sumN_select (fun _ => 4) 0 n Hn). apply sumN_ext; intros a Ha.
+      rewrite <- (sumN_select (fun _ => if Nat.eq_dec a 0 then 4 else 0) a n Ha).
+      apply sumN_ext; intros b _. unfold msub, madd, mscal, diagm, cadd, sgn0.
+      destruct (Nat.eq_dec b a), (Nat.eq_dec a b), (Nat.eq_dec a 0); subst; try congruence;
+        cbn [fst snd]; ring.
+  - intros t j Hj. apply has_deriv_mderiv.
+    eapply mderiv_meq; [apply mderiv_const|].
+    rewrite field_no_drift, mean_pair. destruct (pair_diagm j Hj) as [e [-> He]].
+    rewrite diagm_adj, !diagm_mmul.
+    assert (E : meq n (diagm (fun a => e a * ((1 + sgn0 a) / 2) * e a))
+                      (diagm (fun a => (1 + sgn0 a) / 2))).
+    { apply diagm_ext. intros a. transitivity (e a * e a * ((1 + sgn0 a) / 2)); [ring | rewrite He; ring]. }
+    rewrite E. intros a b _ _. unfold mscal, msub, madd, cadd. apply pair_eq; simpl; ring.
+Qed.
+
 Print Assumptions pair_identity.
 Print Assumptions deviation.
 Print Assumptions linearisation.
 Print Assumptions logistic.
+Print Assumptions pair_derivative.
+Print Assumptions antipodal.
