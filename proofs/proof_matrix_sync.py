@@ -105,10 +105,10 @@ PARTS = (
     Part(
         "2(ii)",
         "d||Delta||^2/dt = -2K||Delta||^2 - K Re[tr(Delta^H Delta E_i^H V_i) + "
-        "tr(Delta Delta^H V_j E_j^H)] along the co-rotating flow",
-        "measured",
-        why="the derivative along the flow is not formalised in Coq; it follows from (1) "
-        "and (2(i)), and the float64 check compares it with jax.jvp on U(3)",
+        "tr(Delta Delta^H V_j E_j^H)] along the co-rotating flow, at every time where "
+        "V_i^H V_i = I and V_j V_j^H = I",
+        "coq",
+        coq="pair_derivative",
     ),
     Part(
         "3",
@@ -143,10 +143,11 @@ PARTS = (
     ),
     Part(
         "5",
-        "At N = 2 the hypothesis is sharp: the antipodal pair (D = 2 = N/(N-1)) is an "
-        "equilibrium that never synchronises",
-        "measured",
-        why="not formalised in Coq; the slow check integrates the antipodal U(1) pair",
+        "At N = 2 the hypothesis is sharp: the antipodal pair V_0 = I, V_1 = diag(-1, 1, "
+        "..., 1) lies in U(n), has D = 2 = N/(N-1), and is an equilibrium (the constant "
+        "curve solves the flow at every time), so along it D stays 2: it never synchronises",
+        "coq",
+        coq="antipodal",
     ),
     Part(
         "6",
@@ -156,7 +157,7 @@ PARTS = (
         why="a statement about random draws, measured by the slow check",
     ),
 )
-COQ_SPEC_SHA256 = "f1ebedcd2a71125404eb6e09176ea0e9b02656b9f2e70329be5d2d2c46ff86a4"
+COQ_SPEC_SHA256 = "d8beb9d75820c71f0409e86a6c7a1413be1a9a8bd00fb1afdd7cbda816ed02ad"
 
 
 def prove(sign=1) -> None:

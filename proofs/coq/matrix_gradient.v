@@ -286,7 +286,9 @@ Qed.
 
 Theorem frobenius_gradient : frobenius_gradient_spec.
 Proof.
-  intros n N V Z j Hj. unfold energy.
+  intros n N V Z j Hj. split.
+  2: { rewrite (msum_mean N V) by lia. rewrite mscal_mscal. reflexivity. }
+  unfold energy.
   assert (D : mderiv n (fun s => msum (bump V j s Z) N) 0 Z).
   { apply (mderiv_ext n (fun s => madd (msum V N) (mscal s Z))).
     - intros s. symmetry. apply msum_bump, Hj.

@@ -66,14 +66,16 @@ Definition rate_sign_spec : Prop :=
 
 (** (b) [2 sum_k V_k] is the Frobenius gradient of [E = ||sum_k V_k||_F^2] in [V_j]: for
     every population [V], [j < N] and direction [Z], [s -> E(V with V_j + s Z)] has
-    derivative [Re tr((2 sum_k V_k)^H Z)] (the Frobenius inner product) at [s = 0]. *)
+    derivative [Re tr((2 sum_k V_k)^H Z)] (the Frobenius inner product) at [s = 0];
+    and [2 sum_k V_k = 2 N M]. *)
 Definition bump (V : nat -> cmat) (j : nat) (s : R) (Z : cmat) : nat -> cmat :=
   fun k => if Nat.eq_dec k j then madd (V k) (mscal s Z) else V k.
 Definition energy (n N : nat) (V : nat -> cmat) : R := frob2 n (msum V N).
 Definition frobenius_gradient_spec : Prop :=
   forall n N V Z j, (j < N)%nat ->
     derivable_pt_lim (fun s => energy n N (bump V j s Z)) 0
-      (fst (trace n (mmul n (adj (mscal 2 (msum V N))) Z))).
+      (fst (trace n (mmul n (adj (mscal 2 (msum V N))) Z))) /\
+    mscal 2 (msum V N) = mscal (2 * INR N) (mean N V).
 
 (** (c) along every solution with one common skew-Hermitian drift [W] ([-iH]) and
     all-to-all coupling [K/N], [N >= 1], at every time [t] where every [U_j] is unitary:
