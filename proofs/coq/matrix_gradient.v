@@ -382,9 +382,32 @@ Proof.
   destruct (Req_dec (INR n) 0) as [E | E]; [rewrite E, Rinv_0; ring | field; split; assumption].
 Qed.
 
+(** ** (a) the co-rotating frame *)
+
+Lemma pull_mmul : forall n N K F U j,
+  pull N K (fun k => mmul n F (U k)) j = mmul n F (pull N K U j).
+Proof.
+  intros. unfold pull. rewrite mmul_msum_r. apply msum_ext. intros k _.
+  rewrite mmul_mscal_r. reflexivity.
+Qed.
+
+Theorem corotating : corotating_spec.
+Proof.
+  intros n N K W F U t HF HF' Hs j Hj. apply has_deriv_mderiv.
+  eapply mderiv_meq.
+  - apply (mderiv_mmul n F (fun s => U s j)); [apply has_deriv_mderiv; exact HF'|].
+    apply (solves_mderiv n N K (fun _ => W)); assumption.
+  - unfold lohe_field, no_drift. rewrite pull_mmul, mmul_zero_l.
+    set (P := pull N K (U t) j).
+    rewrite !adj_mmul, !mmul_madd_r, !mmul_mscal_r, !mmul_msub_r, !mmul_mscal_l, !mmul_assoc.
+    rewrite <- (mmul_assoc n (adj (F t)) (F t) (U t j)), HF, mid_mmul.
+    unfold zero. lin.
+Qed.
+
 Print Assumptions order_invariant.
 Print Assumptions gradient_form.
 Print Assumptions projection.
 Print Assumptions rate_sign.
 Print Assumptions frobenius_gradient.
 Print Assumptions order_derivative.
+Print Assumptions corotating.

@@ -85,3 +85,14 @@ Definition order_derivative_spec : Prop :=
     solves n N (all_to_all K N) (fun _ => W) U t ->
     (forall j, (j < N)%nat -> unitary n (U t j)) ->
     derivable_pt_lim (fun s => order2 n N (U s)) t (order_rate n N K (U t)).
+
+(** (a) the co-rotating frame: for every curve [F] with [F^H F = I] and [F' = -F W] at
+    [t] (as [F(s) = e^{iHs}] with [W = -iH]), if [U] solves the flow with the common
+    drift [W] at [t], then [V_j = F U_j] solves the flow without drift at [t]; any real
+    coupling [K]. *)
+Definition corotating_spec : Prop :=
+  forall n N K W (F : R -> cmat) (U : R -> nat -> cmat) t,
+    meq n (mmul n (adj (F t)) (F t)) mid ->
+    has_deriv n F t (mscal (-1) (mmul n (F t) W)) ->
+    solves n N K (fun _ => W) U t ->
+    solves n N K no_drift (fun s k => mmul n (F s) (U s k)) t.

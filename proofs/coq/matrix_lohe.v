@@ -377,6 +377,23 @@ Proof.
   split; apply is_derive_Reals; assumption.
 Qed.
 
+(** ** (a) the linear equation of U^H U - I *)
+
+Theorem gram_linear : gram_linear_spec.
+Proof.
+  intros n N K W U t j Hs Hj HW. apply has_deriv_mderiv. unfold gram_defect.
+  eapply mderiv_meq.
+  - apply mderiv_msub; [|apply mderiv_const].
+    apply mderiv_mmul; [apply mderiv_adj|]; apply (solves_mderiv n N K W); assumption.
+  - unfold skew_hermitian in HW. unfold lohe_field. set (M := pull N K (U t) j).
+    set (V := U t j).
+    rewrite !adj_madd, !adj_mscal, !adj_msub, !adj_mmul, !adj_adj, HW.
+    repeat progress (rewrite ?mmul_madd_l, ?mmul_madd_r, ?mmul_mscal_l, ?mmul_mscal_r,
+      ?mmul_msub_l, ?mmul_msub_r, ?mmul_assoc).
+    rewrite mid_mmul, mmul_mid.
+    lin.
+Qed.
+
 (** ** (b) U(1) *)
 
 Lemma u1_sums : forall N K (th : nat -> R) j,
@@ -421,5 +438,6 @@ Qed.
 
 Print Assumptions tangent.
 Print Assumptions gram_stationary.
+Print Assumptions gram_linear.
 Print Assumptions u1_kuramoto.
 Print Assumptions u1_solution.
