@@ -32,77 +32,6 @@ From Syncattn Require Import Core matrix_gradient_spec matrix_lohe.
 From Coq Require Import Setoid Morphisms FunctionalExtensionality.
 Open Scope R_scope.
 
-(** ** Traces and Frobenius norms *)
-
-Add Parametric Morphism (n : nat) : (trace n)
-  with signature (meq n) ==> eq as trace_meq.
-Proof. intros A B H. unfold trace. apply csum_ext. intros a Ha. apply H; auto. Qed.
-
-Lemma trace_madd : forall n A B, trace n (madd A B) = cadd (trace n A) (trace n B).
-Proof. intros. unfold trace, madd. apply csum_cadd. Qed.
-
-Lemma trace_mscal : forall n r A,
-  trace n (mscal r A) = (r * fst (trace n A), r * snd (trace n A)).
-Proof. intros. unfold trace, mscal. apply csum_scal. Qed.
-
-Lemma trace_cyclic : forall n A B, trace n (mmul n A B) = trace n (mmul n B A).
-Proof.
-  intros n A B. unfold trace, mmul. rewrite csum_swap. apply csum_ext; intros a _.
-  apply csum_ext; intros c _. ceq.
-Qed.
-
-Lemma trace_adj : forall n A, trace n (adj A) = cconj (trace n A).
-Proof. intros. unfold trace, adj. apply csum_conj. Qed.
-
-Lemma re_trace_skew : forall n Y, skew_hermitian n Y -> fst (trace n Y) = 0.
-Proof.
-  intros n Y H. unfold skew_hermitian in H. pose proof (trace_adj n Y) as E.
-  rewrite H, trace_mscal in E. apply (f_equal fst) in E. unfold cconj in E.
-  cbn [fst snd] in E. lra.
-Qed.
-
-Lemma re_trace_skew_herm : forall n A B, skew_hermitian n A -> meq n (adj B) B ->
-  fst (trace n (mmul n A B)) = 0.
-Proof.
-  intros n A B HA HB. unfold skew_hermitian in HA.
-  pose proof (trace_adj n (mmul n A B)) as E.
-  rewrite adj_mmul, HA, HB, mmul_mscal_r, trace_mscal, trace_cyclic in E.
-  apply (f_equal fst) in E. unfold cconj in E. cbn [fst snd] in E. lra.
-Qed.
-
-Lemma frob2_trace : forall n X, frob2 n X = fst (trace n (mmul n (adj X) X)).
-Proof.
-  intros n X. unfold frob2, trace, mmul, csum, adj, cmul, cconj; cbn [fst snd].
-  rewrite sumN_swap. apply sumN_ext; intros a _. apply sumN_ext; intros b _. simpl. ring.
-Qed.
-
-Lemma frob2_nonneg : forall n X, 0 <= frob2 n X.
-Proof.
-  intros n X. unfold frob2. apply sumN_nonneg; intros a _. apply sumN_nonneg; intros b _.
-  apply Rplus_le_le_0_compat; apply pow2_ge_0.
-Qed.
-
-Lemma sumN_nonneg_zero : forall f n, (forall k, (k < n)%nat -> 0 <= f k) ->
-  sumN f n = 0 -> forall k, (k < n)%nat -> f k = 0.
-Proof.
-  intros f n H E k Hk. destruct (Rle_lt_or_eq_dec 0 (f k) (H k Hk)) as [P | P]; [|auto].
-  exfalso. pose proof (sumN_pos f n H (ex_intro _ k (conj Hk P))). lra.
-Qed.
-
-Lemma frob2_zero : forall n X, frob2 n X = 0 -> meq n X zero.
-Proof.
-  intros n X H a b Ha Hb. unfold frob2 in H.
-  assert (P : forall a b, 0 <= fst (X a b) ^ 2 + snd (X a b) ^ 2)
-    by (intros; apply Rplus_le_le_0_compat; apply pow2_ge_0).
-  assert (Ha' := sumN_nonneg_zero _ n (fun a _ => sumN_nonneg _ n (fun b _ => P a b)) H a Ha).
-  assert (Hb' := sumN_nonneg_zero _ n (fun b _ => P a b) Ha' b Hb). cbv beta in Hb'.
-  pose proof (pow2_ge_0 (fst (X a b))). pose proof (pow2_ge_0 (snd (X a b))).
-  unfold zero. apply pair_eq; simpl; apply Rsqr_0_uniq; unfold Rsqr; simpl in *; nra.
-Qed.
-
-Lemma frob2_meq : forall n X Y, meq n X Y -> frob2 n X = frob2 n Y.
-Proof. intros n X Y H. rewrite !frob2_trace, H. reflexivity. Qed.
-
 (** ** Scalars and the all-to-all pull *)
 
 Lemma mscal_mscal : forall r s A, mscal r (mscal s A) = mscal (r * s) A.
@@ -247,30 +176,6 @@ Proof.
     cbv beta. fold (S j). rewrite (frob2_meq n _ _ Z). apply frob2_zero_mat.
 Qed.
 
-(** ** Derivatives of Frobenius norms along curves *)
-
-Lemma frob2_deriv : forall n X t X', mderiv n X t X' ->
-  is_derive (fun s => frob2 n (X s)) t (2 * fst (trace n (mmul n (adj (X t)) X'))).
-Proof.
-  intros n X t X' H. unfold frob2. eapply is_derive_val.
-  - apply (is_derive_sumN (fun a s => sumN (fun b => fst (X s a b) ^ 2 + snd (X s a b) ^ 2) n)).
-    intros a Ha.
-    apply (is_derive_sumN (fun b s => fst (X s a b) ^ 2 + snd (X s a b) ^ 2)).
-    intros b Hb. destruct (H a b Ha Hb) as [H1 H2].
-    apply (is_derive_ext (fun s => fst (X s a b) * fst (X s a b) + snd (X s a b) * snd (X s a b)));
-      [intros s; simpl; ring|].
-    eapply is_derive_val; [apply is_derive_add; apply is_derive_mul2;
-      [exact H1 | exact H1 | exact H2 | exact H2]|].
-    reflexivity.
-  - cbv beta. unfold trace, mmul, csum, adj, cmul, cconj; cbn [fst snd].
-    rewrite <- sumN_scal, sumN_swap. apply sumN_ext; intros a _.
-    rewrite <- sumN_scal. apply sumN_ext; intros b _. simpl. ring.
-Qed.
-
-Lemma mderiv_frob2 : forall n X t X', mderiv n X t X' ->
-  derivable_pt_lim (fun s => frob2 n (X s)) t (2 * fst (trace n (mmul n (adj (X t)) X'))).
-Proof. intros. apply is_derive_Reals, frob2_deriv. assumption. Qed.
-
 (** ** (b) the Frobenius gradient of E *)
 
 Lemma msum_bump : forall n N V j s Z, (j < N)%nat ->
@@ -302,17 +207,6 @@ Proof.
 Qed.
 
 (** ** (c) the derivative of R^2 along the flow *)
-
-Lemma re_tr_madd : forall n A B, fst (trace n (madd A B)) = fst (trace n A) + fst (trace n B).
-Proof. intros. rewrite trace_madd. reflexivity. Qed.
-Lemma re_tr_mscal : forall n r A, fst (trace n (mscal r A)) = r * fst (trace n A).
-Proof. intros. rewrite trace_mscal. reflexivity. Qed.
-Lemma re_tr_msub : forall n A B, fst (trace n (msub A B)) = fst (trace n A) - fst (trace n B).
-Proof. intros. unfold msub. rewrite re_tr_madd, re_tr_mscal. ring. Qed.
-Lemma re_tr_adj : forall n A, fst (trace n (adj A)) = fst (trace n A).
-Proof. intros. rewrite trace_adj. reflexivity. Qed.
-Lemma re_tr_msum : forall n F N, fst (trace n (msum F N)) = sumN (fun j => fst (trace n (F j))) N.
-Proof. intros. unfold trace, msum, csum; cbn [fst]. apply sumN_swap. Qed.
 
 (** [||skew(U^H M)||_F^2 = (Re tr(M^H M) - Re tr((U^H M)^2)) / 2] when [U U^H = I]. *)
 Lemma frob2_skew : forall n U M, meq n (mmul n U (adj U)) mid ->

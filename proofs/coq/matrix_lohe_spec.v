@@ -98,15 +98,12 @@ Definition u1_solution_spec : Prop :=
        derivable_pt_lim (fun s => th s j) t (kuramoto N K (fun k => - H k) (th t) j)) ->
     solves 1 N K (drift H) (fun s => phasor (th s)) t.
 
-(** (a) along every solution, at every time (on the group or off it), with [W_j]
-    skew-Hermitian: [G_j = U_j^H U_j - I] solves the linear equation
-    [G_j' = -1/2 (G_j A_j + A_j^H G_j)], [A_j = M_j^H U_j], of which [G_j = 0] is an
-    equilibrium. *)
-Definition gram_defect (n : nat) (X : cmat) : cmat := msub (mmul n (adj X) X) mid.
-Definition gram_linear_spec : Prop :=
-  forall n N K W (U : R -> nat -> cmat) t j,
-    solves n N K W U t -> (j < N)%nat -> skew_hermitian n (W j) ->
-    has_deriv n (fun s => gram_defect n (U s j)) t
-      (mscal (- (1 / 2))
-         (madd (mmul n (gram_defect n (U t j)) (mmul n (adj (pull N K (U t) j)) (U t j)))
-               (mmul n (adj (mmul n (adj (pull N K (U t) j)) (U t j))) (gram_defect n (U t j))))).
+(** (a) the group is invariant: with every [W_j] skew-Hermitian, a solution on
+    [[0, T]] that starts in U(n) (every [U_j(0)^H U_j(0) = I]; SO(n) for real data)
+    stays in it at every [t] in [[0, T]]. *)
+Definition group_invariant_spec : Prop :=
+  forall n N K W (U : R -> nat -> cmat) T,
+    (forall j, (j < N)%nat -> skew_hermitian n (W j)) ->
+    (forall t, 0 <= t <= T -> solves n N K W U t) ->
+    (forall j, (j < N)%nat -> meq n (mmul n (adj (U 0 j)) (U 0 j)) mid) ->
+    forall t j, 0 <= t <= T -> (j < N)%nat -> meq n (mmul n (adj (U t j)) (U t j)) mid.
