@@ -7,11 +7,13 @@
         [V_j = F U_j] solves the flow without drift, and [R(F U) = R(U)];
     (b) without drift, on the group,
         [V_j' = K/2 (M - V_j M^H V_j) = K V_j skew(V_j^H M) = K/(2N) P_{V_j}(dE/dV_j)]
-        with [dE/dV_j = 2 sum_k V_k] the Frobenius gradient of
-        [E = ||sum_k V_k||_F^2] and [P_V Z = V skew(V^H Z)] the orthogonal
+        with [dE/dV_j = 2 sum_k V_k = 2 N M] the Frobenius gradient of
+        [E = ||sum_k V_k||_F^2] (the directional derivative in [V_j] along every [Z]
+        is [Re tr((2 sum_k V_k)^H Z)]) and [P_V Z = V skew(V^H Z)] the orthogonal
         projection onto the tangent space;
-    (c) [dR^2/dt = 2K/(nN) sum_j ||skew(U_j^H M)||_F^2 >= 0] along solutions on the
-        group, [0] exactly at equilibria.
+    (c) [dR^2/dt = 2K/(nN) sum_j ||skew(U_j^H M)||_F^2] along every solution, at
+        every time where every [U_j] is unitary; it is [>= 0], [0] exactly at
+        equilibria.
 
     Symbol map.
     - library: [syncattn.lohe.matrix_vector_field] with a scalar coupling

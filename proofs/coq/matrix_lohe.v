@@ -5,7 +5,13 @@
     (a) where [U_j^H U_j = I], [U_j^H f_j = skew(U_j^H (W_j U_j + M_j))] (the
         library's left-trivialised field [xi_j]), which is skew-Hermitian: the
         field is tangent to the group, and along every solution
-        [d/dt (U_j^H U_j) = f_j^H U_j + U_j^H f_j = 0] at such times;
+        [d/dt (U_j^H U_j) = f_j^H U_j + U_j^H f_j = 0] at such times; and the group
+        is invariant: a solution on [[0, T]] that starts in U(n) stays in it.  The
+        proof: [G_j = U_j^H U_j - I] solves [G_j' = -1/2 (G_j A_j + A_j^H G_j)] with
+        [A_j = M_j^H U_j] (at every time), so [g = ||G_j||_F^2] has
+        [g' <= (1 + n^2 max ||A_j||_F^2) g] on [[0, T]] (the maximum of a continuous
+        function on a compact interval), and [g e^{-Ct}] does not increase (mean
+        value theorem) from [g(0) = 0];
     (b) on U(1), [U_j = e^{i theta_j}], [W_j = -i H_j]: [f_j = i theta_j' U_j]
         with [theta_j' = -H_j + sum_k K_jk sin(theta_k - theta_j)], and a Kuramoto
         solution [theta(t)] gives the solution [e^{i theta(t)}] of the matrix flow.
@@ -20,11 +26,10 @@
     - complex matrices are pairs of reals per entry (the specification's
       [cmat]); SO(n) is the real case.  This file also proves the matrix algebra
       (associativity, adjoints, block equality [meq] as a setoid) that
-      [matrix_gradient.v] and [matrix_sync.v] reuse.
+      [matrix_gradient.v] and [matrix_sync.v] reuse, and the Frobenius norm
+      [frob2] of [matrix_gradient_spec.v] (traces, derivatives, bounds).
 
-    Not formalised: that a solution starting in the group stays there for all
-    time (uniqueness for the linear equation of [U^H U - I]); the RKMK4 integrator
-    and its measured drift.
+    Not formalised: the RKMK4 integrator and its measured drift.
 
     Assumes: the standard library's axioms of the real numbers. *)
 

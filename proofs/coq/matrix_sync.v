@@ -8,13 +8,16 @@
 
     Proved here, for every [n] (complex matrices as pairs of reals):
     (1) the pair identity [V_i M^H V_i - V_j M^H V_j = Delta M^H V_i + V_j M^H Delta];
-    (2) [M^H V_i = I + E_i^H V_i], [V_j M^H = I + V_j E_j^H] on the group;
+    (2) [M^H V_i = I + E_i^H V_i], [V_j M^H = I + V_j E_j^H] on the group, and
+        along every solution of the co-rotating flow
+        [d||Delta||^2/dt = -2K ||Delta||^2 - K Re[tr(Delta^H Delta E_i^H V_i)
+        + tr(Delta Delta^H V_j E_j^H)]];
     (4) the bound solves the logistic equation [y' = -K y (1 - c y)], starts at
         [D0], and is below [D0/(1 - c D0) e^{-Kt}]; the linearisation
         [xi_j' = K (mean xi - xi_j)] has eigenvalue [-K] on zero-mean deviations
         and [0] on common shifts;
-    (5) at [N = 2], [I] and [diag(-1, 1, ..., 1)] are an equilibrium at
-        distance [2 = N/(N-1)] in every U(n).
+    (5) at [N = 2], [I] and [diag(-1, 1, ..., 1)] are unitary, at distance
+        [2 = N/(N-1)], and an equilibrium: the constant curve solves the flow.
 
     Symbol map.
     - library: [syncattn.lohe.matrix_sync_bound] ([sync_bound]),
@@ -22,8 +25,8 @@
       [syncattn.lohe.matrix_vector_field] ([lohe_field]);
     - sympy proof: [proofs/proof_matrix_sync.py] (statement 19).
 
-    Not formalised: the trace inequality (3), the differential inequality for
-    [||Delta||^2] and the comparison (Dini derivative) argument that gives
+    Not formalised: the trace inequality (3), hence the differential inequality
+    for [||Delta||^2], and the comparison (Dini derivative) argument that gives
     [D(t) <= y(t)]; they are written out in the proof module and checked
     numerically.
 
@@ -199,9 +202,112 @@ Proof.
     rewrite E. intros a b _ _. unfold mscal, msub, madd, cadd. apply pair_eq; simpl; ring.
 Qed.
 
+(** ** (3) the bound on E_i: the triangle inequality for the Frobenius norm *)
+
+Lemma frob2_madd : forall n X Y,
+  frob2 n (madd X Y) = frob2 n X + 2 * fst (trace n (mmul n (adj X) Y)) + frob2 n Y.
+Proof.
+  intros. unfold frob2, trace, mmul, csum, adj, madd, cadd, cmul, cconj; cbn [fst snd].
+  rewrite (sumN_swap (fun a c => fst (X c a) * fst (Y c a) - - snd (X c a) * snd (Y c a))).
+  rewrite <- sumN_scal, <- !sumN_plus.
+  apply sumN_ext; intros a _. rewrite <- sumN_scal, <- !sumN_plus.
+  apply sumN_ext; intros b _. simpl. ring.
+Qed.
+
+Lemma frob2_mscal : forall n r X, frob2 n (mscal r X) = r ^ 2 * frob2 n X.
+Proof.
+  intros. unfold frob2, mscal; cbn [fst snd]. rewrite <- sumN_scal. apply sumN_ext; intros.
+  rewrite <- sumN_scal. apply sumN_ext; intros. ring.
+Qed.
+
+Lemma re_inner_zero : forall n X Y, frob2 n X = 0 -> fst (trace n (mmul n (adj X) Y)) = 0.
+Proof.
+  intros n X Y H. pose proof (frob2_zero n X H) as Z.
+  rewrite Z. replace (adj zero) with zero by (ext; unfold adj, zero, cconj; apply pair_eq; simpl; ring).
+  rewrite mmul_zero_l. unfold trace, csum. simpl. apply sumN_zero.
+Qed.
+
+Lemma cauchy_schwarz : forall n X Y,
+  fst (trace n (mmul n (adj X) Y)) <= frob n X * frob n Y.
+Proof.
+  intros n X Y. unfold frob.
+  set (a := sqrt (frob2 n X)). set (b := sqrt (frob2 n Y)).
+  assert (Ha : 0 <= a) by apply sqrt_pos. assert (Hb : 0 <= b) by apply sqrt_pos.
+  assert (Ea : a * a = frob2 n X) by (apply sqrt_sqrt, frob2_nonneg).
+  assert (Eb : b * b = frob2 n Y) by (apply sqrt_sqrt, frob2_nonneg).
+  destruct (Req_dec a 0) as [Za | Za].
+  { rewrite re_inner_zero; [rewrite Za; lra | rewrite <- Ea, Za; ring]. }
+  destruct (Req_dec b 0) as [Zb | Zb].
+  { rewrite <- re_tr_adj, adj_mmul, adj_adj.
+    rewrite re_inner_zero; [rewrite Zb; lra | rewrite <- Eb, Zb; ring]. }
+  pose proof (neg_re_tr_le n (mscal (- b) X) (mscal a Y)) as L.
+  rewrite adj_mscal, mmul_mscal_l, mmul_mscal_r, !re_tr_mscal, !frob2_mscal in L.
+  rewrite <- Ea, <- Eb in L.
+  assert (P : 0 < a * b) by (apply Rmult_lt_0_compat; lra).
+  apply (Rmult_le_reg_l (a * b)); [exact P|]. nra.
+Qed.
+
+Lemma frob_triangle : forall n X Y, frob n (madd X Y) <= frob n X + frob n Y.
+Proof.
+  intros n X Y. unfold frob at 1. rewrite <- (sqrt_square (frob n X + frob n Y)).
+  2: { unfold frob. pose proof (sqrt_pos (frob2 n X)). pose proof (sqrt_pos (frob2 n Y)). lra. }
+  apply sqrt_le_1; [apply frob2_nonneg | apply Rle_0_sqr |].
+  rewrite frob2_madd. pose proof (cauchy_schwarz n X Y) as C. unfold frob in *.
+  rewrite <- (sqrt_sqrt (frob2 n X)) at 1 by apply frob2_nonneg.
+  rewrite <- (sqrt_sqrt (frob2 n Y)) at 1 by apply frob2_nonneg.
+  unfold Rsqr. nra.
+Qed.
+
+Lemma frob_msum : forall n F N, frob n (msum F N) <= sumN (fun k => frob n (F k)) N.
+Proof.
+  intros n F N. induction N as [| N IH].
+  - unfold frob, msum, csum. simpl. rewrite frob2_zero_meq; [rewrite sqrt_0; lra|].
+    intros a b _ _. reflexivity.
+  - replace (msum F (S N)) with (madd (msum F N) (F N)) by (ext; reflexivity).
+    simpl sumN. eapply Rle_trans; [apply frob_triangle|]. lra.
+Qed.
+
+Lemma frob_mscal : forall n r X, 0 <= r -> frob n (mscal r X) = r * frob n X.
+Proof.
+  intros. unfold frob. rewrite frob2_mscal, sqrt_mult_alt by (apply pow2_ge_0).
+  rewrite <- (Rsqr_pow2), sqrt_Rsqr by assumption. reflexivity.
+Qed.
+
+Lemma dev_sum : forall N V i, (0 < N)%nat ->
+  dev N V i = mscal (1 / INR N) (msum (fun k => delta V k i) N).
+Proof.
+  intros N V i HN. assert (INR N <> 0) by (apply not_0_INR; lia).
+  unfold dev, delta, mean. rewrite msum_msub. ext.
+  unfold msub, madd, mscal, msum, csum, cadd; cbn [fst snd].
+  rewrite !sumN_const. apply pair_eq; simpl; field; assumption.
+Qed.
+
+Theorem deviation_bound : deviation_bound_spec.
+Proof.
+  intros n N V D i HN Hi HD. assert (HN' : 0 < INR N) by (apply lt_0_INR; lia).
+  rewrite dev_sum by exact HN. rewrite frob_mscal by (unfold Rdiv; rewrite Rmult_1_l;
+    left; apply Rinv_0_lt_compat; exact HN').
+  eapply Rle_trans; [apply Rmult_le_compat_l; [unfold Rdiv; rewrite Rmult_1_l;
+    left; apply Rinv_0_lt_compat; exact HN' | apply frob_msum]|].
+  assert (S : sumN (fun k => frob n (delta V k i)) N <= sumN (fun k => D - (if Nat.eq_dec k i then D else 0)) N).
+  { apply sumN_le; intros k Hk. destruct (Nat.eq_dec k i) as [-> | _].
+    - unfold frob. rewrite frob2_zero_meq; [rewrite sqrt_0; lra|].
+      intros a b _ _. unfold delta, msub, madd, mscal, cadd. apply pair_eq; simpl; ring.
+    - rewrite Rminus_0_r. apply HD; assumption. }
+  rewrite (sumN_ext (fun k => D - _) (fun k => 1 * D + (-1) * (if Nat.eq_dec k i then D else 0)))
+    in S by (intros; ring).
+  rewrite sumN_plus, sumN_scal, sumN_scal, sumN_select, sumN_const in S by exact Hi.
+  unfold sync_c. apply (Rmult_le_reg_l (INR N)); [exact HN'|].
+  replace (INR N * (1 / INR N * sumN (fun k => frob n (delta V k i)) N))
+    with (sumN (fun k => frob n (delta V k i)) N) by (field; lra).
+  replace (INR N * ((INR N - 1) / INR N * D)) with ((INR N - 1) * D) by (field; lra).
+  lra.
+Qed.
+
 Print Assumptions pair_identity.
 Print Assumptions deviation.
 Print Assumptions linearisation.
 Print Assumptions logistic.
 Print Assumptions pair_derivative.
 Print Assumptions antipodal.
+Print Assumptions deviation_bound.

@@ -80,3 +80,12 @@ Definition antipodal_spec : Prop :=
     (forall k, (k < 2)%nat -> unitary n (antipodal_pair k)) /\
     sqrt (frob2 n (delta antipodal_pair 0 1)) = / sync_c 2 /\
     forall t, solves n 2 (all_to_all K 2) no_drift (fun _ => antipodal_pair) t.
+
+(** (3), the bound on [E_i]: if every pair is within [D] ([||V_k - V_l||_F <= D] for
+    [k, l < N]) then [||E_i||_F = ||M - V_i||_F <= c D], [c = (N-1)/N], [N >= 1]
+    (the triangle inequality for the Frobenius norm). *)
+Definition frob (n : nat) (X : cmat) : R := sqrt (frob2 n X).
+Definition deviation_bound_spec : Prop :=
+  forall n N V D i, (0 < N)%nat -> (i < N)%nat ->
+    (forall k l, (k < N)%nat -> (l < N)%nat -> frob n (delta V k l) <= D) ->
+    frob n (dev N V i) <= sync_c N * D.
