@@ -7,11 +7,13 @@
         [V_j = F U_j] solves the flow without drift, and [R(F U) = R(U)];
     (b) without drift, on the group,
         [V_j' = K/2 (M - V_j M^H V_j) = K V_j skew(V_j^H M) = K/(2N) P_{V_j}(dE/dV_j)]
-        with [dE/dV_j = 2 sum_k V_k] the Frobenius gradient of
-        [E = ||sum_k V_k||_F^2] and [P_V Z = V skew(V^H Z)] the orthogonal
+        with [dE/dV_j = 2 sum_k V_k = 2 N M] the Frobenius gradient of
+        [E = ||sum_k V_k||_F^2] (the directional derivative in [V_j] along every [Z]
+        is [Re tr((2 sum_k V_k)^H Z)]) and [P_V Z = V skew(V^H Z)] the orthogonal
         projection onto the tangent space;
-    (c) [dR^2/dt = 2K/(nN) sum_j ||skew(U_j^H M)||_F^2 >= 0] along solutions on the
-        group, [0] exactly at equilibria.
+    (c) [dR^2/dt = 2K/(nN) sum_j ||skew(U_j^H M)||_F^2] along every solution, at
+        every time where every [U_j] is unitary; it is [>= 0], [0] exactly at
+        equilibria.
 
     Symbol map.
     - library: [syncattn.lohe.matrix_vector_field] with a scalar coupling
@@ -31,77 +33,6 @@ Set Warnings "-ambiguous-paths".
 From Syncattn Require Import Core matrix_gradient_spec matrix_lohe.
 From Coq Require Import Setoid Morphisms FunctionalExtensionality.
 Open Scope R_scope.
-
-(** ** Traces and Frobenius norms *)
-
-Add Parametric Morphism (n : nat) : (trace n)
-  with signature (meq n) ==> eq as trace_meq.
-Proof. intros A B H. unfold trace. apply csum_ext. intros a Ha. apply H; auto. Qed.
-
-Lemma trace_madd : forall n A B, trace n (madd A B) = cadd (trace n A) (trace n B).
-Proof. intros. unfold trace, madd. apply csum_cadd. Qed.
-
-Lemma trace_mscal : forall n r A,
-  trace n (mscal r A) = (r * fst (trace n A), r * snd (trace n A)).
-Proof. intros. unfold trace, mscal. apply csum_scal. Qed.
-
-Lemma trace_cyclic : forall n A B, trace n (mmul n A B) = trace n (mmul n B A).
-Proof.
-  intros n A B. unfold trace, mmul. rewrite csum_swap. apply csum_ext; intros a _.
-  apply csum_ext; intros c _. ceq.
-Qed.
-
-Lemma trace_adj : forall n A, trace n (adj A) = cconj (trace n A).
-Proof. intros. unfold trace, adj. apply csum_conj. Qed.
-
-Lemma re_trace_skew : forall n Y, skew_hermitian n Y -> fst (trace n Y) = 0.
-Proof.
-  intros n Y H. unfold skew_hermitian in H. pose proof (trace_adj n Y) as E.
-  rewrite H, trace_mscal in E. apply (f_equal fst) in E. unfold cconj in E.
-  cbn [fst snd] in E. lra.
-Qed.
-
-Lemma re_trace_skew_herm : forall n A B, skew_hermitian n A -> meq n (adj B) B ->
-  fst (trace n (mmul n A B)) = 0.
-Proof.
-  intros n A B HA HB. unfold skew_hermitian in HA.
-  pose proof (trace_adj n (mmul n A B)) as E.
-  rewrite adj_mmul, HA, HB, mmul_mscal_r, trace_mscal, trace_cyclic in E.
-  apply (f_equal fst) in E. unfold cconj in E. cbn [fst snd] in E. lra.
-Qed.
-
-Lemma frob2_trace : forall n X, frob2 n X = fst (trace n (mmul n (adj X) X)).
-Proof.
-  intros n X. unfold frob2, trace, mmul, csum, adj, cmul, cconj; cbn [fst snd].
-  rewrite sumN_swap. apply sumN_ext; intros a _. apply sumN_ext; intros b _. simpl. ring.
-Qed.
-
-Lemma frob2_nonneg : forall n X, 0 <= frob2 n X.
-Proof.
-  intros n X. unfold frob2. apply sumN_nonneg; intros a _. apply sumN_nonneg; intros b _.
-  apply Rplus_le_le_0_compat; apply pow2_ge_0.
-Qed.
-
-Lemma sumN_nonneg_zero : forall f n, (forall k, (k < n)%nat -> 0 <= f k) ->
-  sumN f n = 0 -> forall k, (k < n)%nat -> f k = 0.
-Proof.
-  intros f n H E k Hk. destruct (Rle_lt_or_eq_dec 0 (f k) (H k Hk)) as [P | P]; [|auto].
-  exfalso. pose proof (sumN_pos f n H (ex_intro _ k (conj Hk P))). lra.
-Qed.
-
-Lemma frob2_zero : forall n X, frob2 n X = 0 -> meq n X zero.
-Proof.
-  intros n X H a b Ha Hb. unfold frob2 in H.
-  assert (P : forall a b, 0 <= fst (X a b) ^ 2 + snd (X a b) ^ 2)
-    by (intros; apply Rplus_le_le_0_compat; apply pow2_ge_0).
-  assert (Ha' := sumN_nonneg_zero _ n (fun a _ => sumN_nonneg _ n (fun b _ => P a b)) H a Ha).
-  assert (Hb' := sumN_nonneg_zero _ n (fun b _ => P a b) Ha' b Hb). cbv beta in Hb'.
-  pose proof (pow2_ge_0 (fst (X a b))). pose proof (pow2_ge_0 (snd (X a b))).
-  unfold zero. apply pair_eq; simpl; apply Rsqr_0_uniq; unfold Rsqr; simpl in *; nra.
-Qed.
-
-Lemma frob2_meq : forall n X Y, meq n X Y -> frob2 n X = frob2 n Y.
-Proof. intros n X Y H. rewrite !frob2_trace, H. reflexivity. Qed.
 
 (** ** Scalars and the all-to-all pull *)
 
@@ -247,7 +178,132 @@ Proof.
     cbv beta. fold (S j). rewrite (frob2_meq n _ _ Z). apply frob2_zero_mat.
 Qed.
 
+(** ** (b) the Frobenius gradient of E *)
+
+Lemma msum_bump : forall n N V j s Z, (j < N)%nat ->
+  meq n (msum (bump V j s Z) N) (madd (msum V N) (mscal s Z)).
+Proof.
+  intros n N V j s Z Hj a b _ _. unfold msum, bump, madd, mscal, csum, cadd; cbn [fst snd].
+  apply pair_eq; cbn [fst snd].
+  - rewrite <- (sumN_select (fun _ => s * fst (Z a b)) j N Hj), <- sumN_plus.
+    apply sumN_ext; intros k _. destruct (Nat.eq_dec k j); simpl; ring.
+  - rewrite <- (sumN_select (fun _ => s * snd (Z a b)) j N Hj), <- sumN_plus.
+    apply sumN_ext; intros k _. destruct (Nat.eq_dec k j); simpl; ring.
+Qed.
+
+Theorem frobenius_gradient : frobenius_gradient_spec.
+Proof.
+  intros n N V Z j Hj. split.
+  2: { rewrite (msum_mean N V) by lia. rewrite mscal_mscal. reflexivity. }
+  unfold energy.
+  assert (D : mderiv n (fun s => msum (bump V j s Z) N) 0 Z).
+  { apply (mderiv_ext n (fun s => madd (msum V N) (mscal s Z))).
+    - intros s. symmetry. apply msum_bump, Hj.
+    - intros a b _ _. unfold madd, mscal, cadd; cbn [fst snd].
+      split; auto_derive; auto; ring. }
+  pose proof (mderiv_frob2 n _ 0 Z D) as R. cbv beta in R.
+  rewrite (msum_bump n N V j 0 Z Hj) in R.
+  replace (madd (msum V N) (mscal 0 Z)) with (msum V N) in R.
+  - rewrite adj_mscal, mmul_mscal_l, trace_mscal. exact R.
+  - ext. unfold madd, mscal, cadd. apply pair_eq; simpl; ring.
+Qed.
+
+(** ** (c) the derivative of R^2 along the flow *)
+
+(** [||skew(U^H M)||_F^2 = (Re tr(M^H M) - Re tr((U^H M)^2)) / 2] when [U U^H = I]. *)
+Lemma frob2_skew : forall n U M, meq n (mmul n U (adj U)) mid ->
+  frob2 n (skew (mmul n (adj U) M))
+  = (fst (trace n (mmul n (adj M) M))
+     - fst (trace n (mmul n (mmul n (adj U) M) (mmul n (adj U) M)))) / 2.
+Proof.
+  intros n U M HU. set (B := mmul n (adj U) M).
+  assert (BB : meq n (mmul n (adj B) B) (mmul n (adj M) M)).
+  { unfold B. rewrite adj_mmul, adj_adj, mmul_assoc, <- (mmul_assoc n U (adj U)), HU, mid_mmul.
+    reflexivity. }
+  rewrite frob2_trace. unfold skew.
+  rewrite adj_mscal, adj_msub, adj_adj, mmul_mscal_l, mmul_mscal_r, re_tr_mscal, re_tr_mscal,
+    mmul_msub_l, !mmul_msub_r, !re_tr_msub.
+  rewrite (trace_cyclic n B (adj B)), <- adj_mmul, re_tr_adj, BB. field.
+Qed.
+
+(** The drift-carrying field with all-to-all coupling. *)
+Lemma field_all : forall n N K W V j,
+  lohe_field n N (all_to_all K N) W V j
+  = madd (mscal (K / 2) (msub (mean N V) (mmul n (mmul n (V j) (adj (mean N V))) (V j))))
+         (mmul n (W j) (V j)).
+Proof.
+  intros. unfold lohe_field. rewrite pull_all, adj_mscal, mmul_mscal_r, mmul_mscal_l.
+  f_equal. ext. unfold msub, madd, mscal, cadd. apply pair_eq; simpl; unfold Rdiv; ring.
+Qed.
+
+Lemma mderiv_mean : forall n N K W U t, solves n N K W U t ->
+  mderiv n (fun s => mean N (U s)) t (mean N (fun j => lohe_field n N K W (U t) j)).
+Proof.
+  intros n N K W U t H. unfold mean. apply mderiv_mscal.
+  apply (mderiv_msum n N (fun s k => U s k)). intros k Hk. apply solves_mderiv; assumption.
+Qed.
+
+Theorem order_derivative : order_derivative_spec.
+Proof.
+  intros n N K W U t HN HW Hs HU.
+  set (M := mean N (U t)).
+  pose proof (frob2_deriv n _ t _ (mderiv_mean n N _ _ U t Hs)) as D. fold M in D.
+  apply is_derive_Reals. unfold order2.
+  apply (is_derive_ext (fun s => / INR n * frob2 n (mean N (U s)))); [intros s; unfold Rdiv; apply Rmult_comm|].
+  eapply is_derive_val; [apply (is_derive_scal (fun s => frob2 n (mean N (U s)))); exact D|].
+  change (scal (/ INR n) ?x) with (/ INR n * x). cbv beta. fold M.
+  assert (HN' : INR N <> 0) by (apply not_0_INR; lia).
+  (* the sum of the fields *)
+  assert (S : msum (fun j => lohe_field n N (all_to_all K N) (fun _ => W) (U t) j) N
+    = madd (msum (fun j => mscal (K / 2) (msub M (mmul n (mmul n (U t j) (adj M)) (U t j)))) N)
+           (mscal (INR N) (mmul n W M))).
+  { rewrite <- (mmul_mscal_r n (INR N) W M). unfold M. rewrite <- msum_mean by exact HN.
+    rewrite mmul_msum_r, <- msum_madd. apply msum_ext. intros j _. apply field_all. }
+  unfold mean at 1. rewrite S, mmul_mscal_r, mmul_madd_r, mmul_mscal_r, mmul_msum_r,
+    re_tr_mscal, re_tr_madd, re_tr_mscal, re_tr_msum.
+  assert (Z : fst (trace n (mmul n (adj M) (mmul n W M))) = 0).
+  { apply re_trace_skew. unfold skew_hermitian in *.
+    rewrite !adj_mmul, adj_adj, HW, mmul_mscal_r, mmul_mscal_l, mmul_assoc. reflexivity. }
+  rewrite Z. unfold order_rate. fold M.
+  rewrite (sumN_ext _ (fun j => K / 2 * (fst (trace n (mmul n (adj M) M))
+     - fst (trace n (mmul n (mmul n (adj (U t j)) M) (mmul n (adj (U t j)) M)))))).
+  2: { intros j Hj. rewrite mmul_mscal_r, mmul_msub_r, re_tr_mscal, re_tr_msub. f_equal. f_equal.
+       rewrite <- re_tr_adj, !adj_mmul, adj_adj, !mmul_assoc. reflexivity. }
+  rewrite (sumN_ext (fun j => frob2 n (skew (mmul n (adj (U t j)) M)))
+    (fun j => / 2 * (fst (trace n (mmul n (adj M) M))
+     - fst (trace n (mmul n (mmul n (adj (U t j)) M) (mmul n (adj (U t j)) M)))))).
+  2: { intros j Hj. destruct (HU j Hj) as [_ H2]. rewrite frob2_skew by exact H2.
+       unfold Rdiv. ring. }
+  rewrite !sumN_scal. unfold Rdiv. rewrite Rinv_mult.
+  destruct (Req_dec (INR n) 0) as [E | E]; [rewrite E, Rinv_0; ring | field; split; assumption].
+Qed.
+
+(** ** (a) the co-rotating frame *)
+
+Lemma pull_mmul : forall n N K F U j,
+  pull N K (fun k => mmul n F (U k)) j = mmul n F (pull N K U j).
+Proof.
+  intros. unfold pull. rewrite mmul_msum_r. apply msum_ext. intros k _.
+  rewrite mmul_mscal_r. reflexivity.
+Qed.
+
+Theorem corotating : corotating_spec.
+Proof.
+  intros n N K W F U t HF HF' Hs j Hj. apply has_deriv_mderiv.
+  eapply mderiv_meq.
+  - apply (mderiv_mmul n F (fun s => U s j)); [apply has_deriv_mderiv; exact HF'|].
+    apply (solves_mderiv n N K (fun _ => W)); assumption.
+  - unfold lohe_field, no_drift. rewrite pull_mmul, mmul_zero_l.
+    set (P := pull N K (U t) j).
+    rewrite !adj_mmul, !mmul_madd_r, !mmul_mscal_r, !mmul_msub_r, !mmul_mscal_l, !mmul_assoc.
+    rewrite <- (mmul_assoc n (adj (F t)) (F t) (U t j)), HF, mid_mmul.
+    unfold zero. lin.
+Qed.
+
 Print Assumptions order_invariant.
 Print Assumptions gradient_form.
 Print Assumptions projection.
 Print Assumptions rate_sign.
+Print Assumptions frobenius_gradient.
+Print Assumptions order_derivative.
+Print Assumptions corotating.

@@ -63,3 +63,36 @@ Definition rate_sign_spec : Prop :=
     0 <= order_rate n N K U /\
     (order_rate n N K U = 0 <->
      forall j, (j < N)%nat -> meq n (lohe_field n N (all_to_all K N) no_drift U j) zero).
+
+(** (b) [2 sum_k V_k] is the Frobenius gradient of [E = ||sum_k V_k||_F^2] in [V_j]: for
+    every population [V], [j < N] and direction [Z], [s -> E(V with V_j + s Z)] has
+    derivative [Re tr((2 sum_k V_k)^H Z)] (the Frobenius inner product) at [s = 0];
+    and [2 sum_k V_k = 2 N M]. *)
+Definition bump (V : nat -> cmat) (j : nat) (s : R) (Z : cmat) : nat -> cmat :=
+  fun k => if Nat.eq_dec k j then madd (V k) (mscal s Z) else V k.
+Definition energy (n N : nat) (V : nat -> cmat) : R := frob2 n (msum V N).
+Definition frobenius_gradient_spec : Prop :=
+  forall n N V Z j, (j < N)%nat ->
+    derivable_pt_lim (fun s => energy n N (bump V j s Z)) 0
+      (fst (trace n (mmul n (adj (mscal 2 (msum V N))) Z))) /\
+    mscal 2 (msum V N) = mscal (2 * INR N) (mean N V).
+
+(** (c) along every solution with one common skew-Hermitian drift [W] ([-iH]) and
+    all-to-all coupling [K/N], [N >= 1], at every time [t] where every [U_j] is unitary:
+    [d/dt R^2 = 2K/(nN) sum_j ||skew(U_j^H M)||_F^2] ([order_rate]). *)
+Definition order_derivative_spec : Prop :=
+  forall n N K W (U : R -> nat -> cmat) t, (0 < N)%nat -> skew_hermitian n W ->
+    solves n N (all_to_all K N) (fun _ => W) U t ->
+    (forall j, (j < N)%nat -> unitary n (U t j)) ->
+    derivable_pt_lim (fun s => order2 n N (U s)) t (order_rate n N K (U t)).
+
+(** (a) the co-rotating frame: for every curve [F] with [F^H F = I] and [F' = -F W] at
+    [t] (as [F(s) = e^{iHs}] with [W = -iH]), if [U] solves the flow with the common
+    drift [W] at [t], then [V_j = F U_j] solves the flow without drift at [t]; any real
+    coupling [K]. *)
+Definition corotating_spec : Prop :=
+  forall n N K W (F : R -> cmat) (U : R -> nat -> cmat) t,
+    meq n (mmul n (adj (F t)) (F t)) mid ->
+    has_deriv n F t (mscal (-1) (mmul n (F t) W)) ->
+    solves n N K (fun _ => W) U t ->
+    solves n N K no_drift (fun s k => mmul n (F s) (U s k)) t.

@@ -97,3 +97,13 @@ Definition u1_solution_spec : Prop :=
     (forall j, (j < N)%nat ->
        derivable_pt_lim (fun s => th s j) t (kuramoto N K (fun k => - H k) (th t) j)) ->
     solves 1 N K (drift H) (fun s => phasor (th s)) t.
+
+(** (a) the group is invariant: with every [W_j] skew-Hermitian, a solution on
+    [[0, T]] that starts in U(n) (every [U_j(0)^H U_j(0) = I]; SO(n) for real data)
+    stays in it at every [t] in [[0, T]]. *)
+Definition group_invariant_spec : Prop :=
+  forall n N K W (U : R -> nat -> cmat) T,
+    (forall j, (j < N)%nat -> skew_hermitian n (W j)) ->
+    (forall t, 0 <= t <= T -> solves n N K W U t) ->
+    (forall j, (j < N)%nat -> meq n (mmul n (adj (U 0 j)) (U 0 j)) mid) ->
+    forall t j, 0 <= t <= T -> (j < N)%nat -> meq n (mmul n (adj (U t j)) (U t j)) mid.

@@ -48,3 +48,44 @@ Definition linearisation_spec : Prop :=
   forall N K xi, (0 < N)%nat ->
     (sumN xi N = 0 -> forall j, linearised N K xi j = - K * xi j) /\
     (forall c, linearised N K (fun _ => c) = fun _ => 0).
+
+(** (2) the derivative of [||Delta||_F^2] along every solution of the co-rotating flow
+    [V_k' = K/2 (M - V_k M^H V_k)] (no drift, all-to-all [K/N]), at every time where
+    [V_i^H V_i = I] and [V_j V_j^H = I]; [Delta = V_i - V_j], [E_k = M - V_k]:
+    [d||Delta||^2/dt = -2K ||Delta||^2 - K Re[tr(Delta^H Delta E_i^H V_i)
+    + tr(Delta Delta^H V_j E_j^H)]]. *)
+Definition delta (V : nat -> cmat) (i j : nat) : cmat := msub (V i) (V j).
+Definition dev (N : nat) (V : nat -> cmat) (k : nat) : cmat := msub (mean N V) (V k).
+Definition pair_derivative_spec : Prop :=
+  forall n N K (V : R -> nat -> cmat) t i j, (i < N)%nat -> (j < N)%nat ->
+    solves n N (all_to_all K N) no_drift V t ->
+    meq n (mmul n (adj (V t i)) (V t i)) mid -> meq n (mmul n (V t j) (adj (V t j))) mid ->
+    derivable_pt_lim (fun s => frob2 n (delta (V s) i j)) t
+      (- 2 * K * frob2 n (delta (V t) i j)
+       - K * (fst (trace n (mmul n (mmul n (adj (delta (V t) i j)) (delta (V t) i j))
+                                   (mmul n (adj (dev N (V t) i)) (V t i))))
+              + fst (trace n (mmul n (mmul n (delta (V t) i j) (adj (delta (V t) i j)))
+                                   (mmul n (V t j) (adj (dev N (V t) j))))))).
+
+(** (5) at [N = 2] the hypothesis [D(0) < N/(N-1)] is sharp: for every [n >= 1] and
+    [K], the pair [V_0 = I], [V_1 = diag(-1, 1, ..., 1)] lies in U(n) (and SO(n) up to
+    orientation: O(n)), is at distance [||V_0 - V_1||_F = 2 = N/(N-1)], and is an
+    equilibrium: the constant curve solves the co-rotating flow at every time, so
+    along it the distance stays [2] and the pair never synchronises. *)
+Definition antipode : cmat :=
+  fun a b => if Nat.eq_dec a b then (if Nat.eq_dec a 0 then (-1, 0) else (1, 0)) else (0, 0).
+Definition antipodal_pair : nat -> cmat := fun k => if Nat.eq_dec k 0 then mid else antipode.
+Definition antipodal_spec : Prop :=
+  forall n K, (0 < n)%nat ->
+    (forall k, (k < 2)%nat -> unitary n (antipodal_pair k)) /\
+    sqrt (frob2 n (delta antipodal_pair 0 1)) = / sync_c 2 /\
+    forall t, solves n 2 (all_to_all K 2) no_drift (fun _ => antipodal_pair) t.
+
+(** (3), the bound on [E_i]: if every pair is within [D] ([||V_k - V_l||_F <= D] for
+    [k, l < N]) then [||E_i||_F = ||M - V_i||_F <= c D], [c = (N-1)/N], [N >= 1]
+    (the triangle inequality for the Frobenius norm). *)
+Definition frob (n : nat) (X : cmat) : R := sqrt (frob2 n X).
+Definition deviation_bound_spec : Prop :=
+  forall n N V D i, (0 < N)%nat -> (i < N)%nat ->
+    (forall k l, (k < N)%nat -> (l < N)%nat -> frob n (delta V k l) <= D) ->
+    frob n (dev N V i) <= sync_c N * D.
