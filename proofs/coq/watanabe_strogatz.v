@@ -223,6 +223,47 @@ Proof.
   unfold y in *. lra.
 Qed.
 
+(** (d1) the chain rule, on real and imaginary parts (Coquelicot's [auto_derive]). *)
+Theorem chain_rule : chain_rule_spec.
+Proof.
+  intros alpha psi [w1 w2] [d1 d2] pdot t H1 H2 Hp u Hnz.
+  set (ar := fun s => Re (alpha s)) in *. set (ai := fun s => Im (alpha s)) in *.
+  assert (Ea : forall s, alpha s = (ar s, ai s)).
+  { intros s. unfold ar, ai, Re, Im. destruct (alpha s); reflexivity. }
+  simpl in H1, H2.
+  assert (Hd : (1 + ar t * (cos (psi t) * w1 - sin (psi t) * w2) + ai t * (cos (psi t) * w2 + sin (psi t) * w1)) ^ 2
+             + (ar t * (cos (psi t) * w2 + sin (psi t) * w1) - ai t * (cos (psi t) * w1 - sin (psi t) * w2)) ^ 2 <> 0).
+  { intros E.
+    set (X := 1 + ar t * (cos (psi t) * w1 - sin (psi t) * w2) + ai t * (cos (psi t) * w2 + sin (psi t) * w1)) in E.
+    set (Y := ar t * (cos (psi t) * w2 + sin (psi t) * w1) - ai t * (cos (psi t) * w1 - sin (psi t) * w2)) in E.
+    assert (HX : X = 0) by nra. assert (HY : Y = 0) by nra.
+    apply Hnz. unfold u. rewrite Ea. unfold Cconj, Cmult, Cplus, RtoC, Re, Im.
+    apply injective_projections; simpl;
+      [transitivity X; [unfold X; ring | exact HX] | transitivity Y; [unfold Y; ring | exact HY]]. }
+  assert (Ed1 : Derive (fun x => ar x) t = d1) by (apply is_derive_unique; exact H1).
+  assert (Ed2 : Derive (fun x => ai x) t = d2) by (apply is_derive_unique; exact H2).
+  assert (Edp : Derive (fun x => psi x) t = pdot) by (apply is_derive_unique; exact Hp).
+  assert (Hx : forall (f : R -> R) (d : R), is_derive f t d -> ex_derive (fun x => f x) t) by (intros f d H; exists d; exact H).
+  assert (Hd2 : ((1 + ar t * (cos (psi t) * w1 - sin (psi t) * w2) + ai t * (cos (psi t) * w2 + sin (psi t) * w1)) ^ 2
+             + (ar t * (cos (psi t) * w2 + sin (psi t) * w1) - ai t * (cos (psi t) * w1 - sin (psi t) * w2)) ^ 2) ^ 2 <> 0)
+    by (apply pow_nonzero; exact Hd).
+  split.
+  - apply (is_derive_ext (fun s => Re (mobius (ar s, ai s) (u s)))); [intros s; rewrite Ea; reflexivity|].
+    unfold mobius, u, Cdiv, Cinv, Cconj, Cmult, Cplus, RtoC, Re, Im, chain, Ci. simpl.
+    rewrite Ea. simpl.
+    auto_derive.
+    + repeat split; first [eapply Hx; eassumption | intros E; apply Hd; rewrite <- E; ring].
+    + rewrite Ed1, Ed2, Edp. field.
+      repeat split; intros E; first [apply Hd; rewrite <- E; ring | apply Hd2; rewrite <- E; ring].
+  - apply (is_derive_ext (fun s => Im (mobius (ar s, ai s) (u s)))); [intros s; rewrite Ea; reflexivity|].
+    unfold mobius, u, Cdiv, Cinv, Cconj, Cmult, Cplus, RtoC, Re, Im, chain, Ci. simpl.
+    rewrite Ea. simpl.
+    auto_derive.
+    + repeat split; first [eapply Hx; eassumption | intros E; apply Hd; rewrite <- E; ring].
+    + rewrite Ed1, Ed2, Edp. field.
+      repeat split; intros E; first [apply Hd; rewrite <- E; ring | apply Hd2; rewrite <- E; ring].
+Qed.
+
 Print Assumptions mobius_circle.
 Print Assumptions mobius_disk.
 Print Assumptions riccati_form.
@@ -230,3 +271,4 @@ Print Assumptions reduced_flow.
 Print Assumptions alpha_stays_in_disk.
 Print Assumptions poisson_kernel_sum.
 Print Assumptions disk_invariance.
+Print Assumptions chain_rule.

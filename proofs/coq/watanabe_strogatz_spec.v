@@ -38,6 +38,18 @@ Definition chain (a u adot : C) (pdot : R) : C :=
    + adot / (1 + Cconj a * u)
    - u * (u + a) / ((1 + Cconj a * u) * (1 + Cconj a * u)) * Cconj adot)%C.
 
+(** (d1) the chain rule: for [alpha(t)] and [psi(t)] differentiable (derivatives [adot],
+    [pdot]; real and imaginary parts) and [w] constant, [z(t) = M_{alpha(t)}(e^{i psi(t)} w)]
+    has derivative [chain alpha u adot pdot] wherever [1 + conj(alpha) u <> 0]. *)
+Definition chain_rule_spec : Prop :=
+  forall (alpha : R -> C) (psi : R -> R) (w adot : C) (pdot t : R),
+  is_derive (fun s => Re (alpha s)) t (Re adot) -> is_derive (fun s => Im (alpha s)) t (Im adot) ->
+  is_derive psi t pdot ->
+  let u := fun s => ((cos (psi s), sin (psi s)) * w)%C in
+  (1 + Cconj (alpha t) * u t)%C <> RtoC 0 ->
+  is_derive (fun s => Re (mobius (alpha s) (u s))) t (Re (chain (alpha t) (u t) adot pdot))
+  /\ is_derive (fun s => Im (mobius (alpha s) (u s))) t (Im (chain (alpha t) (u t) adot pdot)).
+
 Definition reduced_flow_spec : Prop := forall (w : R) (H a u : C),
   (1 + Cconj a * u)%C <> RtoC 0 ->
   chain a u (alpha_dot w H a) (psi_dot w H a) = riccati w H (mobius a u).
