@@ -32,7 +32,8 @@ Proof idea:
     (f) Solve for the cubic's coefficients and evaluate at h/2.
 
 What is symbolic and what is numeric:
-    Coq (proofs/coq/delay_locking.v, every N): (a), (b), the zero-sum modes of (c), (d),
+    Coq (proofs/coq/delay_locking.v, every N): (a), (b), the zero-sum modes of (c) and the
+    classification of every exponential mode (uniform or zero-sum), (d),
     (e) and (f)'s algebra. Symbolic (sympy): (a) for N = 3 with a free matrix of equal row
     sums and the generic term; (b) for the generic term; (c) the characteristic determinant
     for N = 3 and the zero-sum solution; (d) the real/imaginary split and the modulus
@@ -100,9 +101,15 @@ PARTS = (
     ),
     Part(
         "c(ii)",
-        "For the mean field the characteristic determinant is (lambda + c - c e^{-lambda tau})(lambda + c)^{N-1}: every exponential mode is uniform or zero-sum.",
+        "For the mean field with c = k cos(Omega tau) != 0 and every N, an exponential mode v e^{lambda t} (v != 0 complex) of the linearisation is either uniform with lambda + c = c e^{-lambda tau} or zero-sum with lambda + c = 0, and each such v is a mode.",
+        "coq",
+        coq="mode_classification",
+    ),
+    Part(
+        "c(iii)",
+        "For the mean field the characteristic determinant is (lambda + c - c e^{-lambda tau})(lambda + c)^{N-1} (with multiplicities).",
         "sympy",
-        why="a determinant of an N x N matrix of exponentials: proved by sympy for N = 3 (and the eigenvector argument in the docstring), not formalised for every N",
+        why="a determinant of an N x N matrix of exponentials: proved by sympy for N = 3; its zero set (every mode uniform or zero-sum) is c(ii), in Coq for every N, but the determinant with its multiplicities is not formalised (no matrices)",
     ),
     Part(
         "d",
@@ -147,7 +154,7 @@ PARTS = (
         why="a statement about a simulation's long-time behaviour (basins are not characterised)",
     ),
 )
-COQ_SPEC_SHA256 = "912a24f0116c3f64b5af6f8192a0271097008bfc64722003ad2131b992e3460b"
+COQ_SPEC_SHA256 = "0d98fce6afa16a206a8f745b1ed794e22bd0642a657321ee7dc0a38ddcc1e24c"
 
 t, tau, w, k, Om, c0, eps = sp.symbols("t tau omega k Omega c epsilon", real=True)
 x, y = sp.symbols("x y", real=True)

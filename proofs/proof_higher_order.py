@@ -42,9 +42,9 @@ Proof idea:
     nra. (f) p(u) = (u - 1)(K2 u + K1) + 2 gamma. (g) substitute.
 
 What is symbolic and what is numeric:
-    Coq (proofs/coq/higher_order.v): (a) for every N (sumN), (c)'s algebra, (d), (e),
-    (f), (g). Sympy: all of (a)-(g) again with free symbols, including (b) with free
-    mode index n and (c)'s residue (the Lorentzian integral of a rational function
+    Coq (proofs/coq/higher_order.v): (a) for every N (sumN), (b)'s reduction of every
+    mode n >= 1 to one equation, (c)'s algebra, (d), (e), (f), (g). Sympy: all of (a)-(g) again with free symbols, including (b) with free
+    mode index n (and the Fourier projection itself for n = 1, 2, 3) and (c)'s residue (the Lorentzian integral of a rational function
     analytic in the lower half plane); (e)'s roots symbolically, their signs only at a
     grid of exact rational points (the general sign argument is Coq's). Numeric (float64): simplicial_field (scalar and
     TriangleList) against a brute-force triple sum, simplicial_ott_antonsen_rhs,
@@ -93,7 +93,8 @@ MIRRORS = (
 )
 PARTS = (
     Part("a", "For every finite family of phases, sum_{j,l} sin(2a_j - a_l - x) = cos x (S2 C1 - C2 S1) - sin x (C2 C1 + S2 S1).", "coq", coq="triadic_mean_field"),
-    Part("b", "The Poisson-kernel family is invariant: every Fourier mode n >= 1 of the continuity equation gives z' = i omega z + (H - conj(H) z^2)/2.", "sympy", why="a statement about Fourier series of densities (a PDE); sympy checks the n-th mode with n free"),
+    Part("b(i)", "For the Poisson-kernel ansatz f = g/(2 pi)(1 + sum_n (abar^n e^{in theta} + c.c.)) and v = omega + Im(H e^{-i theta}), the e^{in theta} coefficient of the continuity equation d_t f + d_theta(f v) = 0 is n abar^{n-1} abar' + i n (omega abar^n + H/(2i) abar^{n+1} - conj(H)/(2i) abar^{n-1}).", "sympy", why="a Fourier projection of a PDE (series in e^{i theta}); sympy extracts the coefficient for n = 1, 2, 3 from the truncated series (exact: mode n only involves abar^{n-1}, abar^n, abar^{n+1})"),
+    Part("b(ii)", "For every n >= 1 that coefficient is n abar^{n-1} (abar' - (-i omega abar + (conj(H) - H abar^2)/2)), so for abar != 0 every mode vanishes iff z' = i omega z + (H - conj(H) z^2)/2 (z = conj abar): the Poisson-kernel family is invariant.", "coq", coq="mode_reduction"),
     Part("c1", "For Lorentzian g, Z_1 = z(i gamma) and Z_2 = Z_1^2 on the Ott-Antonsen manifold.", "sympy", why="a contour integral (residue theorem); sympy integrates the Lorentzian against rational z analytic in the lower half plane"),
     Part("c2", "For z' = -gamma z + (H - conj(H) z^2)/2 with H = (K1 + K2|z|^2) z, Re(conj(z) z') = |z|^2 (-gamma + (K1 + K2|z|^2)(1 - |z|^2)/2).", "coq", coq="oa_modulus"),
     Part("d1", "f(r) = -(1/2) r p(r^2), f'(r) = -(1/2)p(r^2) - r^2 p'(r^2) (a derivative), f'(0) = K1/2 - gamma.", "coq", coq="quintic_derivative"),
@@ -103,7 +104,7 @@ PARTS = (
     Part("g", "For K2 > 2 gamma: at K1 = 2 gamma, p(1 - 2 gamma/K2) = 0 with p' > 0 there; at K1 = sqrt(8 gamma K2) - K2, Delta = 0 and the double root is 1 - sqrt(2 gamma/K2) > 0.", "coq", coq="abrupt_transition"),
     Part("h", "N = 10^4 simulations with Lorentzian frequencies land on r = 0 and r_+ in the bistable window, jump above 2 gamma and fall below K_b.", "measured", why="a finite-N simulation (diffrax), compared within finite-size error"),
 )
-COQ_SPEC_SHA256 = "b427f53abc297060e6e11817467e4b5383a5a18163c86b95ee28d32ed8aecec3"
+COQ_SPEC_SHA256 = "062493663d1193b4939cf4030a6fc2097cd95381527578cbbe189435724c759d"
 
 K1, K2, gamma, r, u = sp.symbols("K1 K2 gamma r u", real=True)
 gp = sp.Symbol("gamma_p", positive=True)
@@ -165,6 +166,17 @@ def prove(term=triadic_term, f=quintic, K_b=k_backward) -> None:
     coef = n * A ** (n - 1) * Ad + sp.I * n * (w * A**n + H / (2 * sp.I) * A ** (n + 1) - Hb / (2 * sp.I) * A ** (n - 1))
     mode_eq = Ad - (-sp.I * w * A + (Hb - H * A**2) / 2)  # a' for a = conj(z)
     assert_zero(sp.powsimp(sp.expand(coef - n * A ** (n - 1) * mode_eq), force=True), "(b) every mode gives one equation")
+    # (b(i)) the coefficient itself: project d_t f + d_theta(f v) on e^{i k theta}, k = 1..3,
+    # with X = e^{i theta} (d_theta = i X d_X) and the series truncated at X^{k+1} (exact)
+    X, B, Bd = sp.symbols("X b bdot")  # b = conj(a), an independent symbol
+    for k in (1, 2, 3):
+        M = k + 1
+        f_ser = 1 + sum(A**m * X**m + B**m * X**-m for m in range(1, M + 1))
+        dt_f = sum(m * A ** (m - 1) * Ad * X**m + m * B ** (m - 1) * Bd * X**-m for m in range(1, M + 1))
+        v = w + (H / X - Hb * X) / (2 * sp.I)
+        total = sp.expand(dt_f + sp.I * X * sp.diff(sp.expand(f_ser * v), X))
+        coef_k = total.coeff(X, k)
+        assert_zero(sp.expand(coef_k - coef.subs(n, k)), f"(b) the e^(i {k} theta) coefficient of the continuity equation")
     # (c1) residue: int g(w) R(w) dw = R(-i gamma) for R analytic, bounded in the lower half plane
     p1 = sp.Symbol("p1", positive=True)
     g = gp / (sp.pi * (w**2 + gp**2))

@@ -28,7 +28,8 @@ Proof idea:
 
 What is symbolic and what is numeric:
     Coq (proofs/coq/inertia.v, every N, Coquelicot derivatives through the standard
-    library's derivable_pt_lim): (a)-(d), (f). Symbolic (sympy): (a) for N = 3 with a free
+    library's derivable_pt_lim): (a)-(d), (f), and (e) as the eigenvector form of the
+    block elimination (complex eigenvalues and eigenvectors, a free real J). Symbolic (sympy): (a) for N = 3 with a free
     symmetric matrix and its failure without symmetry; (e) the determinant for N = 2 with
     a free matrix J; (f) the roots of the quadratic. Numeric (float64):
     ``inertial_vector_field`` and ``inertial_energy`` against the lambdified statement
@@ -100,9 +101,9 @@ PARTS = (
     ),
     Part(
         "e",
-        "The inertial Jacobian's eigenvalues solve m lambda^2 + lambda + mu = 0 for the first-order rates mu.",
-        "sympy",
-        why="a block determinant of 2N x 2N matrices: proved by sympy for N = 2 with a free J (the block elimination in the docstring is the general argument), not formalised with Coq matrices",
+        "For every N, m > 0 and real J = -dF/dtheta, lambda is an eigenvalue of the inertial Jacobian [[0, I], [-J/m, -I/m]] iff m lambda^2 + lambda + mu = 0 for an eigenvalue mu of J (eigenvectors (x, lambda x)).",
+        "coq",
+        coq="inertial_spectrum",
     ),
     Part(
         "f",
@@ -123,7 +124,7 @@ PARTS = (
         why="a property of a floating-point adaptive solve, checked numerically",
     ),
 )
-COQ_SPEC_SHA256 = "1b0652792dc847b6c7858049ac383ba9a035cf9b5b3486f7cfe97908c1e5f512"
+COQ_SPEC_SHA256 = "bf21a7dfe45828db28f19ec864bf8ca524626bc07253ae8236035c2384c0421b"
 
 m = sp.Symbol("m", positive=True)
 

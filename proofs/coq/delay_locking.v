@@ -108,6 +108,105 @@ Proof.
   subst y0 y1 f0 f1. field.
 Qed.
 
+(** (c) the exponential modes of the mean-field linearisation, every [N]. *)
+Lemma C_ext : forall a b : C, fst a = fst b -> snd a = snd b -> a = b.
+Proof. intros [a1 a2] [b1 b2]; simpl; intros -> ->; reflexivity. Qed.
+
+Lemma csum_S : forall f n, csum f (S n) = (csum f n + f n)%C.
+Proof. intros f n. apply C_ext; reflexivity. Qed.
+
+Lemma csum_affine : forall (f : nat -> C) (a b : C) n,
+  csum (fun j => a * f j + b)%C n = (a * csum f n + RtoC (INR n) * b)%C.
+Proof.
+  intros f a b n. induction n as [|n IH].
+  - apply C_ext; simpl; ring.
+  - rewrite !csum_S, IH, S_INR, RtoC_plus. ring.
+Qed.
+
+Lemma csum_const_eq : forall (f : nat -> C) u n,
+  (forall j, (j < n)%nat -> f j = u) -> csum f n = (RtoC (INR n) * u)%C.
+Proof.
+  intros f u n Hf. induction n as [|n IH].
+  - apply C_ext; simpl; ring.
+  - rewrite csum_S, IH, (Hf n (Nat.lt_succ_diag_r n)), S_INR, RtoC_plus. ring.
+    intros j Hj. apply Hf. lia.
+Qed.
+
+Lemma cexp_delay_neq : forall lam tau, cexp_delay lam tau <> 0%C.
+Proof.
+  intros lam tau E. unfold cexp_delay in E.
+  pose proof (f_equal fst E) as E1. pose proof (f_equal snd E) as E2. simpl in E1, E2.
+  pose proof (exp_pos (- fst lam * tau)) as He. pose proof (sin2_cos2 (snd lam * tau)) as Hs.
+  unfold Rsqr in Hs.
+  assert (cos (snd lam * tau) = 0) as Hc.
+  { apply (Rmult_eq_reg_l (exp (- fst lam * tau))); lra. }
+  assert (sin (snd lam * tau) = 0) as Hsn.
+  { apply (Rmult_eq_reg_l (exp (- fst lam * tau))); lra. }
+  rewrite Hc, Hsn in Hs. lra.
+Qed.
+
+Lemma RtoC_neq : forall r, r <> 0 -> RtoC r <> 0%C.
+Proof. intros r Hr E. apply (f_equal fst) in E. simpl in E. lra. Qed.
+
+Lemma csum_ext : forall f g n, (forall j, f j = g j) -> csum f n = csum g n.
+Proof. intros f g n H. induction n as [|n IH]; [reflexivity|]. rewrite !csum_S, IH, H. reflexivity. Qed.
+
+(** the mode equation in closed form: [(lam + c) v_i = (c/n) E m]. *)
+Lemma mode_closed : forall n k tau Omega lam (v : nat -> C) i, (0 < n)%nat ->
+  (RtoC (cos (Omega * tau)) * csum (fun j => RtoC (k / INR n) * (v j * cexp_delay lam tau - v i)) n)%C
+  = (RtoC (k * cos (Omega * tau) / INR n) * cexp_delay lam tau * csum v n
+     - RtoC (k * cos (Omega * tau)) * v i)%C.
+Proof.
+  intros n k tau Omega lam v i Hn.
+  assert (HnR : INR n <> 0) by (apply not_0_INR; lia).
+  rewrite (csum_ext _ (fun j => (RtoC (k / INR n) * cexp_delay lam tau) * v j + (- (RtoC (k / INR n) * v i)))%C)
+    by (intros j; ring).
+  rewrite csum_affine.
+  apply C_ext; simpl; field; exact HnR.
+Qed.
+
+Theorem mode_classification : mode_classification_spec.
+Proof.
+  intros n k tau Omega lam v Hn Hc [i0 [Hi0 Hv0]] c.
+  assert (HnR : INR n <> 0) by (apply not_0_INR; lia).
+  assert (HcC : c <> 0%C) by (apply RtoC_neq; exact Hc).
+  set (E := cexp_delay lam tau).
+  assert (HE : E <> 0%C) by apply cexp_delay_neq.
+  assert (HnC : RtoC (INR n) <> 0%C) by (apply RtoC_neq; exact HnR).
+  assert (Hcn : RtoC (k * cos (Omega * tau) / INR n) = (c / RtoC (INR n))%C).
+  { unfold c. apply C_ext; simpl; field; exact HnR. }
+  unfold mean_field_mode. split.
+  - intros Hm.
+    assert (Hall : forall i, (i < n)%nat -> ((lam + c) * v i = c / RtoC (INR n) * E * csum v n)%C).
+    { intros i Hi. pose proof (Hm i Hi) as H. rewrite mode_closed in H by exact Hn.
+      fold E in H. rewrite Hcn in H. fold c in H.
+      transitivity (lam * v i + c * v i)%C; [ring|].
+      rewrite H. ring. }
+    destruct (Classical_Prop.classic ((lam + c)%C = 0%C)) as [Hz|Hz].
+    + right. split; [|exact Hz].
+      pose proof (Hall i0 Hi0) as H. rewrite Hz, Cmult_0_l in H.
+      transitivity ((RtoC (INR n) / (c * E)) * (c / RtoC (INR n) * E * csum v n))%C.
+      * field. repeat split; assumption.
+      * rewrite <- H. ring.
+    + set (u := (c / RtoC (INR n) * E * csum v n / (lam + c))%C).
+      assert (Hu : forall i, (i < n)%nat -> v i = u).
+      { intros i Hi. unfold u. rewrite <- (Hall i Hi). field. exact Hz. }
+      left. split.
+      * intros i j Hi Hj. rewrite (Hu i Hi), (Hu j Hj). reflexivity.
+      * assert (Hsum : csum v n = (RtoC (INR n) * u)%C) by (apply csum_const_eq; exact Hu).
+        pose proof (Hall i0 Hi0) as H. rewrite Hsum, (Hu i0 Hi0) in H.
+        assert (Hu0 : u <> 0%C) by (rewrite <- (Hu i0 Hi0); exact Hv0).
+        transitivity ((lam + c) * u / u)%C; [field; exact Hu0|].
+        rewrite H. field. split; assumption.
+  - intros [[Hu Hchar] | [Hsum Hz]] i Hi; rewrite mode_closed by exact Hn; fold E; rewrite Hcn.
+    + assert (Hsum : csum v n = (RtoC (INR n) * v i)%C)
+        by (apply csum_const_eq; intros j Hj; apply Hu; assumption).
+      rewrite Hsum. fold c.
+      transitivity ((lam + c) * v i - c * v i)%C; [ring|]. rewrite Hchar. field. exact HnC.
+    + rewrite Hsum. fold c.
+      transitivity ((lam + c) * v i - c * v i)%C; [ring|]. rewrite Hz. ring.
+Qed.
+
 Print Assumptions locked_state.
 Print Assumptions linearisation.
 Print Assumptions transverse_mode.
@@ -115,3 +214,4 @@ Print Assumptions uniform_mode_stable.
 Print Assumptions roots_bounded.
 Print Assumptions residual_derivative.
 Print Assumptions hermite_midpoint.
+Print Assumptions mode_classification.

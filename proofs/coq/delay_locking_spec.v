@@ -6,6 +6,8 @@
     (equivalent to Coquelicot's [is_derive], [is_derive_Reals]). *)
 
 From Syncattn Require Import CoreSpec.
+From Coquelicot Require Import Complex.
+Open Scope R_scope.
 
 (** [syncattn.kuramoto.delay_vector_field] with one delay [tau], one natural frequency
     [omega] and no frustration: [omega + sum_j K_ij sin(theta_j(t - tau) - theta_i(t))]. *)
@@ -51,6 +53,30 @@ Definition transverse_mode_spec : Prop :=
   derivable_pt_lim (fun s => v i * exp (- (k * cos (Omega * tau)) * s)) t
     (linearised_rhs n (fun _ _ => k / INR n) tau Omega
        (fun j s => v j * exp (- (k * cos (Omega * tau)) * s)) t i).
+
+(** complex sums and [e^{-lam tau}] for [lam = x + i y] *)
+Definition csum (f : nat -> C) (n : nat) : C :=
+  (sumN (fun j => fst (f j)) n, sumN (fun j => snd (f j)) n).
+Definition cexp_delay (lam : C) (tau : R) : C :=
+  (exp (- fst lam * tau) * cos (snd lam * tau), - (exp (- fst lam * tau) * sin (snd lam * tau))).
+
+(** [phi_j(t) = v_j e^{lam t}] solves the linearisation with [K_ij = k/n]
+    ([linearised_rhs], divided by [e^{lam t}]). *)
+Definition mean_field_mode (n : nat) (k tau Omega : R) (lam : C) (v : nat -> C) : Prop :=
+  forall i, (i < n)%nat ->
+    (lam * v i)%C = (RtoC (cos (Omega * tau)) * csum (fun j => RtoC (k / INR n) * (v j * cexp_delay lam tau - v i)) n)%C.
+
+(** (c) mean field, [c = k cos(Omega tau) <> 0]: an exponential mode [v e^{lam t}]
+    ([v <> 0], complex) is either uniform with [lam + c = c e^{-lam tau}] or zero-sum
+    with [lam + c = 0], and every such [v] is a mode. *)
+Definition mode_classification_spec : Prop :=
+  forall n k tau Omega (lam : C) (v : nat -> C),
+  (0 < n)%nat -> k * cos (Omega * tau) <> 0 -> (exists i, (i < n)%nat /\ v i <> 0%C) ->
+  let c := RtoC (k * cos (Omega * tau)) in
+  (mean_field_mode n k tau Omega lam v <->
+   ((forall i j, (i < n)%nat -> (j < n)%nat -> v i = v j) /\ (lam + c = c * cexp_delay lam tau)%C)
+   \/ (csum v n = 0%C /\ (lam + c = 0)%C)).
+
 
 (** (d) The uniform mode's characteristic equation [lambda + c = c e^{-lambda tau}]
     ([lambda = x + i y], real and imaginary parts) has no root with [x >= 0] but

@@ -154,6 +154,36 @@ Proof.
     unfold Delta, p, dp. rewrite Hgq. repeat split; try ring; lra.
 Qed.
 
+(** (b) every Fourier mode reduces to the one Ott-Antonsen equation. *)
+Lemma Ci_neq : Ci <> 0%C.
+Proof. intros E. apply (f_equal snd) in E. simpl in E. lra. Qed.
+
+Lemma cpow_neq : forall (a : C) n, a <> 0%C -> cpow a n <> 0%C.
+Proof.
+  intros a n Ha. induction n as [|k IH]; simpl.
+  - intros E. apply (f_equal fst) in E. simpl in E. lra.
+  - apply Cmult_neq_0; [exact Ha | exact IH].
+Qed.
+
+Theorem mode_reduction : mode_reduction_spec.
+Proof.
+  intros w H a adot.
+  assert (Hid : forall n, (1 <= n)%nat ->
+     mode_coef n w H a adot = (RtoC (INR n) * cpow a (n - 1) * (adot - conj_oa w H a))%C).
+  { intros n Hn. destruct n as [|k]; [lia|].
+    replace (S k - 1)%nat with k by lia. replace (S k + 1)%nat with (S (S k)) by lia.
+    unfold mode_coef, conj_oa. replace (S k - 1)%nat with k by lia.
+    replace (S k + 1)%nat with (S (S k)) by lia. simpl cpow.
+    field. repeat split; first [exact Ci_neq | intros E; apply (f_equal fst) in E; simpl in E; lra]. }
+  split; [exact Hid|].
+  intros Ha. split.
+  - intros Hall. specialize (Hall 1%nat (le_n 1)). rewrite Hid in Hall by lia.
+    transitivity (RtoC (INR 1) * cpow a (1 - 1) * (adot - conj_oa w H a) + conj_oa w H a)%C.
+    + simpl. ring.
+    + rewrite Hall. ring.
+  - intros E n Hn. rewrite Hid by exact Hn. rewrite E. ring.
+Qed.
+
 Print Assumptions triadic_mean_field.
 Print Assumptions oa_modulus.
 Print Assumptions quintic_derivative.
@@ -161,3 +191,4 @@ Print Assumptions root_linearisation.
 Print Assumptions bistable_region.
 Print Assumptions no_bistability.
 Print Assumptions abrupt_transition.
+Print Assumptions mode_reduction.

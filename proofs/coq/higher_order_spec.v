@@ -23,6 +23,27 @@ Definition triadic_mean_field_spec : Prop := forall (a : nat -> R) (n : nat) (x 
   triadic_sum a n x
   = cos x * (S2 a n * C1 a n - C2 a n * S1 a n) - sin x * (C2 a n * C1 a n + S2 a n * S1 a n).
 
+(** [z^n] in [C]. *)
+Fixpoint cpow (z : C) (n : nat) : C := match n with O => 1%C | S k => (z * cpow z k)%C end.
+
+(** (b) the [e^{i n theta}] coefficient ([n >= 1]) of the continuity equation
+    [d_t f + d_theta (f v) = 0] for [f = g/(2 pi) (1 + sum_n (a^n e^{i n theta} + c.c.))],
+    [v = omega + Im(H e^{-i theta})], with [a = conj z] and [adot = a']. *)
+Definition mode_coef (n : nat) (w : R) (H a adot : C) : C :=
+  (RtoC (INR n) * cpow a (n - 1) * adot
+   + Ci * RtoC (INR n) * (RtoC w * cpow a n + H / (2 * Ci) * cpow a (n + 1)
+                          - Cconj H / (2 * Ci) * cpow a (n - 1)))%C.
+
+(** the conjugate of the Ott-Antonsen equation [z' = i omega z + (H - conj(H) z^2)/2]. *)
+Definition conj_oa (w : R) (H a : C) : C := (- Ci * RtoC w * a + (Cconj H - H * a * a) / 2)%C.
+
+(** (b) every mode [n >= 1] is [n a^{n-1}] times the one equation: for [a <> 0] all
+    modes vanish iff [a' = conj_oa]. *)
+Definition mode_reduction_spec : Prop := forall (w : R) (H a adot : C),
+  (forall n, (1 <= n)%nat ->
+     mode_coef n w H a adot = (RtoC (INR n) * cpow a (n - 1) * (adot - conj_oa w H a))%C)
+  /\ (a <> 0%C -> ((forall n, (1 <= n)%nat -> mode_coef n w H a adot = 0%C) <-> adot = conj_oa w H a)).
+
 (** The Ott-Antonsen equation of the local order parameter at the Lorentzian pole,
     [z' = -gamma z + (H - conj(H) z^2)/2], with [H = (K1 + K2 |z|^2) z]. *)
 Definition m2 (z : C) : R := Re z ^ 2 + Im z ^ 2.

@@ -21,8 +21,9 @@
 
     Not formalised: the geometric step of Cover's theorem (counting the dichotomies
     of points in general position), the topology of the interior case, the symmetry
-    of the sign patterns that turns the count into a probability, and Markov's
-    inequality with independence in the Chernoff bound.
+    of the sign patterns that turns the count into a probability.  The Chernoff
+    bound (d) is proved on the exact binomial law (Markov's inequality on
+    [e^{lam k}] becomes a termwise comparison of finite sums).
 
     Assumes: the standard library's axioms of the real numbers. *)
 
@@ -238,6 +239,77 @@ Proof.
   lra.
 Qed.
 
+(** (d) the binomial tail: Markov's inequality on [e^{lam k}], the binomial theorem,
+    Hoeffding's lemma for each factor, and the Chernoff optimum. *)
+Lemma pascal_weighted : forall n d x,
+  sumN (fun k => INR (binom (S n) k) * x ^ k) (S d)
+  = sumN (fun k => INR (binom n k) * x ^ k) (S d) + x * sumN (fun k => INR (binom n k) * x ^ k) d.
+Proof.
+  intros n d x. induction d as [| d IH].
+  - simpl. destruct n; simpl; ring.
+  - change (sumN (fun k => INR (binom (S n) k) * x ^ k) (S (S d)))
+      with (sumN (fun k => INR (binom (S n) k) * x ^ k) (S d) + INR (binom (S n) (S d)) * x ^ (S d)).
+    rewrite IH. simpl binom. rewrite plus_INR. simpl sumN. simpl pow. ring.
+Qed.
+
+Lemma binomial_theorem : forall n x, sumN (fun k => INR (binom n k) * x ^ k) (S n) = (1 + x) ^ n.
+Proof.
+  induction n as [| n IH]; intros x; [simpl; ring|].
+  rewrite pascal_weighted.
+  replace (sumN (fun k => INR (binom n k) * x ^ k) (S (S n)))
+    with (sumN (fun k => INR (binom n k) * x ^ k) (S n) + INR (binom n (S n)) * x ^ (S n)) by reflexivity.
+  rewrite IH, binom_above by lia. simpl. ring.
+Qed.
+
+Lemma exp_mult_INR : forall l k, exp (l * INR k) = exp l ^ k.
+Proof.
+  intros l k. induction k as [| k IH]; [simpl; rewrite Rmult_0_r; apply exp_0|].
+  rewrite S_INR, Rmult_plus_distr_l, Rmult_1_r, exp_plus, IH. simpl. ring.
+Qed.
+
+Theorem binomial_tail : binomial_tail_spec.
+Proof.
+  intros n t Hn Ht.
+  assert (HnR : 0 < INR n) by (apply lt_0_INR; lia).
+  set (a := INR n / 2 + t). set (lam := 4 * t / INR n).
+  assert (Hlam : 0 <= lam) by (unfold lam; apply Rmult_le_pos; [lra | left; apply Rinv_0_lt_compat; exact HnR]).
+  assert (H2n : 0 < 2 ^ n) by (apply pow_lt; lra).
+  (* Markov / Chernoff: the indicator is below e^{lam (k - a)} *)
+  assert (S1 : sumN (fun k => if Rle_dec a (INR k) then INR (binom n k) else 0) (S n)
+               <= exp (- lam * a) * (1 + exp lam) ^ n).
+  { rewrite <- binomial_theorem, <- sumN_scal.
+    apply sumN_le. intros k Hk.
+    pose proof (pos_INR (binom n k)) as Hb.
+    replace (exp (- lam * a) * (INR (binom n k) * exp lam ^ k))
+      with (INR (binom n k) * exp (lam * (INR k - a)))
+      by (rewrite <- exp_mult_INR; replace (lam * (INR k - a)) with (- lam * a + lam * INR k) by ring;
+          rewrite exp_plus; ring).
+    destruct (Rle_dec a (INR k)) as [Hak|Hak].
+    - assert (1 <= exp (lam * (INR k - a))).
+      { rewrite <- exp_0. destruct (Req_dec (lam * (INR k - a)) 0) as [E|E]; [rewrite E; lra|].
+        left. apply exp_increasing. assert (0 <= lam * (INR k - a)) by (apply Rmult_le_pos; lra). lra. }
+      nra.
+    - apply Rmult_le_pos; [exact Hb | left; apply exp_pos]. }
+  (* Hoeffding's lemma for each factor *)
+  assert (S2 : (1 + exp lam) / 2 <= exp (lam / 2 + lam ^ 2 / 8)).
+  { pose proof (hoeffding_lemma lam) as Hh.
+    assert (Hq : 0 < (1 + exp lam) / 2) by (pose proof (exp_pos lam); lra).
+    rewrite <- (exp_ln _ Hq). destruct (Req_dec (ln ((1 + exp lam) / 2)) (lam / 2 + lam ^ 2 / 8)) as [E|E];
+      [rewrite E; lra | left; apply exp_increasing; lra]. }
+  assert (S3 : ((1 + exp lam) / 2) ^ n <= exp (INR n * (lam / 2 + lam ^ 2 / 8))).
+  { rewrite Rmult_comm, exp_mult_INR. apply pow_incr. split; [|exact S2].
+    pose proof (exp_pos lam); lra. }
+  assert (E4 : - lam * a + INR n * (lam / 2 + lam ^ 2 / 8) = hoeffding_exponent t (INR n)).
+  { destruct (chernoff_optimum t (INR n) HnR) as [_ E]. rewrite <- E. unfold lam, a. field. lra. }
+  apply (Rle_trans _ (exp (- lam * a) * (1 + exp lam) ^ n / 2 ^ n)).
+  - apply Rmult_le_compat_r; [left; apply Rinv_0_lt_compat; exact H2n | exact S1].
+  - rewrite <- E4, exp_plus. unfold Rdiv. rewrite Rmult_assoc.
+    apply Rmult_le_compat_l; [left; apply exp_pos|].
+    replace ((1 + exp lam) ^ n * / 2 ^ n) with (((1 + exp lam) / 2) ^ n)
+      by (unfold Rdiv; rewrite Rpow_mult_distr, pow_inv; reflexivity).
+    exact S3.
+Qed.
+
 Print Assumptions positive_weights.
 Print Assumptions interior.
 Print Assumptions cover_recurrence.
@@ -245,3 +317,4 @@ Print Assumptions law.
 Print Assumptions hoeffding_lemma.
 Print Assumptions chernoff_optimum.
 Print Assumptions decay.
+Print Assumptions binomial_tail.

@@ -72,6 +72,13 @@ Definition chernoff_optimum_spec : Prop :=
   (forall lam, hoeffding_exponent t n <= - lam * t + n * lam ^ 2 / 8) /\
   - (4 * t / n) * t + n * (4 * t / n) ^ 2 / 8 = hoeffding_exponent t n.
 
+(** (d) Chernoff's bound on the exact law: for [n >= 1] and [t >= 0],
+    [P(Bin(n, 1/2) >= n/2 + t) = 2^{-n} sum_{k >= n/2 + t} binom(n, k) <= e^{-2 t^2 / n}]. *)
+Definition binomial_tail_spec : Prop :=
+  forall n t, (1 <= n)%nat -> 0 <= t ->
+  sumN (fun k => if Rle_dec (INR n / 2 + t) (INR k) then INR (binom n k) else 0) (S n) / 2 ^ n
+  <= exp (hoeffding_exponent t (INR n)).
+
 (** (d) for [n = m - 1 < 2 c d] with [0 < c < 1] the bound decays exponentially in [d]:
     its exponent is below [-d (1 - c)^2 / c]. *)
 Definition decay_spec : Prop :=

@@ -130,9 +130,42 @@ Proof.
     field_simplify; [|lra]. lra.
 Qed.
 
+(** (e) the spectrum of the inertial Jacobian, every [N]: block elimination on an
+    eigenvector [(x, y)]: [y = lam x] and [J x = -(m lam^2 + lam) x]. *)
+Lemma C_ext : forall a b : C, fst a = fst b -> snd a = snd b -> a = b.
+Proof. intros [a1 a2] [b1 b2]; simpl; intros -> ->; reflexivity. Qed.
+
+Lemma m_inv : forall m, 0 < m -> (RtoC m * RtoC (/ m))%C = 1%C.
+Proof. intros m Hm. rewrite <- RtoC_mult, Rinv_r by lra. reflexivity. Qed.
+
+Theorem inertial_spectrum : inertial_spectrum_spec.
+Proof.
+  intros n m J lam Hm. split.
+  - intros [x [y [[i0 [Hi0 Hnz]] H]]].
+    exists (- (RtoC m * lam * lam + lam))%C, x. split; [split|].
+    + exists i0. split; [exact Hi0|]. destruct Hnz as [Hx|Hy]; [exact Hx|].
+      intros Hx0. apply Hy. destruct (H i0 Hi0) as [Hy0 _]. rewrite Hy0, Hx0. ring.
+    + intros i Hi. destruct (H i Hi) as [Hy Heq]. rewrite Hy in Heq.
+      set (a := mat_apply n J x i) in *.
+      transitivity (- (RtoC m * (RtoC (/ m) * (- a - lam * x i))) - lam * x i)%C.
+      * rewrite Cmult_assoc, m_inv by exact Hm. ring.
+      * rewrite Heq. ring.
+    + ring.
+  - intros [mu [x [[[i0 [Hi0 Hx0]] Hx] Hchar]]].
+    exists x, (fun i => lam * x i)%C. split.
+    + exists i0. split; [exact Hi0 | left; exact Hx0].
+    + intros i Hi. split; [reflexivity|]. rewrite Hx by exact Hi.
+      assert (Hmu : mu = (- (RtoC m * lam * lam + lam))%C).
+      { transitivity ((RtoC m * lam * lam + lam + mu) - (RtoC m * lam * lam + lam))%C; [ring|].
+        rewrite Hchar. ring. }
+      rewrite Hmu.
+      transitivity (RtoC (/ m) * RtoC m * (lam * (lam * x i)))%C; [ring|].
+      rewrite (Cmult_comm (RtoC (/ m))), m_inv by exact Hm. ring.
+Qed.
 Print Assumptions energy_identity.
 Print Assumptions energy_nonincreasing.
 Print Assumptions zero_mass.
 Print Assumptions equilibria.
 Print Assumptions mode_stable.
 Print Assumptions mode_unstable.
+Print Assumptions inertial_spectrum.

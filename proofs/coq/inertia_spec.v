@@ -6,6 +6,8 @@
     (equivalent to Coquelicot's [is_derive], [is_derive_Reals]). *)
 
 From Syncattn Require Import CoreSpec.
+From Coquelicot Require Import Complex.
+Open Scope R_scope.
 
 (** [syncattn.kuramoto.vector_field] without frustration:
     [omega_i + sum_j K_ij sin(theta_j - theta_i)]. *)
@@ -52,6 +54,30 @@ Definition equilibria_spec : Prop :=
   forall n m omega K th (v : nat -> R), 0 < m ->
   ((forall i, (i < n)%nat -> v i = 0 /\ (field n omega K th i - v i) / m = 0)
    <-> (forall i, (i < n)%nat -> v i = 0 /\ field n omega K th i = 0)).
+
+(** the first-order linearisation [J = -dF/dtheta] (any real [n x n] matrix) applied to a
+    complex vector: [(J x)_i = sum_j J_ij x_j]. *)
+Definition mat_apply (n : nat) (J : nat -> nat -> R) (x : nat -> C) (i : nat) : C :=
+  (sumN (fun j => J i j * fst (x j)) n, sumN (fun j => J i j * snd (x j)) n).
+
+(** the inertial Jacobian [A = [[0, I], [-J/m, -I/m]]] has the eigenpair [(lam, (x, y))]:
+    [y = lam x] and [(- J x - y) / m = lam y], with [(x, y) <> 0]. *)
+Definition inertial_eigenpair (n : nat) (m : R) (J : nat -> nat -> R) (lam : C) (x y : nat -> C) : Prop :=
+  (exists i, (i < n)%nat /\ (x i <> 0%C \/ y i <> 0%C)) /\
+  forall i, (i < n)%nat ->
+    y i = (lam * x i)%C /\ (RtoC (/ m) * (- mat_apply n J x i - y i))%C = (lam * y i)%C.
+
+(** [J] has the (complex) eigenvalue [mu] with eigenvector [x <> 0]. *)
+Definition first_order_eigenpair (n : nat) (J : nat -> nat -> R) (mu : C) (x : nat -> C) : Prop :=
+  (exists i, (i < n)%nat /\ x i <> 0%C) /\
+  forall i, (i < n)%nat -> mat_apply n J x i = (mu * x i)%C.
+
+(** (e) for every [N] and [m > 0]: [lam] is an eigenvalue of the inertial Jacobian iff
+    [m lam^2 + lam + mu = 0] for an eigenvalue [mu] of [J] (eigenvectors [(x, lam x)]). *)
+Definition inertial_spectrum_spec : Prop :=
+  forall n m J lam, 0 < m ->
+  ((exists x y, inertial_eigenpair n m J lam x y) <->
+   (exists mu x, first_order_eigenpair n J mu x /\ (RtoC m * lam * lam + lam + mu)%C = 0%C)).
 
 (** (e) A mode with first-order decay rate [mu > 0] ([m lambda^2 + lambda + mu = 0],
     [lambda = x + i y] in real and imaginary parts) decays: [x < 0], for every [m > 0]. *)

@@ -18,8 +18,10 @@
 
     (c) also: [r(t) -> r_star] for [K > 2 gamma] and [r(t) -> 0] for [K < 2 gamma].
 
-    Not formalised here: the limit of the closed form as [K -> 2 gamma], and
-    the normalisation of the Lorentzian (an improper integral): see the module's PARTS.
+    (c) also: the closed form is continuous in [K] at [K = 2 gamma] (the limit of
+    [(1 - e^{-2at}) / a] as [a -> 0] is [2 t], the derivative of [1 - e^{-2at}] at 0).
+    (d) also: the Lorentzian integrates to 1 ([atan (w / gamma) / pi] is an
+    antiderivative, with limits [+-1/2] at [+-oo]).
 
     Assumes: the standard library's axioms of the real numbers. *)
 
@@ -286,6 +288,124 @@ Proof.
   pose proof PI_RGT_0. field. split; lra.
 Qed.
 
+(** (c) continuity in [K] at the threshold. *)
+Lemma frac_continuous : forall t, continuous (fun a => oa_frac a t) 0.
+Proof.
+  intros t. apply continuity_pt_filterlim.
+  assert (Hd : derivable_pt_lim (fun a => 1 - exp (-2 * a * t)) 0 (2 * t)).
+  { apply is_derive_Reals. auto_derive; [exact I|].
+    rewrite Rmult_0_r, Rmult_0_l, exp_0. ring. }
+  intros eps Heps. destruct (Hd eps Heps) as [delta Hdel].
+  exists delta. split; [apply cond_pos|].
+  intros a [[_ Ha0] Hda]. simpl in Hda |- *. unfold R_dist in *. rewrite Rminus_0_r in Hda.
+  unfold oa_frac.
+  destruct (Req_EM_T a 0) as [E|E]; [congruence|].
+  destruct (Req_EM_T 0 0) as [_|E0]; [|contradiction].
+  specialize (Hdel a (not_eq_sym Ha0) Hda).
+  rewrite Rplus_0_l, Rmult_0_r, Rmult_0_l, exp_0 in Hdel. replace (1 - 1) with 0 in Hdel by ring. rewrite Rminus_0_r in Hdel.
+  exact Hdel.
+Qed.
+
+Theorem continuous_at_threshold : continuous_at_threshold_spec.
+Proof.
+  intros r0 gamma t Hr0 Hg Ht.
+  assert (Hd : 0 < oa_denom r0 (2 * gamma) gamma t).
+  { unfold oa_denom, oa_frac. replace (2 * gamma / 2 - gamma) with 0 by field.
+    destruct (Req_EM_T 0 0) as [_|E0]; [|contradiction].
+    rewrite Rmult_0_r, Rmult_0_l, exp_0. replace (2 * gamma / 2) with gamma by field. assert (0 <= r0 ^ 2 * gamma * (2 * t)) by (apply Rmult_le_pos; [apply Rmult_le_pos; [apply pow2_ge_0|lra]|lra]). lra. }
+  unfold oa_solution, Rdiv. apply (continuous_mult (K := R_AbsRing) (fun _ => r0)); [apply continuous_const|].
+  apply continuous_Rinv_comp.
+  2: { apply Rgt_not_eq, Rlt_gt, sqrt_lt_R0, Hd. }
+  apply continuous_sqrt_comp. unfold oa_denom.
+  apply (continuous_plus (V := R_NormedModule)).
+  - apply continuous_exp_comp. apply (ex_derive_continuous (V := R_NormedModule)).
+    auto_derive. exact I.
+  - apply (continuous_mult (K := R_AbsRing)).
+    + apply (ex_derive_continuous (V := R_NormedModule)). auto_derive. exact I.
+    + apply (continuous_comp (fun K => K / 2 - gamma) (fun a => oa_frac a t)).
+      * apply (ex_derive_continuous (V := R_NormedModule)). auto_derive. exact I.
+      * replace (2 * gamma / 2 - gamma) with 0 by field. apply frac_continuous.
+Qed.
+(** (d) the Lorentzian is a probability density. *)
+Lemma atan_lim_p : is_lim atan p_infty (PI / 2).
+Proof.
+  apply (is_lim_ext_loc (fun x => PI / 2 - atan (/ x))).
+  - exists 0. intros x Hx. rewrite atan_inv by lra. ring.
+  - replace (PI / 2) with (PI / 2 - atan 0) at 2 by (rewrite atan_0; ring).
+    apply (is_lim_minus (fun _ => PI / 2) (fun x => atan (/ x)) p_infty (PI / 2) (atan 0)).
+    + apply is_lim_const.
+    + apply (is_lim_comp_continuous Rinv atan p_infty 0).
+      * replace (Finite 0) with (Rbar_inv p_infty) by reflexivity.
+        apply is_lim_inv; [apply is_lim_id | discriminate].
+      * apply continuous_atan.
+    + rewrite atan_0. unfold is_Rbar_minus, is_Rbar_plus. simpl. f_equal. f_equal. ring.
+Qed.
+
+Lemma atan_lim_m : is_lim atan m_infty (- (PI / 2)).
+Proof.
+  apply (is_lim_ext (fun x => - atan (- x))).
+  - intros x. rewrite atan_opp. ring.
+  - replace (Finite (- (PI / 2))) with (Rbar_opp (PI / 2)) by reflexivity.
+    apply is_lim_opp.
+    apply (is_lim_comp atan Ropp m_infty (PI / 2) p_infty).
+    + exact atan_lim_p.
+    + replace p_infty with (Rbar_opp m_infty) by reflexivity. apply is_lim_opp, is_lim_id.
+    + exists 0. intros x _. discriminate.
+Qed.
+
+Lemma lim_scale_p : forall g, 0 < g -> is_lim (fun w => w / g) p_infty p_infty.
+Proof.
+  intros g Hg P [M HM]. exists (Rmax 0 M * g). intros x Hx. apply HM.
+  apply (Rmult_lt_reg_r g); [lra|]. unfold Rdiv. rewrite Rmult_assoc, Rinv_l, Rmult_1_r by lra.
+  pose proof (Rmax_r 0 M). pose proof (Rmax_l 0 M). nra.
+Qed.
+
+Lemma lim_scale_m : forall g, 0 < g -> is_lim (fun w => w / g) m_infty m_infty.
+Proof.
+  intros g Hg P [M HM]. exists (Rmin 0 M * g). intros x Hx. apply HM.
+  apply (Rmult_lt_reg_r g); [lra|]. unfold Rdiv. rewrite Rmult_assoc, Rinv_l, Rmult_1_r by lra.
+  pose proof (Rmin_r 0 M). pose proof (Rmin_l 0 M). nra.
+Qed.
+
+Theorem lorentzian_normalised : lorentzian_normalised_spec.
+Proof.
+  intros gamma Hg. pose proof PI_RGT_0 as Hpi.
+  set (F := fun w => atan (w / gamma) / PI).
+  assert (HD : forall w, is_derive F w (lorentzian gamma w)).
+  { intros w. unfold F, lorentzian. auto_derive; [exact I|].
+    assert (0 < 1 + (w / gamma) ^ 2) by (pose proof (pow2_ge_0 (w / gamma)); lra).
+    assert (0 < w ^ 2 + gamma ^ 2) by (pose proof (pow2_ge_0 w); simpl; nra).
+    field. repeat split; lra. }
+  replace 1 with (1 / 2 - (- (1 / 2))) by field.
+  apply (is_RInt_gen_ext (Derive F)).
+  - apply Filter_prod with (fun _ => True) (fun _ => True);
+      [exact filter_true | exact filter_true |].
+    intros a b _ _ x _. apply is_derive_unique, HD.
+  - apply is_RInt_gen_Derive.
+    + apply Filter_prod with (fun _ => True) (fun _ => True);
+        [exact filter_true | exact filter_true |].
+      intros a b _ _ x _. eexists; apply HD.
+    + apply Filter_prod with (fun _ => True) (fun _ => True);
+        [exact filter_true | exact filter_true |].
+      intros a b _ _ x _.
+      apply (continuous_ext (lorentzian gamma)).
+      { intros y. symmetry. apply is_derive_unique, HD. }
+      apply (ex_derive_continuous (V := R_NormedModule)). unfold lorentzian. auto_derive.
+      pose proof (pow2_ge_0 x). assert (0 < gamma ^ 2) by (simpl; nra).
+      intros Hz. apply Rmult_integral in Hz. simpl in *. nra.
+    + unfold F. replace (- (1 / 2)) with (- (PI / 2) / PI) by (field; lra).
+      apply (is_lim_scal_r (fun w => atan (w / gamma)) (/ PI) m_infty (- (PI / 2))).
+      apply (is_lim_comp atan (fun w => w / gamma) m_infty (- (PI / 2)) m_infty).
+      * exact atan_lim_m.
+      * apply lim_scale_m; lra.
+      * exists 0. intros x _. discriminate.
+    + unfold F. replace (1 / 2) with (PI / 2 / PI) by (field; lra).
+      apply (is_lim_scal_r (fun w => atan (w / gamma)) (/ PI) p_infty (PI / 2)).
+      apply (is_lim_comp atan (fun w => w / gamma) p_infty (PI / 2) p_infty).
+      * exact atan_lim_p.
+      * apply lim_scale_p; lra.
+      * exists 0. intros x _. discriminate.
+Qed.
 Print Assumptions stationary_states.
 Print Assumptions linear_rates.
 Print Assumptions exchange.
@@ -293,3 +413,5 @@ Print Assumptions closed_form.
 Print Assumptions limits.
 Print Assumptions at_threshold.
 Print Assumptions lorentzian_threshold.
+Print Assumptions continuous_at_threshold.
+Print Assumptions lorentzian_normalised.

@@ -72,3 +72,14 @@ Definition limits_spec : Prop :=
 (** (d) Kuramoto's [K_c = 2 / (pi g(0))] for the Lorentzian is [2 gamma]. *)
 Definition lorentzian_threshold_spec : Prop :=
   forall gamma, 0 < gamma -> critical_coupling (lorentzian gamma 0) = 2 * gamma.
+
+(** (c) the closed form is continuous in [K] at [K = 2 gamma] (for [t >= 0]): the
+    library's [a = 0] branch [2 t] is the limit of [(1 - e^{-2at}) / a]. *)
+Definition continuous_at_threshold_spec : Prop :=
+  forall r0 gamma t, 0 < r0 -> 0 < gamma -> 0 <= t ->
+  continuous (fun K => oa_solution r0 K gamma t) (2 * gamma).
+
+(** (d) the Lorentzian density integrates to 1 over the real line. *)
+Definition lorentzian_normalised_spec : Prop :=
+  forall gamma, 0 < gamma ->
+  is_RInt_gen (lorentzian gamma) (Rbar_locally m_infty) (Rbar_locally p_infty) 1.

@@ -1,5 +1,6 @@
 (** * Statement 25 (proofs/proof_watanabe_strogatz.py): the Coq proofs *)
 
+Set Warnings "-ambiguous-paths".
 From Syncattn Require Import Core watanabe_strogatz_spec.
 Open Scope R_scope.
 
@@ -161,9 +162,113 @@ Proof.
   field. repeat split; first [exact Hw0 | exact Hx | exact Hd | exact Hcw | exact Hy].
 Qed.
 
+(** (e2) the integrating factor: [alpha] stays in the disk. *)
+Lemma re_conj_mult : forall a b : C, Re (Cconj a * b)%C = Re a * Re b + Im a * Im b.
+Proof. intros [a1 a2] [b1 b2]. unfold Re, Im, Cconj, Cmult. simpl. ring. Qed.
+
+Lemma alpha_continuous : forall (f : R -> R) t, (forall s, ex_derive f s) -> continuous f t.
+Proof. intros f t Hf. apply (ex_derive_continuous (V := R_NormedModule)), Hf. Qed.
+
+Theorem disk_invariance : disk_invariance_spec.
+Proof.
+  intros w H alpha HH Ha.
+  set (g := fun s => Re (H s * Cconj (alpha s))%C).
+  set (y := fun s => 1 - nrm2 (alpha s)).
+  assert (Hy : forall t, is_derive y t (- g t * y t)).
+  { intros t. destruct (Ha t) as [H1 H2].
+    pose proof (alpha_stays_in_disk w (H t) (alpha t)) as Hd.
+    rewrite re_conj_mult in Hd.
+    replace (- g t * y t) with
+      (0 - (INR 2 * Re (alpha_dot w (H t) (alpha t)) * Re (alpha t) ^ pred 2
+            + INR 2 * Im (alpha_dot w (H t) (alpha t)) * Im (alpha t) ^ pred 2)).
+    2: { unfold g, y. simpl INR. simpl pred. rewrite (Rmult_comm (- _)). rewrite Ropp_mult_distr_r_reverse, <- Hd. ring. }
+    apply (is_derive_ext (fun s => 1 - (Re (alpha s) ^ 2 + Im (alpha s) ^ 2))); [intros; reflexivity|].
+    exact (is_derive_minus (fun _ => 1) (fun s => Re (alpha s) ^ 2 + Im (alpha s) ^ 2) t _ _
+      (is_derive_const 1 t)
+      (is_derive_plus (fun s => Re (alpha s) ^ 2) (fun s => Im (alpha s) ^ 2) t _ _
+        (is_derive_pow (fun s => Re (alpha s)) 2 t _ H1)
+        (is_derive_pow (fun s => Im (alpha s)) 2 t _ H2))). }
+  assert (Hac : forall t, continuous (fun s => Re (alpha s)) t /\ continuous (fun s => Im (alpha s)) t).
+  { intros t. split; apply alpha_continuous; intros s; eexists; apply (Ha s). }
+  assert (Hg : forall t, continuous g t).
+  { intros t. destruct (HH t) as [Hr Hi]. destruct (Hac t) as [Ar Ai].
+    apply (continuous_ext (fun s => Re (H s) * Re (alpha s) + Im (H s) * Im (alpha s))).
+    { intros s. unfold g. destruct (H s) as [h1 h2]. destruct (alpha s) as [a1 a2].
+      unfold Re, Im, Cconj, Cmult. simpl. ring. }
+    apply (continuous_plus (V := R_NormedModule)); apply (continuous_mult (K := R_AbsRing)); assumption. }
+  set (G := fun t => RInt g 0 t).
+  assert (HG : forall t, is_derive G t (g t)).
+  { intros t. apply (is_derive_RInt g G 0 t); [|apply Hg].
+    apply filter_forall. intros b. unfold G. apply (RInt_correct (V := R_CompleteNormedModule)), (ex_RInt_continuous (V := R_CompleteNormedModule)). intros z _. apply Hg. }
+  set (h := fun t => y t * exp (G t)).
+  assert (Hh : forall t, is_derive h t 0).
+  { intros t. unfold h.
+    replace 0 with (- g t * y t * exp (G t) + y t * (g t * exp (G t))) by ring.
+    apply (is_derive_mult y (fun s => exp (G s))); [apply Hy| |intros; apply Rmult_comm].
+    apply (is_derive_comp exp G t (exp (G t)) (g t)); [apply is_derive_exp | apply HG]. }
+  assert (Hconst : forall t, h t = h 0).
+  { intros t. destruct (MVT_gen h 0 t (fun _ => 0)) as [c [_ Hc]].
+    - intros x _. apply Hh.
+    - intros x _. apply continuity_pt_filterlim.
+      apply (ex_derive_continuous (V := R_NormedModule)). eexists. apply Hh.
+    - lra. }
+  assert (HG0 : G 0 = 0) by (unfold G; exact (RInt_point (V := R_CompleteNormedModule) 0 g)).
+  intros t. split; [apply Hy|].
+  assert (Hform : y t = y 0 * exp (- G t)).
+  { pose proof (Hconst t) as E. unfold h in E. rewrite HG0, exp_0, Rmult_1_r in E.
+    rewrite <- E, Rmult_assoc, <- exp_plus. replace (G t + - G t) with 0 by ring.
+    rewrite exp_0. ring. }
+  split; [exact Hform|].
+  intros H0. assert (0 < y t). { rewrite Hform. apply Rmult_lt_0_compat; [unfold y; lra | apply exp_pos]. }
+  unfold y in *. lra.
+Qed.
+
+(** (d1) the chain rule, on real and imaginary parts (Coquelicot's [auto_derive]). *)
+Theorem chain_rule : chain_rule_spec.
+Proof.
+  intros alpha psi [w1 w2] [d1 d2] pdot t H1 H2 Hp u Hnz.
+  set (ar := fun s => Re (alpha s)) in *. set (ai := fun s => Im (alpha s)) in *.
+  assert (Ea : forall s, alpha s = (ar s, ai s)).
+  { intros s. unfold ar, ai, Re, Im. destruct (alpha s); reflexivity. }
+  simpl in H1, H2.
+  assert (Hd : (1 + ar t * (cos (psi t) * w1 - sin (psi t) * w2) + ai t * (cos (psi t) * w2 + sin (psi t) * w1)) ^ 2
+             + (ar t * (cos (psi t) * w2 + sin (psi t) * w1) - ai t * (cos (psi t) * w1 - sin (psi t) * w2)) ^ 2 <> 0).
+  { intros E.
+    set (X := 1 + ar t * (cos (psi t) * w1 - sin (psi t) * w2) + ai t * (cos (psi t) * w2 + sin (psi t) * w1)) in E.
+    set (Y := ar t * (cos (psi t) * w2 + sin (psi t) * w1) - ai t * (cos (psi t) * w1 - sin (psi t) * w2)) in E.
+    assert (HX : X = 0) by nra. assert (HY : Y = 0) by nra.
+    apply Hnz. unfold u. rewrite Ea. unfold Cconj, Cmult, Cplus, RtoC, Re, Im.
+    apply injective_projections; simpl;
+      [transitivity X; [unfold X; ring | exact HX] | transitivity Y; [unfold Y; ring | exact HY]]. }
+  assert (Ed1 : Derive (fun x => ar x) t = d1) by (apply is_derive_unique; exact H1).
+  assert (Ed2 : Derive (fun x => ai x) t = d2) by (apply is_derive_unique; exact H2).
+  assert (Edp : Derive (fun x => psi x) t = pdot) by (apply is_derive_unique; exact Hp).
+  assert (Hx : forall (f : R -> R) (d : R), is_derive f t d -> ex_derive (fun x => f x) t) by (intros f d H; exists d; exact H).
+  assert (Hd2 : ((1 + ar t * (cos (psi t) * w1 - sin (psi t) * w2) + ai t * (cos (psi t) * w2 + sin (psi t) * w1)) ^ 2
+             + (ar t * (cos (psi t) * w2 + sin (psi t) * w1) - ai t * (cos (psi t) * w1 - sin (psi t) * w2)) ^ 2) ^ 2 <> 0)
+    by (apply pow_nonzero; exact Hd).
+  split.
+  - apply (is_derive_ext (fun s => Re (mobius (ar s, ai s) (u s)))); [intros s; rewrite Ea; reflexivity|].
+    unfold mobius, u, Cdiv, Cinv, Cconj, Cmult, Cplus, RtoC, Re, Im, chain, Ci. simpl.
+    rewrite Ea. simpl.
+    auto_derive.
+    + repeat split; first [eapply Hx; eassumption | intros E; apply Hd; rewrite <- E; ring].
+    + rewrite Ed1, Ed2, Edp. field.
+      repeat split; intros E; first [apply Hd; rewrite <- E; ring | apply Hd2; rewrite <- E; ring].
+  - apply (is_derive_ext (fun s => Im (mobius (ar s, ai s) (u s)))); [intros s; rewrite Ea; reflexivity|].
+    unfold mobius, u, Cdiv, Cinv, Cconj, Cmult, Cplus, RtoC, Re, Im, chain, Ci. simpl.
+    rewrite Ea. simpl.
+    auto_derive.
+    + repeat split; first [eapply Hx; eassumption | intros E; apply Hd; rewrite <- E; ring].
+    + rewrite Ed1, Ed2, Edp. field.
+      repeat split; intros E; first [apply Hd; rewrite <- E; ring | apply Hd2; rewrite <- E; ring].
+Qed.
+
 Print Assumptions mobius_circle.
 Print Assumptions mobius_disk.
 Print Assumptions riccati_form.
 Print Assumptions reduced_flow.
 Print Assumptions alpha_stays_in_disk.
 Print Assumptions poisson_kernel_sum.
+Print Assumptions disk_invariance.
+Print Assumptions chain_rule.
