@@ -37,18 +37,29 @@ class SyncConfig:
             (a learned concentration per prototype and oscillator,
             [`syncattn.nn.VonMisesReadout`][]) or ``"lift_linear"`` (a linear head on
             the lift, [`syncattn.nn.LiftLinearReadout`][]).
+        harmonics: $M \ge 1$, the Daido harmonics of the frustrated models
+            (``attention="frustrated"``, ``"frustrated-mf"``;
+            [`syncattn.nn.FrustratedAttention`][]; also the collective modes' $M$).
+        delay: the frustrated attention's delayed stream $W^m_t = \sum_{u<t} A_{tu}
+            e^{im\theta_{u+1}}$ (``False``: the ablation without it, $b = 0$).
     """
 
     sphere_dim: int = 4
     group: str = "so3"
     drift: str = "planes"
     readout: str = "prototype"
+    harmonics: int = 2
+    delay: bool = True
 
     def __post_init__(self):
         for key, tp in field_types(SyncConfig).items():
             checked = check_value(f"sync.{key}", tp, getattr(self, key))
             if checked is not getattr(self, key):
                 object.__setattr__(self, key, checked)
+        if self.harmonics < 1:
+            raise ValueError(
+                f"sync.harmonics must be >= 1 (harmonics m = 1..M); got {self.harmonics}."
+            )
         if self.sphere_dim < 2:
             raise ValueError(
                 f"sync.sphere_dim must be >= 2 (states on S^(n-1)); got {self.sphere_dim}."
@@ -97,13 +108,21 @@ def check_sync(config, sync_attentions: tuple[str, ...]) -> None:
                 f"in {sync_attentions}); got attention={a!r}."
             )
         return
-    if a == "kuramoto" and sync.drift != "planes":
+    torus = a in ("kuramoto", "frustrated", "frustrated-mf")
+    if torus and sync.drift != "planes":
         raise ValueError(
-            "the Kuramoto model's drift is its phase drift omega_j (t - u): "
+            f"the {a} model's drift is its phase drift omega_j (t - u): "
             f"sync.drift must be 'planes'; got {sync.drift!r}."
         )
-    if a == "kuramoto":
-        return  # its own checks follow (kept as they were)
+    if not a.startswith("frustrated"):
+        for f in ("harmonics", "delay"):
+            if getattr(sync, f) != SyncConfig.__dataclass_fields__[f].default:
+                raise ValueError(
+                    f"sync.{f} applies to the frustrated models (attention='frustrated' or "
+                    f"'frustrated-mf'); got attention={a!r}."
+                )
+    if torus:
+        return  # their own checks follow (kept as they were)
     if self.task != "lm":
         raise ValueError(f"the {a} model is a causal LM; task must be 'lm' (got "
                          f"{self.task!r}).")  # fmt: skip

@@ -52,12 +52,12 @@ from ._sync_attention import SyncAttention, bounded_increment
 __all__ = ["FrustratedAttention", "CollectiveModes", "harmonic_lift"]
 
 
-def harmonic_lift(theta: Float[Array, "T k"], order: int) -> Float[Array, "T 2M k"]:
+def harmonic_lift(theta: Float[Array, "T k"], order: int) -> Float[Array, "T r k"]:
     r"""The harmonic lift $(\cos\theta, \sin\theta, \cos 2\theta, \sin 2\theta, \dots,
     \cos M\theta, \sin M\theta)$, coordinate-major $(T, 2M, k)$: row $2(m-1)$ is
     $\operatorname{Re} e^{im\theta}$, row $2m - 1$ its imaginary part. $M = 1$ is the
     torus lift (the same operations); the angles $m\theta$, $m \ge 2$, are formed in at
-    least float32."""
+    least float32. Shape $(T, r, k)$ with $r = 2M$."""
     wdt = jnp.promote_types(theta.dtype, jnp.float32)
     parts = []
     for m in range(1, order + 1):
