@@ -233,3 +233,41 @@ def attend_delayed(q, k, v, w, key_mask=None):
     if len(ys) == 1:
         return ys[0], zs[0]
     return jnp.concatenate(ys, 0), jnp.concatenate(zs, 0)
+
+
+def attend_successor(q, k, p, d, key_mask=None):
+    r"""Causal attention whose diagonal takes its own value: q, k (T, H, D), p, d (T, H, E).
+
+    $$y_t = \sum_{u < t} A_{tu}\, p_u + A_{tt}\, d_t,
+      \qquad A_{tu} = \operatorname{softmax}_{u \in \mathcal A_t}\, q_t\cdot k_u$$
+
+    (the weights of `attend_delayed`; $A_{tt} = 0$ where key $t$ is padded). With
+    $p_u = v_u + w_u$ and $d_t = v_t$ it is $\sum_{u \le t} A_{tu} v_u + \sum_{u<t}
+    A_{tu} w_u$, the two streams of `attend_delayed` in ONE product of width $E$
+    (instead of two): exactly causal when $p_u$ reads tokens $\le u + 1$ (the
+    strictly lower product never sees $p_t$). float64: the exact einsum path; other
+    dtypes: the blocked path (as `attend_delayed`) on every backend.
+    """
+    T = q.shape[0]
+    ok = allowed(T, True, key_mask)
+    eye = jnp.eye(T, dtype=bool)
+    strict = ok & ~eye
+    if q.dtype == jnp.float64:
+        A = attention_weights(q, k, True, key_mask)
+        diag = jnp.sum(jnp.where(eye[None], A, 0.0), -1).T[..., None]  # (T, H, 1)
+        return jnp.einsum("htu,uhd->thd", jnp.where(strict[None], A, 0.0), p) + diag * d
+    block = max(CPU_ATTENTION_BLOCK, -(-T // CPU_ATTENTION_MAX_BLOCKS))
+    wdt = jnp.promote_types(q.dtype, jnp.float32)
+    outs = []
+    for s0 in range(0, T, block):
+        e = min(s0 + block, T)
+        s = jnp.einsum("thd,uhd->htu", q[s0:e], k[:e], preferred_element_type=wdt)
+        s = jnp.where(ok[None, s0:e, :e], s, -jnp.inf)
+        m = jax.lax.stop_gradient(jnp.max(s, -1, keepdims=True))  # finite: a key per row
+        E = jnp.exp(s - m)
+        ell = jnp.sum(E, -1).T[..., None]  # (t, H, 1)
+        diag = jnp.sum(jnp.where(eye[None, s0:e, :e], E, 0.0), -1).T[..., None]
+        Es = jnp.where(strict[None, s0:e, :e], E, 0.0)
+        y = jnp.einsum("htu,uhd->thd", Es.astype(p.dtype), p[:e], preferred_element_type=wdt)
+        outs.append(((y + diag * d[s0:e].astype(wdt)) / ell).astype(q.dtype))
+    return outs[0] if len(outs) == 1 else jnp.concatenate(outs, 0)

@@ -37,6 +37,7 @@ from .._types import Array, ArrayLike, Bool, Complex, Float, PRNGKeyArray
 from ._common import (
     attend,
     attend_delayed,
+    attend_successor,
     attention_weights,
     cast,
     check_input,
@@ -98,6 +99,17 @@ def _daido_by_head(theta, G, c_real, c_imag):
     return F.reshape(T, k)
 
 
+def _times(V, c_real, c_imag):
+    r"""$c_{hm} e^{im\theta}$ from the harmonic lift `V` $(T, 2M, k)$ and $c$ $(H, M)$ (each
+    coordinate takes its head's coefficient): rows $(\operatorname{Re}, \operatorname{Im})$."""
+    T, r, k = V.shape
+    H, M = c_real.shape
+    cr = jnp.repeat(c_real.T, k // H, axis=1)[None]  # (1, M, k)
+    ci = jnp.repeat(c_imag.T, k // H, axis=1)[None]
+    re, im = V[:, 0::2], V[:, 1::2]
+    return jnp.stack([cr * re - ci * im, cr * im + ci * re], 2).reshape(T, r, k)
+
+
 def _initial_coefficients(H, M, dtype):
     """$c_1 = 1$, $c_{m \\ge 2} = 0$ (the Kuramoto coupling), as (real, imag) $(H, M)$."""
     re = jnp.zeros((H, M), dtype).at[:, 0].set(1.0)
@@ -142,13 +154,19 @@ class FrustratedAttention(SyncAttention):
     rule unchanged. Initially $c_1 = 1$, $c_{m\ge2} = 0$, $b = 0$: the layer starts as
     the Kuramoto layer (and learns away from it; the gradients in $c_m$, $b_m$ are not 0).
 
-    **Fast path.** $Z$ and $W$ are two value streams of the one causal softmax: the
-    values $(\cos m\theta_u, \sin m\theta_u)_{m \le M}$ and their successors
-    ([`harmonic_lift`][syncattn.nn.harmonic_lift] of $\theta_{u+1}$), head width $2Mk_h$
-    each, through `attend_delayed` (the blocked causal path; the delayed stream's
-    diagonal $u = t$ is masked, so the layer is exactly causal). `delay=False` drops
-    $W$ ($b = 0$) and goes through the Kuramoto layer's `attend`; with $M = 1$ it is then
-    the Kuramoto layer bit for bit ([`from_kuramoto`][syncattn.nn.FrustratedAttention.from_kuramoto]).
+    **Paths.** float64 (and the diagnostics) take the plain composition: $Z$ and $W$
+    as two value streams of the one causal softmax (values $(\cos m\theta_u,
+    \sin m\theta_u)_{m \le M}$, [`harmonic_lift`][syncattn.nn.harmonic_lift], and their
+    successors, through `attend_delayed`: the delayed stream's diagonal is masked, so
+    the layer is exactly causal), then `daido_update` per head with $c$ and with $b$.
+    Other dtypes fold the coefficients into the values first: $P^m_u = c_m
+    e^{im\theta_u} + b_m e^{im\theta_{u+1}}$ through the strictly lower weights, plus
+    the diagonal $A_{tt} c_m e^{im\theta_t}$ (`attend_successor`), gives $c_m Z^m_t +
+    b_m W^m_t$ in one value stream of head width $2Mk_h$ (half the two streams'), and
+    `daido_update` with unit coefficients (linearity); tested equal to the plain
+    composition. `delay=False` drops $W$ ($b = 0$) and goes through the Kuramoto
+    layer's `attend`; with $M = 1$ it is then the Kuramoto layer bit for bit
+    ([`from_kuramoto`][syncattn.nn.FrustratedAttention.from_kuramoto]).
 
     Key padding (`mask`, True = real token): as in the Kuramoto layer, on the weights
     $A_{tu}$ of both streams.
@@ -235,22 +253,21 @@ class FrustratedAttention(SyncAttention):
         q, kk, v, gate = self._features(theta)
         s = cast(self, theta.dtype)
         H, M = self.n_heads, self.order
-        W = None
+        Z = W = None
+        fused = self.delay and theta.dtype != jnp.float64  # float64: the plain composition
         if M == 1 and not self.delay:  # the Kuramoto layer's values and attention
             Z = _from_heads(attend(q, kk, v, self.causal, km), 2, self.k)
+        elif not self.delay:
+            Vh = _to_heads(harmonic_lift(theta, M), H)
+            Z = _from_heads(attend(q, kk, Vh, self.causal, km), 2 * M, self.k)
+        elif diagnostics or not fused:
+            Z, W = self._streams(theta, q, kk, km)
+        if fused:
+            F = self._fused_coupling(s, theta, q, kk, km)
         else:
-            V = harmonic_lift(theta, M)  # (T, 2M, k)
-            Vh = _to_heads(V, H)
-            if self.delay:
-                succ = jnp.concatenate([Vh[1:], jnp.zeros_like(Vh[:1])], 0)  # never read at T-1
-                Zh, Wh = attend_delayed(q, kk, Vh, succ, km)
-                W = _from_heads(Wh, 2 * M, self.k)
-            else:
-                Zh = attend(q, kk, Vh, self.causal, km)
-            Z = _from_heads(Zh, 2 * M, self.k)
-        F = _daido_by_head(theta, Z, s.c_real, s.c_imag)
-        if W is not None:
-            F = F + _daido_by_head(theta, W, s.b_real, s.b_imag)
+            F = _daido_by_head(theta, Z, s.c_real, s.c_imag)
+            if W is not None:
+                F = F + _daido_by_head(theta, W, s.b_real, s.b_imag)
         inc = bounded_increment(gate * F, self.bound)
         y = theta + inc
         if not diagnostics:
@@ -268,6 +285,32 @@ class FrustratedAttention(SyncAttention):
         if W is not None:
             aux["delayed_order"] = jnp.hypot(W[:, 0], W[:, 1])
         return y, aux
+
+    def _streams(self, theta, q, kk, km):
+        """$Z^m$ and $W^m$, each $(T, 2M, k)$ laid out as `harmonic_lift`, through
+        `attend_delayed` (the successor stream's diagonal masked)."""
+        H, M = self.n_heads, self.order
+        Vh = _to_heads(harmonic_lift(theta, M), H)
+        succ = jnp.concatenate([Vh[1:], jnp.zeros_like(Vh[:1])], 0)  # never read at T-1
+        Zh, Wh = attend_delayed(q, kk, Vh, succ, km)
+        return _from_heads(Zh, 2 * M, self.k), _from_heads(Wh, 2 * M, self.k)
+
+    def _fused_coupling(self, s, theta, q, kk, km):
+        r"""$F$ from ONE value stream: with $P^m_u = c_m e^{im\theta_u} + b_m
+        e^{im\theta_{u+1}}$ and $D^m_t = c_m e^{im\theta_t}$ (per head),
+        $G^m_t = \sum_{u<t} A_{tu} P^m_u + A_{tt} D^m_t = c_m Z^m_t + b_m W^m_t$
+        (`attend_successor`), and $F_t = \sum_m \operatorname{Im}(e^{-im\theta_t} G^m_t)$
+        = [`syncattn.kuramoto.daido_update`][] with unit coefficients (linearity). Half
+        the value width of the two streams; tested equal to the plain composition."""
+        H, M, k = self.n_heads, self.order, self.k
+        V = harmonic_lift(theta, M)  # (T, 2M, k)
+        succ = jnp.concatenate([V[1:], jnp.zeros_like(V[:1])], 0)  # never read at T-1
+        cV = _times(V, s.c_real, s.c_imag)
+        P = cV + _times(succ, s.b_real, s.b_imag)
+        G = _from_heads(attend_successor(q, kk, _to_heads(P, H), _to_heads(cV, H), km), 2 * M, k)
+        re, im = G[:, 0::2].transpose(0, 2, 1), G[:, 1::2].transpose(0, 2, 1)  # (T, k, M)
+        unit = kuramoto.HarmonicCoupling(jnp.ones((M,), theta.dtype), jnp.zeros((M,), theta.dtype))
+        return kuramoto.daido_update(theta, (re, im), unit)
 
     @classmethod
     def from_kuramoto(cls, layer) -> FrustratedAttention:

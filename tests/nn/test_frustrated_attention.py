@@ -211,3 +211,21 @@ def test_bad_input():
         nn.CollectiveModes(K, 3, 3, key=jax.random.key(0))
     with pytest.raises(ValueError, match=r"\(T, k=4\)"):
         nn.CollectiveModes(K, 3, H, key=jax.random.key(0))(jnp.zeros((T, 3)))
+
+
+def test_fused_path_equals_plain_composition(monkeypatch):
+    # float32: y from the one-stream path; with diagnostics the plain Z, W are formed too
+    monkeypatch.setattr(_common, "CPU_ATTENTION_BLOCK", 4)
+    L = layer(order=3, tau=1.1)
+    th = phases(15, (10, K)).astype(jnp.float32)
+    pad = jnp.ones(10, bool).at[3].set(False)
+    for mask in (None, pad):
+        y, aux = L(th, mask=mask, diagnostics=True)
+        s = L  # float32 parameters at construction
+        Z, W = aux_streams = L._streams(th, *L._features(th)[:2], mask)
+        from syncattn.nn._frustrated_attention import _daido_by_head
+
+        F = _daido_by_head(th, Z, s.c_real, s.c_imag) + _daido_by_head(th, W, s.b_real, s.b_imag)
+        assert_close(aux["coupling"], F, jnp.float32, scale=10)
+        assert len(aux_streams) == 2
+        np.testing.assert_array_equal(np.asarray(L(th, mask=mask)), np.asarray(y))
