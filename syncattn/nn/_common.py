@@ -258,16 +258,22 @@ def attend_successor(q, k, p, d, key_mask=None):
         return jnp.einsum("htu,uhd->thd", jnp.where(strict[None], A, 0.0), p) + diag * d
     block = max(CPU_ATTENTION_BLOCK, -(-T // CPU_ATTENTION_MAX_BLOCKS))
     wdt = jnp.promote_types(q.dtype, jnp.float32)
+    # the diagonal score q_t . k_t apart (O(T D)), so the (T, T) blocks hold the strictly
+    # lower part only: one mask, one exp, one sum per entry, as `blocked_causal_attend`
+    s_tt = jnp.einsum("thd,thd->th", q, k, preferred_element_type=wdt)
+    s_tt = jnp.where(jnp.diagonal(ok)[:, None], s_tt, -jnp.inf)  # a padded key t: A_tt = 0
     outs = []
     for s0 in range(0, T, block):
         e = min(s0 + block, T)
         s = jnp.einsum("thd,uhd->htu", q[s0:e], k[:e], preferred_element_type=wdt)
-        s = jnp.where(ok[None, s0:e, :e], s, -jnp.inf)
-        m = jax.lax.stop_gradient(jnp.max(s, -1, keepdims=True))  # finite: a key per row
+        s = jnp.where(strict[None, s0:e, :e], s, -jnp.inf)
+        d_s = s_tt[s0:e].T  # (H, t)
+        # finite: every row has an allowed key (strictly lower or its diagonal)
+        m = jax.lax.stop_gradient(jnp.maximum(jnp.max(s, -1), d_s))[..., None]
         E = jnp.exp(s - m)
-        ell = jnp.sum(E, -1).T[..., None]  # (t, H, 1)
-        diag = jnp.sum(jnp.where(eye[None, s0:e, :e], E, 0.0), -1).T[..., None]
-        Es = jnp.where(strict[None, s0:e, :e], E, 0.0)
-        y = jnp.einsum("htu,uhd->thd", Es.astype(p.dtype), p[:e], preferred_element_type=wdt)
-        outs.append(((y + diag * d[s0:e].astype(wdt)) / ell).astype(q.dtype))
+        diag = jnp.exp(d_s[..., None] - m)  # (H, t, 1); 0 where masked
+        ell = (jnp.sum(E, -1, keepdims=True) + diag).transpose(1, 0, 2)  # (t, H, 1)
+        y = jnp.einsum("htu,uhd->thd", E.astype(p.dtype), p[:e], preferred_element_type=wdt)
+        y = y + diag.transpose(1, 0, 2) * d[s0:e].astype(wdt)
+        outs.append((y / ell).astype(q.dtype))
     return outs[0] if len(outs) == 1 else jnp.concatenate(outs, 0)

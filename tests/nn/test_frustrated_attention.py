@@ -65,7 +65,9 @@ def test_key_padding_matches_brute_force():
     assert_close(aux["weights"], A)
 
 
-@pytest.mark.parametrize("dtype", [jnp.float64, jnp.float32, jnp.bfloat16])
+@pytest.mark.parametrize(
+    "dtype", [jnp.float64, jnp.float32, pytest.param(jnp.bfloat16, marks=pytest.mark.slow)]
+)
 def test_from_kuramoto_is_the_kuramoto_layer_bit_for_bit(dtype, monkeypatch):
     Lk = nn.KuramotoAttention(K, H, key=jax.random.key(2), tau=1.7, bound=0.8)
     Lf = nn.FrustratedAttention.from_kuramoto(Lk)
@@ -138,6 +140,7 @@ def test_attend_delayed_is_two_streams_through_one_softmax(monkeypatch):
     assert_close(z64, np.einsum("htu,uhd->thd", np.tril(A, -1), w))
 
 
+@pytest.mark.slow  # about 8 s of compiling on the shared 2 cores
 def test_jit_vmap_grad():
     L = layer(order=2)
     thb = phases(11, (2, T, K))
@@ -165,6 +168,7 @@ def test_dtypes():
     np.testing.assert_allclose(np.asarray(y16, np.float32), np.asarray(y32), atol=0.1)
 
 
+@pytest.mark.slow  # about 7 s of compiling on the shared 2 cores
 def test_collective_modes_match_brute_force_and_dtypes():
     B = nn.CollectiveModes(K, 5, H, key=jax.random.key(4), order=2, tau=1.3, bound=0.7)
     ks = jax.random.split(jax.random.key(5), 3)
@@ -185,6 +189,14 @@ def test_collective_modes_match_brute_force_and_dtypes():
     g = eqx.filter_grad(lambda m, x: jnp.sum(jnp.cos(m(x))))(B, th)
     for name in ("modes", "concentration", "c_real", "log_tau"):
         assert np.any(np.asarray(getattr(g, name)) != 0), name
+
+
+def test_collective_modes_match_brute_force():
+    B = nn.CollectiveModes(K, 3, H, key=jax.random.key(4), order=2, tau=1.3)
+    B = eqx.tree_at(lambda m: m.c_imag, B, jnp.full((H, 2), 0.4))
+    th = phases(16)
+    want, _, _ = reference.collective_modes(B, th)
+    assert_close(B(th), want)
 
 
 def test_bad_input():
