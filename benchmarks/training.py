@@ -61,7 +61,7 @@ from syncattn.training import (
 ATTENTIONS = ("softmax", "oscillator", "kuramoto")
 """The default models; ``--models`` also takes ``sphere`` and ``group`` (issue 28's
 Lohe models at their presets: $S^3$, SO(3)) and ``frustrated``, ``frustrated-mf`` (issue
-40; ``frustrated:M`` for another number of harmonics than the preset's 2)."""
+40; ``frustrated:M`` for another number of harmonics than the preset's 1)."""
 
 
 def _block(tree):

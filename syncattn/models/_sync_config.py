@@ -40,6 +40,10 @@ class SyncConfig:
         harmonics: $M \ge 1$, the Daido harmonics of the frustrated models
             (``attention="frustrated"``, ``"frustrated-mf"``;
             [`syncattn.nn.FrustratedAttention`][]; also the collective modes' $M$).
+            Default 1 (the Sakaguchi frustration $\arg c_1$ and the delayed coupling
+            $b_1$): each harmonic widens the attention's value stream by $2k_h$, and at
+            "1m" on CPU $M = 2$ trains about 1.5x slower than the Kuramoto model,
+            $M = 1$ within the issue's 1.3x (benchmarks/training.py, docs/benchmarks.md).
         delay: the frustrated attention's delayed stream $W^m_t = \sum_{u<t} A_{tu}
             e^{im\theta_{u+1}}$ (``False``: the ablation without it, $b = 0$).
     """
@@ -48,7 +52,7 @@ class SyncConfig:
     group: str = "so3"
     drift: str = "planes"
     readout: str = "prototype"
-    harmonics: int = 2
+    harmonics: int = 1
     delay: bool = True
 
     def __post_init__(self):

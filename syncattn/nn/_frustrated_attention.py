@@ -175,7 +175,8 @@ class FrustratedAttention(SyncAttention):
         k: phases per token.
         n_heads: heads; must divide `k`.
         key: PRNG key.
-        order: the number of harmonics $M \ge 1$.
+        order: the number of harmonics $M \ge 1$ (default 1, the models' preset:
+            each harmonic widens the value stream by $2k_h$).
         delay: include the delayed stream $W$ (needs `causal`).
         gates, causal, tau, bound, rope_base, gate_norm: as in `KuramotoAttention`.
 
@@ -200,7 +201,7 @@ class FrustratedAttention(SyncAttention):
         n_heads,
         *,
         key: PRNGKeyArray,
-        order=2,
+        order=1,
         delay=True,
         gates=True,
         causal=True,
@@ -397,7 +398,7 @@ class CollectiveModes(eqx.Module):
     order: int = eqx.field(static=True)
     bound: float = eqx.field(static=True)
 
-    def __init__(self, k, n_modes, n_heads, *, key: PRNGKeyArray, order=2, tau=1.0, bound=1.0):
+    def __init__(self, k, n_modes, n_heads, *, key: PRNGKeyArray, order=1, tau=1.0, bound=1.0):
         self.k = k = check_int(k, "k")
         self.n_modes = J = check_int(n_modes, "n_modes")
         self.n_heads = H = check_int(n_heads, "n_heads")

@@ -32,7 +32,7 @@ def test_is_the_composition_of_its_layers(attention, ffn_cls):
     model = build(attention)
     assert isinstance(model, models.SyncLM) and isinstance(model.embedding, nn.PhaseEmbedding)
     assert all(isinstance(a, nn.FrustratedAttention) for a in model.attentions)
-    assert all(a.order == 2 and a.delay for a in model.attentions)
+    assert all(a.order == 1 and a.delay for a in model.attentions)
     assert all(isinstance(f, ffn_cls) for f in model.ffns)
     assert isinstance(model.readout, nn.PrototypeReadout)
     x = tokens(7)
@@ -100,9 +100,9 @@ def test_the_size_rule_sizes_them_at_every_rung():
 
 def test_config_errors_and_describe():
     cfg = models.get_config("1m", attention="frustrated-mf")
-    assert cfg.ffn == "modes" and cfg.sync.harmonics == 2 and cfg.sync.delay
+    assert cfg.ffn == "modes" and cfg.sync.harmonics == 1 and cfg.sync.delay
     line = models.describe(cfg)
-    assert "(modes)" in line and "M 2, delayed stream" in line
+    assert "(modes)" in line and "M 1, delayed stream" in line
     assert models.get_config("tiny", attention="frustrated", **{"sync.delay": "false"}).sync.delay is False
     with pytest.raises(ValueError, match="ffn must be 'modes'"):
         models.get_config("tiny", attention="frustrated-mf", ffn="swiglu")
