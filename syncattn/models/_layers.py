@@ -151,7 +151,9 @@ def call_sync_attention(attention: eqx.Module, state, diagnostics: bool = False)
 
 def make_sync_ffn(config: ModelConfig, *, key) -> eqx.Module:
     if config.ffn == "modes":
-        return _nn().CollectiveModes(config.d_model, config.d_ff, config.n_heads, key=key,
+        # one softmax over the modes for all k coordinates: a mode is a collective state of
+        # the whole token (and n_heads times fewer exponentials than a softmax per head)
+        return _nn().CollectiveModes(config.d_model, config.d_ff, 1, key=key,
                                      order=config.sync.harmonics, tau=config.tau,
                                      bound=config.bound)  # fmt: skip
     if _torus(config):

@@ -379,7 +379,9 @@ class CollectiveModes(eqx.Module):
         k: phases per token.
         n_modes: $J \ge 1$.
         n_heads: heads (groups of $k_h = k/H$ coordinates sharing one softmax and one
-            coupling function); must divide `k`.
+            coupling function); must divide `k`. The `frustrated-mf` model uses 1: one
+            softmax over the modes for the whole token (a mode is a collective state of all
+            $k$ coordinates), and $H$ times fewer exponentials than one per head.
         key: PRNG key.
         order: $M \ge 1$.
         tau: initial temperature $\tau > 0$ (learned).
@@ -431,16 +433,31 @@ class CollectiveModes(eqx.Module):
         sc = jnp.einsum("thd,jhd->htj", q, _to_heads(keys, H), preferred_element_type=wdt)
         return jax.nn.softmax(sc, -1).astype(theta.dtype)
 
+    def _mix(self, s, theta):
+        r"""$\sum_i A^h_{ti} e^{im\psi_{ij}}$ $(T, H, 2Mk_h)$ without forming $A$: the
+        softmax's exponentials times the values, then one division of the $(T, 2Mk_h)$
+        result by the row sums (as `blocked_causal_attend`; the max held constant in the
+        gradient), in the head-major layout of the products."""
+        H, kh, M = self.n_heads, self.k // self.n_heads, self.order
+        wdt = jnp.promote_types(theta.dtype, jnp.float32)
+        x = Torus().lift(theta)  # (T, 2, k)
+        q = _to_heads(x, H).transpose(1, 0, 2) * (jnp.exp(s.log_tau) / math.sqrt(kh))  # (H, T, 2k_h)
+        keys = jax.nn.softplus(s.concentration)[:, None, :] * Torus().lift(s.modes)
+        keys = _to_heads(keys, H).transpose(1, 0, 2)  # (H, J, 2k_h)
+        V = _to_heads(harmonic_lift(s.modes, M), H).transpose(1, 0, 2)  # (H, J, 2M k_h)
+        sc = jnp.einsum("htd,hjd->htj", q, keys, preferred_element_type=wdt)
+        E = jnp.exp(sc - jax.lax.stop_gradient(jnp.max(sc, -1, keepdims=True)))
+        y = jnp.einsum("htj,hjd->htd", E.astype(V.dtype), V, preferred_element_type=wdt)
+        y = y / jnp.sum(E, -1, keepdims=True)
+        return y.transpose(1, 0, 2).astype(theta.dtype)
+
     def __call__(
         self, theta: Float[ArrayLike, "T k"], *, diagnostics: bool = False
     ) -> Float[Array, "T k"] | tuple[Float[Array, "T k"], dict]:
         theta = check_input(theta, "theta", f"(T, k={self.k})", self.k)
         s = cast(self, theta.dtype)
         T, H, M = theta.shape[0], self.n_heads, self.order
-        A = self._weights(s, theta)  # (H, T, J)
-        V = _to_heads(harmonic_lift(s.modes, M), H)  # (J, H, 2M k_h)
-        wdt = jnp.promote_types(theta.dtype, jnp.float32)
-        Zh = jnp.einsum("htj,jhd->thd", A, V, preferred_element_type=wdt).astype(theta.dtype)
+        Zh = self._mix(s, theta)  # (T, H, 2M k_h)
         Z = _from_heads(Zh, 2 * M, self.k)
         F = _daido_by_head(theta, Z, s.c_real, s.c_imag)
         gate = linear(s.value_gate, Torus().lift(theta).reshape(T, 2 * self.k))
@@ -448,4 +465,4 @@ class CollectiveModes(eqx.Module):
         y = theta + inc
         if not diagnostics:
             return y
-        return y, {"weights": A, "coupling": F, "increment": inc}
+        return y, {"weights": self._weights(s, theta), "coupling": F, "increment": inc}
