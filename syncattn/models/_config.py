@@ -37,7 +37,8 @@ from .._overrides import (
     parse_items,
     unknown_key,
 )
-from ._sync_config import DRIFTS as DRIFTS, READOUTS as READOUTS, SyncConfig, check_sync
+from ._sync_config import DRIFTS as DRIFTS, READOUTS as READOUTS, SyncConfig
+from ._sync_config import check_frustrated, check_sync
 
 
 __all__ = ["ModelConfig", "SyncConfig", "get_config", "list_configs", "parse_overrides"]
@@ -49,8 +50,7 @@ SYNC_ATTENTIONS = ("kuramoto", "sphere", "group", "frustrated", "frustrated-mf")
 torus, the sphere $S^{n-1}$ or a group."""
 TORUS_ATTENTIONS = ("kuramoto", "frustrated", "frustrated-mf")
 """The synchronisation models on the torus (phases, seed 000's embedding and readout)."""
-# frustrated-mf's modes J (= d_ff) at the presets: the multiple of 8 whose count is nearest
-# the Kuramoto model's (the size rule of `_sizes`, checked in tests/models)
+# frustrated-mf's modes J = d_ff at the presets: by the size rule of `_sizes` (tests/models)
 TINY_MODES, MODES_1M, MODES_5M = 32, 400, 560
 
 TASKS = ("lm", "classifier")
@@ -86,12 +86,10 @@ class ModelConfig:
         name: the preset this config came from (informational).
         task: ``"lm"`` (causal, logits over the vocabulary at every position)
             or ``"classifier"`` (bidirectional, one logit per position).
-        attention: ``"kuramoto"``, ``"oscillator"``, ``"softmax"``, ``"sphere"``,
-            ``"group"`` ([`syncattn.models.SyncLM`][] with states on $S^{n-1}$ or a
-            group, ``sync``), ``"frustrated"`` (the torus model with
-            [`syncattn.nn.FrustratedAttention`][], issue 40) or ``"frustrated-mf"`` (the
-            same attention, and [`syncattn.nn.CollectiveModes`][] in place of the
-            feed-forward: no MLP).
+        attention: ``"kuramoto"``, ``"oscillator"``, ``"softmax"``, ``"sphere"``, ``"group"``
+            ([`syncattn.models.SyncLM`][] on $S^{n-1}$ or a group, ``sync``), ``"frustrated"``
+            ([`syncattn.nn.FrustratedAttention`][], issue 40) or ``"frustrated-mf"`` (and
+            [`syncattn.nn.CollectiveModes`][] for the feed-forward: no MLP).
         vocab_size: number of token ids.
         d_model: width $d$ (for the synchronisation models, the number of
             oscillators $k$ per token).
@@ -254,22 +252,7 @@ class ModelConfig:
                 f"pad_id must lie in [0, vocab_size={self.vocab_size}); got {self.pad_id}."
             )
         check_sync(self, SYNC_ATTENTIONS)
-        if self.attention == "frustrated-mf" and self.ffn != "modes":
-            raise ValueError(
-                "the frustrated-mf model's feed-forward is its coupling to d_ff collective "
-                f"modes: ffn must be 'modes' (got {self.ffn!r}; attention='frustrated' has "
-                "the angle SwiGLU)."
-            )
-        if self.ffn == "modes" and self.attention != "frustrated-mf":
-            raise ValueError(
-                "ffn='modes' (coupling to learned collective modes) is the frustrated-mf "
-                f"model's block; got attention={self.attention!r}."
-            )
-        if self.attention.startswith("frustrated") and self.value != "phase":
-            raise ValueError(
-                f"the {self.attention} model couples the phases themselves (its identities "
-                f"need them): value must be 'phase'; got {self.value!r}."
-            )
+        check_frustrated(self)
         if self.attention in TORUS_ATTENTIONS:
             if self.task != "lm":
                 raise ValueError(

@@ -8,7 +8,7 @@ from typing import Any
 from .._overrides import check_value, deprecated_item, field_types
 
 
-__all__ = ["SyncConfig", "group_kind", "check_sync", "DRIFTS", "READOUTS"]
+__all__ = ["SyncConfig", "group_kind", "check_sync", "check_frustrated", "DRIFTS", "READOUTS"]
 
 DRIFTS = ("planes", "full", "none")
 READOUTS = ("prototype", "vonmises", "lift_linear")
@@ -42,7 +42,7 @@ class SyncConfig:
             [`syncattn.nn.FrustratedAttention`][]; also the collective modes' $M$).
             Default 1 (the Sakaguchi frustration $\arg c_1$ and the delayed coupling
             $b_1$): each harmonic widens the attention's value stream by $2k_h$, and at
-            "1m" on CPU $M = 2$ trains about 1.5x slower than the Kuramoto model,
+            "1m" on CPU $M = 2$ trains 1.5-1.7x slower than the Kuramoto model,
             $M = 1$ within the issue's 1.3x (benchmarks/training.py, docs/benchmarks.md).
         delay: the frustrated attention's delayed stream $W^m_t = \sum_{u<t} A_{tu}
             e^{im\theta_{u+1}}$ (``False``: the ablation without it, $b = 0$).
@@ -143,3 +143,29 @@ def check_sync(config, sync_attentions: tuple[str, ...]) -> None:
     if self.tie_embeddings:
         raise ValueError(f"the {a} model reads out through its readout head; "
                          "tie_embeddings must be False.")  # fmt: skip
+
+
+def check_frustrated(config) -> None:
+    """The frustrated models' combinations (issue 40): ``frustrated-mf`` has the collective
+    modes (``ffn="modes"``) and only it; both couple the phases (``value="phase"``).
+
+    Raises:
+        ValueError: naming the field.
+    """
+    a, ffn = config.attention, config.ffn
+    if a == "frustrated-mf" and ffn != "modes":
+        raise ValueError(
+            "the frustrated-mf model's feed-forward is its coupling to d_ff collective "
+            f"modes: ffn must be 'modes' (got {ffn!r}; attention='frustrated' has the angle "
+            "SwiGLU)."
+        )
+    if ffn == "modes" and a != "frustrated-mf":
+        raise ValueError(
+            "ffn='modes' (coupling to learned collective modes) is the frustrated-mf model's "
+            f"block; got attention={a!r}."
+        )
+    if a.startswith("frustrated") and config.value != "phase":
+        raise ValueError(
+            f"the {a} model couples the phases themselves (its identities need them): value "
+            f"must be 'phase'; got {config.value!r}."
+        )

@@ -29,8 +29,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._types import Float, Int
-
 
 __all__ = ["COPY_DEPTHS", "copy_depth", "copy_depth_losses"]
 
@@ -52,7 +50,7 @@ def _tokens(tokens) -> np.ndarray:
     return x
 
 
-def copy_depth(tokens: Int[np.ndarray, "*B T1"], n: int = 6) -> Int[np.ndarray, "*B T"]:
+def copy_depth(tokens: np.ndarray, n: int = 6) -> np.ndarray:
     r"""The copy depth of every position: the largest lag $\lambda = t - s \ge 1$ at which
     the $(n+1)$-gram $(x_{t-n+1}, \dots, x_{t+1})$ occurred before (ending at $x_{s+1}$), or 0.
 
@@ -91,8 +89,8 @@ def copy_depth(tokens: Int[np.ndarray, "*B T1"], n: int = 6) -> Int[np.ndarray, 
 
 
 def copy_depth_losses(
-    tokens: Int[np.ndarray, "*B T1"],
-    losses: Float[np.ndarray, "*B T"],
+    tokens: np.ndarray,
+    losses: np.ndarray,
     n: int = 6,
     depths: tuple[int, ...] = COPY_DEPTHS,
 ) -> dict:
