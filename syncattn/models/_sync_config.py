@@ -42,7 +42,7 @@ class SyncConfig:
             [`syncattn.nn.FrustratedAttention`][]; also the collective modes' $M$).
             Default 1 (the Sakaguchi frustration $\arg c_1$ and the delayed coupling
             $b_1$): each harmonic widens the attention's value stream by $2k_h$, and at
-            "1m" on CPU $M = 2$ trains 1.5-1.7x slower than the Kuramoto model,
+            "1m" on CPU $M = 2$ trains 1.56-1.77x slower than the Kuramoto model,
             $M = 1$ within the issue's 1.3x (benchmarks/training.py, docs/benchmarks.md).
         delay: the frustrated attention's delayed stream $W^m_t = \sum_{u<t} A_{tu}
             e^{im\theta_{u+1}}$ (``False``: the ablation without it, $b = 0$).
