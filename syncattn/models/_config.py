@@ -37,14 +37,18 @@ from .._overrides import (
     parse_items,
     unknown_key,
 )
-from ._sync_config import DRIFTS as DRIFTS, READOUTS as READOUTS, SyncConfig
-from ._sync_config import check_frustrated, check_sync
+from ._sync_config import (
+    DRIFTS as DRIFTS,
+    READOUTS as READOUTS,
+    SyncConfig,
+    check_frustrated,
+    check_sync,
+)
 
 
 __all__ = ["ModelConfig", "SyncConfig", "get_config", "list_configs", "parse_overrides"]
 
-ATTENTIONS = ("kuramoto", "oscillator", "softmax", "sphere", "group", "frustrated",
-              "frustrated-mf")  # fmt: skip
+ATTENTIONS = ("kuramoto", "oscillator", "softmax", "sphere", "group", "frustrated", "frustrated-mf")
 SYNC_ATTENTIONS = ("kuramoto", "sphere", "group", "frustrated", "frustrated-mf")
 """The synchronisation family: one LM class ([`syncattn.models.SyncLM`][]), states on the
 torus, the sphere $S^{n-1}$ or a group."""
@@ -95,8 +99,7 @@ class ModelConfig:
             oscillators $k$ per token).
         n_layers: number of blocks $L$.
         n_heads: attention heads; must divide ``d_model``.
-        d_ff: hidden width of the feed-forward block (``ffn="modes"``: the number $J$
-            of collective modes).
+        d_ff: hidden width of the feed-forward block (``ffn="modes"``: the number of modes).
         max_len: longest sequence the model accepts.
         dropout: dropout rate on the embedded input and inside the
             feed-forward block (after its activation and after its output),
@@ -107,9 +110,8 @@ class ModelConfig:
             (torus $(\cos\theta, \sin\theta)$, sphere $z$, group the entries of $U$)
             applied as a bounded tangent step, [`syncattn.nn.LiftSwiGLU`][], on the
             torus $2\pi$-periodic; the only feed-forward of the sphere and group
-            models) or ``"none"`` (the no-feed-forward ablation), or ``"modes"``
-            (``"frustrated-mf"`` only, and its only choice: the coupling to ``d_ff``
-            learned collective modes, [`syncattn.nn.CollectiveModes`][]).
+            models), ``"none"`` (the no-feed-forward ablation) or ``"modes"`` (``"frustrated-mf"``'s
+            only choice: [`syncattn.nn.CollectiveModes`][], ``d_ff`` modes).
         positions: ``"rope"`` (applied inside the attention layers),
             ``"sinusoidal"`` or ``"learned"`` (added to the embedding) or
             ``"none"``. The Kuramoto model's positions are its learned phase

@@ -456,7 +456,7 @@ class CollectiveModes(eqx.Module):
     ) -> Float[Array, "T k"] | tuple[Float[Array, "T k"], dict]:
         theta = check_input(theta, "theta", f"(T, k={self.k})", self.k)
         s = cast(self, theta.dtype)
-        T, H, M = theta.shape[0], self.n_heads, self.order
+        T, M = theta.shape[0], self.order
         Zh = self._mix(s, theta)  # (T, H, 2M k_h)
         Z = _from_heads(Zh, 2 * M, self.k)
         F = _daido_by_head(theta, Z, s.c_real, s.c_imag)
