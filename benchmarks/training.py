@@ -28,6 +28,8 @@ Usage:
     python benchmarks/training.py --configs 5m --batch-size 64   # e.g. on a GPU
     python benchmarks/training.py --models kuramoto sphere group group:u2 --no-torch --skip-fwd-bwd \
         --out benchmarks/results/training-1m-sync.json   # the Lohe models beside Kuramoto
+    python benchmarks/training.py --models kuramoto frustrated frustrated:1 frustrated-mf \
+        --no-torch --skip-fwd-bwd --out benchmarks/results/training-1m-frustrated.json  # issue 40
 Writes benchmarks/results/training[-CONFIG-BACKEND].json and prints a markdown table.
 """
 
@@ -58,7 +60,8 @@ from syncattn.training import (
 
 ATTENTIONS = ("softmax", "oscillator", "kuramoto")
 """The default models; ``--models`` also takes ``sphere`` and ``group`` (issue 28's
-Lohe models at their presets: $S^3$, SO(3))."""
+Lohe models at their presets: $S^3$, SO(3)) and ``frustrated``, ``frustrated-mf`` (issue
+40; ``frustrated:M`` for another number of harmonics than the preset's 1)."""
 
 
 def _block(tree):
@@ -67,13 +70,16 @@ def _block(tree):
 
 def model_config(spec, config):
     """The preset `config` for a ``--models`` entry: an attention, or ``group:NAME``
-    (``sync.group``, e.g. ``group:u2``) or ``sphere:N`` (``sync.sphere_dim``)."""
+    (``sync.group``, e.g. ``group:u2``), ``sphere:N`` (``sync.sphere_dim``) or
+    ``frustrated:M`` / ``frustrated-mf:M`` (``sync.harmonics``)."""
     attention, _, arg = spec.partition(":")
     extra = {}
     if arg:
-        field = {"group": "sync.group", "sphere": "sync.sphere_dim"}.get(attention)
+        field = {"group": "sync.group", "sphere": "sync.sphere_dim",
+                 "frustrated": "sync.harmonics", "frustrated-mf": "sync.harmonics"}.get(attention)  # fmt: skip
         if field is None:
-            raise SystemExit(f"--models {spec}: only group:NAME and sphere:N take a suffix")
+            raise SystemExit(f"--models {spec}: only group:NAME, sphere:N and "
+                             "frustrated[-mf]:M take a suffix")
         extra[field] = arg
     return models.get_config(config, attention=attention, **extra)
 
@@ -81,7 +87,7 @@ def model_config(spec, config):
 def _model_spec(spec):
     if spec.partition(":")[0] not in models.ATTENTIONS:
         raise argparse.ArgumentTypeError(f"{spec!r}: an attention of {models.ATTENTIONS}, "
-                                         "or group:NAME / sphere:N")
+                                         "or group:NAME / sphere:N / frustrated[-mf]:M")
     return spec
 
 

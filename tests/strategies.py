@@ -44,3 +44,10 @@ def harmonics(draw, *, order=st.integers(1, 4), bound=2.0):
     a = draw(npst.arrays(np.float64, (m,), elements=st.floats(-bound, bound)))
     alpha = draw(npst.arrays(np.float64, (m,), elements=st.floats(-np.pi, np.pi)))
     return a, alpha
+
+
+@st.composite
+def token_rows(draw, *, rows=st.integers(1, 3), length=st.integers(2, 40), vocab=st.integers(1, 4)):
+    """Small token strings `(B, T + 1)` int64 over a small alphabet (so n-grams repeat)."""
+    b, t, v = draw(rows), draw(length), draw(vocab)
+    return draw(npst.arrays(np.int64, (b, t), elements=st.integers(0, v - 1)))

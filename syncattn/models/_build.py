@@ -16,7 +16,8 @@ __all__ = ["build", "count_params", "describe", "cast", "state_size"]
 def build(config: ModelConfig, *, key: PRNGKeyArray) -> eqx.Module:
     """The model described by ``config``.
 
-    * ``attention`` = ``"kuramoto"``, ``"sphere"``, ``"group"``:
+    * ``attention`` = ``"kuramoto"``, ``"sphere"``, ``"group"``, ``"frustrated"``,
+      ``"frustrated-mf"``:
       [`syncattn.models.SyncLM`][] (``"kuramoto"``: seed 000's model,
       ``KuramotoLM``);
     * ``task="lm"``: [`syncattn.models.TransformerLM`][];
@@ -82,6 +83,8 @@ def describe(config: ModelConfig) -> str:
         parts.append(f"S^{c.sync.sphere_dim - 1} (n {c.sync.sphere_dim})")
     if c.attention == "group":
         parts.append(f"group {c.sync.group}")
+    if c.attention.startswith("frustrated"):
+        parts.append(f"M {c.sync.harmonics}" + (", delayed stream" if c.sync.delay else ", no delay"))
     if c.attention in ("sphere", "group") and c.sync.drift != "planes":
         parts.append(f"drift {c.sync.drift}")
     if c.attention in SYNC_ATTENTIONS and c.sync.readout != "prototype":

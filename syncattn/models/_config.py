@@ -37,19 +37,29 @@ from .._overrides import (
     parse_items,
     unknown_key,
 )
-from ._sync_config import DRIFTS as DRIFTS, READOUTS as READOUTS, SyncConfig, check_sync
+from ._sync_config import (
+    DRIFTS as DRIFTS,
+    READOUTS as READOUTS,
+    SyncConfig,
+    check_frustrated,
+    check_sync,
+)
 
 
 __all__ = ["ModelConfig", "SyncConfig", "get_config", "list_configs", "parse_overrides"]
 
-ATTENTIONS = ("kuramoto", "oscillator", "softmax", "sphere", "group")
-SYNC_ATTENTIONS = ("kuramoto", "sphere", "group")
+ATTENTIONS = ("kuramoto", "oscillator", "softmax", "sphere", "group", "frustrated", "frustrated-mf")
+SYNC_ATTENTIONS = ("kuramoto", "sphere", "group", "frustrated", "frustrated-mf")
 """The synchronisation family: one LM class ([`syncattn.models.SyncLM`][]), states on the
 torus, the sphere $S^{n-1}$ or a group."""
+TORUS_ATTENTIONS = ("kuramoto", "frustrated", "frustrated-mf")
+"""The synchronisation models on the torus (phases, seed 000's embedding and readout)."""
+# frustrated-mf's modes J = d_ff at the presets: by the size rule of `_sizes` (tests/models)
+TINY_MODES, MODES_1M, MODES_5M = 32, 400, 560
 
 TASKS = ("lm", "classifier")
 NORMS = ("layernorm", "rmsnorm")
-FFNS = ("swiglu", "gelu", "lift", "none")
+FFNS = ("swiglu", "gelu", "lift", "none", "modes")
 POSITIONS = ("rope", "sinusoidal", "learned", "none")
 COUPLINGS = ("softplus", "relu", "elu1", "elu1_features")
 EQUILIBRIA = ("closed", "ode")
@@ -80,15 +90,16 @@ class ModelConfig:
         name: the preset this config came from (informational).
         task: ``"lm"`` (causal, logits over the vocabulary at every position)
             or ``"classifier"`` (bidirectional, one logit per position).
-        attention: ``"kuramoto"``, ``"oscillator"``, ``"softmax"``, ``"sphere"`` or
-            ``"group"`` (the last two: [`syncattn.models.SyncLM`][] with states on
-            $S^{n-1}$ or a group, ``sync``).
+        attention: ``"kuramoto"``, ``"oscillator"``, ``"softmax"``, ``"sphere"``, ``"group"``
+            ([`syncattn.models.SyncLM`][] on $S^{n-1}$ or a group, ``sync``), ``"frustrated"``
+            ([`syncattn.nn.FrustratedAttention`][], issue 40) or ``"frustrated-mf"`` (and
+            [`syncattn.nn.CollectiveModes`][] for the feed-forward: no MLP).
         vocab_size: number of token ids.
         d_model: width $d$ (for the synchronisation models, the number of
             oscillators $k$ per token).
         n_layers: number of blocks $L$.
         n_heads: attention heads; must divide ``d_model``.
-        d_ff: hidden width of the feed-forward block.
+        d_ff: hidden width of the feed-forward block (``ffn="modes"``: the number of modes).
         max_len: longest sequence the model accepts.
         dropout: dropout rate on the embedded input and inside the
             feed-forward block (after its activation and after its output),
@@ -99,7 +110,8 @@ class ModelConfig:
             (torus $(\cos\theta, \sin\theta)$, sphere $z$, group the entries of $U$)
             applied as a bounded tangent step, [`syncattn.nn.LiftSwiGLU`][], on the
             torus $2\pi$-periodic; the only feed-forward of the sphere and group
-            models) or ``"none"`` (the no-feed-forward ablation).
+            models), ``"none"`` (the no-feed-forward ablation) or ``"modes"`` (``"frustrated-mf"``'s
+            only choice: [`syncattn.nn.CollectiveModes`][], ``d_ff`` modes).
         positions: ``"rope"`` (applied inside the attention layers),
             ``"sinusoidal"`` or ``"learned"`` (added to the embedding) or
             ``"none"``. The Kuramoto model's positions are its learned phase
@@ -242,15 +254,16 @@ class ModelConfig:
                 f"pad_id must lie in [0, vocab_size={self.vocab_size}); got {self.pad_id}."
             )
         check_sync(self, SYNC_ATTENTIONS)
-        if self.attention == "kuramoto":
+        check_frustrated(self)
+        if self.attention in TORUS_ATTENTIONS:
             if self.task != "lm":
                 raise ValueError(
-                    "the Kuramoto model is a causal LM; task='classifier' needs "
+                    f"the {self.attention} model is a causal LM; task='classifier' needs "
                     "attention='oscillator' or 'softmax'."
                 )
             if self.positions != "rope":
                 raise ValueError(
-                    "the Kuramoto model's positions are its learned phase drift "
+                    f"the {self.attention} model's positions are its learned phase drift "
                     f"omega_j (t - u); set positions='rope' (got {self.positions!r})."
                 )
             if self.ffn == "gelu":
@@ -260,7 +273,7 @@ class ModelConfig:
                 )
             if self.tie_embeddings:
                 raise ValueError(
-                    "the Kuramoto model reads out through prototype phases; "
+                    f"the {self.attention} model reads out through prototype phases; "
                     "tie_embeddings must be False."
                 )
         if self.attention not in SYNC_ATTENTIONS and self.ffn == "lift":
@@ -343,6 +356,8 @@ _DEFAULT_ATTENTION = {
 def _lm(name, attention, **kw) -> dict[str, Any]:
     if attention in SYNC_ATTENTIONS:
         kw.setdefault("positions", "rope")
+    if attention == "frustrated-mf":
+        kw.setdefault("ffn", "modes")
     if attention in ("sphere", "group"):
         kw.setdefault("ffn", "lift")
     elif attention == "oscillator":
@@ -358,7 +373,8 @@ def _presets(name: str, attention: str) -> dict[str, Any]:
     overrides."""
     if name == "tiny":
         # sphere (n = 4) and SO(3): the Kuramoto count (14,467) within 2 %
-        shape = {"sphere": dict(d_model=4, d_ff=64), "group": dict(d_model=2, d_ff=48)}
+        shape = {"sphere": dict(d_model=4, d_ff=64), "group": dict(d_model=2, d_ff=48),
+                 "frustrated-mf": dict(d_model=16, d_ff=TINY_MODES)}  # fmt: skip
         return _lm(
             name, attention, n_layers=2, n_heads=2, max_len=64, d_osc=2,
             **shape.get(attention, dict(d_model=16, d_ff=32)),
@@ -368,6 +384,8 @@ def _presets(name: str, attention: str) -> dict[str, Any]:
             "softmax": dict(d_model=128, n_layers=4, n_heads=4, d_ff=432),
             "oscillator": dict(d_model=128, n_layers=4, n_heads=4, d_ff=416, d_osc=8),
             "kuramoto": dict(d_model=128, n_layers=4, n_heads=4, d_ff=352),
+            "frustrated": dict(d_model=128, n_layers=4, n_heads=4, d_ff=352),
+            "frustrated-mf": dict(d_model=128, n_layers=4, n_heads=4, d_ff=MODES_1M),
             # the lift widths of the Kuramoto model: 2 x 128, sphere 4 x 64, SO(3) 9 x 32
             "sphere": dict(d_model=64, n_layers=4, n_heads=4, d_ff=216),
             "group": dict(d_model=32, n_layers=4, n_heads=4, d_ff=216),
@@ -378,6 +396,8 @@ def _presets(name: str, attention: str) -> dict[str, Any]:
             "softmax": dict(d_model=256, n_layers=6, n_heads=8, d_ff=712),
             "oscillator": dict(d_model=256, n_layers=6, n_heads=8, d_ff=696, d_osc=8),
             "kuramoto": dict(d_model=256, n_layers=6, n_heads=8, d_ff=544),
+            "frustrated": dict(d_model=256, n_layers=6, n_heads=8, d_ff=544),
+            "frustrated-mf": dict(d_model=256, n_layers=6, n_heads=8, d_ff=MODES_5M),
             "sphere": dict(d_model=128, n_layers=6, n_heads=8, d_ff=384),
             "group": dict(d_model=64, n_layers=6, n_heads=8, d_ff=392),
         }[attention]

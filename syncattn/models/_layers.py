@@ -103,7 +103,7 @@ def call_swiglu(ffn: eqx.Module, x):
 def sync_space(config: ModelConfig) -> tuple[str, int | None]:
     """``(space, n)`` of the nn geometry blocks: ``("torus", None)``, ``("sphere", n)``,
     ``("so3", None)``, ..."""
-    if config.attention == "kuramoto":
+    if config.attention in ("kuramoto", "frustrated", "frustrated-mf"):
         return "torus", None
     if config.attention == "sphere":
         return "sphere", config.sync.sphere_dim
@@ -117,8 +117,12 @@ def _sync_value(config: ModelConfig) -> str:
     return "state" if config.value == "phase" else "learned"
 
 
+def _torus(config: ModelConfig) -> bool:
+    return config.attention in ("kuramoto", "frustrated", "frustrated-mf")
+
+
 def make_state_embedding(config: ModelConfig, *, key) -> eqx.Module:
-    if config.attention == "kuramoto":
+    if _torus(config):
         return make_phase_embedding(config, key=key)
     space, n = sync_space(config)
     return _nn().StateEmbedding(config.vocab_size, config.d_model, key=key, space=space, n=n)
@@ -127,6 +131,8 @@ def make_state_embedding(config: ModelConfig, *, key) -> eqx.Module:
 def make_sync_attention(config: ModelConfig, *, key) -> eqx.Module:
     if config.attention == "kuramoto":
         return make_kuramoto_attention(config, key=key)
+    if config.attention in ("frustrated", "frustrated-mf"):
+        return make_frustrated_attention(config, key=key)
     nn, c = _nn(), config
     common = dict(
         key=key, value=_sync_value(c), gates=c.gates, tau=c.tau, bound=c.bound,
@@ -144,7 +150,13 @@ def call_sync_attention(attention: eqx.Module, state, diagnostics: bool = False)
 
 
 def make_sync_ffn(config: ModelConfig, *, key) -> eqx.Module:
-    if config.attention == "kuramoto":
+    if config.ffn == "modes":
+        # one softmax over the modes for all k coordinates: a mode is a collective state of
+        # the whole token (and n_heads times fewer exponentials than a softmax per head)
+        return _nn().CollectiveModes(config.d_model, config.d_ff, 1, key=key,
+                                     order=config.sync.harmonics, tau=config.tau,
+                                     bound=config.bound)  # fmt: skip
+    if _torus(config):
         return make_angle_swiglu(config, key=key)
     space, n = sync_space(config)
     return _nn().LiftSwiGLU(config.d_model, config.d_ff, key=key, bound=config.bound,
@@ -158,7 +170,7 @@ def call_sync_ffn(ffn: eqx.Module, state):
 def make_sync_readout(config: ModelConfig, *, key) -> eqx.Module:
     nn, c = _nn(), config
     kind = c.sync.readout
-    if kind == "prototype" and c.attention == "kuramoto":
+    if kind == "prototype" and _torus(c):
         return make_prototype_readout(c, key=key)
     space, n = sync_space(c)
     if kind == "prototype":
@@ -183,6 +195,19 @@ def make_kuramoto_attention(config: ModelConfig, *, key) -> eqx.Module:
         tau=config.tau, bound=config.bound, rope_base=config.rope_base,
         gate_norm=config.gate_norm,
     )
+
+
+def make_frustrated_attention(config: ModelConfig, *, key) -> eqx.Module:
+    if config.value != "phase":
+        raise ValueError(
+            f"the {config.attention} model couples the phases themselves: value must be "
+            f"'phase' (got {config.value!r})."
+        )
+    return _nn().FrustratedAttention(
+        config.d_model, config.n_heads, key=key, order=config.sync.harmonics,
+        delay=config.sync.delay, gates=config.gates, tau=config.tau, bound=config.bound,
+        rope_base=config.rope_base, gate_norm=config.gate_norm,
+    )  # fmt: skip
 
 
 def call_kuramoto_attention(attention: eqx.Module, theta, diagnostics: bool = False):

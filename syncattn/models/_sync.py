@@ -16,6 +16,8 @@ rotary drift $e^{(t-u)\Omega_j}$ is the position signal). The geometry comes fro
 | ``"kuramoto"`` | $\theta \in \mathbb{T}$ | [`syncattn.nn.PhaseEmbedding`][] | [`syncattn.nn.KuramotoAttention`][] | [`syncattn.nn.AngleSwiGLU`][] / [`syncattn.nn.LiftSwiGLU`][] |
 | ``"sphere"`` | $z \in S^{n-1}$ | [`syncattn.nn.StateEmbedding`][] | [`syncattn.nn.SphereAttention`][] | [`syncattn.nn.LiftSwiGLU`][] |
 | ``"group"`` | $U \in SO(n), U(n)$ | [`syncattn.nn.StateEmbedding`][] | [`syncattn.nn.GroupAttention`][] | [`syncattn.nn.LiftSwiGLU`][] |
+| ``"frustrated"`` | $\theta \in \mathbb{T}$ | [`syncattn.nn.PhaseEmbedding`][] | [`syncattn.nn.FrustratedAttention`][] | [`syncattn.nn.AngleSwiGLU`][] / [`syncattn.nn.LiftSwiGLU`][] |
+| ``"frustrated-mf"`` | $\theta \in \mathbb{T}$ | [`syncattn.nn.PhaseEmbedding`][] | [`syncattn.nn.FrustratedAttention`][] | [`syncattn.nn.CollectiveModes`][] (no MLP) |
 
 and the readout is ``config.sync.readout``: ``"prototype"``
 ($\ell_{tv} = \sigma\sum_j\langle s_{tj}, p_{vj}\rangle$; on the torus seed 000's
@@ -117,7 +119,7 @@ class SyncLM(eqx.Module):
             check_mask(mask, T)
         state = self.embedding(tokens)
         keys = _split(key, 2 * cfg.n_layers)
-        torus = cfg.attention == "kuramoto"
+        torus = cfg.attention in ("kuramoto", "frustrated", "frustrated-mf")
         layers = []
         for i, attention in enumerate(self.attentions):
             new = _layers.call_sync_attention(attention, state, diagnostics)

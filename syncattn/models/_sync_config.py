@@ -8,7 +8,7 @@ from typing import Any
 from .._overrides import check_value, deprecated_item, field_types
 
 
-__all__ = ["SyncConfig", "group_kind", "check_sync", "DRIFTS", "READOUTS"]
+__all__ = ["SyncConfig", "group_kind", "check_sync", "check_frustrated", "DRIFTS", "READOUTS"]
 
 DRIFTS = ("planes", "full", "none")
 READOUTS = ("prototype", "vonmises", "lift_linear")
@@ -37,18 +37,33 @@ class SyncConfig:
             (a learned concentration per prototype and oscillator,
             [`syncattn.nn.VonMisesReadout`][]) or ``"lift_linear"`` (a linear head on
             the lift, [`syncattn.nn.LiftLinearReadout`][]).
+        harmonics: $M \ge 1$, the Daido harmonics of the frustrated models
+            (``attention="frustrated"``, ``"frustrated-mf"``;
+            [`syncattn.nn.FrustratedAttention`][]; also the collective modes' $M$).
+            Default 1 (the Sakaguchi frustration $\arg c_1$ and the delayed coupling
+            $b_1$): each harmonic widens the attention's value stream by $2k_h$, and at
+            "1m" on CPU $M = 2$ trains 1.56-1.77x slower than the Kuramoto model,
+            $M = 1$ within the issue's 1.3x (benchmarks/training.py, docs/benchmarks.md).
+        delay: the frustrated attention's delayed stream $W^m_t = \sum_{u<t} A_{tu}
+            e^{im\theta_{u+1}}$ (``False``: the ablation without it, $b = 0$).
     """
 
     sphere_dim: int = 4
     group: str = "so3"
     drift: str = "planes"
     readout: str = "prototype"
+    harmonics: int = 1
+    delay: bool = True
 
     def __post_init__(self):
         for key, tp in field_types(SyncConfig).items():
             checked = check_value(f"sync.{key}", tp, getattr(self, key))
             if checked is not getattr(self, key):
                 object.__setattr__(self, key, checked)
+        if self.harmonics < 1:
+            raise ValueError(
+                f"sync.harmonics must be >= 1 (harmonics m = 1..M); got {self.harmonics}."
+            )
         if self.sphere_dim < 2:
             raise ValueError(
                 f"sync.sphere_dim must be >= 2 (states on S^(n-1)); got {self.sphere_dim}."
@@ -97,13 +112,21 @@ def check_sync(config, sync_attentions: tuple[str, ...]) -> None:
                 f"in {sync_attentions}); got attention={a!r}."
             )
         return
-    if a == "kuramoto" and sync.drift != "planes":
+    torus = a in ("kuramoto", "frustrated", "frustrated-mf")
+    if torus and sync.drift != "planes":
         raise ValueError(
-            "the Kuramoto model's drift is its phase drift omega_j (t - u): "
+            f"the {a} model's drift is its phase drift omega_j (t - u): "
             f"sync.drift must be 'planes'; got {sync.drift!r}."
         )
-    if a == "kuramoto":
-        return  # its own checks follow (kept as they were)
+    if not a.startswith("frustrated"):
+        for f in ("harmonics", "delay"):
+            if getattr(sync, f) != SyncConfig.__dataclass_fields__[f].default:
+                raise ValueError(
+                    f"sync.{f} applies to the frustrated models (attention='frustrated' or "
+                    f"'frustrated-mf'); got attention={a!r}."
+                )
+    if torus:
+        return  # their own checks follow (kept as they were)
     if self.task != "lm":
         raise ValueError(f"the {a} model is a causal LM; task must be 'lm' (got "
                          f"{self.task!r}).")  # fmt: skip
@@ -120,3 +143,29 @@ def check_sync(config, sync_attentions: tuple[str, ...]) -> None:
     if self.tie_embeddings:
         raise ValueError(f"the {a} model reads out through its readout head; "
                          "tie_embeddings must be False.")  # fmt: skip
+
+
+def check_frustrated(config) -> None:
+    """The frustrated models' combinations (issue 40): ``frustrated-mf`` has the collective
+    modes (``ffn="modes"``) and only it; both couple the phases (``value="phase"``).
+
+    Raises:
+        ValueError: naming the field.
+    """
+    a, ffn = config.attention, config.ffn
+    if a == "frustrated-mf" and ffn != "modes":
+        raise ValueError(
+            "the frustrated-mf model's feed-forward is its coupling to d_ff collective "
+            f"modes: ffn must be 'modes' (got {ffn!r}; attention='frustrated' has the angle "
+            "SwiGLU)."
+        )
+    if ffn == "modes" and a != "frustrated-mf":
+        raise ValueError(
+            "ffn='modes' (coupling to learned collective modes) is the frustrated-mf model's "
+            f"block; got attention={a!r}."
+        )
+    if a.startswith("frustrated") and config.value != "phase":
+        raise ValueError(
+            f"the {a} model couples the phases themselves (its identities need them): value "
+            f"must be 'phase'; got {config.value!r}."
+        )

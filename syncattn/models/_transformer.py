@@ -229,7 +229,7 @@ class TransformerLM(eqx.Module):
     config: ModelConfig = eqx.field(static=True)
 
     def __init__(self, config: ModelConfig, *, key: PRNGKeyArray):
-        if config.task != "lm" or config.attention == "kuramoto":
+        if config.task != "lm" or config.attention not in ("oscillator", "softmax"):
             raise ValueError(
                 "TransformerLM needs task='lm' and attention 'oscillator' or "
                 f"'softmax'; got task={config.task!r}, attention={config.attention!r}."

@@ -6,6 +6,11 @@ r"""Attention layers built from the verified primitives (equinox Modules, unbatc
   its update the Lohe coupling and a geodesic step (issue 28; `from_kuramoto`: $n = 2$
   is the torus layer). Both are one synchronisation-attention core on a geometry
   (`_sync_attention`, `_geometry`);
+* [`FrustratedAttention`][syncattn.nn.FrustratedAttention]: Kuramoto attention with a
+  learned Daido series per head and a delayed coupling to each key's successor (issue 40;
+  syncattn's own formulation of arXiv 2606.18694's abstract), and
+  [`CollectiveModes`][syncattn.nn.CollectiveModes], its mean-field block (coupling to
+  learned collective modes, in place of the feed-forward);
 * [`OscillatorAttention`][syncattn.nn.OscillatorAttention]: fixed-query oscillator
   attention from [`syncattn.lohe`][] (seed 001), with its physical
   [`Substrate`][syncattn.nn.Substrate] (noise, mismatch, disorder, finite settling,
@@ -36,6 +41,11 @@ unchanged.
 
 from ._blocks import RMSNorm as RMSNorm, SwiGLU as SwiGLU
 from ._frozen import FrozenLinear as FrozenLinear
+from ._frustrated_attention import (
+    CollectiveModes as CollectiveModes,
+    FrustratedAttention as FrustratedAttention,
+    harmonic_lift as harmonic_lift,
+)
 from ._geometric_blocks import (
     AlignmentReadout as AlignmentReadout,
     LiftLinearReadout as LiftLinearReadout,
@@ -72,6 +82,9 @@ __all__ = [
     "KuramotoAttention",
     "SphereAttention",
     "GroupAttention",
+    "FrustratedAttention",
+    "CollectiveModes",
+    "harmonic_lift",
     "OscillatorAttention",
     "FrozenLinear",
     "Substrate",

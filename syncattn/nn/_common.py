@@ -189,3 +189,91 @@ def attend(q, k, v, causal: bool, key_mask=None):
         return jax.nn.dot_product_attention(q, k, v, scale=1.0, is_causal=causal)
     m = allowed(T, causal, key_mask)[None]
     return jax.nn.dot_product_attention(q, k, v, mask=m, scale=1.0)
+
+
+def attend_delayed(q, k, v, w, key_mask=None):
+    r"""Causal attention of two value streams through the same weights; q, k of shape
+    (T, H, D), v and w of shape (T, H, E).
+
+    $$y_t = \sum_{u \le t} A_{tu}\, v_u, \qquad z_t = \sum_{u < t} A_{tu}\, w_u,
+      \qquad A_{tu} = \operatorname{softmax}_{u \in \mathcal A_t}\, q_t\cdot k_u$$
+
+    ($\mathcal A_t$ the allowed keys of `allowed`, causal with the key-padding mask). The
+    second sum stops before the diagonal, so a stream $w_u$ that holds the successor's
+    features ($w_u = f(x_{u+1})$, at most $x_t$ for $u < t$) stays causal: $z_t$ reads
+    tokens $\le t$ only, exactly (the diagonal is masked, not subtracted). The weights
+    are those of $y$ (the same row normaliser $\ell_t$ over $u \le t$), so $z$ is one
+    more value stream through the softmax of `blocked_causal_attend`: float64 takes the
+    exact einsum path, every other dtype the blocked path (query blocks of at least
+    `CPU_ATTENTION_BLOCK`, at most `CPU_ATTENTION_MAX_BLOCKS` blocks) on every backend.
+    Returns `(y, z)` in `q`'s dtype.
+    """
+    T = q.shape[0]
+    ok = allowed(T, True, key_mask)
+    strict = ok & ~jnp.eye(T, dtype=bool)
+    if q.dtype == jnp.float64:
+        A = attention_weights(q, k, True, key_mask)
+        As = jnp.where(strict[None], A, 0.0)
+        return jnp.einsum("htu,uhd->thd", A, v), jnp.einsum("htu,uhd->thd", As, w)
+    block = max(CPU_ATTENTION_BLOCK, -(-T // CPU_ATTENTION_MAX_BLOCKS))
+    wdt = jnp.promote_types(q.dtype, jnp.float32)
+    ys, zs = [], []
+    for s0 in range(0, T, block):
+        e = min(s0 + block, T)
+        s = jnp.einsum("thd,uhd->htu", q[s0:e], k[:e], preferred_element_type=wdt)
+        s = jnp.where(ok[None, s0:e, :e], s, -jnp.inf)
+        m = jax.lax.stop_gradient(jnp.max(s, -1, keepdims=True))  # finite: a key per row
+        E = jnp.exp(s - m)
+        ell = jnp.sum(E, -1).T[..., None]  # (t, H, 1)
+        Es = jnp.where(strict[None, s0:e, :e], E, 0.0)
+        y = jnp.einsum("htu,uhd->thd", E.astype(v.dtype), v[:e], preferred_element_type=wdt)
+        z = jnp.einsum("htu,uhd->thd", Es.astype(w.dtype), w[:e], preferred_element_type=wdt)
+        ys.append((y / ell).astype(q.dtype))
+        zs.append((z / ell).astype(q.dtype))
+    if len(ys) == 1:
+        return ys[0], zs[0]
+    return jnp.concatenate(ys, 0), jnp.concatenate(zs, 0)
+
+
+def attend_successor(q, k, p, d, key_mask=None):
+    r"""Causal attention whose diagonal takes its own value: q, k (T, H, D), p, d (T, H, E).
+
+    $$y_t = \sum_{u < t} A_{tu}\, p_u + A_{tt}\, d_t,
+      \qquad A_{tu} = \operatorname{softmax}_{u \in \mathcal A_t}\, q_t\cdot k_u$$
+
+    (the weights of `attend_delayed`; $A_{tt} = 0$ where key $t$ is padded). With
+    $p_u = v_u + w_u$ and $d_t = v_t$ it is $\sum_{u \le t} A_{tu} v_u + \sum_{u<t}
+    A_{tu} w_u$, the two streams of `attend_delayed` in ONE product of width $E$
+    (instead of two): exactly causal when $p_u$ reads tokens $\le u + 1$ (the
+    strictly lower product never sees $p_t$). float64: the exact einsum path; other
+    dtypes: the blocked path (as `attend_delayed`) on every backend.
+    """
+    T = q.shape[0]
+    ok = allowed(T, True, key_mask)
+    eye = jnp.eye(T, dtype=bool)
+    strict = ok & ~eye
+    if q.dtype == jnp.float64:
+        A = attention_weights(q, k, True, key_mask)
+        diag = jnp.sum(jnp.where(eye[None], A, 0.0), -1).T[..., None]  # (T, H, 1)
+        return jnp.einsum("htu,uhd->thd", jnp.where(strict[None], A, 0.0), p) + diag * d
+    block = max(CPU_ATTENTION_BLOCK, -(-T // CPU_ATTENTION_MAX_BLOCKS))
+    wdt = jnp.promote_types(q.dtype, jnp.float32)
+    # the diagonal score q_t . k_t apart (O(T D)), so the (T, T) blocks hold the strictly
+    # lower part only: one mask, one exp, one sum per entry, as `blocked_causal_attend`
+    s_tt = jnp.einsum("thd,thd->th", q, k, preferred_element_type=wdt)
+    s_tt = jnp.where(jnp.diagonal(ok)[:, None], s_tt, -jnp.inf)  # a padded key t: A_tt = 0
+    outs = []
+    for s0 in range(0, T, block):
+        e = min(s0 + block, T)
+        s = jnp.einsum("thd,uhd->htu", q[s0:e], k[:e], preferred_element_type=wdt)
+        s = jnp.where(strict[None, s0:e, :e], s, -jnp.inf)
+        d_s = s_tt[s0:e].T  # (H, t)
+        # finite: every row has an allowed key (strictly lower or its diagonal)
+        m = jax.lax.stop_gradient(jnp.maximum(jnp.max(s, -1), d_s))[..., None]
+        E = jnp.exp(s - m)
+        diag = jnp.exp(d_s[..., None] - m)  # (H, t, 1); 0 where masked
+        ell = (jnp.sum(E, -1, keepdims=True) + diag).transpose(1, 0, 2)  # (t, H, 1)
+        y = jnp.einsum("htu,uhd->thd", E.astype(p.dtype), p[:e], preferred_element_type=wdt)
+        y = y + diag.transpose(1, 0, 2) * d[s0:e].astype(wdt)
+        outs.append((y / ell).astype(q.dtype))
+    return outs[0] if len(outs) == 1 else jnp.concatenate(outs, 0)

@@ -23,7 +23,10 @@ Apps (studies, experiments) call these; nothing here knows about models.
   (the ladder's gap against the parameter count), with a percentile bootstrap over the
   samples within each group and predictions at chosen $x$;
 * [`syncattn.stats.relative_improvement`][]: how much a learning curve still fell over
-  its last fraction of steps (the ladder's convergence record).
+  its last fraction of steps (the ladder's convergence record);
+* [`syncattn.stats.copy_depth`][], [`syncattn.stats.copy_depth_losses`][]: a language
+  model's per-position loss split by whether the predicted token continues a repeat of
+  an n-gram seen d or more positions back (issue 40's copy-depth diagnostic).
 
 Everything is NumPy float64 on the host (these are a handful of numbers per run).
 
@@ -31,8 +34,8 @@ Files: `_binomial.py` (counts: the Clopper-Pearson and Wilson intervals, the exa
 binomial and Fisher tests), `_samples.py` (a sample's summary and the t interval of its
 mean), `_fits.py` (the least-squares lines: exponential rate, power law, log-linear),
 `_bootstrap.py` (the power-law and log-linear fits through per-group means, with
-percentile bootstrap intervals), `_curves.py` (learning curves: the relative
-improvement), `_arguments.py` (their argument checks).
+percentile bootstrap intervals), `_copy_depth.py` (the copy-depth split), `_curves.py`
+(learning curves: the relative improvement), `_arguments.py` (their argument checks).
 """
 
 from ._binomial import (
@@ -44,6 +47,11 @@ from ._binomial import (
 from ._bootstrap import (
     log_linear_bootstrap as log_linear_bootstrap,
     power_law_bootstrap as power_law_bootstrap,
+)
+from ._copy_depth import (
+    COPY_DEPTHS as COPY_DEPTHS,
+    copy_depth as copy_depth,
+    copy_depth_losses as copy_depth_losses,
 )
 from ._curves import relative_improvement as relative_improvement
 from ._fits import (
@@ -67,4 +75,7 @@ __all__ = [
     "log_linear_fit",
     "log_linear_bootstrap",
     "relative_improvement",
+    "copy_depth",
+    "copy_depth_losses",
+    "COPY_DEPTHS",
 ]

@@ -312,3 +312,66 @@ def group_attention(layer, U, key_mask=None):
         for j in range(k):
             y[t, j] = U[t, j] @ expm(ut[j])
     return (y if cplx else y.real), A, (xi if cplx else xi.real)
+
+
+def frustrated_attention(layer, theta, key_mask=None):
+    """Naive O(T^2 k M) frustrated attention, written in the sine form of statement 26:
+    F_tj = sum_m sum_u A_tu |c_m| sin(m(th_u - th_t) + arg c_m)
+         + sum_m sum_{u<t} A_tu |b_m| sin(m(th_{u+1} - th_t) + arg b_m),
+    the weights A from the Kuramoto score loop above."""
+    th = np_(theta)
+    T, k = th.shape
+    H = layer.n_heads
+    kh = k // H
+    _, A, _ = kuramoto_attention(layer, theta, key_mask)
+    allowed = allowed_matrix(T, layer.causal, key_mask)
+    c = np_(layer.c_real) + 1j * np_(layer.c_imag)
+    b = None if layer.b_real is None else np_(layer.b_real) + 1j * np_(layer.b_imag)
+    F = np.zeros((T, k))
+    for t in range(T):
+        for j in range(k):
+            h = j // kh
+            for u in range(T):
+                if not allowed[t, u]:
+                    continue
+                for m in range(1, layer.order + 1):
+                    cm = c[h, m - 1]
+                    F[t, j] += A[h, t, u] * abs(cm) * math.sin(m * (th[u, j] - th[t, j]) + np.angle(cm))
+                    if b is not None and u < t:
+                        bm = b[h, m - 1]
+                        F[t, j] += A[h, t, u] * abs(bm) * math.sin(
+                            m * (th[u + 1, j] - th[t, j]) + np.angle(bm))
+    x = np.concatenate([np.cos(th), np.sin(th)], 1)
+    gate_v = x @ np_(layer.value_gate.weight).T + np_(layer.value_gate.bias)
+    return th + bound(gate_v * F, layer.bound), A, F
+
+
+def collective_modes(block, theta):
+    """Naive coupling to J collective modes: s_ti = tau/sqrt(k_h) sum_{j in h} kappa_ij
+    cos(th_tj - psi_ij), A = softmax_i, F_tj = sum_i A_ti sum_m |c_m| sin(m(psi_ij - th_tj) + arg c_m)."""
+    th, psi = np_(theta), np_(block.modes)
+    T, k = th.shape
+    J, H = psi.shape[0], block.n_heads
+    kh = k // H
+    kappa = softplus(np_(block.concentration))
+    tau = math.exp(float(block.log_tau))
+    c = np_(block.c_real) + 1j * np_(block.c_imag)
+    A = np.zeros((H, T, J))
+    for h in range(H):
+        s = np.zeros((T, J))
+        for t in range(T):
+            for i in range(J):
+                for j in range(h * kh, (h + 1) * kh):
+                    s[t, i] += kappa[i, j] * math.cos(th[t, j] - psi[i, j])
+        A[h] = softmax_rows(tau / math.sqrt(kh) * s, np.ones((T, J), bool))
+    F = np.zeros((T, k))
+    for t in range(T):
+        for j in range(k):
+            h = j // kh
+            for i in range(J):
+                for m in range(1, block.order + 1):
+                    cm = c[h, m - 1]
+                    F[t, j] += A[h, t, i] * abs(cm) * math.sin(m * (psi[i, j] - th[t, j]) + np.angle(cm))
+    x = np.concatenate([np.cos(th), np.sin(th)], 1)
+    gate_v = x @ np_(block.value_gate.weight).T + np_(block.value_gate.bias)
+    return th + bound(gate_v * F, block.bound), A, F

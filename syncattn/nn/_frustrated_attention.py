@@ -1,0 +1,468 @@
+r"""Frustrated synchronisation attention (issue 40): Kuramoto attention with Daido harmonics
+and a delayed (successor) coupling, and its mean-field block of learned collective modes.
+
+This is syncattn's own formulation of the description in the abstract of arXiv 2606.18694
+("Attention as Frustrated Synchronization"; only the abstract was available, no body and
+no code): it is not that paper's model. On the torus $\mathbb{T}^k$, with the scores and
+weights $A^h_{tu}$ of [`KuramotoAttention`][syncattn.nn.KuramotoAttention],
+
+$$Z^m_t = \sum_{u \le t} A_{tu}\, e^{im\theta_u}, \qquad
+  W^m_t = \sum_{u < t} A_{tu}\, e^{im\theta_{u+1}}, \qquad m = 1..M,$$
+
+$$F_t = \sum_{m=1}^M \operatorname{Im}\big(e^{-im\theta_t}(c_m Z^m_t + b_m W^m_t)\big)
+  = \sum_u A_{tu} \sum_m \Big(|c_m|\sin\big(m(\theta_u - \theta_t) + \arg c_m\big)
+  + [u < t]\,|b_m|\sin\big(m(\theta_u - \theta_t) + m\delta_u + \arg b_m\big)\Big)$$
+
+with $\delta_u = \theta_{u+1} - \theta_u$ (the data's own transition as a Sakaguchi
+frustration; the delayed term locks at $\theta_t = \theta_{u+1}$ + a lag). In the
+convention of [`syncattn.kuramoto.HarmonicCoupling`][], $c_m = a_m e^{-i\alpha_m}$, so
+$\arg c_m = -\alpha_m$: the first sum is [`syncattn.kuramoto.daido_update`][] with the
+attention weights as the coupling graph, i.e. the Kuramoto-Sakaguchi-Daido coupling
+$\sum_u A_{tu} H_h(\theta_u - \theta_t)$, $H_h(\varphi) = \sum_m a_m\sin(m\varphi -
+\alpha_m)$ (statement 26, `proofs/proof_frustrated_attention.py`; theory:
+docs/theory/frustrated_attention.md).
+"""
+
+from __future__ import annotations
+
+import math
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+from .. import kuramoto
+from .._numerics import sincos
+from .._types import Array, ArrayLike, Bool, Complex, Float, PRNGKeyArray
+from ._common import (
+    attend,
+    attend_delayed,
+    attend_successor,
+    attention_weights,
+    cast,
+    check_input,
+    check_int,
+    check_key_mask,
+    check_positive,
+    linear,
+)
+from ._geometry import Torus
+from ._sync_attention import SyncAttention, bounded_increment
+
+
+__all__ = ["FrustratedAttention", "CollectiveModes", "harmonic_lift"]
+
+
+def harmonic_lift(theta: Float[Array, "T k"], order: int) -> Float[Array, "T r k"]:
+    r"""The harmonic lift $(\cos\theta, \sin\theta, \cos 2\theta, \sin 2\theta, \dots,
+    \cos M\theta, \sin M\theta)$, coordinate-major $(T, 2M, k)$: row $2(m-1)$ is
+    $\operatorname{Re} e^{im\theta}$, row $2m - 1$ its imaginary part. $M = 1$ is the
+    torus lift (the same operations); the angles $m\theta$, $m \ge 2$, are formed in at
+    least float32. Shape $(T, r, k)$ with $r = 2M$."""
+    wdt = jnp.promote_types(theta.dtype, jnp.float32)
+    parts = []
+    for m in range(1, order + 1):
+        sn, c = sincos(theta) if m == 1 else sincos(m * theta.astype(wdt))
+        parts += [c.astype(theta.dtype), sn.astype(theta.dtype)]
+    return jnp.stack(parts, 1)
+
+
+def _to_heads(y, H):
+    """(N, r, k) coordinate-major -> (N, H, r k_h): head h holds its k_h oscillators."""
+    N, r, k = y.shape
+    return y.reshape(N, r, H, k // H).transpose(0, 2, 1, 3).reshape(N, H, r * (k // H))
+
+
+def _from_heads(y, r, k):
+    N, H, _ = y.shape
+    return y.reshape(N, H, r, k // H).transpose(0, 2, 1, 3).reshape(N, r, k)
+
+
+def _daido_by_head(theta, G, c_real, c_imag):
+    r"""$\sum_m \operatorname{Im}(c_{hm} e^{-im\theta_{tj}} G^m_{tj})$ for every $(t, j)$, $h = h(j)$:
+    [`syncattn.kuramoto.daido_update`][] once per head (`jax.vmap` over the heads),
+    with the head's [`syncattn.kuramoto.HarmonicCoupling`][] $c_{h\cdot}$; `G`
+    $(T, 2M, k)$ as `harmonic_lift` lays it out, $c$ $(H, M)$."""
+    T, k = theta.shape
+    H, M = c_real.shape
+    kh = k // H
+
+    def parts(i):  # rows i, i + 2, ...: (T, H, k_h, M)
+        return G[:, i::2].transpose(0, 2, 1).reshape(T, H, kh, M)
+
+    def head(th, re, im, cr, ci):
+        return kuramoto.daido_update(th, (re, im), kuramoto.HarmonicCoupling(cr, ci))
+
+    F = jax.vmap(head, in_axes=(1, 1, 1, 0, 0), out_axes=1)(
+        theta.reshape(T, H, kh), parts(0), parts(1), c_real, c_imag
+    )
+    return F.reshape(T, k)
+
+
+def _times(V, c_real, c_imag):
+    r"""$c_{hm} e^{im\theta}$ from the harmonic lift `V` $(T, 2M, k)$ and $c$ $(H, M)$ (each
+    coordinate takes its head's coefficient): rows $(\operatorname{Re}, \operatorname{Im})$."""
+    T, r, k = V.shape
+    H, M = c_real.shape
+    cr = jnp.repeat(c_real.T, k // H, axis=1)[None]  # (1, M, k)
+    ci = jnp.repeat(c_imag.T, k // H, axis=1)[None]
+    re, im = V[:, 0::2], V[:, 1::2]
+    return jnp.stack([cr * re - ci * im, cr * im + ci * re], 2).reshape(T, r, k)
+
+
+def _initial_coefficients(H, M, dtype):
+    """$c_1 = 1$, $c_{m \\ge 2} = 0$ (the Kuramoto coupling), as (real, imag) $(H, M)$."""
+    re = jnp.zeros((H, M), dtype).at[:, 0].set(1.0)
+    return re, jnp.zeros((H, M), dtype)
+
+
+class FrustratedAttention(SyncAttention):
+    r"""Frustrated synchronisation attention: Kuramoto attention whose coupling is a learned
+    Daido series per head plus a delayed coupling to each key's successor.
+
+    syncattn's own formulation of the abstract of arXiv 2606.18694 (see the module); not
+    that paper's model. With the scores, weights $A^h_{tu}$ (causal softmax), gates and
+    rotary drift of [`KuramotoAttention`][syncattn.nn.KuramotoAttention],
+
+    $$Z^m_{tj} = \sum_{u \le t} A^{h}_{tu} e^{im\theta_{uj}}, \qquad
+      W^m_{tj} = \sum_{u < t} A^{h}_{tu} e^{im\theta_{u+1,j}}, \qquad h = h(j),$$
+
+    $$F_{tj} = \sum_{m=1}^M \operatorname{Im}\big(e^{-im\theta_{tj}}
+      (c_{hm} Z^m_{tj} + b_{hm} W^m_{tj})\big), \qquad
+      \theta_t \leftarrow \theta_t + \mathcal B_\beta\big(v(\theta_t) \odot F_t\big),$$
+
+    $v$ the signed value gate and $\mathcal B_\beta$ the norm-adaptive bound, as in the
+    Kuramoto layer. Per term (statement 26):
+
+    $$\operatorname{Im}(e^{-im\theta_t} c_m Z^m_t) = \sum_u A_{tu}|c_m|
+      \sin\big(m(\theta_u - \theta_t) + \arg c_m\big),$$
+    $$\operatorname{Im}(e^{-im\theta_t} b_m W^m_t) = \sum_{u<t} A_{tu}|b_m|
+      \sin\big(m(\theta_u - \theta_t) + m\delta_u + \arg b_m\big), \quad
+      \delta_u = \theta_{u+1} - \theta_u:$$
+
+    the Kuramoto-Sakaguchi-Daido coupling ([`syncattn.kuramoto.daido_update`][], whose
+    convention $c_m = a_m e^{-i\alpha_m}$ makes $\arg c_m = -\alpha_m$ the frustration),
+    and a Sakaguchi coupling whose frustration is the data's transition $\delta_u$, which
+    locks $\theta_t$ at the successor $\theta_{u+1}$ (for $\arg b_m = 0$). The increment
+    is `daido_update` called per head, so the layer is the Daido flow's coupling on the
+    attention graph, as Kuramoto attention's is `kuramoto.coupling_term`.
+
+    **Coefficients per head.** $c, b \in \mathbb{C}^{H\times M}$: one coupling function
+    per head, i.e. per attention graph $A^h$ (the flow has one $H$ per graph). Per
+    coordinate, their common scale would duplicate the per-coordinate signed value gate
+    $v$; per head they add $4HM$ real parameters, so the model is sized by the Kuramoto
+    rule unchanged. Initially $c_1 = 1$, $c_{m\ge2} = 0$, $b = 0$: the layer starts as
+    the Kuramoto layer (and learns away from it; the gradients in $c_m$, $b_m$ are not 0).
+
+    **Paths.** float64 (and the diagnostics) take the plain composition: $Z$ and $W$
+    as two value streams of the one causal softmax (values $(\cos m\theta_u,
+    \sin m\theta_u)_{m \le M}$, [`harmonic_lift`][syncattn.nn.harmonic_lift], and their
+    successors, through `attend_delayed`: the delayed stream's diagonal is masked, so
+    the layer is exactly causal), then `daido_update` per head with $c$ and with $b$.
+    Other dtypes fold the coefficients into the values first: $P^m_u = c_m
+    e^{im\theta_u} + b_m e^{im\theta_{u+1}}$ through the strictly lower weights, plus
+    the diagonal $A_{tt} c_m e^{im\theta_t}$ (`attend_successor`), gives $c_m Z^m_t +
+    b_m W^m_t$ in one value stream of head width $2Mk_h$ (half the two streams'), and
+    `daido_update` with unit coefficients (linearity); tested equal to the plain
+    composition. `delay=False` drops $W$ ($b = 0$) and goes through the Kuramoto
+    layer's `attend`; with $M = 1$ it is then the Kuramoto layer bit for bit
+    ([`from_kuramoto`][syncattn.nn.FrustratedAttention.from_kuramoto]).
+
+    Key padding (`mask`, True = real token): as in the Kuramoto layer, on the weights
+    $A_{tu}$ of both streams.
+
+    Args:
+        k: phases per token.
+        n_heads: heads; must divide `k`.
+        key: PRNG key.
+        order: the number of harmonics $M \ge 1$ (default 1, the models' preset:
+            each harmonic widens the value stream by $2k_h$).
+        delay: include the delayed stream $W$ (needs `causal`).
+        gates, causal, tau, bound, rope_base, gate_norm: as in `KuramotoAttention`.
+
+    Returns (from `__call__(theta, mask=None, diagnostics=False)`): the updated phases
+    $(T, k)$, or `(phases, aux)` with `weights` $(n_h, T, T)$, `coupling` $F$ $(T, k)$,
+    `increment` $(T, k)$, `local_order` $|Z^1|$, `coherence`
+    $\operatorname{Re}(e^{-i\theta_t}Z^1_t)$ $(T, k)$, `global_order` $(k,)$,
+    `harmonic_order` $|Z^m|$ $(T, k, M)$ and, with `delay`, `delayed_order` $|W^1|$
+    $(T, k)$.
+    """
+
+    c_real: Float[Array, "H M"]
+    c_imag: Float[Array, "H M"]
+    b_real: Float[Array, "H M"] | None
+    b_imag: Float[Array, "H M"] | None
+    order: int = eqx.field(static=True)
+    delay: bool = eqx.field(static=True)
+
+    def __init__(
+        self,
+        k,
+        n_heads,
+        *,
+        key: PRNGKeyArray,
+        order=1,
+        delay=True,
+        gates=True,
+        causal=True,
+        tau=1.0,
+        bound=1.0,
+        rope_base=10_000.0,
+        gate_norm="mean",
+    ):
+        self.order = check_int(order, "order")
+        self.delay = bool(delay)
+        if self.delay and not causal:
+            raise ValueError(
+                "delay=True (the stream W_t = sum_{u<t} A_tu e^{i m theta_{u+1}}) needs "
+                "causal=True: a non-causal layer would read the successor of t; set delay=False."
+            )
+        k, n_heads = self._init_core(
+            Torus(), k, n_heads, key, value="phase", gates=gates, causal=causal, tau=tau,
+            bound=bound, gate_norm=gate_norm, rope_base=rope_base, values=("phase",),
+        )  # fmt: skip
+        self.omega = self._drift_rates(1, rope_base).reshape(-1)
+        dtype = self.log_tau.dtype
+        self.c_real, self.c_imag = _initial_coefficients(n_heads, self.order, dtype)
+        if self.delay:
+            self.b_real = jnp.zeros((n_heads, self.order), dtype)
+            self.b_imag = jnp.zeros((n_heads, self.order), dtype)
+        else:
+            self.b_real = self.b_imag = None
+
+    @property
+    def coefficients(self) -> Complex[Array, "H M"]:
+        r"""$c_{hm} = a_{hm} e^{-i\alpha_{hm}}$ (complex $(H, M)$)."""
+        return jax.lax.complex(self.c_real, self.c_imag)
+
+    @property
+    def delay_coefficients(self) -> Complex[Array, "H M"] | None:
+        r"""$b_{hm}$ (complex $(H, M)$; None without the delayed stream)."""
+        return None if self.b_real is None else jax.lax.complex(self.b_real, self.b_imag)
+
+    def __call__(
+        self,
+        theta: Float[ArrayLike, "T k"],
+        *,
+        mask: Bool[ArrayLike, " T"] | None = None,
+        diagnostics: bool = False,
+    ) -> Float[Array, "T k"] | tuple[Float[Array, "T k"], dict]:
+        geo = self.geometry
+        theta = geo.check(theta, self.k, "theta")
+        T = theta.shape[0]
+        km = check_key_mask(mask, T)
+        q, kk, v, gate = self._features(theta)
+        s = cast(self, theta.dtype)
+        H, M = self.n_heads, self.order
+        Z = W = None
+        fused = self.delay and theta.dtype != jnp.float64  # float64: the plain composition
+        if M == 1 and not self.delay:  # the Kuramoto layer's values and attention
+            Z = _from_heads(attend(q, kk, v, self.causal, km), 2, self.k)
+        elif not self.delay:
+            Vh = _to_heads(harmonic_lift(theta, M), H)
+            Z = _from_heads(attend(q, kk, Vh, self.causal, km), 2 * M, self.k)
+        elif diagnostics or not fused:
+            Z, W = self._streams(theta, q, kk, km)
+        if fused:
+            F = self._fused_coupling(s, theta, q, kk, km)
+        else:
+            F = _daido_by_head(theta, Z, s.c_real, s.c_imag)
+            if W is not None:
+                F = F + _daido_by_head(theta, W, s.b_real, s.b_imag)
+        inc = bounded_increment(gate * F, self.bound)
+        y = theta + inc
+        if not diagnostics:
+            return y
+        w = None if km is None else jnp.where(jnp.any(km), km, True)
+        aux = {
+            "weights": attention_weights(q, kk, self.causal, km),
+            "coupling": F,
+            **geo.orders(theta, Z[:, :2], w),
+            "increment": inc,
+            "harmonic_order": jnp.stack(
+                [jnp.hypot(Z[:, 2 * i], Z[:, 2 * i + 1]) for i in range(M)], -1
+            ),
+        }
+        if W is not None:
+            aux["delayed_order"] = jnp.hypot(W[:, 0], W[:, 1])
+        return y, aux
+
+    def _streams(self, theta, q, kk, km):
+        """$Z^m$ and $W^m$, each $(T, 2M, k)$ laid out as `harmonic_lift`, through
+        `attend_delayed` (the successor stream's diagonal masked)."""
+        H, M = self.n_heads, self.order
+        Vh = _to_heads(harmonic_lift(theta, M), H)
+        succ = jnp.concatenate([Vh[1:], jnp.zeros_like(Vh[:1])], 0)  # never read at T-1
+        Zh, Wh = attend_delayed(q, kk, Vh, succ, km)
+        return _from_heads(Zh, 2 * M, self.k), _from_heads(Wh, 2 * M, self.k)
+
+    def _fused_coupling(self, s, theta, q, kk, km):
+        r"""$F$ from ONE value stream: with $P^m_u = c_m e^{im\theta_u} + b_m
+        e^{im\theta_{u+1}}$ and $D^m_t = c_m e^{im\theta_t}$ (per head),
+        $G^m_t = \sum_{u<t} A_{tu} P^m_u + A_{tt} D^m_t = c_m Z^m_t + b_m W^m_t$
+        (`attend_successor`), and $F_t = \sum_m \operatorname{Im}(e^{-im\theta_t} G^m_t)$
+        = [`syncattn.kuramoto.daido_update`][] with unit coefficients (linearity). Half
+        the value width of the two streams; tested equal to the plain composition."""
+        H, M, k = self.n_heads, self.order, self.k
+        V = harmonic_lift(theta, M)  # (T, 2M, k)
+        succ = jnp.concatenate([V[1:], jnp.zeros_like(V[:1])], 0)  # never read at T-1
+        cV = _times(V, s.c_real, s.c_imag)
+        P = cV + _times(succ, s.b_real, s.b_imag)
+        G = _from_heads(attend_successor(q, kk, _to_heads(P, H), _to_heads(cV, H), km), 2 * M, k)
+        re, im = G[:, 0::2].transpose(0, 2, 1), G[:, 1::2].transpose(0, 2, 1)  # (T, k, M)
+        unit = kuramoto.HarmonicCoupling(jnp.ones((M,), theta.dtype), jnp.zeros((M,), theta.dtype))
+        return kuramoto.daido_update(theta, (re, im), unit)
+
+    @classmethod
+    def from_kuramoto(cls, layer) -> FrustratedAttention:
+        r"""The layer with $M = 1$, $c_1 = 1$, $b = 0$ (`delay=False`) and `layer`'s
+        parameters (gates, value gate, drift, temperature): the
+        [`KuramotoAttention`][syncattn.nn.KuramotoAttention] `layer` bit for bit.
+
+        Raises:
+            ValueError: `layer` is not a `KuramotoAttention` with `value="phase"`.
+        """
+        from ._kuramoto_attention import KuramotoAttention
+
+        if not isinstance(layer, KuramotoAttention) or layer.value != "phase":
+            raise ValueError(
+                "from_kuramoto needs a KuramotoAttention with value='phase' (the coupling "
+                f"of the phases themselves); got {type(layer).__name__}"
+                + (f" with value={layer.value!r}" if isinstance(layer, KuramotoAttention) else "")
+                + "."
+            )
+        new = cls(
+            layer.k, layer.n_heads, key=jax.random.key(0), order=1, delay=False,
+            gates=layer.gates, causal=layer.causal, bound=layer.bound,
+            gate_norm=layer.gate_norm,
+        )  # fmt: skip
+        new = eqx.tree_at(
+            lambda m: (m.gate_q, m.gate_k, m.value_gate, m.omega, m.log_tau),
+            new,
+            (layer.gate_q, layer.gate_k, layer.value_gate, layer.omega, layer.log_tau),
+        )
+        dtype = layer.log_tau.dtype
+        return eqx.tree_at(
+            lambda m: (m.c_real, m.c_imag),
+            new,
+            (jnp.ones((layer.n_heads, 1), dtype), jnp.zeros((layer.n_heads, 1), dtype)),
+        )
+
+
+class CollectiveModes(eqx.Module):
+    r"""Coupling to $J$ learned collective modes: the frustrated model's mean-field block,
+    in place of the feed-forward (the `frustrated-mf` model has no MLP).
+
+    Each oscillator $\theta_{tj}$ couples, through the harmonic kernel of
+    [`FrustratedAttention`][syncattn.nn.FrustratedAttention], to $J$ learned modes with
+    phases $\psi_{1..J} \in \mathbb{T}^k$ and concentrations $\kappa_{ij} =
+    \operatorname{softplus}(\rho_{ij}) > 0$:
+
+    $$s^h_{ti} = \frac{\tau}{\sqrt{k_h}} \sum_{j \in h} \kappa_{ij}
+      \cos(\theta_{tj} - \psi_{ij}), \qquad
+      A^h_{ti} = \operatorname{softmax}_{i \le J}\, s^h_{ti},$$
+
+    $$Z^m_{tj} = \sum_{i=1}^J A^{h(j)}_{ti}\, e^{im\psi_{ij}}, \qquad
+      F_{tj} = \sum_{m=1}^M \operatorname{Im}\big(c_{hm} e^{-im\theta_{tj}} Z^m_{tj}\big)
+      = \sum_i A^{h}_{ti}\, H_h(\psi_{ij} - \theta_{tj}),$$
+
+    $$\theta_t \leftarrow \theta_t + \mathcal B_\beta\big(v(\theta_t) \odot F_t\big),
+      \qquad v(\theta_t) = W_v x_t + b_v,$$
+
+    (the mean-field Daido coupling of the token to a softmax mixture of the modes; the
+    modes have no position and no successor, so no delayed term). The scores are dot
+    products of the lift $x_t$ with the modes' weighted lifts $\kappa_i \odot
+    (\cos\psi_i, \sin\psi_i)$: one $(T, J)$ softmax per head. With $d_{ff}$ = $J$ the
+    model is sized by the feed-forward rule (``syncattn.models``).
+
+    Args:
+        k: phases per token.
+        n_modes: $J \ge 1$.
+        n_heads: heads (groups of $k_h = k/H$ coordinates sharing one softmax and one
+            coupling function); must divide `k`. The `frustrated-mf` model uses 1: one
+            softmax over the modes for the whole token (a mode is a collective state of all
+            $k$ coordinates), and $H$ times fewer exponentials than one per head.
+        key: PRNG key.
+        order: $M \ge 1$.
+        tau: initial temperature $\tau > 0$ (learned).
+        bound: $\beta > 0$.
+    """
+
+    modes: Float[Array, "J k"]
+    concentration: Float[Array, "J k"]
+    value_gate: eqx.nn.Linear
+    c_real: Float[Array, "H M"]
+    c_imag: Float[Array, "H M"]
+    log_tau: Float[Array, ""]
+    k: int = eqx.field(static=True)
+    n_modes: int = eqx.field(static=True)
+    n_heads: int = eqx.field(static=True)
+    order: int = eqx.field(static=True)
+    bound: float = eqx.field(static=True)
+
+    def __init__(self, k, n_modes, n_heads, *, key: PRNGKeyArray, order=1, tau=1.0, bound=1.0):
+        self.k = k = check_int(k, "k")
+        self.n_modes = J = check_int(n_modes, "n_modes")
+        self.n_heads = H = check_int(n_heads, "n_heads")
+        if k % H:
+            raise ValueError(f"k={k} phases must be divisible by n_heads={H}.")
+        self.order = check_int(order, "order")
+        self.bound = check_positive(bound, "bound")
+        tau = check_positive(tau, "tau")
+        km, kv = jax.random.split(key)
+        self.modes = jax.random.uniform(km, (J, k), minval=-math.pi, maxval=math.pi)
+        dtype = self.modes.dtype
+        # softplus(log(e - 1)) = 1: every concentration starts at 1
+        self.concentration = jnp.full((J, k), math.log(math.e - 1.0), dtype)
+        vg = eqx.nn.Linear(2 * k, k, key=kv)
+        self.value_gate = eqx.tree_at(lambda l: l.bias, vg, jnp.ones_like(vg.bias))
+        self.c_real, self.c_imag = _initial_coefficients(H, self.order, dtype)
+        self.log_tau = jnp.asarray(math.log(tau), dtype=jnp.result_type(float))  # strong: see SyncAttention
+
+    def weights(self, theta: Float[ArrayLike, "T k"]) -> Float[Array, "H T J"]:
+        r"""The mode weights $A^h_{ti}$ $(H, T, J)$."""
+        theta = check_input(theta, "theta", f"(T, k={self.k})", self.k)
+        return self._weights(cast(self, theta.dtype), theta)
+
+    def _weights(self, s, theta):
+        H, kh = self.n_heads, self.k // self.n_heads
+        x = Torus().lift(theta)  # (T, 2, k)
+        keys = jax.nn.softplus(s.concentration)[:, None, :] * Torus().lift(s.modes)  # (J, 2, k)
+        q = _to_heads(x, H) * (jnp.exp(s.log_tau) / math.sqrt(kh))
+        wdt = jnp.promote_types(theta.dtype, jnp.float32)
+        sc = jnp.einsum("thd,jhd->htj", q, _to_heads(keys, H), preferred_element_type=wdt)
+        return jax.nn.softmax(sc, -1).astype(theta.dtype)
+
+    def _mix(self, s, theta):
+        r"""$\sum_i A^h_{ti} e^{im\psi_{ij}}$ $(T, H, 2Mk_h)$ without forming $A$: the
+        softmax's exponentials times the values, then one division of the $(T, 2Mk_h)$
+        result by the row sums (as `blocked_causal_attend`; the max held constant in the
+        gradient), in the head-major layout of the products."""
+        H, kh, M = self.n_heads, self.k // self.n_heads, self.order
+        wdt = jnp.promote_types(theta.dtype, jnp.float32)
+        x = Torus().lift(theta)  # (T, 2, k)
+        q = _to_heads(x, H).transpose(1, 0, 2) * (jnp.exp(s.log_tau) / math.sqrt(kh))  # (H, T, 2k_h)
+        keys = jax.nn.softplus(s.concentration)[:, None, :] * Torus().lift(s.modes)
+        keys = _to_heads(keys, H).transpose(1, 0, 2)  # (H, J, 2k_h)
+        V = _to_heads(harmonic_lift(s.modes, M), H).transpose(1, 0, 2)  # (H, J, 2M k_h)
+        sc = jnp.einsum("htd,hjd->htj", q, keys, preferred_element_type=wdt)
+        E = jnp.exp(sc - jax.lax.stop_gradient(jnp.max(sc, -1, keepdims=True)))
+        y = jnp.einsum("htj,hjd->htd", E.astype(V.dtype), V, preferred_element_type=wdt)
+        y = y / jnp.sum(E, -1, keepdims=True)
+        return y.transpose(1, 0, 2).astype(theta.dtype)
+
+    def __call__(
+        self, theta: Float[ArrayLike, "T k"], *, diagnostics: bool = False
+    ) -> Float[Array, "T k"] | tuple[Float[Array, "T k"], dict]:
+        theta = check_input(theta, "theta", f"(T, k={self.k})", self.k)
+        s = cast(self, theta.dtype)
+        T, M = theta.shape[0], self.order
+        Zh = self._mix(s, theta)  # (T, H, 2M k_h)
+        Z = _from_heads(Zh, 2 * M, self.k)
+        F = _daido_by_head(theta, Z, s.c_real, s.c_imag)
+        gate = linear(s.value_gate, Torus().lift(theta).reshape(T, 2 * self.k))
+        inc = bounded_increment(gate * F, self.bound)
+        y = theta + inc
+        if not diagnostics:
+            return y
+        return y, {"weights": self._weights(s, theta), "coupling": F, "increment": inc}

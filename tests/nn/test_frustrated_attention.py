@@ -1,0 +1,245 @@
+"""FrustratedAttention and CollectiveModes (issue 40): against a float64 loop over
+(t, u, m) written in the sine form of statement 26; the reduction to KuramotoAttention
+bit for bit; exact causality of the delayed stream; the blocked path; jit/vmap/grad;
+dtypes; bad input."""
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from syncattn import nn
+from syncattn.nn import _common
+
+from ..helpers import assert_close
+from . import reference
+
+
+T, K, H = 7, 4, 2
+
+
+def phases(seed=0, shape=(T, K)):
+    return jax.random.uniform(jax.random.key(seed), shape, minval=-4.0, maxval=4.0)
+
+
+def randomised(L, seed=3, delay=True):
+    """`L` with random complex c (and b): away from the Kuramoto start."""
+    ks = jax.random.split(jax.random.key(seed), 4)
+    shape = L.c_real.shape
+    new = eqx.tree_at(lambda m: (m.c_real, m.c_imag), L,
+                      (jax.random.normal(ks[0], shape), jax.random.normal(ks[1], shape)))  # fmt: skip
+    if delay and L.delay:
+        new = eqx.tree_at(lambda m: (m.b_real, m.b_imag), new,
+                          (jax.random.normal(ks[2], shape), jax.random.normal(ks[3], shape)))  # fmt: skip
+    return new
+
+
+def layer(order=2, delay=True, seed=3, **kw):
+    L = nn.FrustratedAttention(K, H, key=jax.random.key(1), order=order, delay=delay, **kw)
+    return randomised(L, seed)
+
+
+@pytest.mark.parametrize(
+    ("order", "delay", "kw"),
+    [(2, True, dict(tau=1.7, bound=0.8)), (1, True, {}), (3, False, dict(gates=False))],
+)
+def test_matches_brute_force_float64(order, delay, kw):
+    L, th = layer(order, delay, **kw), phases()
+    y, aux = L(th, diagnostics=True)
+    want, A, F = reference.frustrated_attention(L, th)
+    assert_close(y, want)
+    assert_close(aux["weights"], A)
+    assert_close(aux["coupling"], F)
+    assert_close(L(th), y, rtol=0, atol=0)  # diagnostics do not change the output
+    assert aux["harmonic_order"].shape == (T, K, order)
+    assert ("delayed_order" in aux) == delay
+
+
+def test_key_padding_matches_brute_force():
+    L, th = layer(tau=1.3), phases(6)
+    pad = jnp.ones(T, bool).at[2].set(False).at[T - 1].set(False)
+    y, aux = L(th, mask=pad, diagnostics=True)
+    want, A, _ = reference.frustrated_attention(L, th, pad)
+    assert_close(y, want)
+    assert_close(aux["weights"], A)
+
+
+@pytest.mark.parametrize(
+    "dtype", [jnp.float64, jnp.float32, pytest.param(jnp.bfloat16, marks=pytest.mark.slow)]
+)
+def test_from_kuramoto_is_the_kuramoto_layer_bit_for_bit(dtype, monkeypatch):
+    Lk = nn.KuramotoAttention(K, H, key=jax.random.key(2), tau=1.7, bound=0.8)
+    Lf = nn.FrustratedAttention.from_kuramoto(Lk)
+    assert Lf.order == 1 and not Lf.delay and Lf.b_real is None
+    assert complex(Lf.coefficients[0, 0]) == 1.0
+    for t in (T, 13):  # 13 with blocks of 4: the blocked causal path
+        if t == 13:
+            monkeypatch.setattr(_common, "CPU_ATTENTION_BLOCK", 4)
+        th = phases(5, (t, K)).astype(dtype)
+        jit = eqx.filter_jit(lambda m, x: m(x))
+        for f in (lambda m, x: m(x), jit) if dtype == jnp.float64 else (jit,):  # eager: slow
+            np.testing.assert_array_equal(
+                np.asarray(f(Lf, th), np.float64), np.asarray(f(Lk, th), np.float64)
+            )
+
+
+def test_delayed_stream_with_b_zero_is_kuramoto():
+    Lk = nn.KuramotoAttention(K, H, key=jax.random.key(2), tau=1.2)
+    L0 = nn.FrustratedAttention(K, H, key=jax.random.key(2), tau=1.2, order=1)  # b = 0
+    assert L0.delay and not np.any(np.asarray(L0.b_real))
+    th = phases(8)
+    assert_close(L0(th), Lk(th))
+    # ... and the gradient in b is not 0: the delayed stream is live
+    g = eqx.filter_grad(lambda m, x: jnp.sum(jnp.sin(m(x))))(L0, th)
+    assert np.any(np.asarray(g.b_real) != 0) and np.any(np.asarray(g.b_imag) != 0)
+
+
+@pytest.mark.parametrize("dtype", [jnp.float64, jnp.float32])
+def test_causality_exact_including_the_delayed_stream(dtype, monkeypatch):
+    monkeypatch.setattr(_common, "CPU_ATTENTION_BLOCK", 4)  # float32: several blocks
+    L = layer(order=2, delay=True)
+    Tn = 11
+    th = phases(9, (Tn, K)).astype(dtype)
+    f = eqx.filter_jit(lambda m, x: m(x, diagnostics=True))
+    y, aux = f(L, th)
+    for t in (0, 4, Tn - 2):
+        th2 = th.at[t + 1 :].set(phases(10, (Tn - t - 1, K)).astype(dtype))
+        y2, aux2 = f(L, th2)
+        np.testing.assert_array_equal(np.asarray(y2)[: t + 1], np.asarray(y)[: t + 1])
+        for name in ("delayed_order", "coupling"):
+            np.testing.assert_array_equal(np.asarray(aux2[name])[: t + 1], np.asarray(aux[name])[: t + 1])
+        assert not np.allclose(np.asarray(y2)[t + 1 :], np.asarray(y)[t + 1 :])
+    # the delayed stream reads the successor: changing theta_{u+1} alone moves W at t > u
+    # (u = 3: W_t for t >= 5 holds A_t3 e^{i m theta_4}); theta_4's own change moves t = 4
+    th3 = th.at[4].add(0.5)
+    _, aux3 = f(L, th3)
+    assert np.asarray(aux3["delayed_order"])[3] == pytest.approx(np.asarray(aux["delayed_order"])[3])
+    assert not np.allclose(np.asarray(aux3["delayed_order"])[5:], np.asarray(aux["delayed_order"])[5:])
+
+
+def test_blocked_float32_path_matches_float64(monkeypatch):
+    L, th = layer(order=2, tau=1.4), phases(7, (13, K))
+    want = L(th)  # float64: the exact einsum path
+    monkeypatch.setattr(_common, "CPU_ATTENTION_BLOCK", 5)
+    jaxpr = str(jax.make_jaxpr(L)(th.astype(jnp.float32)))
+    assert f"f32[{H},5,10]" in jaxpr and f"f32[{H},13,13]" not in jaxpr  # no upper blocks
+    assert_close(eqx.filter_jit(L)(th.astype(jnp.float32)), want, jnp.float32, scale=10)
+
+
+def test_attend_delayed_is_two_streams_through_one_softmax(monkeypatch):
+    monkeypatch.setattr(_common, "CPU_ATTENTION_BLOCK", 3)
+    ks = jax.random.split(jax.random.key(4), 4)
+    q, k = (jax.random.normal(kk, (8, 2, 3)) for kk in ks[:2])
+    v, w = (jax.random.normal(kk, (8, 2, 5)) for kk in ks[2:])
+    A = np.asarray(_common.attention_weights(q, k, True))  # (H, T, T), float64
+    y, z = _common.attend_delayed(q.astype(jnp.float32), k.astype(jnp.float32),
+                                  v.astype(jnp.float32), w.astype(jnp.float32))  # fmt: skip
+    assert_close(y, np.einsum("htu,uhd->thd", A, v), jnp.float32)
+    assert_close(z, np.einsum("htu,uhd->thd", np.tril(A, -1), w), jnp.float32)
+    y64, z64 = _common.attend_delayed(q, k, v, w)
+    assert_close(z64, np.einsum("htu,uhd->thd", np.tril(A, -1), w))
+
+
+@pytest.mark.slow  # about 8 s of compiling on the shared 2 cores
+def test_jit_vmap_grad():
+    L = layer(order=2)
+    thb = phases(11, (2, T, K))
+    assert_close(jax.vmap(L)(thb)[1], L(thb[1]))
+    g = eqx.filter_jit(eqx.filter_grad(lambda m, x: jnp.sum(jnp.cos(m(x)))))(L, thb[0])
+    leaves = jax.tree.leaves(eqx.filter(g, eqx.is_inexact_array))
+    assert all(np.all(np.isfinite(np.asarray(x))) for x in leaves)
+    for name in ("c_real", "c_imag", "b_real", "b_imag", "omega"):
+        assert np.any(np.asarray(getattr(g, name)) != 0), name
+    # the input gradient against central differences of the float64 layer
+    d = jax.random.normal(jax.random.key(12), (T, K))
+    gx = jax.grad(lambda x: jnp.sum(jnp.cos(L(x))))(thb[0])
+    e = 1e-6
+    fd = (jnp.sum(jnp.cos(L(thb[0] + e * d))) - jnp.sum(jnp.cos(L(thb[0] - e * d)))) / (2 * e)
+    assert float(jnp.sum(gx * d)) == pytest.approx(float(fd), rel=1e-6, abs=1e-8)
+
+
+def test_dtypes():
+    L, th = layer(order=2), phases(13)
+    y64 = L(th)
+    y32 = eqx.filter_jit(L)(th.astype(jnp.float32))
+    y16 = eqx.filter_jit(L)(th.astype(jnp.bfloat16))
+    assert (y64.dtype, y32.dtype, y16.dtype) == (jnp.float64, jnp.float32, jnp.bfloat16)
+    assert_close(y32, y64, jnp.float32, scale=10)
+    np.testing.assert_allclose(np.asarray(y16, np.float32), np.asarray(y32), atol=0.1)
+
+
+@pytest.mark.slow  # about 7 s of compiling on the shared 2 cores
+def test_collective_modes_match_brute_force_and_dtypes():
+    B = nn.CollectiveModes(K, 5, H, key=jax.random.key(4), order=2, tau=1.3, bound=0.7)
+    ks = jax.random.split(jax.random.key(5), 3)
+    B = eqx.tree_at(lambda m: (m.c_real, m.c_imag, m.concentration), B,
+                    (jax.random.normal(ks[0], (H, 2)), jax.random.normal(ks[1], (H, 2)),
+                     jax.random.normal(ks[2], (5, K))))  # fmt: skip
+    th = phases(14)
+    y, aux = B(th, diagnostics=True)
+    want, A, F = reference.collective_modes(B, th)
+    assert_close(y, want)
+    assert_close(aux["weights"], A)
+    assert_close(B.weights(th), A)
+    assert_close(aux["coupling"], F)
+    y32 = eqx.filter_jit(B)(th.astype(jnp.float32))
+    assert y32.dtype == jnp.float32
+    assert_close(y32, want, jnp.float32, scale=10)
+    assert eqx.filter_jit(B)(th.astype(jnp.bfloat16)).dtype == jnp.bfloat16
+    g = eqx.filter_grad(lambda m, x: jnp.sum(jnp.cos(m(x))))(B, th)
+    for name in ("modes", "concentration", "c_real", "log_tau"):
+        assert np.any(np.asarray(getattr(g, name)) != 0), name
+
+
+def test_collective_modes_match_brute_force():
+    B = nn.CollectiveModes(K, 3, H, key=jax.random.key(4), order=2, tau=1.3)
+    B = eqx.tree_at(lambda m: m.c_imag, B, jnp.full((H, 2), 0.4))
+    th = phases(16)
+    want, _, _ = reference.collective_modes(B, th)
+    assert_close(B(th), want)
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="order"):
+        nn.FrustratedAttention(K, H, key=jax.random.key(0), order=0)
+    with pytest.raises(ValueError, match="causal=True"):
+        nn.FrustratedAttention(K, H, key=jax.random.key(0), causal=False)
+    with pytest.raises(ValueError, match="divisible"):
+        nn.FrustratedAttention(5, 2, key=jax.random.key(0))
+    L = layer()
+    with pytest.raises(ValueError, match=r"\(T, k=4\)"):
+        L(jnp.zeros((T, K + 1)))
+    with pytest.raises(TypeError, match="floating"):
+        L(jnp.zeros((T, K), jnp.int32))
+    with pytest.raises(ValueError, match="mask"):
+        L(phases(), mask=jnp.ones(T + 1, bool))
+    with pytest.raises(ValueError, match="value='phase'"):
+        nn.FrustratedAttention.from_kuramoto(nn.KuramotoAttention(K, H, key=jax.random.key(0), value="learned"))
+    with pytest.raises(ValueError, match="KuramotoAttention"):
+        nn.FrustratedAttention.from_kuramoto(L)
+    with pytest.raises(ValueError, match="n_modes"):
+        nn.CollectiveModes(K, 0, H, key=jax.random.key(0))
+    with pytest.raises(ValueError, match="divisible"):
+        nn.CollectiveModes(K, 3, 3, key=jax.random.key(0))
+    with pytest.raises(ValueError, match=r"\(T, k=4\)"):
+        nn.CollectiveModes(K, 3, H, key=jax.random.key(0))(jnp.zeros((T, 3)))
+
+
+@pytest.mark.slow  # about 5 s eager; the default run checks the fast path against float64 above
+def test_fused_path_equals_plain_composition(monkeypatch):
+    # float32: y from the one-stream path; with diagnostics the plain Z, W are formed too
+    monkeypatch.setattr(_common, "CPU_ATTENTION_BLOCK", 4)
+    L = layer(order=3, tau=1.1)
+    th = phases(15, (10, K)).astype(jnp.float32)
+    pad = jnp.ones(10, bool).at[3].set(False)
+    for mask in (None, pad):
+        y, aux = L(th, mask=mask, diagnostics=True)
+        s = L  # float32 parameters at construction
+        Z, W = aux_streams = L._streams(th, *L._features(th)[:2], mask)
+        from syncattn.nn._frustrated_attention import _daido_by_head
+
+        F = _daido_by_head(th, Z, s.c_real, s.c_imag) + _daido_by_head(th, W, s.b_real, s.b_imag)
+        assert_close(aux["coupling"], F, jnp.float32, scale=10)
+        assert len(aux_streams) == 2
+        np.testing.assert_array_equal(np.asarray(L(th, mask=mask)), np.asarray(y))
