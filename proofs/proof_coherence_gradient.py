@@ -64,6 +64,7 @@ from ._harness import (
     rng,
     run_module,
 )
+from ._parts import Part
 
 
 NUMBER = 4
@@ -73,6 +74,34 @@ MIRRORS = (
     "syncattn.kuramoto.coherence_energy",
     "syncattn.kuramoto.vector_field",
 )
+PARTS = (
+    Part(
+        "a",
+        "d/dtheta_t Re(e^{-i theta_t} G) = sum_u A_u sin(theta_u - theta_t), the Kuramoto coupling.",
+        "coq",
+        coq="local_coherence_ascent",
+    ),
+    Part(
+        "b",
+        "For symmetric K and any N, -dE/dtheta_m = sum_j K_mj sin(theta_j - theta_m): the omega = 0 Kuramoto flow is the gradient flow of E.",
+        "coq",
+        coq="coherence_gradient",
+    ),
+    Part(
+        "c",
+        "Along every solution of theta' = -grad E, d/dt E(theta(t)) = -|grad E|^2 <= 0.",
+        "coq",
+        coq="energy_descent",
+    ),
+    Part(
+        "d",
+        "For scalar coupling K_ij = K/N, E = -(K N / 2) R^2 with R the order-parameter modulus.",
+        "coq",
+        coq="energy_order_parameter",
+    ),
+)
+# SHA-256 of proofs/coq/coherence_gradient_spec.v (update it whenever the spec changes).
+COQ_SPEC_SHA256 = "4c695a93603c80b8fbde3779d057e6d6015a414d1340a7a243c35b6ce282bcc1"
 
 theta_t, theta_u, A, X, Y = sp.symbols("theta_t theta_u A X Y", real=True)
 th_i, th_j, K_ij, K_ji = sp.symbols("theta_i theta_j K_ij K_ji", real=True)

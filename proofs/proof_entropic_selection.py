@@ -55,11 +55,40 @@ from ._harness import (
     rng,
     run_module,
 )
+from ._parts import Part
 
 
 NUMBER = 3
 TITLE = "Entropic selection: softmax(s/tau) uniquely maximises <a, s> + tau H(a); value tau logsumexp(s/tau)"
 MIRRORS = ("syncattn.entropic.gibbs", "syncattn.entropic.objective")
+PARTS = (
+    Part(
+        "a",
+        "On the probability simplex (any n), <a, s> + tau H(a) <= tau log sum_i exp(s_i / tau).",
+        "coq",
+        coq="entropic_bound",
+    ),
+    Part(
+        "b",
+        "Equality holds iff a = softmax(s / tau): the softmax is the unique maximiser.",
+        "coq",
+        coq="entropic_selection",
+    ),
+    Part(
+        "c",
+        "softmax(s / tau) lies in the open simplex (positive entries summing to 1).",
+        "coq",
+        coq="softmax_in_simplex",
+    ),
+    Part(
+        "d",
+        "The maximum value f(softmax(s / tau)) = tau logsumexp(s / tau) is attained.",
+        "coq",
+        coq="entropic_value",
+    ),
+)
+# SHA-256 of proofs/coq/entropic_selection_spec.v (update it whenever the spec changes).
+COQ_SPEC_SHA256 = "fc94f7a684a314f82668a6fdb6b254084fe4487873e10a1b167dfc464553111d"
 
 tau, Z, x = sp.symbols("tau Z x", positive=True)
 s_i, lam = sp.symbols("s_i lambda", real=True)

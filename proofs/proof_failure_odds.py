@@ -80,6 +80,7 @@ from ._harness import (
     rng,
     run_module,
 )
+from ._parts import Part
 
 
 NUMBER = 6
@@ -90,6 +91,58 @@ MIRRORS = (
     "syncattn.lohe.antipodal_probability",
     "syncattn.lohe.finite_time_failure_probability",
 )
+PARTS = (
+    Part(
+        "a",
+        "For z uniform on S^{d-1}, the angle to a fixed unit p has density sin^{d-2}(phi)/B((d-1)/2, 1/2), so cap(alpha) = 1/2 I_{sin^2 alpha}((d-1)/2, 1/2) on [0, pi/2] and 1 - cap(pi - alpha) beyond.",
+        "sympy",
+        why="Needs the surface measure of S^{d-1} in spherical coordinates and the incomplete beta function, which the Coq libraries used here do not provide; sympy checks the Gram determinants (d = 3, 4) and the derivative of the CDF for free d.",
+    ),
+    Part(
+        "b(cap)",
+        "cap(alpha) <= rho(alpha)^d (K. Ball's cone argument).",
+        "sympy",
+        why="Needs volumes of balls in R^d (the cone argument); sympy checks the ball containments, the cone-volume step is the written argument of the docstring.",
+    ),
+    Part(
+        "b(rho<1)",
+        "0 <= rho(alpha) < 1 on [0, pi/2): the bound decays exponentially in d.",
+        "coq",
+        coq="rho_below_one",
+    ),
+    Part(
+        "b(exp)",
+        "rho(alpha)^d <= exp(-d cos^2(alpha) / 2) for every alpha in [0, pi/2] and every d.",
+        "coq",
+        coq="failure_odds",
+    ),
+    Part(
+        "b(continuity)",
+        "rho is continuous at pi/4 (both branches are 1/sqrt 2).",
+        "coq",
+        coq="rho_continuous",
+    ),
+    Part(
+        "b(table)",
+        "The 21 tabulated values rho(alpha)^d of the failure study (alpha = 30, 45, 60 degrees; d = 2..64) lie in enclosures of relative width 2e-9.",
+        "coq",
+        coq="rho_table",
+    ),
+    Part(
+        "c(event)",
+        "Under z' = (I - z z^T) h, phi(T) > delta iff phi0 > phi_c = 2 atan(tan(delta/2) e^{||h|| T}), phi_c in (0, pi).",
+        "coq",
+        coq="failure_event",
+    ),
+    Part(
+        "c(probability)",
+        "With z(0) uniform, P(phi(T) > delta) = cap(pi - phi_c), the cap around the antipode.",
+        "sympy",
+        why="The probability of the event needs the uniform measure on the sphere (part a); sympy checks the antipodal complement, Monte Carlo the value.",
+    ),
+)
+# SHA-256 of proofs/coq/failure_odds_spec.v (update it whenever the spec changes).
+COQ_SPEC_SHA256 = "1a736593baae5a94b2c0a73776f33a19fbce413ed663b4bb73215b08da20d4b5"
 
 d = sp.Symbol("d", positive=True)
 alpha, phi, u, w = sp.symbols("alpha phi u w", real=True)

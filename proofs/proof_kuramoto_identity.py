@@ -42,11 +42,22 @@ import numpy as np
 import sympy as sp
 
 from ._harness import assert_close, assert_fails, assert_zero, check, rng, run_module
+from ._parts import Part
 
 
 NUMBER = 1
 TITLE = "Kuramoto identity: -sin(theta_t) Re G + cos(theta_t) Im G = sum_u A_tu sin(theta_u - theta_t)"
 MIRRORS = ("syncattn.kuramoto.tangent_update", "syncattn.kuramoto.coupling_term")
+PARTS = (
+    Part(
+        "a",
+        "For every phase theta_t and every finite family of real weights A_u and phases theta_u, -sin(theta_t) Re G + cos(theta_t) Im G = sum_u A_u sin(theta_u - theta_t), G = sum_u A_u e^{i theta_u}.",
+        "coq",
+        coq="kuramoto_identity",
+    ),
+)
+# SHA-256 of proofs/coq/kuramoto_identity_spec.v (update it whenever the spec changes).
+COQ_SPEC_SHA256 = "89cec6733ae908808d7fdc338988af010c328f12364a148d2c4daf8e2b13b198"
 
 theta_t, theta_u = sp.symbols("theta_t theta_u", real=True)
 A, c = sp.symbols("A c", real=True)

@@ -87,6 +87,7 @@ from ._harness import (
     rng,
     run_module,
 )
+from ._parts import Part
 
 
 NUMBER = 5
@@ -102,6 +103,94 @@ MIRRORS = (
     "syncattn.lohe.settle_time",
     "syncattn.lohe.coupling_weights",
 )
+PARTS = (
+    Part(
+        "a(rate)",
+        "Along every solution of z' = (I - z z^T) h (any d), d/dt ||z||^2 = 2 <z, h> (1 - ||z||^2), zero on the sphere.",
+        "coq",
+        coq="lohe_sphere_rate",
+    ),
+    Part(
+        "a(invariant)",
+        "A solution that starts on the unit sphere stays on it.",
+        "coq",
+        coq="lohe_sphere_invariant",
+    ),
+    Part(
+        "b",
+        "On the sphere with h != 0 the equilibria are exactly z = +h/||h|| and z = -h/||h||.",
+        "coq",
+        coq="lohe_equilibria",
+    ),
+    Part(
+        "c(jacobian)",
+        "The Jacobian of the field is J v = -<z, h> v - z <h, v> (its derivative in every direction v).",
+        "coq",
+        coq="lohe_jacobian",
+    ),
+    Part(
+        "c(spectrum)",
+        "At the equilibrium s h/||h|| (s = +-1) every tangent vector is an eigenvector of J with eigenvalue -s ||h||: -||h|| (stable) at h/||h||, +||h|| (unstable) at -h/||h||.",
+        "coq",
+        coq="lohe_spectrum",
+    ),
+    Part(
+        "d(field)",
+        "V(z) = -<z, h> has derivative -<h, f(z)> in the direction of the field, equal to -||f(z)||^2 on the sphere and negative off the equilibria.",
+        "coq",
+        coq="lohe_lyapunov_field",
+    ),
+    Part(
+        "d(solutions)",
+        "Along every solution on the sphere dV/dt = -||(I - z z^T) h||^2 <= 0, < 0 off the equilibria.",
+        "coq",
+        coq="lohe_lyapunov_descent",
+    ),
+    Part(
+        "e(closed form)",
+        "phi(t) = 2 atan(tan(phi0/2) e^{-||h|| t}) solves phi' = -||h|| sin(phi), starts at phi0 and stays in (0, pi).",
+        "coq",
+        coq="lohe_exact_angle",
+    ),
+    Part(
+        "e(ode)",
+        "The angle phi(t) between a solution on the sphere and h obeys phi' = -||h|| sin(phi).",
+        "coq",
+        coq="lohe_angle_ode",
+    ),
+    Part(
+        "e(solution)",
+        "The angle of every solution on the sphere is the closed form: tan(phi/2) = tan(phi0/2) e^{-||h|| t}.",
+        "coq",
+        coq="lohe_fixed_query",
+    ),
+    Part(
+        "e(limit)",
+        "phi(t) -> 0 from every start except the antipode phi0 = pi.",
+        "coq",
+        coq="lohe_angle_limit",
+    ),
+    Part(
+        "e(hit)",
+        "phi reaches delta at T = log(tan(phi0/2) / tan(delta/2)) / ||h||.",
+        "coq",
+        coq="lohe_hit_time",
+    ),
+    Part(
+        "f(positive)",
+        "Every coupling sigma of lohe.coupling_weights (softplus, relu + 1e-3, elu + 1, the elu1 kernel) is positive, so h is a conic combination of the anchors.",
+        "coq",
+        coq="lohe_couplings_positive",
+    ),
+    Part(
+        "f(differ)",
+        "The published elu1 and the kernel elu1_features are different functions.",
+        "coq",
+        coq="lohe_elu1_not_kernel",
+    ),
+)
+# SHA-256 of proofs/coq/lohe_fixed_query_spec.v (update it whenever the spec changes).
+COQ_SPEC_SHA256 = "3de8ee4a79c043c96220b5bad2f886b3f69a1da6dbc522c98c3a802428b1f649"
 
 t, a = sp.symbols("t a", positive=True)  # a = ||h||
 x0, delta, T = sp.symbols("x0 delta T", positive=True)  # x0 = tan(phi0 / 2)

@@ -48,6 +48,7 @@ from ._harness import (
     rng,
     run_module,
 )
+from ._parts import Part
 
 
 NUMBER = 16
@@ -58,6 +59,40 @@ MIRRORS = (
     "syncattn.lohe.matrix_tangent_update",
     "syncattn.lohe.matrix_coupling",
 )
+PARTS = (
+    Part(
+        "a(sphere)",
+        "For any n, query z, keys z_u and real weights A_u: (I - z z^T) sum_u A_u z_u = sum_u A_u (z_u - <z_u, z> z).",
+        "coq",
+        coq="lohe_identities",
+    ),
+    Part(
+        "a(circle)",
+        "At n = 2 on the circle the component along (-sin theta_t, cos theta_t) is sum_u A_u sin(theta_u - theta_t), the Kuramoto identity.",
+        "coq",
+        coq="sphere_circle",
+    ),
+    Part(
+        "b(group)",
+        "For U_t with U_t U_t^H = I and any matrices U_u (U(n), SO(n)), U_t skew(U_t^H G) = 1/2 sum_u A_u (U_u - U_t U_u^H U_t).",
+        "sympy",
+        why="Matrix algebra over C for n > 1 is not formalised; sympy checks it with noncommutative symbols, using only U_t U_t^H = I.",
+    ),
+    Part(
+        "b(U(1))",
+        "On U(1) the matrix update equals the matrix coupling 1/2 sum_u A_u (U_u - U_t U_u^H U_t).",
+        "coq",
+        coq="u1_identity",
+    ),
+    Part(
+        "b(U(1) Kuramoto)",
+        "On U(1), U = e^{i theta}: U_t skew(U_t^H G) = i U_t sum_u A_u sin(theta_u - theta_t).",
+        "coq",
+        coq="u1_kuramoto",
+    ),
+)
+# SHA-256 of proofs/coq/lohe_identities_spec.v (update it whenever the spec changes).
+COQ_SPEC_SHA256 = "bc68d8ad58e91151bc7b40b858b8f92efdb831d1c3d48f01c8258922d70707f5"
 
 
 def sphere_update(z, G):

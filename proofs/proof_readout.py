@@ -66,6 +66,7 @@ from ._harness import (
     rng,
     run_module,
 )
+from ._parts import Part
 
 
 NUMBER = 7
@@ -76,6 +77,76 @@ MIRRORS = (
     "syncattn.lohe.readout_features",
     "syncattn.lohe.normalize_readout",
 )
+PARTS = (
+    Part(
+        "i(nonneg)",
+        "Every readout weight a_ij >= 0 (uniform fallback included).",
+        "coq",
+        coq="readout_nonneg",
+    ),
+    Part(
+        "i(sum)",
+        "sum_j a_ij = 1 when at least one key of the row is unmasked, for every number of keys.",
+        "coq",
+        coq="readout",
+    ),
+    Part(
+        "i(masked)",
+        "a_ij = 0 on masked keys.",
+        "coq",
+        coq="readout_masked",
+    ),
+    Part(
+        "ii(sphere)",
+        "On the sphere 1 + z.r = ||z + r||^2 / 2 >= 0 (any dimension), so the clipping max(0, .) is inactive.",
+        "coq",
+        coq="readout_sphere",
+    ),
+    Part(
+        "ii(affine)",
+        "At p = 1 without clipping the readout is the seed's affine (1 + z.r_j) / sum_l (1 + z.r_l) over the unmasked keys.",
+        "coq",
+        coq="readout_affine",
+    ),
+    Part(
+        "mono",
+        "On the unmasked keys the weight is monotone in the alignment z.r_j (p >= 1).",
+        "coq",
+        coq="readout_monotone",
+    ),
+    Part(
+        "iii(ratio)",
+        "For 0 < b < b_1 the ratio (b / b_1)^p to the best anchor strictly decreases in p.",
+        "coq",
+        coq="readout_sharpens",
+    ),
+    Part(
+        "iii(limit)",
+        "The ratio (b / b_1)^p tends to 0 as p grows.",
+        "coq",
+        coq="readout_ratio_limit",
+    ),
+    Part(
+        "iii(best)",
+        "The weight of a unique best anchor increases to 1 as p grows; m tied best anchors share 1/m.",
+        "sympy",
+        why="Checked symbolically for n = 3 keys; the general-n monotonicity of 1/(1 + sum_j r_j^p) is not formalised.",
+    ),
+    Part(
+        "iv",
+        "The features psi_p = [1, x]^{tensor p} satisfy psi_p(z).psi_p(r) = (1 + z.r)^p.",
+        "sympy",
+        why="The flattened tensor-power indexing of readout_features is not formalised; sympy checks d = 2, p = 1, 2, 3 with free components.",
+    ),
+    Part(
+        "v",
+        "At z = 0 every numerator is the mask bit mu_ij.",
+        "coq",
+        coq="readout_origin",
+    ),
+)
+# SHA-256 of proofs/coq/readout_spec.v (update it whenever the spec changes).
+COQ_SPEC_SHA256 = "c8dadc06d7dffabc8c1f547211b402c69971af60ef15040d5a74fe1a9bde9bc7"
 
 p = sp.Symbol("p", positive=True)
 bb, b1 = sp.symbols("b b_1", nonnegative=True)

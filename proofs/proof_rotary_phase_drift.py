@@ -47,11 +47,40 @@ import numpy as np
 import sympy as sp
 
 from ._harness import assert_close, assert_fails, assert_zero, check, rng, run_module
+from ._parts import Part
 
 
 NUMBER = 2
 TITLE = "Rotary position is a phase drift: the gated cosine score is a RoPE dot product of lifted features"
 MIRRORS = ("syncattn.torus.lift", "syncattn.torus.angle_diff")
+PARTS = (
+    Part(
+        "a",
+        "The gated cosine score equals the RoPE dot product (tau/sqrt k) <R(omega t) q_t, R(omega u) k_u> of the lifted features, for every number k of blocks.",
+        "coq",
+        coq="rotary_phase_drift",
+    ),
+    Part(
+        "b",
+        "The score depends on the positions only through t - u (s(t, u) = s(t - u, 0); shifting both positions changes nothing).",
+        "coq",
+        coq="rotary_relative",
+    ),
+    Part(
+        "i",
+        "The 2x2 rotations form a group: R(a) R(b) = R(a + b), R(0) = I, R(-a) inverts R(a).",
+        "coq",
+        coq="rotary_group",
+    ),
+    Part(
+        "ii",
+        "The rotations preserve the inner product.",
+        "coq",
+        coq="rotary_isometry",
+    ),
+)
+# SHA-256 of proofs/coq/rotary_phase_drift_spec.v (update it whenever the spec changes).
+COQ_SPEC_SHA256 = "c7726a000e6020d8be8b40124b81179faa17690cde44871d73cc7e0e3de48533"
 
 gq, gk = sp.symbols("g_q g_k", real=True)
 th_t, th_u, omega, t, u, c, a, b = sp.symbols(

@@ -97,16 +97,25 @@ def sincos(x):
       (\sin x, \cos x) = \text{rotate}_k\big(\sin r, \cos r\big)$$
 
     with $\sin r$, $\cos r$ as degree-15/16 Taylor polynomials (truncation below
-    $10^{-17}$) and a three-part Cody-Waite split of $\pi/2$ (float32: a float32 split and
-    degree-9/10 polynomials; on the reduced range $|r| \le 403/512$ their float32
-    evaluation is within $5\cdot10^{-8}$ of $\sin r$ and $7.5\cdot10^{-8}$ of $\cos r$,
-    proved in `proofs/coq/sincos_float32.v` (Gappa and Interval, no fused multiply-add);
-    with the range reduction the measured error is below 2e-7 for $|x| < 10^4$;
-    bfloat16/float16 are computed in float32 and rounded). For float64 input this
+    $10^{-17}$) and a three-part Cody-Waite split of $\pi/2$. For float64 input this
     is one fused elementwise kernel, measured about 20x faster than `jnp.sin` plus
     `jnp.cos` on XLA:CPU (which call scalar libm); the error is within 1 ulp of 1 for
     $|x| < 1.6\cdot 10^6$ and, beyond that, within the representation error of $x$ itself
-    (about $|x|\,2^{-53}$).
+    (about $|x|\,2^{-53}$). bfloat16/float16 are computed in float32 and rounded.
+
+    float32 uses a float32 split of $\pi/2$ and degree-9/10 polynomials. One Python
+    source, two float32 operation sequences: eager calls (and `jax.jit` at XLA's
+    backend optimisation level 0) round every multiply and add on its own; under
+    `jax.jit` on XLA:CPU at the default level (every library caller), on an x86-64
+    CPU with FMA, LLVM fuses each multiply-add of the reduction and of the Horner
+    steps into one fused multiply-add. Both are measured bit for bit against numpy
+    emulations; other backends are not checked. XLA:CPU flushes subnormal inputs to
+    zero, returning (0, 1). For both sequences and every float32 $|x| \le 10^4$, both
+    outputs are within $1.05\cdot10^{-7}$ of $\sin x$ and $\cos x$: proved in
+    `proofs/coq/sincos_float32.v` (statement 20: Gappa and Interval for the
+    polynomials, within $5\cdot10^{-8}$ of $\sin r$ and $7.5\cdot10^{-8}$ of $\cos r$
+    on $|r| \le 403/512$; Flocq for the reduction, exact up to $3\cdot10^{-8}$ in $r$;
+    the rotation is exact).
     Differentiable: the derivative rules are those of sin and cos.
     """
     x = jnp.asarray(x)
@@ -127,6 +136,11 @@ def _sincos64(x):
     r2 = r * r
     s = r + r * r2 * _horner(r2, _SIN_C)
     c = 1.0 + r2 * _horner(r2, _COS_C)
+    return _rotate(k, s, c)
+
+
+def _rotate(k, s, c):
+    """(sin, cos) of k pi/2 + r from (s, c) = (sin r, cos r): an exact sign change or swap."""
     q = jnp.mod(k, 4.0)
     sin = jnp.where(q == 0, s, jnp.where(q == 1, c, jnp.where(q == 2, -s, -c)))
     cos = jnp.where(q == 0, c, jnp.where(q == 1, -s, jnp.where(q == 2, -c, s)))
@@ -144,16 +158,25 @@ def _sincos64_jvp(primals, tangents):
 _PIO2_F32 = (1.5703125, 4.837512969970703125e-4, 7.54978995489188216e-8)
 
 
-@jax.custom_jvp
-def _sincos32(x):
+def _sincos32_reduce(x):
+    """k = round(x 2/pi) and r = x - k pi/2, in float32 (Cody-Waite)."""
     k = jnp.round(x * np.float32(2.0 / np.pi))
     r = ((x - k * _PIO2_F32[0]) - k * _PIO2_F32[1]) - k * _PIO2_F32[2]
+    return k, r
+
+
+def _sincos32_poly(r):
+    """(sin r, cos r) for float32 |r| <= 403/512: the degree-9/10 Taylor polynomials."""
     r2 = r * r
     s = r + r * r2 * _horner(r2, _SIN_C[:4])
     c = 1.0 + r2 * _horner(r2, _COS_C[:5])
-    q = jnp.mod(k, 4.0)
-    sin = jnp.where(q == 0, s, jnp.where(q == 1, c, jnp.where(q == 2, -s, -c)))
-    cos = jnp.where(q == 0, c, jnp.where(q == 1, -s, jnp.where(q == 2, -c, s)))
+    return s, c
+
+
+@jax.custom_jvp
+def _sincos32(x):
+    k, r = _sincos32_reduce(x)
+    sin, cos = _rotate(k, *_sincos32_poly(r))
     return sin.astype(x.dtype), cos.astype(x.dtype)
 
 

@@ -1,107 +1,48 @@
-(** * Statement 4: synchronisation as coherence ascent (the Kuramoto flow is a gradient flow)
+(** * Statement 4: synchronisation as coherence ascent (proof)
 
-    Informal statement.
-    (a) For a fixed phasor [G = sum_u A_u e^{i theta_u}],
-        [d/d theta_t Re(e^{-i theta_t} G) = -sin(theta_t) Re G + cos(theta_t) Im G
-         = sum_u A_u sin(theta_u - theta_t)]: each token climbs its local coherence.
-    (b) For a symmetric coupling matrix [K] ([K_ij = K_ji]) on [n] oscillators
-        (any n) and [E(theta) = -(1/2) sum_ij K_ij cos(theta_j - theta_i)],
-        [-dE/d theta_m = sum_j K_mj sin(theta_j - theta_m)]: with [omega = 0]
-        the Kuramoto flow is the gradient flow [theta' = -grad E].
-    (c) Along that flow [dE/dt = sum_m (dE/d theta_m) theta_m' = -|grad E|^2 <= 0].
+    Informal statement (the parts of the specification, proved here).
+    Proves the parts of [coherence_gradient_spec.v] with Coquelicot's
+    [is_derive]: (a) the derivative of the local coherence is the Kuramoto
+    coupling; (b) for symmetric [K] and any [n], [-dE/d theta_m] is the Kuramoto
+    vector field with [omega = 0]; (c) along every solution of the gradient flow
+    [d/dt E(theta(t)) = -|grad E|^2 <= 0]; (d) for scalar coupling
+    [E = -(K n / 2) R^2].
 
-    Symbol map.
-    - library: [syncattn.entropic.local_coherence] ([coherence w]),
-      [syncattn.kuramoto.coherence_energy] ([energy n K]) and
-      [syncattn.kuramoto.vector_field] with [omega = 0] ([- grad E]);
-    - sympy proof: [proofs/proof_coherence_gradient.py] (statement 4), which
-      checks (b) for the generic pair and for N = 4; here (b) is proved for every
-      n with Coquelicot's [is_derive] (a partial derivative is the derivative of
-      [x |-> E(theta with theta_m := x)]).
-    - Phases and couplings are functions on indices: [th : nat -> R],
-      [K : nat -> nat -> R]; [sumN f n = sum_{k < n} f k].
+    Symbol map.  The definitions are those of [coherence_gradient_spec.v] (read it
+    against the library); library: [syncattn.entropic.local_coherence],
+    [syncattn.kuramoto.coherence_energy], [syncattn.kuramoto.vector_field],
+    [syncattn.torus.order_parameter];
+    sympy proof: [proofs/proof_coherence_gradient.py].
+
+    Proof idea (that of [proofs/proof_coherence_gradient.py]): (b) [theta_m]
+    enters [E] only through the pair terms [(m, j)] and [(i, m)]; for any [K]
+    [dE/d theta_m = -(1/2) sum_j (K_mj + K_jm) sin(theta_j - theta_m)], which is
+    (b) for symmetric [K].  (c) the time derivative of each pair term along the
+    trajectory (chain rule for [cos]), regrouped by exchanging the double sum,
+    is [sum_m (dE/d theta_m) theta_m']; the partial derivatives are unique, so
+    [theta' = -grad E] gives [-|grad E|^2].  (c) needs no symmetry of [K].
+    (d) [cos(a - b) = cos a cos b + sin a sin b] and the double sum factors.
+    The sympy proof checks (b) for the generic pair and N = 4, (c) for N = 3
+    and (d) for N = 3; here every [n].
+
+    Not formalised: nothing of the statement is left out ((c) holds along any
+    differentiable trajectory; existence of the solution is not claimed).
 
     Assumes: the standard library's axioms of the real numbers (Coquelicot adds
-    none of its own to these statements; see the Print Assumptions below). *)
+    none of its own). *)
 
-From Coq Require Import Reals List Lra Lia.
 Set Warnings "-ambiguous-paths".
-From Coquelicot Require Import Coquelicot.
-Import ListNotations.
-Open Scope R_scope.
+From Syncattn Require Import Core coherence_gradient_spec.
 
 (** ** (a) the local coherence *)
 
-Definition re_G (w : list (R * R)) : R :=
-  fold_right (fun p acc => fst p * cos (snd p) + acc) 0 w.
-Definition im_G (w : list (R * R)) : R :=
-  fold_right (fun p acc => fst p * sin (snd p) + acc) 0 w.
-Definition coupling (th : R) (w : list (R * R)) : R :=
-  fold_right (fun p acc => fst p * sin (snd p - th) + acc) 0 w.
-
-(** [Re(e^{-i th} G) = cos th Re G + sin th Im G]. *)
-Definition coherence (w : list (R * R)) (th : R) : R :=
-  cos th * re_G w + sin th * im_G w.
-
-Lemma update_is_coupling : forall th w,
-  - sin th * re_G w + cos th * im_G w = coupling th w.
-Proof.
-  intros th w. induction w as [| [a u] w IH]; simpl; [ring|].
-  rewrite <- IH, sin_minus. ring.
-Qed.
-
-Lemma coherence_derivative : forall w th,
-  is_derive (coherence w) th (coupling th w).
+Theorem local_coherence_ascent : local_coherence_ascent_spec.
 Proof.
   intros w th. rewrite <- update_is_coupling. unfold coherence.
   auto_derive; [exact I | ring].
 Qed.
 
 (** ** (b) the coherence energy *)
-
-Fixpoint sumN (f : nat -> R) (n : nat) : R :=
-  match n with O => 0 | S k => sumN f k + f k end.
-
-Lemma sumN_ext : forall f g n, (forall k, (k < n)%nat -> f k = g k) -> sumN f n = sumN g n.
-Proof.
-  intros f g n. induction n as [| n IH]; simpl; intros H; [reflexivity|].
-  rewrite IH, H; [reflexivity | lia | intros k Hk; apply H; lia].
-Qed.
-
-Lemma sumN_plus : forall f g n, sumN (fun k => f k + g k) n = sumN f n + sumN g n.
-Proof. intros f g n. induction n as [| n IH]; simpl; [ring|]. rewrite IH. ring. Qed.
-
-Lemma sumN_zero : forall n, sumN (fun _ => 0) n = 0.
-Proof. intros n. induction n as [| n IH]; simpl; [ring|]. rewrite IH. ring. Qed.
-
-(** Selecting one index: [sum_k [k = m] a_k = a_m] for [m < n]. *)
-Lemma sumN_select : forall (a : nat -> R) m n, (m < n)%nat ->
-  sumN (fun k => if Nat.eq_dec k m then a k else 0) n = a m.
-Proof.
-  intros a m n. induction n as [| n IH]; simpl; intros Hm; [lia|].
-  destruct (Nat.eq_dec n m) as [-> | Hne].
-  - rewrite (sumN_ext _ (fun _ => 0)); [rewrite sumN_zero; ring|].
-    intros k Hk. destruct (Nat.eq_dec k m); [lia | reflexivity].
-  - rewrite IH by lia. ring.
-Qed.
-
-Lemma is_derive_sumN : forall (f : nat -> R -> R) (d : nat -> R) n x,
-  (forall k, (k < n)%nat -> is_derive (f k) x (d k)) ->
-  is_derive (fun y => sumN (fun k => f k y) n) x (sumN d n).
-Proof.
-  intros f d n x. induction n as [| n IH]; simpl; intros H.
-  - auto_derive; [exact I | reflexivity].
-  - apply (is_derive_plus (fun y => sumN (fun k => f k y) n) (f n)).
-    + apply IH. intros k Hk. apply H. lia.
-    + apply H. lia.
-Qed.
-
-Definition energy (n : nat) (K : nat -> nat -> R) (th : nat -> R) : R :=
-  - (1 / 2) * sumN (fun i => sumN (fun j => K i j * cos (th j - th i)) n) n.
-
-(** [theta] with its [m]-th phase replaced by [x]. *)
-Definition upd (th : nat -> R) (m : nat) (x : R) : nat -> R :=
-  fun k => if Nat.eq_dec k m then x else th k.
 
 (** The derivative in [theta_m] of one pair term [K_ij cos(theta_j - theta_i)]. *)
 Definition dterm (K : nat -> nat -> R) (th : nat -> R) (m i j : nat) : R :=
@@ -127,14 +68,18 @@ Proof.
     auto_derive; [exact I | ring].
 Qed.
 
-Lemma energy_partial : forall n K th m, (m < n)%nat ->
-  (forall i j, K i j = K j i) ->
-  is_derive (fun x => energy n K (upd th m x)) (th m)
-    (- sumN (fun j => K m j * sin (th j - th m)) n).
+(** The partial derivative of [E] for any [K]. *)
+Definition partial (n : nat) (K : nat -> nat -> R) (th : nat -> R) (m : nat) : R :=
+  - (1 / 2) * (sumN (fun j => K m j * sin (th j - th m)) n
+               + sumN (fun i => K i m * sin (th i - th m)) n).
+
+Lemma energy_partial_any : forall n K th m, (m < n)%nat ->
+  is_derive (fun x => energy n K (upd th m x)) (th m) (partial n K th m).
 Proof.
-  intros n K th m Hm Hsym. unfold energy.
-  replace (- sumN (fun j => K m j * sin (th j - th m)) n)
-    with (- (1 / 2) * sumN (fun i => sumN (fun j => dterm K th m i j) n) n).
+  intros n K th m Hm. unfold energy, partial.
+  replace (sumN (fun j => K m j * sin (th j - th m)) n
+           + sumN (fun i => K i m * sin (th i - th m)) n)
+    with (sumN (fun i => sumN (fun j => dterm K th m i j) n) n).
   { apply is_derive_scal. apply is_derive_sumN. intros i _.
     apply is_derive_sumN. intros j _. apply term_derivative. }
   unfold dterm.
@@ -146,35 +91,95 @@ Proof.
       - apply (sumN_select (fun j => K i j * sin (th i - th m))). exact Hm. }
   rewrite sumN_plus.
   rewrite (sumN_select (fun _ => sumN (fun j => K m j * sin (th j - th m)) n) m n Hm).
+  reflexivity.
+Qed.
+
+Theorem coherence_gradient : coherence_gradient_spec.
+Proof.
+  intros n K th m Hm Hsym.
+  replace (- vector_field n K th m) with (partial n K th m); [apply energy_partial_any; exact Hm|].
+  unfold partial, vector_field.
   rewrite (sumN_ext (fun i => K i m * sin (th i - th m)) (fun j => K m j * sin (th j - th m)))
     by (intros k _; rewrite Hsym; reflexivity).
   field.
 Qed.
 
-(** ** (c) the energy never increases along the gradient flow *)
+(** ** (c) the energy along a trajectory *)
 
-Lemma energy_decreases : forall (g : nat -> R) n,
-  sumN (fun m => g m * (- g m)) n = - sumN (fun m => g m * g m) n
-  /\ sumN (fun m => g m * (- g m)) n <= 0.
+Lemma pair_time_derivative : forall (theta : R -> nat -> R) t c i j vi vj,
+  is_derive (fun s => theta s i) t vi -> is_derive (fun s => theta s j) t vj ->
+  is_derive (fun s => c * cos (theta s j - theta s i)) t
+            (c * ((vj - vi) * - sin (theta t j - theta t i))).
 Proof.
-  intros g n. induction n as [| n [IHe IHl]]; simpl; [split; lra|].
-  split; [rewrite IHe; ring|]. nra.
+  intros theta t c i j vi vj Hi Hj.
+  apply (is_derive_scal (fun s => cos (theta s j - theta s i))).
+  apply (is_derive_comp cos (fun s => theta s j - theta s i)).
+  - apply is_derive_cos.
+  - apply (is_derive_minus (fun s => theta s j) (fun s => theta s i)); assumption.
 Qed.
 
-(** Main theorem: (a) the derivative of the local coherence is the Kuramoto
-    coupling; (b) for symmetric [K] the negative partial derivatives of the
-    coherence energy are the couplings of the Kuramoto vector field; (c) the
-    energy's rate along [theta' = -grad E] is [-|grad E|^2 <= 0]. *)
-Theorem coherence_gradient :
-  (forall w th, is_derive (coherence w) th (coupling th w))
-  /\ (forall n K th m, (m < n)%nat -> (forall i j, K i j = K j i) ->
-        is_derive (fun x => energy n K (upd th m x)) (th m)
-          (- sumN (fun j => K m j * sin (th j - th m)) n))
-  /\ (forall (dE : nat -> R) n,
-        sumN (fun m => dE m * (- dE m)) n = - sumN (fun m => dE m * dE m) n
-        /\ sumN (fun m => dE m * (- dE m)) n <= 0).
+(** The chain rule: [d/dt E(theta(t)) = sum_m (dE/d theta_m) theta_m'], for any [K]. *)
+Lemma energy_chain_rule : forall n K (theta : R -> nat -> R) (v : nat -> R) t,
+  (forall m, (m < n)%nat -> is_derive (fun s => theta s m) t (v m)) ->
+  is_derive (fun s => energy n K (theta s)) t (sumN (fun m => partial n K (theta t) m * v m) n).
 Proof.
-  split; [exact coherence_derivative | split; [exact energy_partial | exact energy_decreases]].
+  intros n K theta v t Hv. set (th := theta t).
+  replace (sumN (fun m => partial n K th m * v m) n)
+    with (- (1 / 2) * sumN (fun i => sumN (fun j =>
+            K i j * ((v j - v i) * - sin (th j - th i))) n) n).
+  { unfold energy. apply is_derive_scal. apply is_derive_sumN. intros i Hi.
+    apply is_derive_sumN. intros j Hj. apply pair_time_derivative; auto. }
+  transitivity (- (1 / 2) * (sumN (fun i => sumN (fun j => K i j * sin (th j - th i) * v i) n) n
+                             + sumN (fun i => sumN (fun j => K i j * sin (th i - th j) * v j) n) n)).
+  { f_equal. rewrite <- sumN_plus. apply sumN_ext. intros i _. rewrite <- sumN_plus.
+    apply sumN_ext. intros j _.
+    replace (sin (th i - th j)) with (- sin (th j - th i))
+      by (rewrite <- sin_neg; f_equal; ring). ring. }
+  rewrite (sumN_swap (fun i j => K i j * sin (th i - th j) * v j)).
+  rewrite <- sumN_plus, <- sumN_scal. apply sumN_ext. intros m _. unfold partial.
+  rewrite (sumN_ext (fun j => K m j * sin (th j - th m) * v m)
+                    (fun j => v m * (K m j * sin (th j - th m)))) by (intros; ring).
+  rewrite (sumN_ext (fun i => K i m * sin (th i - th m) * v m)
+                    (fun i => v m * (K i m * sin (th i - th m)))) by (intros; ring).
+  rewrite !sumN_scal. ring.
 Qed.
 
+Theorem energy_descent : energy_descent_spec.
+Proof.
+  intros n K theta g Hg Hflow t.
+  assert (Hp : forall m, (m < n)%nat -> g t m = partial n K (theta t) m).
+  { intros m Hm.
+    rewrite <- (is_derive_unique (fun x => energy n K (upd (theta t) m x)) (theta t m) (g t m))
+      by (apply Hg; exact Hm).
+    apply is_derive_unique. apply energy_partial_any. exact Hm. }
+  assert (E : sumN (fun m => partial n K (theta t) m * - g t m) n = - sumN (fun m => g t m ^ 2) n).
+  { rewrite <- sumN_opp. apply sumN_ext. intros m Hm. rewrite <- Hp by exact Hm. ring. }
+  split.
+  - rewrite <- E. apply energy_chain_rule. intros m Hm. apply Hflow. exact Hm.
+  - assert (0 <= sumN (fun m => g t m ^ 2) n); [|lra].
+    apply sumN_nonneg. intros k _. apply pow2_ge_0.
+Qed.
+
+(** ** (d) scalar coupling *)
+
+Theorem energy_order_parameter : energy_order_parameter_spec.
+Proof.
+  intros n Kc th Hn. assert (HN : 0 < INR n) by (apply lt_0_INR; exact Hn).
+  unfold energy, order2.
+  set (C := sumN (fun j => cos (th j)) n). set (S := sumN (fun j => sin (th j)) n).
+  assert (E : sumN (fun i => sumN (fun j => Kc / INR n * cos (th j - th i)) n) n
+              = Kc / INR n * (C * C + S * S)).
+  { rewrite (sumN_ext _ (fun i => Kc / INR n * (cos (th i) * C + sin (th i) * S))).
+    - rewrite sumN_scal, sumN_plus.
+      rewrite (sumN_ext (fun i => cos (th i) * C) (fun i => C * cos (th i))) by (intros; ring).
+      rewrite (sumN_ext (fun i => sin (th i) * S) (fun i => S * sin (th i))) by (intros; ring).
+      rewrite !sumN_scal. reflexivity.
+    - intros i _. unfold C, S. rewrite <- !sumN_scal, <- sumN_plus, <- sumN_scal.
+      apply sumN_ext. intros j _. rewrite cos_minus. ring. }
+  rewrite E. field. lra.
+Qed.
+
+Print Assumptions local_coherence_ascent.
+Print Assumptions energy_descent.
+Print Assumptions energy_order_parameter.
 Print Assumptions coherence_gradient.

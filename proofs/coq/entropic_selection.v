@@ -1,43 +1,30 @@
-(** * Statement 3: entropic selection (softmax is the unique entropic maximiser)
+(** * Statement 3: entropic selection (proof)
 
-    Informal statement.  For scores [s in R^n] (any n >= 1) and a temperature
-    [tau > 0], the objective [f(a) = sum_i a_i s_i + tau H(a)],
-    [H(a) = - sum_i a_i ln a_i] (with [0 ln 0 = 0]), has on the probability
-    simplex the unique maximiser [a* = softmax(s / tau)],
-    [a*_i = exp(s_i / tau) / Z], [Z = sum_j exp(s_j / tau)], and the maximum
-    is [tau ln Z].  The proof is Gibbs' inequality from [ln x <= x - 1], with
-    equality only at [x = 1].
+    Informal statement (the parts of the specification, proved here).
+    Proves the parts of [entropic_selection_spec.v]: on the simplex (any n),
+    (a) [<a, s> + tau H(a) <= tau ln Z], (b) with equality iff
+    [a = softmax(s / tau)], (c) the softmax lies in the open simplex and (d) its
+    objective is [tau ln Z] ([syncattn.entropic.gibbs],
+    [syncattn.entropic.objective]).
 
-    Symbol map.
-    - library: [syncattn.entropic.gibbs] ([softmax], i.e. [a*]) and
-      [syncattn.entropic.objective] ([objective tau l], i.e. [f]);
-    - sympy proof: [proofs/proof_entropic_selection.py] (statement 3), which
-      checks the Gibbs identity for the generic term and the sign of
-      [x - 1 - ln x]; here the inequality and its equality case are derived for
-      every n.
-    - A point of the simplex together with the scores is a list [l] of pairs
-      [(a_i, s_i)]; [a = a*] means [a_i = exp(s_i / tau) / Z] for every pair.
-      Coq's [ln] is 0 on [x <= 0], so [a_i ln a_i = 0] at [a_i = 0], the
-      convention of the entropy.
+    Symbol map.  The definitions are those of [entropic_selection_spec.v] (read it
+    against the library); library: [syncattn.entropic.gibbs],
+    [syncattn.entropic.objective];
+    sympy proof: [proofs/proof_entropic_selection.py].
+
+    Proof idea: Gibbs' inequality from [ln x <= x - 1], with equality only at
+    [x = 1], term by term, summed over the list (the sympy proof
+    [proofs/proof_entropic_selection.py] checks the Gibbs identity for the
+    generic term and the sign of [x - 1 - ln x]; here the inequality and its
+    equality case are derived for every n).
+
+    Not formalised: the KKT stationarity and the Hessian of the sympy proof
+    (another route to the same maximiser, not claims of the statement).
 
     Assumes: only the standard library's axioms of the real numbers. *)
 
-From Coq Require Import Reals List Lra.
-Import ListNotations.
-Open Scope R_scope.
-
-Definition sumR (l : list R) : R := fold_right Rplus 0 l.
-
-Definition partition (tau : R) (l : list (R * R)) : R :=
-  sumR (map (fun p => exp (snd p / tau)) l).
-
-Definition softmax_i (tau Z s : R) : R := exp (s / tau) / Z.
-
-Definition objective (tau : R) (l : list (R * R)) : R :=
-  sumR (map (fun p => fst p * snd p - tau * (fst p * ln (fst p))) l).
-
-Definition in_simplex (l : list (R * R)) : Prop :=
-  (forall p, In p l -> 0 <= fst p) /\ sumR (map fst l) = 1.
+Set Warnings "-ambiguous-paths".
+From Syncattn Require Import Core entropic_selection_spec.
 
 (** [ln x <= x - 1], with equality only at [x = 1]. *)
 Lemma ln_le_x_minus_1 : forall x, 0 < x -> ln x <= x - 1.
@@ -58,7 +45,7 @@ Proof.
   apply Rinv_0_lt_compat; lra.
 Qed.
 
-Lemma partition_pos : forall tau l, l <> [] -> 0 < partition tau l.
+Lemma partition_pos : forall tau l, l <> nil -> 0 < partition tau l.
 Proof.
   intros tau l. unfold partition. induction l as [| p l IH]; intros Hne; [congruence|].
   simpl. destruct l as [| q l].
@@ -153,7 +140,7 @@ Proof.
   rewrite IH. ring.
 Qed.
 
-Lemma softmax_sum : forall tau l, l <> [] ->
+Lemma softmax_sum : forall tau l, l <> nil ->
   sumR (map (fun p => softmax_i tau (partition tau l) (snd p)) l) = 1.
 Proof.
   intros tau l Hne. pose proof (partition_pos tau l Hne) as HZ.
@@ -165,17 +152,21 @@ Proof.
   rewrite H. field. lra.
 Qed.
 
-(** Main theorem: Gibbs' variational principle on the simplex. *)
-Theorem entropic_selection : forall (tau : R) (l : list (R * R)),
-  0 < tau -> in_simplex l ->
-  let Z := partition tau l in
-  objective tau l <= tau * ln Z
-  /\ (objective tau l = tau * ln Z <-> forall p, In p l -> fst p = softmax_i tau Z (snd p))
-  /\ (forall p, In p l -> 0 < softmax_i tau Z (snd p))
-  /\ sumR (map (fun p => softmax_i tau Z (snd p)) l) = 1.
+Lemma objective_softmax : forall tau (l : list (R * R)) (Z : R), 0 < tau -> 0 < Z ->
+  sumR (map (fun p : R * R => fst p * snd p - tau * (fst p * ln (fst p)))
+     (map (fun p : R * R => (softmax_i tau Z (snd p), snd p)) l))
+  = tau * (ln Z * sumR (map (fun p : R * R => softmax_i tau Z (snd p)) l)).
 Proof.
-  intros tau l Ht [Hnn Hsum] Z.
-  assert (Hne : l <> []) by (intro E; subst; simpl in Hsum; lra).
+  intros tau l Z Ht HZ. rewrite map_map.
+  induction l as [| [a s] l IH]; simpl; [ring|]. simpl in IH. rewrite IH.
+  unfold softmax_i. rewrite ln_div, ln_exp by (try apply exp_pos; lra).
+  field. lra.
+Qed.
+
+Theorem entropic_bound : entropic_bound_spec.
+Proof.
+  intros tau l Ht [Hnn Hsum]. set (Z := partition tau l).
+  assert (Hne : l <> nil) by (intro E; subst; simpl in Hsum; lra).
   assert (HZ : 0 < Z) by (apply partition_pos; exact Hne).
   assert (Hsoft : sumR (map (fun p => softmax_i tau Z (snd p)) l) = 1)
     by (apply softmax_sum; exact Hne).
@@ -184,8 +175,21 @@ Proof.
   assert (Hzero : sumR (map (fun p => tau * (fst p - softmax_i tau Z (snd p))) l) = 0).
   { rewrite (sumR_lin fst tau (fun p => softmax_i tau Z (snd p))). rewrite Hsum, Hsoft. ring. }
   pose proof (sumR_map_le _ _ l Hlow) as Hle.
-  rewrite Hzero, sumR_gap, Hsum in Hle.
-  split; [lra|split; [split|split]].
+  rewrite Hzero, sumR_gap, Hsum in Hle. lra.
+Qed.
+
+Theorem entropic_selection : entropic_selection_spec.
+Proof.
+  intros tau l Ht [Hnn Hsum]. set (Z := partition tau l).
+  assert (Hne : l <> nil) by (intro E; subst; simpl in Hsum; lra).
+  assert (HZ : 0 < Z) by (apply partition_pos; exact Hne).
+  assert (Hsoft : sumR (map (fun p => softmax_i tau Z (snd p)) l) = 1)
+    by (apply softmax_sum; exact Hne).
+  assert (Hlow : forall p, In p l -> tau * (fst p - softmax_i tau Z (snd p)) <= gap tau Z p)
+    by (intros p Hp; apply gap_bound; auto).
+  assert (Hzero : sumR (map (fun p => tau * (fst p - softmax_i tau Z (snd p))) l) = 0).
+  { rewrite (sumR_lin fst tau (fun p => softmax_i tau Z (snd p))). rewrite Hsum, Hsoft. ring. }
+  split.
   - intros Heq p Hp. apply gap_tight; auto. symmetry.
     apply (sumR_map_eq (fun p => tau * (fst p - softmax_i tau Z (snd p))) (gap tau Z) l Hlow);
       [|exact Hp].
@@ -197,9 +201,24 @@ Proof.
       unfold softmax_i. rewrite ln_div, ln_exp by (try apply exp_pos; lra).
       field. lra. }
     rewrite sumR_gap, Hsum in H. lra.
-  - intros p Hp. unfold softmax_i, Rdiv. apply Rmult_lt_0_compat;
-      [apply exp_pos | apply Rinv_0_lt_compat; lra].
-  - exact Hsoft.
 Qed.
 
+Theorem softmax_in_simplex : softmax_in_simplex_spec.
+Proof.
+  intros tau l Hne. pose proof (partition_pos tau l Hne) as HZ. split.
+  - intros p Hp. unfold softmax_i, Rdiv. apply Rmult_lt_0_compat;
+      [apply exp_pos | apply Rinv_0_lt_compat; lra].
+  - apply softmax_sum. exact Hne.
+Qed.
+
+Theorem entropic_value : entropic_value_spec.
+Proof.
+  intros tau l Ht Hne. unfold objective, softmax_list.
+  rewrite objective_softmax by (try apply partition_pos; assumption).
+  rewrite softmax_sum by exact Hne. ring.
+Qed.
+
+Print Assumptions entropic_bound.
+Print Assumptions softmax_in_simplex.
+Print Assumptions entropic_value.
 Print Assumptions entropic_selection.

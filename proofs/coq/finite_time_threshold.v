@@ -1,34 +1,40 @@
-(** * Statement 12: the finite-time threshold [|h| T = ln cot(delta/2)]
+(** * Statement 12: the finite-time threshold (proof)
 
-    Informal statement.  Along the angle solution
-    [phi(t) = 2 atan(tan(phi0/2) e^{-|h| t})] of [phi' = -|h| sin phi]
-    (statement 5), for [0 < delta, phi0 < pi] and [|h| > 0]:
-    (i)   the angle reaches [delta] at
-          [T = (ln tan(phi0/2) - ln tan(delta/2)) / |h|], and only then (the
-          angle is strictly decreasing in [t]);
-    (ii)  from [phi0 = pi/2] the horizon is [|h| T = ln cot(delta/2)];
-    (iii) the critical start [phi_c = 2 atan(e^u)], [u = |h| T - ln cot(delta/2)]
-          (the start that reaches [delta] exactly at [T]) satisfies
-          [cos phi_c = -tanh u], and [phi_c < pi/2] iff [u < 0].
+    Informal statement (the parts of the specification, proved here).
+    Proves the parts of [finite_time_threshold_spec.v]: the closed-form angle
+    ([syncattn.lohe.exact_angle]) and the angle of every solution of the flow
+    on the sphere reach [delta] exactly at [syncattn.lohe.time_to_converge],
+    and only then; from [pi/2] the horizon is [ln cot(delta/2)]
+    ([syncattn.lohe.finite_time_threshold]); the critical start
+    [phi_c = 2 atan(e^u)] has [cos phi_c = -tanh u] and [phi_c < pi/2] iff
+    [u < 0]; the cap bounds [rho^d] of the failing cap and of the band are at
+    most [exp(-d tanh^2(u)/2)] and [exp(-d sin^2(eta)/2)].
 
-    Symbol map.
-    - library: [syncattn.lohe.time_to_converge] ([hit_time a phi0 delta]),
-      [syncattn.lohe.finite_time_threshold] ([ln (cot (delta/2)) / a]) and
-      [syncattn.lohe.exact_angle] ([angle a phi0 t]), with [a = |h|];
-    - sympy proof: [proofs/proof_finite_time_threshold.py] (statement 12 of
-      [syncattn verify], statement 6 of the Coq issue), part (a), and
-      [proofs/proof_lohe_fixed_query.py] (e) for the hitting time.
+    Symbol map.  The definitions are those of [finite_time_threshold_spec.v] (read it
+    against the library); library: [syncattn.lohe.time_to_converge],
+    [syncattn.lohe.finite_time_threshold], [syncattn.lohe.exact_angle],
+    [syncattn.sphere.cap_probability_bound];
+    sympy proof: [proofs/proof_finite_time_threshold.py].
 
-    Assumes: only the standard library's axioms of the real numbers. *)
+    Proof idea: the closed form is strictly decreasing in [t]; a solution's
+    angle is the closed form (statement 5, [lohe_fixed_query]); the rates
+    apply statement 6's [rho(alpha)^d <= exp(-d cos^2(alpha)/2)] at
+    [alpha = pi - phi_c], [phi_c] and [pi/2 - eta].
 
-From Coq Require Import Reals Lra.
-Open Scope R_scope.
+    Not formalised: every probability: (b) [P(phi(T) > delta) = cap(pi - phi_c)]
+    (above) or [1 - cap(phi_c)] (below), [= 1/2] at [u = 0]; the cap bound
+    [cap <= rho^d] (statement 6); (c) [P(|phi0 - pi/2| >= eta) = 2 cap(pi/2 - eta)];
+    (d) the limit for random drives.  These need the uniform measure on the
+    sphere; the sympy proof and the Monte Carlo checks of
+    [proofs/proof_finite_time_threshold.py] cover them.
 
-Definition angle (a phi0 t : R) : R := 2 * atan (tan (phi0 / 2) * exp (- a * t)).
+    Assumes: the standard library's axioms of the real numbers and, through
+    statement 6's Interval proof, the primitive 63-bit integers ([PrimInt63],
+    [Uint63] specification axioms). *)
 
-Definition hit_time (a phi0 delta : R) : R := (ln (tan (phi0 / 2)) - ln (tan (delta / 2))) / a.
-
-Definition cot (x : R) : R := / tan x.
+Set Warnings "-ambiguous-paths".
+From Syncattn Require Import Core finite_time_threshold_spec failure_odds lohe_fixed_query.
+Import CoreSpec failure_odds_spec finite_time_threshold_spec.
 
 Lemma tan_half_pos : forall phi0, 0 < phi0 < PI -> 0 < tan (phi0 / 2).
 Proof.
@@ -88,8 +94,6 @@ Proof.
   rewrite Hs. field. lra.
 Qed.
 
-Definition tanh (u : R) : R := (exp u - exp (- u)) / (exp u + exp (- u)).
-
 Lemma critical_cos : forall u, cos (2 * atan (exp u)) = - tanh u.
 Proof.
   intros u. rewrite cos_2atan. unfold tanh. rewrite exp_Ropp.
@@ -109,17 +113,75 @@ Proof.
     pose proof (atan_increasing _ _ H0). rewrite atan_1 in H1. lra.
 Qed.
 
-(** Main theorem. *)
-Theorem finite_time_threshold : forall a phi0 delta, 0 < a -> 0 < phi0 < PI -> 0 < delta < PI ->
-  angle a phi0 (hit_time a phi0 delta) = delta
-  /\ (forall t, angle a phi0 t = delta -> t = hit_time a phi0 delta)
-  /\ a * hit_time a (PI / 2) delta = ln (cot (delta / 2))
-  /\ (forall u, cos (2 * atan (exp u)) = - tanh u /\ (2 * atan (exp u) < PI / 2 <-> u < 0)).
+Theorem finite_time_threshold : finite_time_threshold_spec.
 Proof.
-  intros a phi0 delta Ha H0 Hd. split; [apply angle_at_hit_time; assumption|split].
-  - intros t. apply hit_time_unique; assumption.
-  - split; [apply horizon_from_half_pi; assumption|].
-    intros u. split; [apply critical_cos | apply critical_below_half_pi].
+  intros a phi0 delta Ha H0 Hd. split; [apply angle_at_hit_time; assumption|].
+  intros t. apply hit_time_unique; assumption.
 Qed.
 
+Theorem threshold_along_solutions : threshold_along_solutions_spec.
+Proof.
+  intros n h z phi delta HN Hz Hs Hphi Hd t.
+  assert (E : forall s, phi s = angle (norm n h) (phi 0) s)
+    by (intro s; apply (lohe_fixed_query n h z phi); assumption).
+  destruct (Hphi 0) as [H0 _].
+  rewrite E. split.
+  - apply hit_time_unique; assumption.
+  - intros ->. apply angle_at_hit_time; assumption.
+Qed.
+
+Theorem threshold_horizon : threshold_horizon_spec.
+Proof. exact horizon_from_half_pi. Qed.
+
+Theorem critical_start : critical_start_spec.
+Proof.
+  intros a T delta Hd.
+  assert (Ht : 0 < tan (delta / 2)) by (apply tan_half_pos; exact Hd).
+  assert (E : tan (delta / 2) * exp (a * T) = exp (a * T - ln (cot (delta / 2)))).
+  { unfold cot. rewrite ln_Rinv by exact Ht. unfold Rminus. rewrite Ropp_involutive, exp_plus, exp_ln by exact Ht.
+    ring. }
+  unfold critical_angle. rewrite E. split; [reflexivity|]. apply critical_below_half_pi.
+Qed.
+
+Theorem threshold_critical_cos : threshold_critical_cos_spec.
+Proof. exact critical_cos. Qed.
+
+Lemma tanh_sq : forall u, (- tanh u) ^ 2 = tanh u ^ 2.
+Proof. intros u. ring. Qed.
+
+Theorem threshold_rate : threshold_rate_spec.
+Proof.
+  intros u d. pose proof PI_RGT_0.
+  pose proof (atan_bound (exp u)) as Hb.
+  split; [|split].
+  - intros Hu.
+    assert (H1 : 1 < exp u) by (rewrite <- exp_0; apply exp_increasing; exact Hu).
+    apply atan_increasing in H1. rewrite atan_1 in H1.
+    replace (tanh u ^ 2) with (cos (PI - 2 * atan (exp u)) ^ 2).
+    + apply bound_exponential. lra.
+    + rewrite cos_minus, cos_PI, sin_PI, critical_cos. ring.
+  - intros Hu.
+    assert (H1 : exp u < 1) by (rewrite <- exp_0; apply exp_increasing; exact Hu).
+    assert (H2 : 0 < exp u) by apply exp_pos.
+    apply atan_increasing in H1. rewrite atan_1 in H1.
+    apply atan_increasing in H2. rewrite atan_0 in H2.
+    replace (tanh u ^ 2) with (cos (2 * atan (exp u)) ^ 2).
+    + apply bound_exponential. lra.
+    + rewrite critical_cos. ring.
+  - rewrite exp_0, atan_1. field.
+Qed.
+
+Theorem band_rate : band_rate_spec.
+Proof.
+  intros eta d H. replace (sin eta) with (cos (PI / 2 - eta)).
+  - apply bound_exponential. lra.
+  - rewrite cos_minus, cos_PI2, sin_PI2. ring.
+Qed.
+
+Print Assumptions threshold_along_solutions.
+Print Assumptions threshold_horizon.
+Print Assumptions critical_start.
+Print Assumptions threshold_critical_cos.
+Print Assumptions threshold_rate.
+Print Assumptions band_rate.
 Print Assumptions finite_time_threshold.

@@ -1,59 +1,43 @@
-(** * Statement 1: the Kuramoto identity
+(** * Statement 1: the Kuramoto identity (proof)
 
-    Informal statement.  For a query phase [theta_t], any finite family of key
-    phases [theta_u] with any real weights [A_u] (u = 1..n, every n, softmax
-    or not) and [G = sum_u A_u exp(i theta_u)],
+    Informal statement (the parts of the specification, proved here).
+    Proves [kuramoto_identity_spec] of [kuramoto_identity_spec.v]:
+    [-sin(theta_t) Re G + cos(theta_t) Im G = sum_u A_u sin(theta_u - theta_t)]
+    for every phase and every finite list of real weights and phases
+    ([syncattn.kuramoto.tangent_update] = [syncattn.kuramoto.coupling_term]).
 
-        -sin(theta_t) Re G + cos(theta_t) Im G = sum_u A_u sin(theta_u - theta_t).
+    Symbol map.  The definitions are those of [kuramoto_identity_spec.v] (read it
+    against the library); library: [syncattn.kuramoto.tangent_update],
+    [syncattn.kuramoto.coupling_term];
+    sympy proof: [proofs/proof_kuramoto_identity.py].
 
-    Symbol map.
-    - library: [syncattn.kuramoto.tangent_update] (left-hand side, with
-      [Re G = re_G w], [Im G = im_G w]) and [syncattn.kuramoto.coupling_term]
-      (right-hand side, [coupling th w]);
-    - sympy proof: [proofs/proof_kuramoto_identity.py] (statement 1 of
-      [syncattn verify]); there the induction over n is argued on paper, here
-      it is checked.
-    - A family is a list [w] of pairs [(A_u, theta_u)]; [re_G] and [im_G] are
-      the real and imaginary parts of [G], written as sums over the list.
+    Proof idea (that of [proofs/proof_kuramoto_identity.py]): (i) the update is
+    additive over the family; (ii) for one term it is [A sin(theta_u - theta_t)]
+    (sine subtraction); (iii) induction over the list.  There the induction
+    over n is argued on paper, here it is checked.
+
+    Not formalised: nothing of the statement is left out.
 
     Assumes: only the standard library's axioms of the real numbers. *)
 
-From Coq Require Import Reals List Lra.
-Import ListNotations.
-Open Scope R_scope.
+Set Warnings "-ambiguous-paths".
+From Syncattn Require Import Core kuramoto_identity_spec.
 
-(** Re G and Im G of [G = sum_u A_u e^{i theta_u}]. *)
-Definition re_G (w : list (R * R)) : R :=
-  fold_right (fun p acc => fst p * cos (snd p) + acc) 0 w.
-Definition im_G (w : list (R * R)) : R :=
-  fold_right (fun p acc => fst p * sin (snd p) + acc) 0 w.
-
-(** The Kuramoto coupling [sum_u A_u sin(theta_u - theta_t)]. *)
-Definition coupling (th : R) (w : list (R * R)) : R :=
-  fold_right (fun p acc => fst p * sin (snd p - th) + acc) 0 w.
-
-(** The value update [L(G) = -sin(theta_t) Re G + cos(theta_t) Im G]. *)
-Definition update (th : R) (w : list (R * R)) : R :=
-  - sin th * re_G w + cos th * im_G w.
-
-(** (i) L is additive over the family: the update of [p :: w] is the update of
-    the single term [p] plus the update of [w]. *)
+(** (i) The update is additive over the family. *)
 Lemma update_cons : forall th p w,
-  update th (p :: w) = update th [p] + update th w.
-Proof. intros th [a u] w. unfold update; simpl. ring. Qed.
+  tangent_update th (p :: w) = tangent_update th (p :: nil) + tangent_update th w.
+Proof. intros th [a u] w. unfold tangent_update; simpl. ring. Qed.
 
 (** (ii) One term: [L(A e^{i u}) = A sin(u - theta_t)]. *)
 Lemma update_single : forall th a u,
-  update th [(a, u)] = a * sin (u - th).
-Proof. intros th a u. unfold update; simpl. rewrite sin_minus. ring. Qed.
+  tangent_update th ((a, u) :: nil) = a * sin (u - th).
+Proof. intros th a u. unfold tangent_update; simpl. rewrite sin_minus. ring. Qed.
 
-(** Main theorem (iii): the identity for every finite family. *)
-Theorem kuramoto_identity : forall (th : R) (w : list (R * R)),
-  - sin th * re_G w + cos th * im_G w = coupling th w.
+(** (iii) The identity for every finite family, by induction over the list. *)
+Theorem kuramoto_identity : kuramoto_identity_spec.
 Proof.
-  intros th w. fold (update th w).
-  induction w as [| [a u] w IH].
-  - unfold update; simpl. ring.
+  intros th w. induction w as [| [a u] w IH].
+  - unfold tangent_update; simpl. ring.
   - rewrite update_cons, update_single, IH. reflexivity.
 Qed.
 

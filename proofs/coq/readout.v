@@ -1,51 +1,30 @@
-(** * Statement 7: the readout weights are a probability vector, monotone in the alignment
+(** * Statement 7: the readout weights (proof)
 
-    Informal statement.  For a query [z], anchors [r_j], a mask [mu_j] in
-    {0, 1} and an exponent [p >= 1], the unnormalised readout weights are
-    [u_j = mu_j max(0, 1 + z.r_j)^p] and the readout is [a_j = u_j / S] with
-    [S = sum_j u_j] when [S > 0], else the uniform average over the allowed
-    keys, [mu_j / max(1, sum_k mu_k)].  Then
-    (i)   every [a_j >= 0], [sum_j a_j = 1], and [a_j = 0] on masked keys (in
-          the fallback too, as soon as one key is allowed);
-    (ii)  on the allowed keys the weight is monotone in the alignment: if
-          [z.r_i <= z.r_j] then [a_i <= a_j];
-    (iii) sharpening: for bases [0 < b < b_1] the ratio [(b / b_1)^p] to the
-          best anchor strictly decreases as [p] grows.
+    Informal statement (the parts of the specification, proved here).
+    Proves the parts of [readout_spec.v] for any list of keys and any [p]:
+    the weights of [syncattn.lohe.readout] are a probability vector, zero on
+    masked keys (uniform fallback included); on the sphere the clipping is
+    inactive and [p = 1] is the affine readout; the weights are monotone in the
+    alignment; the ratio [(b/b_1)^p] to the best anchor strictly decreases in
+    [p] and tends to 0; at [z = 0] the numerators are the mask bits.
 
-    Symbol map.
-    - library: [syncattn.lohe.readout_kernel] ([u_j = num p k] for the key
-      [k = (mu_j, z.r_j)]), [syncattn.lohe.normalize_readout] and
-      [syncattn.lohe.readout] ([weight p ks k]: division by [S], uniform
-      fallback);
-    - sympy proof: [proofs/proof_readout.py] (statement 7), parts (i) and (iii);
-      there (i) is checked for n = 5 keys, here for every list of keys.
-    - [x^p] for real [p] is [rpow x p]: [Rpower x p = exp(p ln x)] for [x > 0]
-      and [0] for [x <= 0] (the library's [0^p = 0], [p >= 1]).
+    The sympy proof [proofs/proof_readout.py] checks (i) for n = 5 keys; here
+    it holds for every list of keys.
+
+    Symbol map.  The definitions are those of [readout_spec.v] (read it
+    against the library); library: [syncattn.lohe.readout_kernel],
+    [syncattn.lohe.normalize_readout], [syncattn.lohe.readout];
+    sympy proof: [proofs/proof_readout.py].
+
+    Not formalised: (iii)'s weight of a unique best anchor increasing to 1 and
+    the share [1/m] of m tied anchors (sympy, n = 3); (iv) the tensor-power
+    features [psi_p(z).psi_p(r) = (1 + z.r)^p] of
+    [syncattn.lohe.readout_features] (sympy, d = 2, p <= 3).
 
     Assumes: only the standard library's axioms of the real numbers. *)
 
-From Coq Require Import Reals List Lra.
-Import ListNotations.
-Open Scope R_scope.
-
-Definition sumR (l : list R) : R := fold_right Rplus 0 l.
-
-Definition rpow (x p : R) : R := if Rle_dec x 0 then 0 else Rpower x p.
-
-(** A key: its mask bit and its alignment [z . r_j]. *)
-Definition key : Type := (bool * R)%type.
-
-Definition num (p : R) (k : key) : R :=
-  if fst k then rpow (Rmax 0 (1 + snd k)) p else 0.
-
-Definition total (p : R) (ks : list key) : R := sumR (map (num p) ks).
-
-Definition allowed (ks : list key) : R :=
-  sumR (map (fun k : key => if fst k then 1 else 0) ks).
-
-Definition weight (p : R) (ks : list key) (k : key) : R :=
-  if Rlt_dec 0 (total p ks) then num p k / total p ks
-  else (if fst k then 1 else 0) / Rmax 1 (allowed ks).
+Set Warnings "-ambiguous-paths".
+From Syncattn Require Import Core readout_spec.
 
 Lemma rpow_nonneg : forall x p, 0 <= rpow x p.
 Proof.
@@ -138,23 +117,76 @@ Proof.
   nra.
 Qed.
 
-(** Main theorem: (i) the readout row is a probability vector, zero on masked
-    keys; (ii) it is monotone in the alignment for [p >= 1]; (iii) the ratio to
-    the best anchor sharpens as [p] grows. *)
-Theorem readout : forall (p : R) (ks : list key),
-  1 <= p ->
-  (forall k, 0 <= weight p ks k)
-  /\ ((exists k, In k ks /\ fst k = true) -> sumR (map (weight p ks) ks) = 1)
-  /\ (forall c, weight p ks (false, c) = 0)
-  /\ (forall ci cj, ci <= cj -> weight p ks (true, ci) <= weight p ks (true, cj))
-  /\ (forall b b1 q, 0 < b -> b < b1 -> p < q -> Rpower (b / b1) q < Rpower (b / b1) p).
+Theorem readout_nonneg : readout_nonneg_spec.
+Proof. exact weight_nonneg. Qed.
+
+Theorem readout : readout_spec.
+Proof. exact weight_sum. Qed.
+
+Theorem readout_masked : readout_masked_spec.
+Proof. intros p ks c. apply weight_masked. reflexivity. Qed.
+
+Theorem readout_monotone : readout_monotone_spec.
+Proof. intros p ks ci cj Hp. apply weight_monotone. exact Hp. Qed.
+
+Theorem readout_sharpens : readout_sharpens_spec.
+Proof. exact ratio_sharpens. Qed.
+
+Theorem readout_sphere : readout_sphere_spec.
 Proof.
-  intros p ks Hp. split; [|split; [|split; [|split]]].
-  - apply weight_nonneg.
-  - apply weight_sum.
-  - intro c. apply weight_masked. reflexivity.
-  - intros ci cj. apply weight_monotone. exact Hp.
-  - intros b b1 q. apply ratio_sharpens.
+  intros n z r Hz Hr.
+  assert (E : 1 + dot n z r = dot n (fun i => z i + r i) (fun i => z i + r i) / 2).
+  { unfold dot in *.
+    rewrite (sumN_ext (fun i => (z i + r i) * (z i + r i))
+                      (fun k => 1 * (z k * z k) + 2 * (z k * r k) + 1 * (r k * r k)))
+      by (intros; ring).
+    rewrite sumN_lin, Hz, Hr. field. }
+  split; [exact E|]. apply Rmax_right. rewrite E.
+  pose proof (dot_nonneg n (fun i => z i + r i)). lra.
 Qed.
 
+Lemma num_affine : forall k, -1 <= snd k -> num 1 k = affine k.
+Proof.
+  intros [[|] c] Hc; unfold num, affine; simpl in *; [|reflexivity].
+  rewrite Rmax_right by lra. unfold rpow.
+  destruct (Rle_dec (1 + c) 0); [lra|]. apply Rpower_1. lra.
+Qed.
+
+Theorem readout_affine : readout_affine_spec.
+Proof.
+  intros ks k Hks Hk Htot. unfold weight.
+  destruct (Rlt_dec 0 (total 1 ks)) as [_ | H]; [|lra].
+  rewrite num_affine by exact Hk. f_equal. unfold total. f_equal.
+  apply map_ext_in. intros k' Hk'. apply num_affine. apply Hks. exact Hk'.
+Qed.
+
+Theorem readout_ratio_limit : readout_ratio_limit_spec.
+Proof.
+  intros b b1 eps Hb Hbb1 Heps.
+  assert (Hr : 0 < b / b1 < 1).
+  { split; [unfold Rdiv; apply Rmult_lt_0_compat; [lra|apply Rinv_0_lt_compat; lra]|].
+    apply (Rmult_lt_reg_r b1); [lra|]. unfold Rdiv. rewrite Rmult_assoc, Rinv_l; lra. }
+  assert (Hl : ln (b / b1) < 0) by (rewrite <- ln_1; apply ln_increasing; lra).
+  exists (ln eps / ln (b / b1)). intros p Hp. unfold Rpower. split; [apply exp_pos|].
+  rewrite <- (exp_ln eps Heps). apply exp_increasing.
+  apply (Rmult_lt_compat_r (- ln (b / b1))) in Hp; [|lra].
+  replace (ln eps / ln (b / b1) * - ln (b / b1)) with (- ln eps) in Hp by (field; lra).
+  lra.
+Qed.
+
+Theorem readout_origin : readout_origin_spec.
+Proof.
+  intros p [|]; unfold num; simpl; [|reflexivity].
+  rewrite Rplus_0_r, Rmax_right by lra. unfold rpow.
+  destruct (Rle_dec 1 0); [lra|]. unfold Rpower. rewrite ln_1, Rmult_0_r. apply exp_0.
+Qed.
+
+Print Assumptions readout_nonneg.
+Print Assumptions readout_masked.
+Print Assumptions readout_sphere.
+Print Assumptions readout_affine.
+Print Assumptions readout_monotone.
+Print Assumptions readout_sharpens.
+Print Assumptions readout_ratio_limit.
+Print Assumptions readout_origin.
 Print Assumptions readout.

@@ -30,7 +30,9 @@ field, energy), `_attention.py` (the attention identity), `_simulate.py` (diffra
 integration), `_theory.py` (mean-field theory), `_daido.py` (harmonic coupling functions and
 their observables), `_daido_theory.py` (their in-phase and two-cluster theory), `_delay.py`
 (time delays: the delayed field, a method-of-steps RK4 integrator, the locked branches),
-`_inertia.py` (the second-order flow with inertia, its energy).
+`_inertia.py` (the second-order flow with inertia, its energy), `_higher_order.py`
+(triadic, simplicial coupling and its Ott-Antonsen theory), `_watanabe_strogatz.py` (the
+exact three-dimensional reduction of identical oscillators).
 """
 
 from ._attention import coupling_term as coupling_term, tangent_update as tangent_update
@@ -54,6 +56,14 @@ from ._delay import (
     delay_vector_field as delay_vector_field,
 )
 from ._field import coherence_energy as coherence_energy, vector_field as vector_field
+from ._higher_order import (
+    TriangleList as TriangleList,
+    simplicial_field as simplicial_field,
+    simplicial_fixed_points as simplicial_fixed_points,
+    simplicial_ott_antonsen_rhs as simplicial_ott_antonsen_rhs,
+    simplicial_simulate as simplicial_simulate,
+    simplicial_transition as simplicial_transition,
+)
 from ._inertia import (
     InertialSolution as InertialSolution,
     inertial_energy as inertial_energy,
@@ -71,6 +81,13 @@ from ._theory import (
     ott_antonsen_rhs as ott_antonsen_rhs,
     sample_lorentzian as sample_lorentzian,
     self_consistent_order_parameter as self_consistent_order_parameter,
+)
+from ._watanabe_strogatz import (
+    WatanabeStrogatzSolution as WatanabeStrogatzSolution,
+    watanabe_strogatz_field as watanabe_strogatz_field,
+    watanabe_strogatz_reconstruct as watanabe_strogatz_reconstruct,
+    watanabe_strogatz_reduce as watanabe_strogatz_reduce,
+    watanabe_strogatz_simulate as watanabe_strogatz_simulate,
 )
 
 
@@ -107,4 +124,15 @@ __all__ = [
     "inertial_vector_field",
     "inertial_energy",
     "inertial_simulate",
+    "TriangleList",
+    "simplicial_field",
+    "simplicial_simulate",
+    "simplicial_ott_antonsen_rhs",
+    "simplicial_fixed_points",
+    "simplicial_transition",
+    "WatanabeStrogatzSolution",
+    "watanabe_strogatz_reduce",
+    "watanabe_strogatz_reconstruct",
+    "watanabe_strogatz_field",
+    "watanabe_strogatz_simulate",
 ]
