@@ -24,6 +24,7 @@ lohe_group     identical Lohe sync time on SO(3), U(n), S^{n-1}      `syncattn.s
 inertia_hy...  r(K) swept up and down with inertia m > 0 and m = 0   `syncattn.studies.inertia_hysteresis`
 delay_bran...  delay-locked frequency branches against simulation    `syncattn.studies.delay_branches`
 daido_clus...  biharmonic two-cluster state against its theory       `syncattn.studies.daido_clusters`
+explosive      simplicial (triadic) r(K_1) loop vs Ott-Antonsen      `syncattn.studies.explosive`
 =============  ====================================================  ==========================
 
 (``inertia_hy...`` is ``inertia_hysteresis``, ``delay_bran...`` ``delay_branches``,
@@ -54,6 +55,7 @@ STUDIES = {
     "inertia_hysteresis": "inertia_hysteresis",
     "delay_branches": "delay_branches",
     "daido_clusters": "daido_clusters",
+    "explosive": "explosive",
 }
 
 __all__ = ["STUDIES", "get", "main"]
