@@ -202,7 +202,7 @@ def _write(results: dict, config: Config, out: Path) -> None:
         ax.semilogy(t, y[0] * np.exp(lam_p[f"lambda_{name}"][i] * (t - t[0])), "--", color=c,
                     lw=1, label=f"{name}: theory {lam_p[f'lambda_{name}'][i]:.3f}")
     ax.set(xlabel="time", ylabel="spread in A, in B; gap error",
-           title=f"decay of a perturbation, split p={p:.2f} (dashed: theory)")
+           title=f"perturbation decay at p={p:.2f} (dashed: theory)")
     ax.title.set_fontsize(9)
     ax.legend(fontsize=7, ncols=2, loc="lower left")
     a1, a2 = config.amplitudes

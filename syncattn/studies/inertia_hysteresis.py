@@ -110,7 +110,7 @@ def _sweep(theta, velocity, omega, mass, couplings, config, dtype):
 
 
 def run(config: Config, out: str | Path | None = None, *, progress: bool = False) -> dict:
-    """Run the study; write `inertia_hysteresis.png`, `branches.csv`, `results.json` and
+    r"""Run the study; write `inertia_hysteresis.png`, `branches.csv`, `results.json` and
     `config.json` to `out` (nothing is written when `out` is None).
 
     Returns:

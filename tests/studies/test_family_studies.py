@@ -14,7 +14,12 @@ import numpy as np
 import pytest
 
 from syncattn import cli, kuramoto, studies
-from syncattn.studies import daido_clusters, delay_branches, explosive, inertia_hysteresis
+from syncattn.studies import (
+    daido_clusters,
+    delay_branches,
+    explosive,
+    inertia_hysteresis,
+)
 
 
 MODULES = {
