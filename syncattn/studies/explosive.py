@@ -172,7 +172,7 @@ def _write(results: dict, config: Config, out: Path) -> None:
            ylim=(-0.03, 1.03),
            title=f"simplicial Kuramoto, $K_2={config.triadic:g}$, Lorentzian "
                  f"$\\gamma={config.gamma:g}$, N={config.n}")
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=8, loc="lower right", bbox_to_anchor=(1.0, 0.06))
     _common.save_figure(fig, out / "explosive.png")
     _common.write_csv(out / "branches.csv", {
         k: results[k] for k in ("K1", "r_up", "r_up_std", "r_down", "r_down_std", "r_stable",
