@@ -77,7 +77,9 @@ class Config(_common.DefaultSize):
 
 def _clusters(theta):
     """Split, gap and |Z_2| of phases `(B, N)` near a two-cluster state."""
-    Z2 = np.mean(np.exp(2j * theta), axis=-1)
+    from .. import kuramoto
+
+    Z2 = np.asarray(kuramoto.daido_order_parameters(theta, 2))[..., 1]
     axis = np.angle(Z2) / 2
     in_a = np.cos(theta - axis[:, None]) > 0
     za = np.sum(np.exp(1j * theta) * in_a, axis=-1)

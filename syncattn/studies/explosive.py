@@ -4,7 +4,7 @@ $$\dot\theta_i = \omega_i + \frac{K_1}N\sum_j\sin(\theta_j - \theta_i)
   + \frac{K_2}{N^2}\sum_{j,l}\sin(2\theta_j - \theta_l - \theta_i)$$
 
 (Skardal and Arenas 2019) with Lorentzian natural frequencies of half width $\gamma$
-(deterministic quantiles $\omega_i = \gamma\tan(\pi((i - \tfrac12)/N - \tfrac12))$),
+(the deterministic quantiles of [`syncattn.kuramoto.lorentzian_frequencies`][]),
 integrated by [`syncattn.kuramoto.simplicial_simulate`][] while the pairwise coupling $K_1$
 is swept adiabatically up from random phases and back down (each $K_1$ starts from the
 previous final phases); $r$ is averaged over the second half of each stay. Theory: the
@@ -114,8 +114,7 @@ def run(config: Config, out: str | Path | None = None, *, progress: bool = False
     dtype = jnp.float64 if jax.config.jax_enable_x64 else jnp.float32
     rng = np.random.default_rng(config.seed)
     n = config.n
-    q = (np.arange(1, n + 1) - 0.5) / n
-    omega = jnp.asarray(config.gamma * np.tan(np.pi * (q - 0.5)), dtype)
+    omega = kuramoto.lorentzian_frequencies(n, config.gamma, dtype=dtype)
     theta0 = jnp.asarray(rng.uniform(-np.pi, np.pi, n), dtype)
     Ks = np.asarray(config.couplings, float)
     passes = _common.progress(("up", "down"), desc="K_1 sweeps", enabled=progress)
