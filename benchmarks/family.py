@@ -352,14 +352,17 @@ def plot(rows, path, title):
         for r in rs:
             best = min(r[k]["speedup"] for k in r if isinstance(r[k], dict) and "speedup" in r[k])
             ax.annotate(f"{best:.1f}x", (r["n"], r["syncattn"]["median_s"]),
-                        textcoords="offset points", xytext=(0, -14), ha="center", fontsize=8,
+                        textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8,
                         color="C0")
         ax.set(title=m, xlabel="N", xticks=ns)
         ax.set_xticklabels([f"$10^{{{int(round(np.log10(n)))}}}$" for n in ns])
         ax.set_xlim(min(ns) / 2, max(ns) * 2)
         ax.grid(True, which="major", alpha=0.3)
     axes[0][0].set_ylabel("seconds (median of interleaved repeats)")
-    axes[0][0].legend(fontsize=7, loc="upper left")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    axes[0][min(1, len(models) - 1)].legend(handles, labels, fontsize=7, loc="lower right")
+    axes[0][-1].text(0.98, 0.02, "labels: speed-up against\nthe fastest oscillatools column",
+                     transform=axes[0][-1].transAxes, ha="right", va="bottom", fontsize=7)
     load = sorted({r["loadavg_1min"] for r in rows})
     fig.suptitle(f"{title}; one core each, 2-core machine under 1-min load "
                  f"{load[0]:g}-{load[-1]:g}", fontsize=9)
@@ -391,7 +394,21 @@ def main(argv=None):
     p.add_argument("--out", type=Path, default=OUT)
     p.add_argument("--merge", action="store_true",
                    help="keep the rows of other (model, N) already in the output JSON")
+    p.add_argument("--replot", action="store_true",
+                   help="only redraw the PNG (and print the table) from the output JSON")
     args = p.parse_args(argv)
+    if args.replot:
+        stem = "family" if args.mode == "accuracy" else "family_steps"
+        data = json.loads((args.out / f"{stem}.json").read_text())
+        meta = data["meta"]
+        title = (f"syncattn vs oscillatools 0.1.0 at equal accuracy (phase error <= {args.target:g})"
+                 if args.mode == "accuracy"
+                 else f"syncattn vs oscillatools 0.1.0, equal steps dt={args.dt:g}")
+        plot(data["rows"], args.out / f"{stem}.png", title)
+        print(markdown(data["rows"]))
+        print(f"load average (1, 5, 15 min): start {meta['loadavg_start']}, end "
+              f"{meta['loadavg_end']}")
+        return 0
     ns = args.ns or ([1000, 10_000] if args.quick else [1000, 10_000, 100_000])
     t1 = args.t1 or (2.0 if args.quick else 4.0 if args.mode == "steps" else 10.0)
     repeats = args.repeats or (2 if args.quick else 3)
