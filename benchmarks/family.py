@@ -366,7 +366,11 @@ def plot(rows, path, title):
         ax.set_xlim(min(ns) / 2, max(ns) * 2)
         ax.grid(True, which="major", alpha=0.3)
     axes[0][0].set_ylabel("seconds (median of interleaved repeats)")
-    handles, labels = axes[0][0].get_legend_handles_labels()
+    seen = {}
+    for ax in axes[0]:
+        for hd, lb in zip(*ax.get_legend_handles_labels(), strict=True):
+            seen.setdefault(lb, hd)
+    handles, labels = list(seen.values()), list(seen)
     axes[0][min(1, len(models) - 1)].legend(handles, labels, fontsize=7, loc="lower right")
     axes[0][-1].text(0.98, 0.02, "labels: speed-up against\nthe fastest oscillatools column",
                      transform=axes[0][-1].transAxes, ha="right", va="bottom", fontsize=7)
