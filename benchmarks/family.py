@@ -371,7 +371,8 @@ def plot(rows, path, title):
         for hd, lb in zip(*ax.get_legend_handles_labels(), strict=True):
             seen.setdefault(lb, hd)
     handles, labels = list(seen.values()), list(seen)
-    axes[0][min(1, len(models) - 1)].legend(handles, labels, fontsize=7, loc="lower right")
+    loc = "center right" if rows[0].get("mode") == "accuracy" else "lower right"
+    axes[0][min(1, len(models) - 1)].legend(handles, labels, fontsize=7, loc=loc)
     axes[0][-1].text(0.98, 0.02, "labels: speed-up against\nthe fastest oscillatools column",
                      transform=axes[0][-1].transAxes, ha="right", va="bottom", fontsize=7)
     load = sorted({r["loadavg_1min"] for r in rows})
