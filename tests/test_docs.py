@@ -3,6 +3,8 @@ order, runs in a fresh Python process (default float32, as a new user has it) fr
 unrelated folder, and its own checks (``assert`` lines) hold.
 
 * docs/getting-started.md: the flows (seconds);
+* docs/kuramoto_family.md: the classical flow and its four variants (about a minute:
+  slow, CI runs it);
 * docs/building.md: two language models built from `syncattn.nn` and `syncattn.models`,
   trained 100 steps each on the embedded corpus and sampled (about a minute: slow,
   CI runs it).
@@ -52,6 +54,13 @@ def run_page(name: str, folder: Path, min_blocks: int) -> str:
 def test_getting_started_runs_as_written(tmp_path):
     out = run_page("getting-started.md", tmp_path, min_blocks=4)
     assert "Ott-Antonsen R = 0.707" in out
+
+
+@pytest.mark.slow  # five flows compiled in a fresh process: 50-90 s on the shared 2 cores
+def test_kuramoto_family_runs_as_written(tmp_path):
+    out = run_page("kuramoto_family.md", tmp_path, min_blocks=5)
+    for line in ("classical: r =", "daido: |Z_1|", "delay: Omega", "inertia at K", "simplicial: r ="):
+        assert line in out
 
 
 @pytest.mark.slow

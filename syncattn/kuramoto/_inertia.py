@@ -297,11 +297,13 @@ def inertial_simulate(
     )
     alpha = jnp.asarray(frustration, dtype)
     if zero_mass:
+        # the first-order right side takes the lag as the M = 1 harmonic's cos, sin
+        first = (omega, K, jnp.cos(alpha)[None], jnp.sin(alpha)[None])
         sol = driver.solve(
             _first_order_rhs,
             _order,
             theta0,
-            (omega, K, alpha),
+            first,
             t1,
             ts,
             solver,
@@ -312,7 +314,7 @@ def inertial_simulate(
         )
 
         def vel(th):
-            return _first_order_rhs(None, th, (omega, K, alpha))
+            return _first_order_rhs(None, th, first)
 
         return InertialSolution(
             sol.ts,

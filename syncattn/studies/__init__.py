@@ -21,7 +21,14 @@ convergence    fixed-query time-to-delta and finite-time failure     `syncattn.s
 kuramoto       r(K) transitions and the Ott-Antonsen trajectory      `syncattn.studies.kuramoto_transition`
 lohe           Lohe order parameter vs K on S^{d-1}, d = 2 check     `syncattn.studies.lohe_sync`
 lohe_group     identical Lohe sync time on SO(3), U(n), S^{n-1}      `syncattn.studies.lohe_group`
+inertia_hy...  r(K) swept up and down with inertia m > 0 and m = 0   `syncattn.studies.inertia_hysteresis`
+delay_bran...  delay-locked frequency branches against simulation    `syncattn.studies.delay_branches`
+daido_clus...  biharmonic two-cluster state against its theory       `syncattn.studies.daido_clusters`
+explosive      simplicial (triadic) r(K_1) loop vs Ott-Antonsen      `syncattn.studies.explosive`
 =============  ====================================================  ==========================
+
+(``inertia_hy...`` is ``inertia_hysteresis``, ``delay_bran...`` ``delay_branches``,
+``daido_clus...`` ``daido_clusters``.)
 
 The command line switches float64 on (`jax_enable_x64`) for the run; calling
 `run` from Python uses whatever precision is active.
@@ -45,6 +52,10 @@ STUDIES = {
     "kuramoto": "kuramoto_transition",
     "lohe": "lohe_sync",
     "lohe_group": "lohe_group",
+    "inertia_hysteresis": "inertia_hysteresis",
+    "delay_branches": "delay_branches",
+    "daido_clusters": "daido_clusters",
+    "explosive": "explosive",
 }
 
 __all__ = ["STUDIES", "get", "main"]
