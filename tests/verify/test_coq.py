@@ -160,6 +160,11 @@ MUTANTS = (
         "= (nrm2 u - 1) * (1 - nrm2 a)",
         "= (nrm2 u - 1) * (1 + nrm2 a)",
     ),
+    (
+        "frustrated_attention",
+        "(r k * sin (INR (S k) * (th u - th t) + g k))) (S t)) M",
+        "(r k * sin (INR (S k) * (th u - th t) - g k))) (S t)) M",
+    ),
 )
 DEFAULT_MUTANT = MUTANTS[0]  # the one the default run compiles (a few seconds)
 
