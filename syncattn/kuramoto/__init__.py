@@ -29,7 +29,8 @@ Files: `_coupling.py` (coupling forms and the sums they define), `_field.py` (ve
 field, energy), `_attention.py` (the attention identity), `_simulate.py` (diffrax
 integration), `_theory.py` (mean-field theory), `_daido.py` (harmonic coupling functions and
 their observables), `_daido_theory.py` (their in-phase and two-cluster theory), `_delay.py`
-(time delays: the delayed field, a method-of-steps RK4 integrator, the locked branches),
+(time delays: the delayed field, a method-of-steps RK4 integrator), `_delay_theory.py` (the
+locked branches),
 `_inertia.py` (the second-order flow with inertia, its energy), `_higher_order.py`
 (triadic, simplicial coupling and its Ott-Antonsen theory), `_watanabe_strogatz.py` (the
 exact three-dimensional reduction of identical oscillators).
@@ -51,10 +52,10 @@ from ._daido_theory import (
     two_cluster_exponents as two_cluster_exponents,
 )
 from ._delay import (
-    delay_locked_frequencies as delay_locked_frequencies,
     delay_simulate as delay_simulate,
     delay_vector_field as delay_vector_field,
 )
+from ._delay_theory import delay_locked_frequencies as delay_locked_frequencies
 from ._field import coherence_energy as coherence_energy, vector_field as vector_field
 from ._higher_order import (
     TriangleList as TriangleList,
