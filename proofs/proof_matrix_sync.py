@@ -63,7 +63,6 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from ._parts import Part
 from ._harness import (
     CONFIG,
     assert_close,
@@ -73,6 +72,7 @@ from ._harness import (
     rng,
     run_module,
 )
+from ._parts import Part
 
 
 NUMBER = 19
