@@ -184,8 +184,17 @@ def plain_title(title: str) -> str:
     return _INLINE_TEX.sub(one, title)
 
 
+def _plain_toc(items) -> None:
+    """The table of contents shows text too: its entries' equations as Unicode."""
+    for item in items:
+        if "\\(" in item.title:
+            item.title = plain_title(item.title)
+        _plain_toc(item.children)
+
+
 def on_page_content(html_content, page, config, files):
     title = page.title or ""
     if "\\(" in title or "$" in title:
         page.meta["title"] = plain_title(title)
+    _plain_toc(page.toc or [])
     return render_math(html_content, page.file.src_uri)
