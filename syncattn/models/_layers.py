@@ -125,7 +125,9 @@ def make_state_embedding(config: ModelConfig, *, key) -> eqx.Module:
     if _torus(config):
         return make_phase_embedding(config, key=key)
     space, n = sync_space(config)
-    return _nn().StateEmbedding(config.vocab_size, config.d_model, key=key, space=space, n=n)
+    return _nn().StateEmbedding(
+        config.vocab_size, config.d_model, key=key, space=space, n=n
+    )
 
 
 def make_sync_attention(config: ModelConfig, *, key) -> eqx.Module:
@@ -135,9 +137,15 @@ def make_sync_attention(config: ModelConfig, *, key) -> eqx.Module:
         return make_frustrated_attention(config, key=key)
     nn, c = _nn(), config
     common = dict(
-        key=key, value=_sync_value(c), gates=c.gates, tau=c.tau, bound=c.bound,
-        rope_base=c.rope_base, gate_norm=c.gate_norm, drift=c.sync.drift,
-    )  # fmt: skip
+        key=key,
+        value=_sync_value(c),
+        gates=c.gates,
+        tau=c.tau,
+        bound=c.bound,
+        rope_base=c.rope_base,
+        gate_norm=c.gate_norm,
+        drift=c.sync.drift,
+    )
     if c.attention == "sphere":
         return nn.SphereAttention(c.d_model, c.sync.sphere_dim, c.n_heads, **common)
     return nn.GroupAttention(c.d_model, c.n_heads, group=sync_space(c)[0], **common)
@@ -153,9 +161,15 @@ def make_sync_ffn(config: ModelConfig, *, key) -> eqx.Module:
     if config.ffn == "modes":
         # one softmax over the modes for all k coordinates: a mode is a collective state of
         # the whole token (and n_heads times fewer exponentials than a softmax per head)
-        return _nn().CollectiveModes(config.d_model, config.d_ff, 1, key=key,
-                                     order=config.sync.harmonics, tau=config.tau,
-                                     bound=config.bound)  # fmt: skip
+        return _nn().CollectiveModes(
+            config.d_model,
+            config.d_ff,
+            1,
+            key=key,
+            order=config.sync.harmonics,
+            tau=config.tau,
+            bound=config.bound,
+        )
     if _torus(config):
         return make_angle_swiglu(config, key=key)
     space, n = sync_space(config)
@@ -191,8 +205,14 @@ def make_phase_embedding(config: ModelConfig, *, key) -> eqx.Module:
 
 def make_kuramoto_attention(config: ModelConfig, *, key) -> eqx.Module:
     return _nn().KuramotoAttention(
-        config.d_model, config.n_heads, key=key, value=config.value, gates=config.gates,
-        tau=config.tau, bound=config.bound, rope_base=config.rope_base,
+        config.d_model,
+        config.n_heads,
+        key=key,
+        value=config.value,
+        gates=config.gates,
+        tau=config.tau,
+        bound=config.bound,
+        rope_base=config.rope_base,
         gate_norm=config.gate_norm,
     )
 
@@ -204,10 +224,17 @@ def make_frustrated_attention(config: ModelConfig, *, key) -> eqx.Module:
             f"'phase' (got {config.value!r})."
         )
     return _nn().FrustratedAttention(
-        config.d_model, config.n_heads, key=key, order=config.sync.harmonics,
-        delay=config.sync.delay, gates=config.gates, tau=config.tau, bound=config.bound,
-        rope_base=config.rope_base, gate_norm=config.gate_norm,
-    )  # fmt: skip
+        config.d_model,
+        config.n_heads,
+        key=key,
+        order=config.sync.harmonics,
+        delay=config.sync.delay,
+        gates=config.gates,
+        tau=config.tau,
+        bound=config.bound,
+        rope_base=config.rope_base,
+        gate_norm=config.gate_norm,
+    )
 
 
 def call_kuramoto_attention(attention: eqx.Module, theta, diagnostics: bool = False):
@@ -218,7 +245,9 @@ def call_kuramoto_attention(attention: eqx.Module, theta, diagnostics: bool = Fa
 
 def make_angle_swiglu(config: ModelConfig, *, key) -> eqx.Module:
     if config.ffn == "lift":
-        return _nn().LiftSwiGLU(config.d_model, config.d_ff, key=key, bound=config.bound)
+        return _nn().LiftSwiGLU(
+            config.d_model, config.d_ff, key=key, bound=config.bound
+        )
     return _nn().AngleSwiGLU(config.d_model, config.d_ff, key=key, bound=config.bound)
 
 
@@ -227,5 +256,6 @@ def call_angle_swiglu(ffn: eqx.Module, theta):
 
 
 def make_prototype_readout(config: ModelConfig, *, key) -> eqx.Module:
-    return _nn().PrototypeReadout(config.d_model, config.vocab_size, key=key,
-                                  scale=config.readout_scale)
+    return _nn().PrototypeReadout(
+        config.d_model, config.vocab_size, key=key, scale=config.readout_scale
+    )

@@ -40,9 +40,9 @@ unchanged.
 """
 
 from ._blocks import RMSNorm as RMSNorm, SwiGLU as SwiGLU
+from ._collective_modes import CollectiveModes as CollectiveModes
 from ._frozen import FrozenLinear as FrozenLinear
 from ._frustrated_attention import (
-    CollectiveModes as CollectiveModes,
     FrustratedAttention as FrustratedAttention,
     harmonic_lift as harmonic_lift,
 )

@@ -46,7 +46,9 @@ def _tokens(tokens) -> np.ndarray:
             f"and the predicted tokens); got dtype {x.dtype}, shape {np.shape(tokens)}."
         )
     if x.shape[1] < 2:
-        raise ValueError(f"tokens must hold at least 2 tokens per row (T >= 1); got shape {x.shape}.")
+        raise ValueError(
+            f"tokens must hold at least 2 tokens per row (T >= 1); got shape {x.shape}."
+        )
     return x
 
 
@@ -70,7 +72,9 @@ def copy_depth(tokens: np.ndarray, n: int = 6) -> np.ndarray:
     """
     x = _tokens(tokens)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be an int >= 1 (the context that must match); got {n!r}.")
+        raise ValueError(
+            f"n must be an int >= 1 (the context that must match); got {n!r}."
+        )
     B, T1 = x.shape
     T = T1 - 1
     depth = np.zeros((B, T), np.int64)
@@ -145,6 +149,12 @@ def copy_depth_losses(
     novel, k0 = mean(depth == 0)
     every, k = mean(np.ones_like(depth, bool))
     return {
-        "n": int(n), "depths": ds, "loss": [s[0] for s in split], "count": [s[1] for s in split],
-        "loss_novel": novel, "count_novel": k0, "loss_all": every, "count_all": k,
-    }  # fmt: skip
+        "n": int(n),
+        "depths": ds,
+        "loss": [s[0] for s in split],
+        "count": [s[1] for s in split],
+        "loss_novel": novel,
+        "count_novel": k0,
+        "loss_all": every,
+        "count_all": k,
+    }
