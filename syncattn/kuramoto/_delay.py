@@ -278,6 +278,63 @@ def _check_delay(delay, n):
     return tau
 
 
+def _check_history(history, theta0):
+    """The constant past: `theta0` when `history` is None, else a finite array of its shape."""
+    if history is None:
+        return theta0
+    hist = as_float(history, "history")
+    if hist.shape != theta0.shape:
+        raise ValueError(
+            f"history must be the constant past state, of theta0's shape {theta0.shape}; "
+            f"got {hist.shape}. Pass history=None to start from theta0 at rest in the past."
+        )
+    check_finite(hist, "history")
+    return hist.astype(theta0.dtype)
+
+
+def _save_grid(saveat, n_steps):
+    """(number of save intervals, steps between saves) for `saveat` (None: t1 only)."""
+    if saveat is None:
+        return 1, n_steps
+    if not isinstance(saveat, (int, np.integer)) or isinstance(saveat, bool):
+        raise ValueError(
+            f"saveat must be None or an int >= 2 (equally spaced grid times); got {saveat!r}."
+        )
+    if saveat < 2:
+        raise ValueError(f"saveat must be None or an int >= 2; got {saveat}.")
+    n_save = int(saveat) - 1
+    if n_steps % n_save:
+        ok = [s + 1 for s in range(1, min(n_steps, 1000) + 1) if n_steps % s == 0]
+        near = sorted(ok, key=lambda s: abs(s - saveat))[:3]
+        raise ValueError(
+            f"saveat - 1 must divide the step count t1/dt = {n_steps} (saves fall on the "
+            f"grid); got saveat={saveat}. Try saveat in {sorted(near)} or None."
+        )
+    return n_save, n_steps // n_save
+
+
+def _solution(outs, final, theta0, saveat, stride, n_steps, dt) -> Solution:
+    """The scan's records as a `Solution` of `theta0`'s batch shape."""
+    batch, dtype = theta0.shape[:-1], theta0.dtype
+    states, Z, r = outs
+    S = Z.shape[0]
+    ts = jnp.asarray(
+        np.arange(S) * stride * dt if saveat is not None else [n_steps * dt], dtype
+    )
+    if saveat is None:  # t1 only: drop the t = 0 record
+        states = None if states is None else states[1:]
+        Z, r = Z[1:], r[1:]
+    S = Z.shape[0]
+    return Solution(
+        ts,
+        None if states is None else states.reshape((S,) + theta0.shape),
+        Z.reshape((S,) + batch),
+        r.reshape((S,) + batch),
+        final.reshape(theta0.shape),
+        jnp.asarray(n_steps, jnp.int32),
+    )
+
+
 def delay_simulate(
     theta0: Float[ArrayLike, "*batch n"],
     omega: Float[ArrayLike, "*#batch #n"] | Float[ArrayLike, ""] | float | int,
@@ -365,35 +422,8 @@ def delay_simulate(
             "a delay matrix needs a scalar or dense coupling; for a sparse graph pass "
             "one scalar delay."
         )
-    if history is None:
-        hist = theta0
-    else:
-        hist = as_float(history, "history")
-        if hist.shape != theta0.shape:
-            raise ValueError(
-                f"history must be the constant past state, of theta0's shape {theta0.shape}; "
-                f"got {hist.shape}. Pass history=None to start from theta0 at rest in the past."
-            )
-        check_finite(hist, "history")
-        hist = hist.astype(dtype)
-    if saveat is None:
-        n_save, stride = 1, n_steps
-    elif isinstance(saveat, (int, np.integer)) and not isinstance(saveat, bool):
-        if saveat < 2:
-            raise ValueError(f"saveat must be None or an int >= 2; got {saveat}.")
-        n_save = int(saveat) - 1
-        if n_steps % n_save:
-            ok = [s + 1 for s in range(1, min(n_steps, 1000) + 1) if n_steps % s == 0]
-            near = sorted(ok, key=lambda s: abs(s - saveat))[:3]
-            raise ValueError(
-                f"saveat - 1 must divide the step count t1/dt = {n_steps} (saves fall on the "
-                f"grid); got saveat={saveat}. Try saveat in {sorted(near)} or None."
-            )
-        stride = n_steps // n_save
-    else:
-        raise ValueError(
-            f"saveat must be None or an int >= 2 (equally spaced grid times); got {saveat!r}."
-        )
+    hist = _check_history(history, theta0)
+    n_save, stride = _save_grid(saveat, n_steps)
     B = math.prod(batch)
     y0 = theta0.reshape(B, n)
     hist = hist.reshape(B, n)
@@ -417,23 +447,7 @@ def delay_simulate(
         stride=stride,
         save_states=bool(save_phases),
     )
-    states, Z, r = outs
-    S = Z.shape[0]
-    ts = jnp.asarray(
-        np.arange(S) * stride * dt if saveat is not None else [n_steps * dt], dtype
-    )
-    if saveat is None:  # t1 only: drop the t = 0 record
-        states = None if states is None else states[1:]
-        Z, r = Z[1:], r[1:]
-    S = Z.shape[0]
-    return Solution(
-        ts,
-        None if states is None else states.reshape((S,) + theta0.shape),
-        Z.reshape((S,) + batch),
-        r.reshape((S,) + batch),
-        final.reshape(theta0.shape),
-        jnp.asarray(n_steps, jnp.int32),
-    )
+    return _solution(outs, final, theta0, saveat, stride, n_steps, dt)
 
 
 @functools.partial(
