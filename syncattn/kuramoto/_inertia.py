@@ -193,6 +193,42 @@ def _order2(y):
     return _order(y[0])
 
 
+def _mass_or_zero(mass):
+    """The checked mass and whether it is a concrete 0 (the first-order flow); a traced
+    mass must be > 0."""
+    m = _check_mass(mass)
+    zero_mass = is_concrete(m) and float(m) == 0.0
+    if not zero_mass and not is_concrete(m):
+        m = eqx.error_if(
+            m,
+            m <= 0,
+            "a traced mass must be > 0 (m = 0 is the first-order flow: "
+            "pass a concrete 0, or use kuramoto.simulate).",
+        )
+    return m, zero_mass
+
+
+def _first_order_solution(theta0, omega, K, alpha, options) -> InertialSolution:
+    """m = 0: the first-order flow solved as such, with v = theta' from its field."""
+    # the first-order right side takes the lag as the M = 1 harmonic's cos, sin
+    first = (omega, K, jnp.cos(alpha)[None], jnp.sin(alpha)[None])
+    sol = driver.solve(_first_order_rhs, _order, theta0, first, *options)
+
+    def vel(th):
+        return _first_order_rhs(None, th, first)
+
+    return InertialSolution(
+        sol.ts,
+        sol.states,
+        None if sol.states is None else jax.vmap(vel)(sol.states),
+        sol.order,
+        sol.r,
+        sol.final,
+        vel(sol.final),
+        sol.num_steps,
+    )
+
+
 def inertial_simulate(
     theta0: Float[ArrayLike, "*batch n"],
     omega: Float[ArrayLike, "*#batch #n"] | Float[ArrayLike, ""] | float | int,
@@ -265,15 +301,7 @@ def inertial_simulate(
     dtype = theta0.dtype
     omega = _check_omega(omega, theta0, "theta0")
     K = _check_coupling(coupling, n, batch)
-    m = _check_mass(mass)
-    zero_mass = is_concrete(m) and float(m) == 0.0
-    if not zero_mass and not is_concrete(m):
-        m = eqx.error_if(
-            m,
-            m <= 0,
-            "a traced mass must be > 0 (m = 0 is the first-order flow: "
-            "pass a concrete 0, or use kuramoto.simulate).",
-        )
+    m, zero_mass = _mass_or_zero(mass)
     v0 = (
         jnp.zeros_like(theta0)
         if velocity0 is None
@@ -296,49 +324,16 @@ def inertial_simulate(
         else omega.astype(dtype)
     )
     alpha = jnp.asarray(frustration, dtype)
+    options = (t1, ts, solver, controller, dt0, int(max_steps), bool(save_phases))
     if zero_mass:
-        # the first-order right side takes the lag as the M = 1 harmonic's cos, sin
-        first = (omega, K, jnp.cos(alpha)[None], jnp.sin(alpha)[None])
-        sol = driver.solve(
-            _first_order_rhs,
-            _order,
-            theta0,
-            first,
-            t1,
-            ts,
-            solver,
-            controller,
-            dt0,
-            int(max_steps),
-            bool(save_phases),
-        )
-
-        def vel(th):
-            return _first_order_rhs(None, th, first)
-
-        return InertialSolution(
-            sol.ts,
-            sol.states,
-            None if sol.states is None else jax.vmap(vel)(sol.states),
-            sol.order,
-            sol.r,
-            sol.final,
-            vel(sol.final),
-            sol.num_steps,
-        )
+        return _first_order_solution(theta0, omega, K, alpha, options)
     y0 = jnp.stack([theta0, v0])
     sol = driver.solve(
         _rhs,
         _order2,
         y0,
         (omega, K, alpha, jnp.asarray(m, dtype)),
-        t1,
-        ts,
-        solver,
-        controller,
-        dt0,
-        int(max_steps),
-        bool(save_phases),
+        *options,
     )
     states = sol.states
     return InertialSolution(
