@@ -12,9 +12,27 @@ from ._config import NAME, Config
 
 
 def write(results: dict, config: Config, out: Path) -> None:
-    a, g = results["antipodal"], results["degenerate"]
-    dims = np.asarray(a["dims"])
+    """Write `failure.png`, the four CSV tables, `results.json` and `config.json` into `out`."""
+    _figure(results, out)
+    _tables(results, out)
+    _common.write_json(out / "results.json", _results_json(results))
+    _common.write_config(config, out, NAME)
+
+
+def _figure(results: dict, out: Path) -> None:
+    """The four panels (antipodal, degenerate, scale-free, finite time) as `failure.png`."""
+    dims = np.asarray(results["antipodal"]["dims"])
     fig, (ax1, ax2, ax3, ax4) = _common.new_figure(2, 2, width=5.0, height=3.9)
+    _antipodal_panel(ax1, results, dims)
+    _degenerate_panel(ax2, results["degenerate"], dims)
+    _scale_free_panel(ax3, results["scale_free"], dims)
+    _threshold_panel(ax4, results["threshold"], dims)
+    _common.save_figure(fig, out / "failure.png")
+
+
+def _antipodal_panel(ax1, results: dict, dims: np.ndarray) -> None:
+    """P(start within alpha of the antipode) against d: theory lines, Monte Carlo counts."""
+    a = results["antipodal"]
     for j, alpha in enumerate(a["alphas"]):
         c = f"C{j}"
         deg = alpha * 180 / math.pi
@@ -47,6 +65,9 @@ def write(results: dict, config: Config, out: Path) -> None:
     _common.dim_ticks(ax1, dims)
     ax1.legend(fontsize=7, loc="lower left")
 
+
+def _degenerate_panel(ax2, g: dict, dims: np.ndarray) -> None:
+    """P(||h|| < eps) against d: the exact Bessel integral, Monte Carlo, the d -> oo plateau."""
     ax2.semilogy(
         dims,
         g["p_theory"],
@@ -86,7 +107,9 @@ def write(results: dict, config: Config, out: Path) -> None:
     _common.dim_ticks(ax2, dims)
     ax2.legend(fontsize=7, loc="lower left")
 
-    sf = results["scale_free"]
+
+def _scale_free_panel(ax3, sf: dict, dims: np.ndarray) -> None:
+    """The scale-free events against d: the relative event and its bound, the convex hull."""
     dc = np.asarray(sf["d_curve"])
     hit = np.asarray(sf["count_relative"]) > 0
     _common.plot_counts(
@@ -139,7 +162,9 @@ def write(results: dict, config: Config, out: Path) -> None:
     _common.dim_ticks(ax3, dims)
     ax3.legend(fontsize=6.5, loc="lower left")
 
-    th = results["threshold"]
+
+def _threshold_panel(ax4, th: dict, dims: np.ndarray) -> None:
+    """P(phi(T) > delta) against d at horizons on either side of the threshold."""
     for j, ratio in enumerate(th["ratios"]):
         c = f"C{j}"
         ax4.plot(
@@ -162,8 +187,10 @@ def write(results: dict, config: Config, out: Path) -> None:
     )
     _common.dim_ticks(ax4, dims)
     ax4.legend(fontsize=6.5, loc="center right")
-    _common.save_figure(fig, out / "failure.png")
 
+
+def _antipodal_rows(a: dict) -> dict[str, list]:
+    """One row per (d, alpha): the counts, the interval, the theory and its p-value."""
     rows: dict[str, list] = {
         k: []
         for k in (
@@ -196,7 +223,13 @@ def write(results: dict, config: Config, out: Path) -> None:
                 strict=True,
             ):
                 rows[col].append(v)
-    _common.write_csv(out / "antipodal.csv", rows)
+    return rows
+
+
+def _tables(results: dict, out: Path) -> None:
+    """`antipodal.csv`, `degenerate.csv`, `scale_free.csv` and `threshold.csv`."""
+    a, g = results["antipodal"], results["degenerate"]
+    _common.write_csv(out / "antipodal.csv", _antipodal_rows(a))
     _common.write_csv(
         out / "degenerate.csv",
         {
@@ -243,64 +276,65 @@ def write(results: dict, config: Config, out: Path) -> None:
             "p_value": np.asarray(th["p_value"]).reshape(-1),
         },
     )
-    _common.write_json(
-        out / "results.json",
-        {
-            "study": NAME,
-            "scale_free": {
-                k: sf[k]
-                for k in (
-                    "n_anchors",
-                    "rel_eps",
-                    "n",
-                    "p_relative",
-                    "rate_relative_mc",
-                    "d_curve",
-                    "relative_bound",
-                    "hull_dims",
-                    "n_hull",
-                    "hull_count",
-                    "hull_exact",
-                    "hull_p_value",
-                )
-            },
-            "threshold": {
-                k: th[k]
-                for k in ("delta", "log_cot", "ratios", "horizons", "n", "p_value")
-            },
-            "confidence": results["confidence"],
-            "antipodal": {
-                k: a[k]
-                for k in (
-                    "alphas",
-                    "n",
-                    "min_p_value",
-                    "rate_theory",
-                    "rate_theory_mc_points",
-                    "rate_mc",
-                    "rate_asymptotic",
-                )
-            },
-            "degenerate": {
-                k: g[k]
-                for k in (
-                    "n_anchors",
-                    "eps",
-                    "scale",
-                    "n",
-                    "min_p_value",
-                    "rate_theory",
-                    "rate_theory_mc_points",
-                    "rate_mc",
-                    "p_theory",
-                    "plateau",
-                )
-            },
-            "dims": a["dims"],
-            "seconds": results["seconds"],
+
+
+def _results_json(results: dict) -> dict:
+    """The headline numbers of `results.json` (the curves stay in the CSV files)."""
+    a, g = results["antipodal"], results["degenerate"]
+    sf, th = results["scale_free"], results["threshold"]
+    return {
+        "study": NAME,
+        "scale_free": {
+            k: sf[k]
+            for k in (
+                "n_anchors",
+                "rel_eps",
+                "n",
+                "p_relative",
+                "rate_relative_mc",
+                "d_curve",
+                "relative_bound",
+                "hull_dims",
+                "n_hull",
+                "hull_count",
+                "hull_exact",
+                "hull_p_value",
+            )
         },
-    )
-    _common.write_config(config, out, NAME)
+        "threshold": {
+            k: th[k] for k in ("delta", "log_cot", "ratios", "horizons", "n", "p_value")
+        },
+        "confidence": results["confidence"],
+        "antipodal": {
+            k: a[k]
+            for k in (
+                "alphas",
+                "n",
+                "min_p_value",
+                "rate_theory",
+                "rate_theory_mc_points",
+                "rate_mc",
+                "rate_asymptotic",
+            )
+        },
+        "degenerate": {
+            k: g[k]
+            for k in (
+                "n_anchors",
+                "eps",
+                "scale",
+                "n",
+                "min_p_value",
+                "rate_theory",
+                "rate_theory_mc_points",
+                "rate_mc",
+                "p_theory",
+                "plateau",
+            )
+        },
+        "dims": a["dims"],
+        "seconds": results["seconds"],
+    }
 
 
 def summary(results: dict) -> str:
