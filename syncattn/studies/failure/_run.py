@@ -22,6 +22,7 @@ from ._plots import write
 
 def _antipodal_counter(dims: tuple[int, ...], chunk: int):
     """One jitted program for every d (a compilation costs seconds; a chunk does not)."""
+
     @jax.jit
     def count(key, cos_alphas):
         out = []
@@ -65,16 +66,32 @@ def run(
     """
     t_start = time.perf_counter()
     dims = [int(d) for d in config.dims]
-    alphas = np.asarray(config.alphas, dtype=float)
     key = _common.prng_key(config.seed)
     k_anti, k_deg, _ = jax.random.split(key, 3)  # three: the antipodal keys stay put
+    d_curve = np.arange(min(dims), max(dims) + 1)
+    results = {
+        "antipodal": _antipodal(config, dims, d_curve, k_anti, progress),
+        "degenerate": _degenerate(config, dims, k_deg, progress),
+        "scale_free": _scale_free(
+            config, dims, d_curve, jax.random.fold_in(key, 1), progress
+        ),
+        "threshold": _threshold(config, dims, d_curve, jax.random.fold_in(key, 2)),
+        "confidence": config.confidence,
+        "seconds": time.perf_counter() - t_start,
+    }
+    if out is not None:
+        write(results, config, _common.make_outdir(NAME, out))
+    return results
 
-    # ---- antipodal: Monte Carlo on every d, theory = lohe.antipodal_probability
+
+def _antipodal(config: Config, dims: list[int], d_curve, key, progress: bool) -> dict:
+    """Monte Carlo on every d against the theory `lohe.antipodal_probability`."""
+    alphas = np.asarray(config.alphas, dtype=float)
     n_chunks = -(-config.n_antipodal // config.chunk)  # n is rounded up to whole chunks
     n_a = n_chunks * config.chunk
     counter = _antipodal_counter(tuple(dims), config.chunk)
     cos_alphas = jnp.cos(jnp.asarray(alphas))
-    counts = _count(counter, k_anti, n_chunks, "antipodal MC", progress, cos_alphas)
+    counts = _count(counter, key, n_chunks, "antipodal MC", progress, cos_alphas)
 
     def antipodal_theory(ds):
         return np.array(
@@ -87,9 +104,8 @@ def run(
     p_theory = antipodal_theory(dims)
     lo, hi = _common.clopper_pearson(counts, n_a, config.confidence)
     pvals = binomial_pvalue(counts, n_a, p_theory)
-    d_curve = np.arange(min(dims), max(dims) + 1)
     curve = antipodal_theory(d_curve)
-    antipodal = {
+    return {
         "dims": dims,
         "alphas": alphas.tolist(),
         "n": n_a,
@@ -102,37 +118,51 @@ def run(
         "min_p_value": float(pvals.min()),
         "d_curve": d_curve,
         "p_curve": curve,
+        **_antipodal_rates(dims, alphas, counts / n_a, p_theory),
+    }
+
+
+def _antipodal_rates(dims: list[int], alphas, p_mc, p_theory) -> dict:
+    """The fitted rates of log p in d: theory, Monte Carlo, theory where MC counted, and
+    the asymptote -log sin(alpha)."""
+    seen = p_mc > 0
+    return {
         "rate_theory": [
             _common.fit_exponential_rate(dims, p_theory[:, j])["rate"]
             for j in range(len(alphas))
         ],
         "rate_mc": [
-            _common.fit_exponential_rate(dims, counts[:, j] / n_a)["rate"]
+            _common.fit_exponential_rate(dims, p_mc[:, j])["rate"]
             for j in range(len(alphas))
         ],
         # the same fit restricted to the d where the Monte Carlo saw a count (like for like)
         "rate_theory_mc_points": [
             _common.fit_exponential_rate(
-                np.asarray(dims)[counts[:, j] > 0], p_theory[counts[:, j] > 0, j]
+                np.asarray(dims)[seen[:, j]], p_theory[seen[:, j], j]
             )["rate"]
             for j in range(len(alphas))
         ],
         "rate_asymptotic": (-np.log(np.sin(alphas))).tolist(),
     }
 
-    # ---- degenerate drive: exact theory everywhere, Monte Carlo where resolvable
+
+def _degenerate_sampling(config: Config) -> tuple[int, int]:
+    """(chunk, n) of the degenerate-drive Monte Carlo: m anchors per sample, so a chunk
+    is a quarter of the antipodal one (bounded memory); n rounded up to whole chunks."""
+    chunk_d = max(1, config.chunk // 4)
+    return chunk_d, -(-config.n_degenerate // chunk_d) * chunk_d
+
+
+def _degenerate(config: Config, dims: list[int], key, progress: bool) -> dict:
+    """Degenerate drive: the exact theory everywhere, Monte Carlo where resolvable."""
     m, eps, s = config.n_anchors, config.eps, config.scale
     exact = np.array([degenerate_probability_exact(d, m, eps, s) for d in dims])
-    chunk_d = max(
-        1, config.chunk // 4
-    )  # m anchors per sample: keep a chunk's memory bounded
-    n_chunks = -(-config.n_degenerate // chunk_d)
-    n_d = n_chunks * chunk_d
+    chunk_d, n_d = _degenerate_sampling(config)
     sampled = exact * n_d >= config.min_expected
     cnt = np.full(len(dims), -1, dtype=np.int64)
     se_mc = np.full(len(dims), np.nan)
     idx = np.flatnonzero(sampled)
-    deg_keys = jax.random.split(k_deg, len(dims))
+    deg_keys = jax.random.split(key, len(dims))
     for i in _common.progress(idx, desc="degenerate MC", enabled=progress):
         p, se = lohe.degenerate_probability(
             deg_keys[i], dims[i], m, eps, n_d, scale=s, chunk_size=chunk_d
@@ -145,7 +175,7 @@ def run(
     pv_d = np.full(len(dims), np.nan)
     if ok.any():
         pv_d[ok] = binomial_pvalue(cnt[ok], n_d, exact[ok])
-    degenerate = {
+    return {
         "dims": dims,
         "n_anchors": m,
         "eps": eps,
@@ -167,33 +197,17 @@ def run(
         "rate_theory_mc_points": _common.fit_exponential_rate(
             np.asarray(dims)[cnt > 0], exact[cnt > 0]
         )["rate"],
+        "plateau": weight_norm_probability(m, eps, s),  # d -> infinity limit
     }
-    degenerate["plateau"] = weight_norm_probability(m, eps, s)  # d -> infinity limit
 
-    # ---- scale-free events: relative threshold and convex hull
-    k_rel, k_hull, k_bound = jax.random.split(jax.random.fold_in(key, 1), 3)
-    cnt_rel = np.array(
-        [
-            np.rint(
-                float(
-                    lohe.relative_degenerate_probability(
-                        k, d, m, config.rel_eps, n_d, s, chunk_size=chunk_d
-                    )[0]
-                )
-                * n_d
-            )
-            for k, d in zip(
-                _common.progress(
-                    jax.random.split(k_rel, len(dims)),
-                    desc="relative MC",
-                    enabled=progress,
-                ),
-                dims,
-                strict=True,
-            )
-        ],
-        dtype=np.int64,
-    )
+
+def _scale_free(config: Config, dims: list[int], d_curve, key, progress: bool) -> dict:
+    """Scale-free events: the relative threshold (with its proved bound) and the convex
+    hull (exact, with a linear-programming Monte Carlo where d <= m)."""
+    m, s = config.n_anchors, config.scale
+    _, n_d = _degenerate_sampling(config)
+    k_rel, k_hull, k_bound = jax.random.split(key, 3)
+    cnt_rel = _relative_counts(config, dims, k_rel, progress)
     lo_r, hi_r = _common.clopper_pearson(cnt_rel, n_d, config.confidence)
     # the provable bound, averaged over the weight model (a bound on the mixture)
     w_b = jax.nn.softplus(s * jax.random.normal(k_bound, (8192, m)))
@@ -205,28 +219,11 @@ def run(
     )
     hull = [lohe.hull_degenerate_probability(m, int(d)) for d in d_curve]
     hull_dims = [d for d in dims if d <= m]
-    hull_hits = np.array(
-        [
-            sum(
-                lohe.hull_contains_origin(r)
-                for r in np.asarray(sphere.sample_uniform(k, (config.n_hull, m), d))
-            )
-            for k, d in zip(
-                _common.progress(
-                    jax.random.split(k_hull, len(hull_dims)),
-                    desc="hull LP",
-                    enabled=progress,
-                ),
-                hull_dims,
-                strict=True,
-            )
-        ],
-        dtype=np.int64,
-    )
+    hull_hits = _hull_counts(config, hull_dims, k_hull, progress)
     hull_exact = np.array(
         [lohe.hull_degenerate_probability(m, d).exact for d in hull_dims]
     )
-    scale_free = {
+    return {
         "dims": dims,
         "n_anchors": m,
         "rel_eps": config.rel_eps,
@@ -248,7 +245,64 @@ def run(
         "hull_p_value": binomial_pvalue(hull_hits, config.n_hull, hull_exact),
     }
 
-    # ---- finite-time failure on both sides of the threshold ||h||T = log cot(delta/2)
+
+def _relative_counts(
+    config: Config, dims: list[int], key, progress: bool
+) -> np.ndarray:
+    """Counts of ||h|| < rel_eps ||w||_2 at each d (n of the degenerate-drive run)."""
+    m, s = config.n_anchors, config.scale
+    chunk_d, n_d = _degenerate_sampling(config)
+    return np.array(
+        [
+            np.rint(
+                float(
+                    lohe.relative_degenerate_probability(
+                        k, d, m, config.rel_eps, n_d, s, chunk_size=chunk_d
+                    )[0]
+                )
+                * n_d
+            )
+            for k, d in zip(
+                _common.progress(
+                    jax.random.split(key, len(dims)),
+                    desc="relative MC",
+                    enabled=progress,
+                ),
+                dims,
+                strict=True,
+            )
+        ],
+        dtype=np.int64,
+    )
+
+
+def _hull_counts(
+    config: Config, hull_dims: list[int], key, progress: bool
+) -> np.ndarray:
+    """Counts of 0 in the convex hull of m uniform points (linear programs) at each d."""
+    m = config.n_anchors
+    return np.array(
+        [
+            sum(
+                lohe.hull_contains_origin(r)
+                for r in np.asarray(sphere.sample_uniform(k, (config.n_hull, m), d))
+            )
+            for k, d in zip(
+                _common.progress(
+                    jax.random.split(key, len(hull_dims)),
+                    desc="hull LP",
+                    enabled=progress,
+                ),
+                hull_dims,
+                strict=True,
+            )
+        ],
+        dtype=np.int64,
+    )
+
+
+def _threshold(config: Config, dims: list[int], d_curve, key) -> dict:
+    """Finite-time failure on both sides of the threshold ||h||T = log cot(delta/2)."""
     ratios = np.asarray(config.threshold_ratios, dtype=float)
     L = float(lohe.finite_time_threshold(1.0, config.delta))  # ||h|| = 1: T_c = L
     horizons = ratios * L
@@ -268,14 +322,14 @@ def run(
     thr_curve = threshold_theory(d_curve)
     thr_count = np.zeros((len(dims), len(ratios)), dtype=np.int64)
     for i, (k, d) in enumerate(
-        zip(jax.random.split(jax.random.fold_in(key, 2), len(dims)), dims, strict=True)
+        zip(jax.random.split(key, len(dims)), dims, strict=True)
     ):
         z = np.asarray(sphere.sample_uniform(k, (config.n_threshold,), d))
         phi0 = np.arccos(np.clip(z[:, 0], -1.0, 1.0))  # angle to h/||h|| = e_1
         phiT = np.asarray(lohe.exact_angle(phi0[:, None], 1.0, horizons[None, :]))
         thr_count[i] = np.sum(phiT > config.delta, axis=0)
     thr_theory = threshold_theory(dims)
-    threshold = {
+    return {
         "dims": dims,
         "delta": config.delta,
         "log_cot": L,
@@ -289,14 +343,3 @@ def run(
         "d_curve": d_curve,
         "p_curve": thr_curve,
     }
-    results = {
-        "antipodal": antipodal,
-        "degenerate": degenerate,
-        "scale_free": scale_free,
-        "threshold": threshold,
-        "confidence": config.confidence,
-        "seconds": time.perf_counter() - t_start,
-    }
-    if out is not None:
-        write(results, config, _common.make_outdir(NAME, out))
-    return results
