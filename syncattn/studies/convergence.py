@@ -168,9 +168,15 @@ def _solver(config: Config):
 
     def solve(z0, h):
         tau, _, steps = lohe.settle_time(
-            z0, h, config.delta, config.horizon, solver="tsit5",
-            rtol=config.rtol, atol=config.atol, max_steps=config.max_steps,
-        )  # fmt: skip
+            z0,
+            h,
+            config.delta,
+            config.horizon,
+            solver="tsit5",
+            rtol=config.rtol,
+            atol=config.atol,
+            max_steps=config.max_steps,
+        )
         return tau, jnp.isfinite(tau), steps
 
     return solve
@@ -208,22 +214,7 @@ def run(
     H, Z, phi0, norm_h = make(_common.prng_key(config.seed), config)
     phi0, norm_h = np.asarray(phi0), np.asarray(norm_h)
     dcol = np.repeat(np.asarray(dims), config.n_instances)
-
-    solve = _solver(config)
-    n_total = H.shape[0]
-    batch = min(
-        n_total, 16384
-    )  # one compiled shape: the last batch is padded, then dropped
-    n_pad = -n_total % batch
-    Z = jnp.concatenate([Z, Z[:n_pad]]) if n_pad else Z
-    H = jnp.concatenate([H, H[:n_pad]]) if n_pad else H
-    parts = []
-    starts = list(range(0, n_total + n_pad, batch))
-    for s in _common.progress(starts, desc=f"diffrax x{n_total}", enabled=progress):
-        parts.append([np.asarray(x) for x in solve(Z[s : s + batch], H[s : s + batch])])
-    t_end = np.concatenate([p[0] for p in parts])[:n_total]
-    event = np.concatenate([p[1] for p in parts]).astype(bool)[:n_total]
-    steps = np.concatenate([p[2] for p in parts])[:n_total]
+    t_end, event, steps = _solve_all(config, H, Z, progress)
 
     already = phi0 <= config.delta
     converged = event | already
@@ -236,76 +227,10 @@ def run(
     mismatch = int(np.sum((t_pred > config.horizon) != ~converged))
 
     grid = np.linspace(0.0, config.horizon, config.n_grid)
-    per_d = []
-    for d in dims:
-        sel = dcol == d
-        n = int(sel.sum())
-        p_fail_T = np.asarray(
-            lohe.finite_time_failure_probability(
-                jnp.asarray(norm_h[sel]), config.horizon, config.delta, d
-            )
-        )
-        p_grid = np.asarray(
-            lohe.finite_time_failure_probability(
-                jnp.asarray(norm_h[sel])[:, None],
-                jnp.asarray(grid)[None, :],
-                config.delta,
-                d,
-            )
-        ).mean(axis=0)
-        cdf_theory = 1.0 - p_grid
-        cdf_emp = np.mean(t_meas[sel][:, None] <= grid[None, :], axis=0)
-        k = int(np.sum(~converged[sel]))
-        mean_p = float(p_fail_T.mean())
-        var = float(np.sum(p_fail_T * (1 - p_fail_T)))
-        lo, hi = _common.clopper_pearson(k, n, config.confidence)
-        per_d.append(
-            {
-                "d": d,
-                "n": n,
-                "not_converged": k,
-                "fraction": k / n,
-                "ci_lo": float(lo),
-                "ci_hi": float(hi),
-                "p_theory": mean_p,
-                "z_score": (k - n * mean_p) / math.sqrt(var)
-                if var > 0
-                else (0.0 if k == 0 else math.inf),
-                "ks_distance": float(np.max(np.abs(cdf_emp - cdf_theory))),
-                "cdf_empirical": cdf_emp,
-                "cdf_theory": cdf_theory,
-                "median_rel_error": float(np.median(rel_err[dcol[timed] == d]))
-                if np.any(dcol[timed] == d)
-                else float("nan"),
-                "max_rel_error": float(np.max(rel_err[dcol[timed] == d]))
-                if np.any(dcol[timed] == d)
-                else float("nan"),
-                "max_steps_used": int(steps[sel].max()),
-            }
-        )
-    # The rate at z* is ||h|| and E||h||^2 = sum_j w_j^2 for every d: no speed-up with d.
-    # What concentrates is phi0 (at pi/2) and ||h|| (at ||w||_2), so the unconverged
-    # fraction saturates at P(||w||_2 < log cot(delta/2) / T) (docs/theory/finite_time_threshold.md).
-    for p in per_d:
-        sel = dcol == p["d"]
-        p["mean_norm_h"] = float(norm_h[sel].mean())
-        p["mean_norm_h_sq"] = float(np.mean(norm_h[sel] ** 2))
-    key_w = jax.random.fold_in(_common.prng_key(config.seed), 7)
-    norm_w = _weight_norms(key_w, config, config.n_limit)
-    critical_norm = (
-        float(lohe.finite_time_threshold(1.0, config.delta)) / config.horizon
+    measured = dict(
+        t_meas=t_meas, converged=converged, steps=steps, rel_err=rel_err, timed=timed
     )
-    k_lim = int(np.sum(norm_w < critical_norm))
-    lim_lo, lim_hi = _common.clopper_pearson(k_lim, config.n_limit, config.confidence)
-    limit = {
-        "critical_norm": critical_norm,  # log cot(delta/2) / T
-        "n": config.n_limit,
-        "count": k_lim,
-        "p": k_lim / config.n_limit,
-        "ci_lo": float(lim_lo),
-        "ci_hi": float(lim_hi),
-        "mean_norm_w_sq": float(np.mean(norm_w**2)),
-    }
+    per_d = [_per_d(config, d, dcol, norm_h, grid, measured) for d in dims]
     fail_theory = [p["p_theory"] for p in per_d]
     results = {
         "d": dcol,
@@ -327,12 +252,121 @@ def run(
         ],
         "delta": config.delta,
         "horizon": config.horizon,
-        "limit": limit,
+        "limit": _limit(config),
         "seconds": time.perf_counter() - t_start,
     }
     if out is not None:
         _write(results, config, _common.make_outdir(NAME, out), NAME)
     return results
+
+
+def _solve_all(config: Config, H, Z, progress: bool):
+    """Every instance's (time of the delta event or inf, event flag, steps), solved in
+    batches of one compiled shape (the last batch is padded, then the padding dropped)."""
+    import jax.numpy as jnp
+
+    solve = _solver(config)
+    n_total = H.shape[0]
+    batch = min(n_total, 16384)
+    n_pad = -n_total % batch
+    Z = jnp.concatenate([Z, Z[:n_pad]]) if n_pad else Z
+    H = jnp.concatenate([H, H[:n_pad]]) if n_pad else H
+    parts = []
+    starts = list(range(0, n_total + n_pad, batch))
+    for s in _common.progress(starts, desc=f"diffrax x{n_total}", enabled=progress):
+        parts.append([np.asarray(x) for x in solve(Z[s : s + batch], H[s : s + batch])])
+    t_end = np.concatenate([p[0] for p in parts])[:n_total]
+    event = np.concatenate([p[1] for p in parts]).astype(bool)[:n_total]
+    steps = np.concatenate([p[2] for p in parts])[:n_total]
+    return t_end, event, steps
+
+
+def _per_d(config: Config, d: int, dcol, norm_h, grid, measured: dict) -> dict:
+    """One d's summary: the unconverged fraction against the mean failure probability
+    (interval, z-score), the time's CDF against the theory (Kolmogorov distance), the
+    errors of the predicted times, and the mean of ||h|| and ||h||^2.
+
+    The rate at z* is ||h|| and E||h||^2 = sum_j w_j^2 for every d: no speed-up with d.
+    What concentrates is phi0 (at pi/2) and ||h|| (at ||w||_2), so the unconverged
+    fraction saturates at P(||w||_2 < log cot(delta/2) / T)
+    (docs/theory/finite_time_threshold.md).
+    """
+    import jax.numpy as jnp
+
+    from .. import lohe
+
+    t_meas, converged = measured["t_meas"], measured["converged"]
+    rel_err, timed = measured["rel_err"], measured["timed"]
+    sel = dcol == d
+    n = int(sel.sum())
+    p_fail_T = np.asarray(
+        lohe.finite_time_failure_probability(
+            jnp.asarray(norm_h[sel]), config.horizon, config.delta, d
+        )
+    )
+    p_grid = np.asarray(
+        lohe.finite_time_failure_probability(
+            jnp.asarray(norm_h[sel])[:, None],
+            jnp.asarray(grid)[None, :],
+            config.delta,
+            d,
+        )
+    ).mean(axis=0)
+    cdf_theory = 1.0 - p_grid
+    cdf_emp = np.mean(t_meas[sel][:, None] <= grid[None, :], axis=0)
+    k = int(np.sum(~converged[sel]))
+    mean_p = float(p_fail_T.mean())
+    var = float(np.sum(p_fail_T * (1 - p_fail_T)))
+    lo, hi = _common.clopper_pearson(k, n, config.confidence)
+    return {
+        "d": d,
+        "n": n,
+        "not_converged": k,
+        "fraction": k / n,
+        "ci_lo": float(lo),
+        "ci_hi": float(hi),
+        "p_theory": mean_p,
+        "z_score": (k - n * mean_p) / math.sqrt(var)
+        if var > 0
+        else (0.0 if k == 0 else math.inf),
+        "ks_distance": float(np.max(np.abs(cdf_emp - cdf_theory))),
+        "cdf_empirical": cdf_emp,
+        "cdf_theory": cdf_theory,
+        "median_rel_error": float(np.median(rel_err[dcol[timed] == d]))
+        if np.any(dcol[timed] == d)
+        else float("nan"),
+        "max_rel_error": float(np.max(rel_err[dcol[timed] == d]))
+        if np.any(dcol[timed] == d)
+        else float("nan"),
+        "max_steps_used": int(measured["steps"][sel].max()),
+        "mean_norm_h": float(norm_h[sel].mean()),
+        "mean_norm_h_sq": float(np.mean(norm_h[sel] ** 2)),
+    }
+
+
+def _limit(config: Config) -> dict:
+    """The d -> infinity limit of the unconverged fraction, P(||w||_2 < log cot(delta/2)/T),
+    by Monte Carlo over the weight model."""
+    import jax
+
+    from .. import lohe
+
+    key_w = jax.random.fold_in(_common.prng_key(config.seed), 7)
+    norm_w = _weight_norms(key_w, config, config.n_limit)
+    critical_norm = (
+        float(lohe.finite_time_threshold(1.0, config.delta)) / config.horizon
+    )
+    k_lim = int(np.sum(norm_w < critical_norm))
+    lim_lo, lim_hi = _common.clopper_pearson(k_lim, config.n_limit, config.confidence)
+    return {
+        "critical_norm": critical_norm,  # log cot(delta/2) / T
+        "n": config.n_limit,
+        "count": k_lim,
+        "p": k_lim / config.n_limit,
+        "ci_lo": float(lim_lo),
+        "ci_hi": float(lim_hi),
+        "mean_norm_w_sq": float(np.mean(norm_w**2)),
+    }
 
 
 def summary(results: dict) -> str:
