@@ -14,6 +14,16 @@ def write(results: dict, config, out: Path, name: str) -> None:
     per_d = results["per_d"]
     dims = np.array([p["d"] for p in per_d])
     fig, (ax1, ax2, ax3) = _common.new_figure(3, 1, width=4.3, height=3.7)
+    _times_panel(ax1, results, dims)
+    _cdf_panel(ax2, results, dims)
+    _failure_panel(ax3, results, dims, config.confidence)
+    _common.save_figure(fig, out / "convergence.png")
+    _tables(results, out, name)
+    _common.write_config(config, out, name)
+
+
+def _times_panel(ax1, results: dict, dims: np.ndarray) -> None:
+    """The measured time to delta against its closed form, one colour per d."""
     d_all, tm, tp = results["d"], results["t_measured"], results["t_predicted"]
     ok = np.isfinite(tm) & (tm > 0)
     for j, d in enumerate(dims):
@@ -28,6 +38,10 @@ def write(results: dict, config, out: Path, name: str) -> None:
     )
     ax1.legend(fontsize=6, markerscale=4, ncol=2, loc="upper left")
 
+
+def _cdf_panel(ax2, results: dict, dims: np.ndarray) -> None:
+    """The empirical distribution of the time against the theory, for a few d."""
+    per_d = results["per_d"]
     shown = [d for d in dims if d in (2, 4, 16, 64)] or list(dims[:4])
     for j, d in enumerate(dims):
         if d not in shown:
@@ -50,6 +64,10 @@ def write(results: dict, config, out: Path, name: str) -> None:
     )
     ax2.legend(fontsize=7, loc="lower right")
 
+
+def _failure_panel(ax3, results: dict, dims: np.ndarray, confidence: float) -> None:
+    """The fraction not converged by T against d: theory, counts and the d -> oo limit."""
+    per_d = results["per_d"]
     frac = np.array([p["fraction"] for p in per_d])
     lo = np.array([p["ci_lo"] for p in per_d])
     hi = np.array([p["ci_hi"] for p in per_d])
@@ -72,7 +90,7 @@ def write(results: dict, config, out: Path, name: str) -> None:
         hit,
         ~hit,
         "C0",
-        label=f"diffrax, n={per_d[0]['n']} per d ({config.confidence:.0%} CI)",
+        label=f"diffrax, n={per_d[0]['n']} per d ({confidence:.0%} CI)",
         zero_label="zero count: upper bound",
     )
     lim = results["limit"]
@@ -92,34 +110,40 @@ def write(results: dict, config, out: Path, name: str) -> None:
     )
     _common.dim_ticks(ax3, dims)
     ax3.legend(fontsize=7, loc="upper right")
-    _common.save_figure(fig, out / "convergence.png")
 
+
+# the per-d columns of failure.csv and of results.json's per_d
+_PER_D_KEYS = (
+    "d",
+    "n",
+    "not_converged",
+    "fraction",
+    "ci_lo",
+    "ci_hi",
+    "p_theory",
+    "z_score",
+    "ks_distance",
+    "median_rel_error",
+    "max_rel_error",
+    "max_steps_used",
+    "mean_norm_h",
+    "mean_norm_h_sq",
+)
+
+
+def _tables(results: dict, out: Path, name: str) -> None:
+    """`times.csv` (one row per instance), `failure.csv` (one per d), `results.json`."""
+    per_d, keys = results["per_d"], _PER_D_KEYS
     _common.write_csv(
         out / "times.csv",
         {
-            "d": d_all,
+            "d": results["d"],
             "phi0": results["phi0"],
             "norm_h": results["norm_h"],
             "t_measured": results["t_measured"],
             "t_predicted": results["t_predicted"],
             "converged": results["converged"],
         },
-    )
-    keys = (
-        "d",
-        "n",
-        "not_converged",
-        "fraction",
-        "ci_lo",
-        "ci_hi",
-        "p_theory",
-        "z_score",
-        "ks_distance",
-        "median_rel_error",
-        "max_rel_error",
-        "max_steps_used",
-        "mean_norm_h",
-        "mean_norm_h_sq",
     )
     _common.write_csv(out / "failure.csv", {k: [p[k] for p in per_d] for k in keys})
     _common.write_json(
@@ -145,4 +169,3 @@ def write(results: dict, config, out: Path, name: str) -> None:
             "per_d": [{k: p[k] for k in keys} for p in per_d],
         },
     )
-    _common.write_config(config, out, name)
