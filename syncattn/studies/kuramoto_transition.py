@@ -221,28 +221,42 @@ def run(
     import jax
     import jax.numpy as jnp
 
-    from .. import kuramoto
-
     t_start = time.perf_counter()
     dtype = jnp.float64 if jax.config.jax_enable_x64 else jnp.float32
     rng = np.random.default_rng(config.seed)
     theta0 = jnp.asarray(rng.uniform(-np.pi, np.pi, config.n), dtype)
-    ts = jnp.linspace(0.0, config.t1, config.n_save, dtype=dtype)
-    late = np.asarray(ts) >= config.t1 / 2
     dens = densities(config)
-    jobs = [(name, k) for name in dens for k in config.k_over_kc]
-    bar = _common.progress(jobs, desc="kuramoto r(K)", enabled=progress)
-
-    per: dict[str, dict] = {}
-    rows: dict[str, list] = {
-        k: []
-        for k in ("distribution", "K", "K_over_Kc", "r_sim", "r_sim_std", "r_theory")
-    }
     omegas = {
         name: jnp.asarray(_frequencies(config, d, rng), dtype)
         for name, d in dens.items()
     }
-    for name, kk in bar:
+    per = _sweep(config, dens, theta0, omegas, progress)
+    rows = _against_theory(config, dens, per)
+    results = {
+        "distributions": per,
+        "uniform_jump_theory": math.pi / 4,
+        "oa": _ott_antonsen_run(config, rng, omegas["lorentzian"], dtype),
+        "frequencies": config.frequencies,
+        "seconds": time.perf_counter() - t_start,
+    }
+    if out is not None:
+        _write(results, config, _common.make_outdir(NAME, out), rows)
+    return results
+
+
+def _sweep(config: Config, dens: dict, theta0, omegas: dict, progress: bool) -> dict:
+    """Per density, the simulated r(K) (mean and standard deviation over the second
+    half of the run) at every K = k K_c of the grid."""
+    import jax.numpy as jnp
+
+    from .. import kuramoto
+
+    dtype = theta0.dtype
+    ts = jnp.linspace(0.0, config.t1, config.n_save, dtype=dtype)
+    late = np.asarray(ts) >= config.t1 / 2
+    jobs = [(name, k) for name in dens for k in config.k_over_kc]
+    per: dict[str, dict] = {}
+    for name, kk in _common.progress(jobs, desc="kuramoto r(K)", enabled=progress):
         d = dens[name]
         if name not in per:
             g0 = float(d.pdf(0.0))
@@ -252,10 +266,9 @@ def run(
                 "K_c": float(kuramoto.critical_coupling(g0)),
                 "K": [],
                 "r": [],
+                "r_std": [],
             }
-            per[name]["r_std"] = []
-        Kc = per[name]["K_c"]
-        K = kk * Kc
+        K = kk * per[name]["K_c"]
         sol = kuramoto.simulate(
             theta0,
             omegas[name],
@@ -270,7 +283,16 @@ def run(
         per[name]["K"].append(K)
         per[name]["r"].append(float(r_late.mean()))
         per[name]["r_std"].append(float(r_late.std()))
+    return per
 
+
+def _against_theory(config: Config, dens: dict, per: dict) -> dict[str, list]:
+    """Add each density's theory r(K) and its errors outside the critical window to
+    `per`; return the rows of `transition.csv`."""
+    rows: dict[str, list] = {
+        k: []
+        for k in ("distribution", "K", "K_over_Kc", "r_sim", "r_sim_std", "r_theory")
+    }
     for name, d in dens.items():
         p = per[name]
         K = np.asarray(p["K"])
@@ -287,14 +309,21 @@ def run(
         for k, r, s, rt in zip(K, p["r"], p["r_std"], p["r_theory"], strict=True):
             for col, v in zip(rows, (name, k, k / p["K_c"], r, s, rt), strict=True):
                 rows[col].append(v)
-    uniform_jump = math.pi / 4
+    return rows
 
-    # Ott-Antonsen trajectory (Lorentzian)
+
+def _ott_antonsen_run(config: Config, rng: np.random.Generator, omega, dtype) -> dict:
+    """The Lorentzian population's r(t) from the study's Ott-Antonsen start against
+    the Ott-Antonsen trajectory from the same r(0)."""
+    import jax.numpy as jnp
+
+    from .. import kuramoto
+
     ts_oa = jnp.linspace(0.0, config.oa_t1, config.n_save, dtype=dtype)
     th_oa = jnp.asarray(_oa_phases(config, rng), dtype)
     sol = kuramoto.simulate(
         th_oa,
-        omegas["lorentzian"],
+        omega,
         jnp.asarray(config.oa_coupling, dtype),
         config.oa_t1,
         saveat=ts_oa,
@@ -307,7 +336,7 @@ def run(
     r_oa = np.asarray(
         kuramoto.ott_antonsen(r0_sim, config.oa_coupling, config.gamma, ts_oa)
     )
-    oa = {
+    return {
         "K": config.oa_coupling,
         "gamma": config.gamma,
         "r0": r0_sim,
@@ -316,16 +345,6 @@ def run(
         "r_theory": r_oa,
         "max_abs_error": float(np.max(np.abs(r_sim - r_oa))),
     }
-    results = {
-        "distributions": per,
-        "uniform_jump_theory": uniform_jump,
-        "oa": oa,
-        "frequencies": config.frequencies,
-        "seconds": time.perf_counter() - t_start,
-    }
-    if out is not None:
-        _write(results, config, _common.make_outdir(NAME, out), rows)
-    return results
 
 
 def _theory(name: str, K: float, density: Density, config: Config) -> float:
