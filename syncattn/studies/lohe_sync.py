@@ -124,12 +124,31 @@ def run(
     import jax
     import jax.numpy as jnp
 
-    from .. import kuramoto, lohe, sphere, torus
-    from .kuramoto_transition import Density, self_consistent_r
-
     t_start = time.perf_counter()
     dtype = jnp.float64 if jax.config.jax_enable_x64 else jnp.float32
     rng = np.random.default_rng(config.seed)
+    sweep = _sweep(config, rng, dtype, progress)
+    results = {
+        "sweep": sweep,
+        "theory_d2": _theory_d2(sweep, config.freq_scale),
+        "match": _d2_match(config, rng, dtype),
+        "freq_scale": config.freq_scale,
+        "n": config.n,
+        "seconds": time.perf_counter() - t_start,
+    }
+    if out is not None:
+        _write(results, config, _common.make_outdir(NAME, out))
+    return results
+
+
+def _sweep(config: Config, rng: np.random.Generator, dtype, progress: bool) -> dict:
+    """Per d, the simulated order parameter rho(K) (mean and standard deviation over the
+    second half of the run) at every coupling of the grid, from one uniform start."""
+    import jax
+    import jax.numpy as jnp
+
+    from .. import lohe, sphere
+
     late = np.linspace(0.0, config.t1, config.n_save) >= config.t1 / 2
     sweep: dict[int, dict] = {}
     inputs = {}
@@ -158,15 +177,29 @@ def run(
         sweep[d]["K"].append(float(K))
         sweep[d]["rho"].append(float(rho.mean()))
         sweep[d]["rho_std"].append(float(rho.std()))
+    return sweep
 
-    s = config.freq_scale
-    gauss = Density(
+
+def _gaussian(s: float):
+    """The Gaussian density of standard deviation `s` (the d = 2 frequencies)."""
+    from .kuramoto_transition import Density
+
+    return Density(
         "gaussian",
         f"Gaussian sigma={s:g}",
         lambda w: math.exp(-0.5 * (w / s) ** 2) / (s * math.sqrt(2 * math.pi)),
         None,
         None,
     )
+
+
+def _theory_d2(sweep: dict, s: float) -> dict:
+    """The d = 2 theory (the Kuramoto self-consistency for Gaussian frequencies) at the
+    sweep's couplings, and the sweep's errors against it away from the transition."""
+    from .. import kuramoto
+    from .kuramoto_transition import self_consistent_r
+
+    gauss = _gaussian(s)
     K_c2 = float(kuramoto.critical_coupling(1.0 / (s * math.sqrt(2 * math.pi))))
     theory_d2 = {
         "K_c": K_c2,
@@ -185,8 +218,17 @@ def run(
         theory_d2["max_rho_below"] = (
             float(rho2[below].max()) if below.any() else float("nan")
         )
+    return theory_d2
 
-    # ---- d = 2: Lohe vs Kuramoto on the same oscillators
+
+def _d2_match(config: Config, rng: np.random.Generator, dtype) -> dict:
+    """d = 2: the Lohe flow against the Kuramoto flow on the same oscillators (order
+    parameters and phases)."""
+    import jax.numpy as jnp
+
+    from .. import kuramoto, lohe, torus
+
+    s = config.freq_scale
     n2 = config.match_n
     theta0 = rng.uniform(-np.pi, np.pi, n2)
     omega = s * rng.standard_normal(n2)
@@ -217,7 +259,7 @@ def run(
     phase_gap = np.asarray(
         torus.angle_diff(jnp.asarray(phase_l), jnp.asarray(np.asarray(sol_k.theta)))
     )
-    match = {
+    return {
         "n": n2,
         "K": config.match_coupling,
         "theta0": theta0,
@@ -228,24 +270,24 @@ def run(
         "max_order_deviation": float(np.max(np.abs(rho_l - r_k))),
         "max_phase_deviation": float(np.max(np.abs(phase_gap))),
     }
-    results = {
-        "sweep": sweep,
-        "theory_d2": theory_d2,
-        "match": match,
-        "freq_scale": s,
-        "n": config.n,
-        "seconds": time.perf_counter() - t_start,
-    }
-    if out is not None:
-        _write(results, config, _common.make_outdir(NAME, out))
-    return results
 
 
 def _write(results: dict, config: Config, out: Path) -> None:
-    from .kuramoto_transition import Density, self_consistent_r
-
-    sweep, th, mt = results["sweep"], results["theory_d2"], results["match"]
+    """`lohe.png` (the sweep and the d = 2 match), the two CSV tables, `results.json`
+    and `config.json` in `out`."""
     fig, (ax1, ax2) = _common.new_figure(2, 1, width=4.8, height=3.7)
+    _sweep_panel(ax1, results, config)
+    _match_panel(ax2, results["match"])
+    _common.save_figure(fig, out / "lohe.png")
+    _tables(results, out)
+    _common.write_config(config, out, NAME)
+
+
+def _sweep_panel(ax1, results: dict, config: Config) -> None:
+    """rho(K) per d, with the d = 2 theory."""
+    from .kuramoto_transition import self_consistent_r
+
+    sweep, th = results["sweep"], results["theory_d2"]
     for j, (d, p) in enumerate(sweep.items()):
         ax1.errorbar(
             p["K"],
@@ -259,14 +301,7 @@ def _write(results: dict, config: Config, out: Path) -> None:
             label=f"Lohe $S^{{{d - 1}}}$ (d={d}), n={results['n']}",
         )
     if 2 in sweep:
-        s = results["freq_scale"]
-        gauss = Density(
-            "g",
-            "",
-            lambda w: math.exp(-0.5 * (w / s) ** 2) / (s * math.sqrt(2 * math.pi)),
-            None,
-            None,
-        )
+        gauss = _gaussian(results["freq_scale"])
         grid = np.linspace(0.0, max(config.couplings) * 1.02, 150)
         ax1.plot(
             grid,
@@ -282,6 +317,10 @@ def _write(results: dict, config: Config, out: Path) -> None:
         title=f"Lohe order parameter, $\\Omega$ entries $\\sim N(0, {results['freq_scale']:g}^2)$",
     )
     ax1.legend(fontsize=7, loc="lower right")
+
+
+def _match_panel(ax2, mt: dict) -> None:
+    """d = 2: the Lohe rho(t) over the Kuramoto r(t)."""
     ax2.plot(
         mt["t"],
         mt["r_kuramoto"],
@@ -301,8 +340,11 @@ def _write(results: dict, config: Config, out: Path) -> None:
         title=f"d=2: Lohe vs Kuramoto, max$|\\rho - r|$ = {mt['max_order_deviation']:.1e}",
     )
     ax2.legend(fontsize=7, loc="lower right")
-    _common.save_figure(fig, out / "lohe.png")
 
+
+def _tables(results: dict, out: Path) -> None:
+    """`order_parameter.csv`, `d2_match.csv` and `results.json`."""
+    sweep, th, mt = results["sweep"], results["theory_d2"], results["match"]
     cols: dict[str, list] = {
         "d": [],
         "K": [],
@@ -337,7 +379,6 @@ def _write(results: dict, config: Config, out: Path) -> None:
             "seconds": results["seconds"],
         },
     )
-    _common.write_config(config, out, NAME)
 
 
 def summary(results: dict) -> str:
