@@ -148,8 +148,6 @@ def run(
     import jax
     import jax.numpy as jnp
 
-    from .. import lohe
-
     t_start = time.perf_counter()
     dtype = jnp.float64 if jax.config.jax_enable_x64 else jnp.float32
     rng = np.random.default_rng(config.seed)
@@ -179,38 +177,7 @@ def run(
     for geom, N, i in _common.progress(jobs, desc="lohe_group", enabled=progress):
         key, sub = jax.random.split(key)
         ts, R, D = _simulate(geom, N, sub, rng, config, dtype)
-        thr = lohe.matrix_sync_threshold(N)
-        inside = np.nonzero(D < thr)[0]
-        t_enter = D_enter = T_pred = np.nan
-        held = np.nan
-        if inside.size:
-            k0 = int(inside[0])
-            t_enter, D_enter = float(ts[k0]), float(D[k0])
-            T_pred = t_enter + float(
-                lohe.matrix_sync_time(D_enter, config.delta, config.coupling, N)
-            )
-            b = np.asarray(
-                lohe.matrix_sync_bound(D_enter, config.coupling, N, ts[k0:] - ts[k0])
-            )
-            held = float(np.mean(D[k0:] <= b + 1e-9))
-        below = np.nonzero(D < config.delta)[0]
-        T_sync = float(ts[below[0]]) if below.size else np.nan
-        for k, v in zip(
-            rows,
-            (
-                geom,
-                N,
-                i,
-                float(D[0]),
-                t_enter,
-                D_enter,
-                T_sync,
-                T_pred,
-                held,
-                float(R[-1]),
-            ),
-            strict=True,
-        ):
+        for k, v in zip(rows, _row(geom, N, i, ts, R, D, config), strict=True):
             rows[k].append(v)
         curves.setdefault((geom, N), []).append(R)
     results = {
@@ -224,6 +191,42 @@ def run(
     if out is not None:
         _write(results, config, _common.make_outdir(NAME, out))
     return results
+
+
+def _row(geom: str, N: int, i: int, ts, R, D, config: Config) -> tuple:
+    """One draw's row: the distance D(0), where D enters the contraction region
+    (D < threshold) and the predicted and measured times to D < delta from there, the
+    share of the run after entry where the proved bound held, and the final R."""
+    from .. import lohe
+
+    thr = lohe.matrix_sync_threshold(N)
+    inside = np.nonzero(D < thr)[0]
+    t_enter = D_enter = T_pred = np.nan
+    held = np.nan
+    if inside.size:
+        k0 = int(inside[0])
+        t_enter, D_enter = float(ts[k0]), float(D[k0])
+        T_pred = t_enter + float(
+            lohe.matrix_sync_time(D_enter, config.delta, config.coupling, N)
+        )
+        b = np.asarray(
+            lohe.matrix_sync_bound(D_enter, config.coupling, N, ts[k0:] - ts[k0])
+        )
+        held = float(np.mean(D[k0:] <= b + 1e-9))
+    below = np.nonzero(D < config.delta)[0]
+    T_sync = float(ts[below[0]]) if below.size else np.nan
+    return (
+        geom,
+        N,
+        i,
+        float(D[0]),
+        t_enter,
+        D_enter,
+        T_sync,
+        T_pred,
+        held,
+        float(R[-1]),
+    )
 
 
 def _median(x) -> float:
