@@ -59,52 +59,36 @@ def simulate(
       \theta(0) = \theta_0,\ t\in[0, t_1]$$
 
     and records $Z(t) = R(t) e^{i\psi(t)} = \frac1N\sum_j e^{i\theta_j(t)}$
-    ([`syncattn.torus.order_parameter`][]) at the save times.
+    ([`syncattn.torus.order_parameter`][]) at the save times. Jit-able (static `saveat`,
+    `solver`, `max_steps`), differentiable (diffrax's checkpointed adjoint), vmap-able
+    over `theta0`; leading batch axes of `theta0` are solved together (one step size).
 
-    The argument set, the save-time rule and the [`syncattn.kuramoto.Solution`][] are
-    those of [`syncattn.lohe.simulate`][] (one driver serves both). Defaults that
-    differ, and why:
+    Shared with [`syncattn.lohe.simulate`][] (one driver): the argument set, the save-time
+    rule, the [`syncattn.kuramoto.Solution`][], `saveat=101`, `max_steps=2**20`,
+    `dt0=None` and Dopri5 (with heavy-tailed frequencies it needed 1.5-2.4x fewer steps
+    than Tsit5 at equal accuracy: `benchmarks/flows.py`, docs/benchmarks.md; any diffrax
+    solver can be passed). `rtol=1e-6, atol=1e-8` are looser than Lohe's 1e-8, 1e-10
+    (which keep $\|x_i\| = 1$): phases carry no constraint, and in that benchmark
+    ($N$ = 100 to $10^5$) the time-averaged $R$ was within 2e-3 of a tight reference
+    already at `rtol` = 1e-3 to 3e-5 (a margin of 30x or more).
 
-    * `rtol=1e-6, atol=1e-8` (Lohe: 1e-8, 1e-10). Phases carry no constraint, so the
-      tolerance only sets the accuracy of $\theta$ and $R$. In `benchmarks/flows.py`
-      (Lorentzian frequencies, $N$ = 100 to $10^5$) the time-averaged $R$ was within
-      2e-3 of a tight reference already at `rtol` = 1e-3 to 3e-5
-      (docs/benchmarks.md), so 1e-6 leaves a margin of 30x or more. The Lohe flow
-      needs tighter ones to keep $\|x_i\| = 1$ (measured in
-      [`syncattn.lohe.simulate`][]).
-    * `saveat=101`, `max_steps=2**20`, Dopri5 and `dt0=None` are shared with Lohe.
-    * Why Dopri5: with heavy-tailed (Lorentzian) frequencies the fastest oscillators
-      dominate the local error; measured in `benchmarks/flows.py`, Dopri5 reached the
-      reference order parameter with 1.5-2.4x fewer steps than Tsit5 at equal
-      accuracy (docs/benchmarks.md). Any diffrax solver can be passed.
+    **Harmonics (Kuramoto-Daido).** With `harmonics` (complex $c_m$ or a
+    [`syncattn.kuramoto.HarmonicCoupling`][]) the flow is
+    $\dot\theta_i = \omega_i + \sum_j K_{ij}H(\theta_j - \theta_i)$ with
+    $H(\varphi) = \sum_m a_m\sin(m\varphi - \alpha_m)$ ([`syncattn.kuramoto.daido_coupling`][]);
+    `frustration` must then be 0; `jax.grad` reaches the coefficients (traced arguments).
 
-    **Harmonics (Kuramoto-Daido).** With `harmonics` (a
-    [`syncattn.kuramoto.HarmonicCoupling`][] or complex $c_m$) the flow is
-    $\dot\theta_i = \omega_i + \sum_j K_{ij}H(\theta_j - \theta_i)$,
-    $H(\varphi) = \sum_m a_m\sin(m\varphi - \alpha_m)$
-    ([`syncattn.kuramoto.daido_coupling`][]); `frustration` must then be 0. The
-    coefficients are traced arguments: `jax.grad` reaches them.
-
-    **Noise.** With `noise` $= \sigma > 0$ and a PRNG `key`, the Stratonovich SDE
-
-    $$d\theta_i = \Bigl(\omega_i + \sum_j K_{ij}\sin(\theta_j - \theta_i - \alpha)\Bigr)dt
-      + \sigma\, dW_i$$
-
-    (the library's convention: noise on the tangent space, here additive, so Itô and
-    Stratonovich coincide and the natural frequencies are not shifted) is solved with
-    diffrax: Heun (or `solver` among `"heun"`, `"midpoint"`, `"reversible_heun"`, or a
-    `diffrax.AbstractStratonovichSolver`), constant steps of `dt0` (default 1e-2; the
-    tolerances are not used), the Brownian path a `diffrax.VirtualBrownianTree` of
-    resolution `dt0/2` drawn from `key`. The same key gives the same path, eagerly and
-    under `jit` (there to rounding), and the same path at every step size $t_1/2^k$. Additive noise:
-    measured strong order 1.00, weak 1.73 (`benchmarks/sde_convergence.py`). $\sigma = 0$ (concrete)
-    is the deterministic path bit for bit. Theory: [`syncattn.kuramoto.noisy_order_parameter`][],
+    **Noise.** With `noise` $= \sigma > 0$ and a PRNG `key`: the SDE
+    $d\theta_i = (\text{the drift above})\,dt + \sigma\, dW_i$ (noise on the tangent
+    space, the library's convention; additive, so Itô and Stratonovich coincide and the
+    frequencies are not shifted), by Heun (or `"midpoint"`, `"reversible_heun"`, a
+    `diffrax.AbstractStratonovichSolver`) in constant steps of `dt0` (default 1e-2; no
+    tolerances) on a `diffrax.VirtualBrownianTree` of resolution `dt0/2` from `key`: the
+    same key, the same path, eagerly and under `jit` (there to rounding), at every step
+    $t_1/2^k$. Measured strong order 1.00, weak 1.73 (`benchmarks/sde_convergence.py`);
+    $\sigma = 0$ (concrete) is the deterministic path bit for bit. Theory:
+    [`syncattn.kuramoto.noisy_order_parameter`][],
     [`syncattn.kuramoto.noisy_critical_coupling`][].
-
-    Jit-able (wrap in `jax.jit` with static `saveat`/`solver`/`max_steps`),
-    differentiable (`jax.grad` through diffrax's checkpointed adjoint) and vmap-able
-    over `theta0`; leading batch axes of `theta0` are also solved together (sharing
-    one adaptive step size).
 
     Args:
         theta0: initial phases `(*batch, N)`.
@@ -115,8 +99,7 @@ def simulate(
             $[0, t_1]$), or a 1-D array of non-decreasing times in $[0, t_1]$.
         solver: `"dopri5"`, `"tsit5"`, `"dopri8"`, `"bosh3"`, `"heun"`, `"euler"` or a
             diffrax solver instance.
-        rtol, atol: adaptive step tolerances (> 0). `rtol=None` with `dt0` gives
-            constant steps.
+        rtol, atol: adaptive step tolerances (> 0); `rtol=None` with `dt0`: constant steps.
         dt0: initial (or, for constant steps, the) step size; `None` = automatic.
         max_steps: step budget (diffrax raises if exceeded).
         frustration: Sakaguchi phase lag $\alpha$.
@@ -128,8 +111,8 @@ def simulate(
 
     Returns:
         A [`syncattn.kuramoto.Solution`][]: `ts (S,)`, `states (S, *batch, N)` (also
-        `theta`), `order (S, *batch)` complex, `r (S, *batch)`, `psi`, `final (*batch, N)`
-        (also `theta_final`), `num_steps`.
+        `theta`), `order (S, *batch)` complex, `r (S, *batch)`, `psi`,
+        `final (*batch, N)` (also `theta_final`), `num_steps`.
 
     Raises:
         ValueError: negative `t1`, non-positive tolerances, unknown solver, shape errors;
@@ -141,24 +124,69 @@ def simulate(
         >>> float(sol.r[-1]) > 0.99
         True
     """
+    theta0, omega, K = _checked_inputs(theta0, omega, coupling)
+    t1, t1_np = driver.check_t1(t1, theta0.dtype)
+    noisy, solver, controller, dt0 = _stepping(
+        solver, rtol, atol, dt0, max_steps, noise, key, theta0.dtype
+    )
+    ts, _ = driver.save_times(saveat, t1, t1_np, theta0.dtype)
+    args = _flow_args(omega, K, frustration, harmonics, theta0)
+    options = (t1, ts, solver, controller, dt0, int(max_steps), bool(save_phases))
+    return driver.solve(_rhs, _order, theta0, args, *options, noisy)
+
+
+def _checked_inputs(theta0, omega, coupling):
+    """`(theta0, omega, K)` checked: phases `(*batch, N)`, frequencies broadcastable to
+    them, a coupling of `N` oscillators and that batch (the flows' common first step)."""
     theta0 = _check_theta(theta0, "theta0")
-    n = theta0.shape[-1]
     omega = _check_omega(omega, theta0, "theta0")
-    K = _check_coupling(coupling, n, theta0.shape[:-1])
-    dtype = theta0.dtype
-    t1, t1_np = driver.check_t1(t1, dtype)
+    return theta0, omega, _check_coupling(coupling, theta0.shape[-1], theta0.shape[:-1])
+
+
+def _stepping(solver, rtol, atol, dt0, max_steps, noise, key, dtype):
+    """`(noise or None, solver, step controller or None, dt0)`: the checked noise and,
+    with noise, its Stratonovich solver and constant step; without, the checked ODE
+    solver and its controller."""
     noisy, sde_solver, sde_dt0 = driver.check_noise(
-        noise, key, solver=solver, dt0=dt0, max_steps=max_steps, dtype=dtype,
+        noise,
+        key,
+        solver=solver,
+        dt0=dt0,
+        max_steps=max_steps,
+        dtype=dtype,
         project=driver.project_none,
     )
-    if noisy is None:
-        solver, controller = driver.check_options(
-            solver="dopri5" if solver is None else solver,
-            rtol=rtol, atol=atol, dt0=dt0, max_steps=max_steps,
-        )
-    else:
-        solver, controller, dt0 = sde_solver, None, sde_dt0
-    ts, _ = driver.save_times(saveat, t1, t1_np, dtype)
+    if noisy is not None:
+        return noisy, sde_solver, None, sde_dt0
+    return None, *_ode_options(solver, rtol, atol, dt0, max_steps), dt0
+
+
+def _ode_options(solver, rtol, atol, dt0, max_steps):
+    """`(solver, step controller)` checked (`solver=None`: Dopri5)."""
+    return driver.check_options(
+        solver="dopri5" if solver is None else solver,
+        rtol=rtol,
+        atol=atol,
+        dt0=dt0,
+        max_steps=max_steps,
+    )
+
+
+def _flow_args(omega, K, frustration, harmonics, theta0) -> tuple:
+    """`_rhs`'s arguments in `theta0`'s dtype: `(omega, K, a_m cos alpha_m, a_m sin
+    alpha_m)`, the sine (`harmonics=None`) as the one harmonic of lag `frustration`."""
+    dtype = theta0.dtype
+    omega, K = _in_dtype(omega, K, theta0)
+    if harmonics is None:
+        alpha = jnp.asarray(frustration, dtype)[None]
+        return (omega, K, jnp.cos(alpha), jnp.sin(alpha))
+    return (omega, K, *_lag_parts(_daido_harmonics(harmonics, frustration), dtype))
+
+
+def _in_dtype(omega, K, theta0):
+    """`(omega, K)` in `theta0`'s dtype, `omega` broadcast to `theta0` unless a scalar (a
+    sparse coupling keeps its own)."""
+    dtype = theta0.dtype
     if not isinstance(K, (EdgeList, jsparse.BCOO)):
         K = K.astype(dtype)
     omega = (
@@ -166,12 +194,4 @@ def simulate(
         if jnp.ndim(omega)
         else omega.astype(dtype)
     )
-    if harmonics is None:
-        alpha = jnp.asarray(frustration, dtype)[None]
-        args = (omega, K, jnp.cos(alpha), jnp.sin(alpha))
-    else:
-        args = (omega, K, *_lag_parts(_daido_harmonics(harmonics, frustration), dtype))
-    return driver.solve(
-        _rhs, _order, theta0, args, t1, ts, solver, controller, dt0, int(max_steps),
-        bool(save_phases), noisy,
-    )
+    return omega, K
