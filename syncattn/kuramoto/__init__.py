@@ -29,8 +29,8 @@ Files: `_coupling.py` (coupling forms and the sums they define), `_field.py` (ve
 field, energy), `_attention.py` (the attention identity), `_simulate.py` (diffrax
 integration), `_theory.py` (mean-field theory), `_daido.py` (harmonic coupling functions and
 their observables), `_daido_theory.py` (their in-phase and two-cluster theory), `_delay.py`
-(time delays: the delayed field, a method-of-steps RK4 integrator), `_delay_theory.py` (the
-locked branches),
+(time delays: the delayed field and flow), `_delay_rk4.py` (its method-of-steps RK4
+integrator), `_delay_theory.py` (the locked branches),
 `_inertia.py` (the second-order flow with inertia, its energy), `_higher_order.py`
 (triadic, simplicial coupling and its Ott-Antonsen theory), `_watanabe_strogatz.py` (the
 exact three-dimensional reduction of identical oscillators).
