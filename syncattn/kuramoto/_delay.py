@@ -35,7 +35,7 @@ from ._coupling import (
     _shift,
 )
 from ._delay_rk4 import _integrate
-from ._simulate import _order
+from ._simulate import _checked_inputs, _order
 
 
 # a delay (or t1) within this relative distance of a whole number of steps counts as one
@@ -290,20 +290,9 @@ def delay_simulate(
         M. K. S. Yeung and S. H. Strogatz, *Phys. Rev. Lett.* 82, 648 (1999);
         M. G. Earl and S. H. Strogatz, *Phys. Rev. E* 67, 036204 (2003).
     """
-    theta0 = _check_theta(theta0, "theta0")
-    n, batch = theta0.shape[-1], theta0.shape[:-1]
-    dtype = theta0.dtype
-    omega = _check_omega(omega, theta0, "theta0")
-    K = _check_coupling(coupling, n, batch)
-    tau = _check_delay(delay, n)
-    if not is_concrete(dt) or not is_concrete(t1):
-        raise ValueError("dt and t1 must be concrete (they set the step count).")
-    dt = float(
-        check_scalar_range(float(np.asarray(dt)), "dt", low=0.0, low_inclusive=False)
-    )
-    t1_f = float(check_scalar_range(float(np.asarray(t1)), "t1", low=0.0))
-    lags = _whole_steps(tau, dt, "delay")
-    n_steps = int(_whole_steps(t1_f, dt, "t1"))
+    theta0, omega, K = _checked_inputs(theta0, omega, coupling)
+    tau = _check_delay(delay, theta0.shape[-1])
+    dt, lags, n_steps = _step_counts(dt, t1, tau)
     pairwise = tau.ndim == 2
     if pairwise and _kind(K) in ("edges", "bcoo"):
         raise ValueError(
@@ -312,23 +301,13 @@ def delay_simulate(
         )
     hist = _check_history(history, theta0)
     n_save, stride = _save_grid(saveat, n_steps)
-    B = math.prod(batch)
-    y0 = theta0.reshape(B, n)
-    hist = hist.reshape(B, n)
-    om = jnp.broadcast_to(omega.astype(dtype), theta0.shape).reshape(B, n)
-    if not isinstance(K, (EdgeList, jsparse.BCOO)):
-        K = K.astype(dtype)
-        if K.ndim > 2:
-            K = jnp.broadcast_to(K, batch + (n, n)).reshape(B, n, n)
-        elif K.ndim == 2 and pairwise:
-            K = K[None]
-    alpha = jnp.asarray(frustration, dtype)
+    y0, hist, om, K = _flat(theta0, hist, omega, K, pairwise)
     outs, final = _run(
         y0,
         hist,
         om,
         K,
-        alpha,
+        jnp.asarray(frustration, theta0.dtype),
         lags=tuple(map(tuple, lags.tolist())) if pairwise else int(lags),
         dt=dt,
         n_save=n_save,
@@ -336,6 +315,33 @@ def delay_simulate(
         save_states=bool(save_phases),
     )
     return _solution(outs, final, theta0, saveat, stride, n_steps, dt)
+
+
+def _step_counts(dt, t1, tau: np.ndarray) -> tuple[float, np.ndarray | np.integer, int]:
+    """`(dt, lags, n_steps)`: the checked step, the delays and `t1` in whole steps."""
+    if not is_concrete(dt) or not is_concrete(t1):
+        raise ValueError("dt and t1 must be concrete (they set the step count).")
+    dt = float(
+        check_scalar_range(float(np.asarray(dt)), "dt", low=0.0, low_inclusive=False)
+    )
+    t1_f = float(check_scalar_range(float(np.asarray(t1)), "t1", low=0.0))
+    return dt, _whole_steps(tau, dt, "delay"), int(_whole_steps(t1_f, dt, "t1"))
+
+
+def _flat(theta0, hist, omega, K, pairwise: bool):
+    """`(y0, hist, omega, K)` with the batch axes flattened to one, `(B, N)` (a dense
+    coupling `(B, N, N)` when batched, `(1, N, N)` for a delay matrix), in `theta0`'s
+    dtype: the integrator's layout."""
+    n, batch, dtype = theta0.shape[-1], theta0.shape[:-1], theta0.dtype
+    B = math.prod(batch)
+    om = jnp.broadcast_to(omega.astype(dtype), theta0.shape).reshape(B, n)
+    if not isinstance(K, (EdgeList, jsparse.BCOO)):
+        K = K.astype(dtype)
+        if K.ndim > 2:
+            K = jnp.broadcast_to(K, batch + (n, n)).reshape(B, n, n)
+        elif K.ndim == 2 and pairwise:
+            K = K[None]
+    return theta0.reshape(B, n), hist.reshape(B, n), om, K
 
 
 @functools.partial(
