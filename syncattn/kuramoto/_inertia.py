@@ -28,7 +28,13 @@ from ._coupling import (
     _shift,
 )
 from ._field import _energy
-from ._simulate import _order, _rhs as _first_order_rhs
+from ._simulate import (
+    _checked_inputs,
+    _in_dtype,
+    _ode_options,
+    _order,
+    _rhs as _first_order_rhs,
+)
 
 
 class InertialSolution(eqx.Module):
@@ -296,11 +302,8 @@ def inertial_simulate(
         H.-A. Tanaka, A. J. Lichtenberg and S. Oishi, *Phys. Rev. Lett.* 78, 2104 (1997);
         F. Dörfler and F. Bullo, *SIAM J. Control Optim.* 50, 1616 (2012).
     """
-    theta0 = _check_theta(theta0, "theta0")
-    n, batch = theta0.shape[-1], theta0.shape[:-1]
+    theta0, omega, K = _checked_inputs(theta0, omega, coupling)
     dtype = theta0.dtype
-    omega = _check_omega(omega, theta0, "theta0")
-    K = _check_coupling(coupling, n, batch)
     m, zero_mass = _mass_or_zero(mass)
     v0 = (
         jnp.zeros_like(theta0)
@@ -308,33 +311,20 @@ def inertial_simulate(
         else _check_velocity(velocity0, theta0, "velocity0")
     )
     t1, t1_np = driver.check_t1(t1, dtype)
-    solver, controller = driver.check_options(
-        solver="dopri5" if solver is None else solver,
-        rtol=rtol,
-        atol=atol,
-        dt0=dt0,
-        max_steps=max_steps,
-    )
+    solver, controller = _ode_options(solver, rtol, atol, dt0, max_steps)
     ts, _ = driver.save_times(saveat, t1, t1_np, dtype)
-    if not isinstance(K, (EdgeList, jsparse.BCOO)):
-        K = K.astype(dtype)
-    omega = (
-        jnp.broadcast_to(omega.astype(dtype), theta0.shape)
-        if jnp.ndim(omega)
-        else omega.astype(dtype)
-    )
+    omega, K = _in_dtype(omega, K, theta0)
     alpha = jnp.asarray(frustration, dtype)
     options = (t1, ts, solver, controller, dt0, int(max_steps), bool(save_phases))
     if zero_mass:
         return _first_order_solution(theta0, omega, K, alpha, options)
-    y0 = jnp.stack([theta0, v0])
-    sol = driver.solve(
-        _rhs,
-        _order2,
-        y0,
-        (omega, K, alpha, jnp.asarray(m, dtype)),
-        *options,
-    )
+    args = (omega, K, alpha, jnp.asarray(m, dtype))
+    return _second_order_solution(theta0, v0, args, options)
+
+
+def _second_order_solution(theta0, v0, args, options) -> InertialSolution:
+    """m > 0: the state `(theta, v)` stacked on a leading axis of 2, solved, unstacked."""
+    sol = driver.solve(_rhs, _order2, jnp.stack([theta0, v0]), args, *options)
     states = sol.states
     return InertialSolution(
         sol.ts,
