@@ -58,24 +58,30 @@ def delay_locked_frequencies(
         >>> delay_locked_frequencies(1.0, 0.0, 2.0)
         (array([1.]), array([False]))
     """
-    from scipy import optimize
-
     w = float(check_scalar_range(float(omega), "omega"))
     K = float(check_scalar_range(float(coupling), "coupling"))
     tau = float(check_scalar_range(float(delay), "delay", low=0.0))
+    lo, hi = _search_interval(w, K, interval)
+    roots = _roots(w, K, tau, lo, hi)
+    return roots, K * np.cos(roots * tau) > 0
+
+
+def _search_interval(w: float, K: float, interval) -> tuple[float, float]:
+    r"""`interval` checked, or $[\omega - |K|, \omega + |K|]$ (where every root lies)."""
     if interval is None:
-        lo, hi = w - abs(K), w + abs(K)
-    else:
-        lo, hi = (float(x) for x in interval)
-        if not (math.isfinite(lo) and math.isfinite(hi)) or lo > hi:
-            raise ValueError(
-                f"interval must be (low, high) with finite low <= high; got {interval!r}."
-            )
+        return w - abs(K), w + abs(K)
+    lo, hi = (float(x) for x in interval)
+    if not (math.isfinite(lo) and math.isfinite(hi)) or lo > hi:
+        raise ValueError(
+            f"interval must be (low, high) with finite low <= high; got {interval!r}."
+        )
+    return lo, hi
 
-    def g(x):
-        return x - w + K * math.sin(x * tau)
 
-    # turning points of g: cos(x tau) = -1 / (K tau), x tau = +-a + 2 pi k
+def _monotone_pieces(K: float, tau: float, lo: float, hi: float) -> list[float]:
+    r"""The ends of the pieces of `[lo, hi]` on which $g$ is monotone: `lo`, `hi` and the
+    turning points of $g$, where $\cos(x\tau) = -1/(K\tau)$, i.e.
+    $x\tau = \pm a + 2\pi k$ (sorted, without repeats)."""
     cuts = [lo, hi]
     if K * tau != 0 and abs(K * tau) >= 1:
         a = math.acos(-1.0 / (K * tau))
@@ -84,7 +90,19 @@ def delay_locked_frequencies(
             k0 = math.ceil((lo - base) / period)
             k1 = math.floor((hi - base) / period)
             cuts += [base + k * period for k in range(k0, k1 + 1)]
-    cuts = sorted(set(x for x in cuts if lo <= x <= hi))
+    return sorted(set(x for x in cuts if lo <= x <= hi))
+
+
+def _roots(w: float, K: float, tau: float, lo: float, hi: float) -> np.ndarray:
+    r"""Every root of $g(x) = x - \omega + K\sin(x\tau)$ in `[lo, hi]`, increasing:
+    the piece ends where $|g| \le$ tol (tangencies), and one `brentq` root per monotone
+    piece whose ends differ in sign; a root reached from two pieces counted once."""
+    from scipy import optimize
+
+    def g(x):
+        return x - w + K * math.sin(x * tau)
+
+    cuts = _monotone_pieces(K, tau, lo, hi)
     tol = 1e-12 * (1.0 + abs(w) + abs(K))
     roots = []
     for x in cuts:
@@ -108,4 +126,4 @@ def delay_locked_frequencies(
     if roots.size:  # one root reached from two neighbouring pieces
         keep = np.concatenate([[True], np.diff(roots) > 8 * tol])
         roots = roots[keep]
-    return roots, K * np.cos(roots * tau) > 0
+    return roots
