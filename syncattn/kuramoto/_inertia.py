@@ -146,6 +146,13 @@ def _check_velocity(velocity, theta, name):
     return v.astype(theta.dtype)
 
 
+def _initial_velocity(velocity0, theta0):
+    """`velocity0` checked; `None`: at rest, $v_0 = 0$."""
+    if velocity0 is None:
+        return jnp.zeros_like(theta0)
+    return _check_velocity(velocity0, theta0, "velocity0")
+
+
 def inertial_energy(
     theta: Float[ArrayLike, "*batch n"],
     velocity: Float[ArrayLike, "*batch n"],
@@ -305,11 +312,7 @@ def inertial_simulate(
     theta0, omega, K = _checked_inputs(theta0, omega, coupling)
     dtype = theta0.dtype
     m, zero_mass = _mass_or_zero(mass)
-    v0 = (
-        jnp.zeros_like(theta0)
-        if velocity0 is None
-        else _check_velocity(velocity0, theta0, "velocity0")
-    )
+    v0 = _initial_velocity(velocity0, theta0)
     t1, t1_np = driver.check_t1(t1, dtype)
     solver, controller = _ode_options(solver, rtol, atol, dt0, max_steps)
     ts, _ = driver.save_times(saveat, t1, t1_np, dtype)
