@@ -9,6 +9,7 @@ empties it as those land (an entry naming no function fails
 """
 
 import ast
+import functools
 from pathlib import Path
 
 
@@ -49,6 +50,7 @@ def function_lengths(source: str) -> dict[str, tuple[int, int]]:
     return out
 
 
+@functools.cache
 def package_lengths() -> dict[tuple[str, str], tuple[int, int]]:
     """`{(file under syncattn/, qualified name): (first line, length)}` over the package."""
     return {
