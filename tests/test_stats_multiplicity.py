@@ -34,7 +34,12 @@ def test_holm_hand_worked():
     # m = 3, ordered 0.01, 0.03, 0.04: 3 x 0.01, max(0.03, 2 x 0.03), max(0.06, 0.04)
     assert stats.holm([0.01, 0.04, 0.03]) == approx([0.03, 0.06, 0.06])
     # a test not made does not count: m = 3, ordered 0.001, 0.02, 0.5 -> 0.003, 0.04, 0.5
-    assert stats.holm([0.5, None, 0.001, 0.02]) == [approx(0.5), None, approx(0.003), approx(0.04)]
+    assert stats.holm([0.5, None, 0.001, 0.02]) == [
+        approx(0.5),
+        None,
+        approx(0.003),
+        approx(0.04),
+    ]
     # the cap at 1: 2 x 0.6 -> 1, then max(1, 0.7)
     assert stats.holm([0.6, 0.7]) == [1.0, 1.0]
     assert stats.holm([]) == [] and stats.holm([None]) == [None]
@@ -68,7 +73,9 @@ def _holm_brute(p):
 def test_holm_is_the_smallest_rejecting_level(p):
     got = stats.holm(p)
     made = [i for i, q in enumerate(p) if q is not None]
-    assert [got[i] for i in range(len(p)) if i not in made] == [None] * (len(p) - len(made))
+    assert [got[i] for i in range(len(p)) if i not in made] == [None] * (
+        len(p) - len(made)
+    )
     want = _holm_brute([float(p[i]) for i in made])
     assert [got[i] for i in made] == approx(want)
     # never below the raw p-value, never above 1, monotone in the raw order
