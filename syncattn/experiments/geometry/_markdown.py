@@ -23,7 +23,9 @@ def _ci(d: dict) -> str:
         return ""
     ci = d.get("ci")
     text = _num(d["mean"]) + (f" [{_num(ci[0])}, {_num(ci[1])}]" if ci else "")
-    return f"**{text}**" if (d.get("p_holm") is not None and d["p_holm"] < 0.05) else text
+    return (
+        f"**{text}**" if (d.get("p_holm") is not None and d["p_holm"] < 0.05) else text
+    )
 
 
 def _p(d: dict) -> str:
@@ -59,7 +61,9 @@ def _row(name: str, g: dict, best_lr, choice) -> str:
     s = g["shape"]
     refs = name in ("softmax", "kuramoto")
     count = f"{s['params']:,}" + (
-        "" if name == "softmax" else f" ({100 * s['mismatch']:+.1f} %)".replace("-", "−")
+        ""
+        if name == "softmax"
+        else f" ({100 * s['mismatch']:+.1f} %)".replace("-", "−")
     )
     test = g["test"]
     bpc = "" if test.get("mean") is None else f"{test['mean']:.3f}"
@@ -95,6 +99,9 @@ def markdown(agg: dict) -> str:
     for e in agg["rungs"]:
         out += ["", f"**{e['name']}**", "", HEAD, "|---" * 10 + "|"]
         names = sorted(e["families"], key=lambda n: n != "softmax")  # softmax first
-        rows = [_row(n, e["families"][n], e["best_lr"].get(n), agg.get("choice")) for n in names]
+        rows = [
+            _row(n, e["families"][n], e["best_lr"].get(n), agg.get("choice"))
+            for n in names
+        ]
         out += rows
     return "\n".join(out) + "\n"
