@@ -17,7 +17,7 @@ from syncattn.experiments._protocol import _replicate
 from ..helpers import approx
 
 
-# a cell of a few steps of the tiny preset (compiles in seconds; trains in well under one)
+# a cell of a few steps of the tiny preset (trains in well under a second, compiles in 10 s or more)
 TINY = TrainCell(
     name="tiny-kuramoto-seed0",
     model="kuramoto",
@@ -137,6 +137,7 @@ def test_replicate_reports_the_difference_through_the_command_line(
     )
 
 
+@pytest.mark.slow  # two real trainings: 10-45 s of compiling on the shared 2-core CPU
 def test_a_tiny_cell_replicates_exactly(tmp_path, compile_cache):
     """A real training of a few steps, committed then re-run at the same code: every
     score and the whole evaluation curve are equal (the cell is a pure function of its
