@@ -51,3 +51,14 @@ def token_rows(draw, *, rows=st.integers(1, 3), length=st.integers(2, 40), vocab
     """Small token strings `(B, T + 1)` int64 over a small alphabet (so n-grams repeat)."""
     b, t, v = draw(rows), draw(length), draw(vocab)
     return draw(npst.arrays(np.int64, (b, t), elements=st.integers(0, v - 1)))
+
+
+@st.composite
+def pvalue_lists(draw, *, size=st.integers(1, 12), missing=True):
+    """p-values in [0, 1] (float), some of them `None` when `missing` (a test not made),
+    with ties drawn on purpose (values from a coarse grid half the time)."""
+    grid = st.sampled_from([0.0, 0.001, 0.01, 0.02, 0.05, 0.2, 0.5, 1.0])
+    value = st.one_of(grid, st.floats(0.0, 1.0))
+    item = st.one_of(st.none(), value) if missing else value
+    n = draw(size)
+    return draw(st.lists(item, min_size=n, max_size=n))

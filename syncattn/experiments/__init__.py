@@ -34,7 +34,9 @@ in-process Ray instance and ``--address HOST:PORT`` joins a Ray cluster
 ``--from-results DIR`` trains nothing: it rebuilds the tables and plots into ``--out``
 from the results in ``DIR`` alone (committed results, e.g.
 ``results/experiments/ladder/ladder-default``), for the experiments listed by
-[`rebuildable`][syncattn.experiments.rebuildable].
+[`rebuildable`][syncattn.experiments.rebuildable]. ``replicate=CELL [committed=DIR]``
+re-runs one committed cell at today's code and reports the difference
+([`replicate`][syncattn.experiments._protocol.replicate]).
 """
 
 from __future__ import annotations
@@ -245,6 +247,11 @@ def main(argv: list[str] | None = None) -> int:
     if isinstance(args, int):
         return args
     size = "smoke" if args.smoke else "full" if args.full else "default"
+    if any(o.startswith("replicate=") for o in args.overrides):  # one committed cell again
+        from ._common import default_outdir
+        from ._protocol._replicate import command
+
+        return command(args, default_outdir)
     if args.from_results is not None:
         return _rebuild(args)
     try:

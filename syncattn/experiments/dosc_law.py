@@ -245,9 +245,21 @@ def walk(config, fetch) -> tuple[list[TrainCell], list, dict]:
 # --------------------------------------------------------------------------- outputs
 
 
+def gap_interval(osc: dict, soft: dict, config) -> dict:
+    r"""The test-PPL gap at one $d_{osc}$ paired by seed, $\mathrm{PPL}_{osc,s} -
+    \mathrm{PPL}_{softmax,s}$ (each family at its own lr, the same seed's data order),
+    with its Student-t interval and two-sided t test p-value
+    ([`syncattn.stats.t_pvalue`][]; both ``None`` under two seeds)."""
+    from .. import stats
+
+    d = protocol.paired(osc, soft, config.seeds, config.confidence)
+    return d | {"p": stats.t_pvalue(d["values"]) if d["values"] else None}
+
+
 def aggregate(config, cells, results, best) -> dict:
     """Per cell its scores and convergence record; the lr sweep; the law on the test
-    and the validation split."""
+    and the validation split; the test gap at each $d_{osc}$ paired by seed with its t
+    interval ([`gap_interval`][syncattn.experiments.dosc_law.gap_interval])."""
     rows = [protocol.cell_row(config, c, r, {"model": c.model, "d_osc": c.overrides.get("model.d_osc"),
                                              "p": c.overrides.get("model.p")},
                               {"val_loss": ("val", "loss"), "val_ppl": ("val", "ppl"),
@@ -266,10 +278,13 @@ def aggregate(config, cells, results, best) -> dict:
                           {p: per_seed(split, "oscillator", config.p_dim, p)
                            for p in config.p_values if p != 1})  # fmt: skip
     names = [f.name for f in FAMILIES]
+    soft = dict(zip(config.seeds, per_seed("test", "softmax")))
+    osc = {d: dict(zip(config.seeds, per_seed("test", "oscillator", d, 1))) for d in config.dims}
+    gap_paired = {d: gap_interval(osc[d], soft, config) for d in config.dims}
     sweep = {f: protocol.lr_sweep(rows, "val_loss", lambda w, f=f: w["seed"] == config.seeds[0]
                                   and w["model"] == f and (f == "softmax" or (w["d_osc"], w["p"]) == (config.sweep_dim, 1)))
              for f in names}  # fmt: skip
-    return {**laws["test"], "val_law": laws["val"], "budget": budget(config),
+    return {**laws["test"], "gap_paired": gap_paired, "val_law": laws["val"], "budget": budget(config),
             "best_lr": best, "lr_sweep": sweep,
             "lr_at_edge": {f: protocol.at_edge(best[f], sweep[f]) for f in names},
             "sweep_complete": {f: all(math.isfinite(v) for v in sweep[f].values()) for f in names},
@@ -331,6 +346,11 @@ def summary(results: dict) -> str:
     lines.append("  the same fit on the validation split: " + (
         f"alpha = {f['alpha']:.3f} (CI {f['alpha_ci'][0]:.3f}-{f['alpha_ci'][1]:.3f})"
         if f["status"] == "ok" else f["status"]))  # fmt: skip
+    for d, g in (results.get("gap_paired") or {}).items():
+        ci, head = g.get("ci"), f"  d = {d}: test gap paired by seed {g['mean']:+.2f}"
+        if ci:
+            head += f" [{ci[0]:+.2f}, {ci[1]:+.2f}] (t, {g['n']} seeds), p = {g['p']:.2g}"
+        lines.append(head)
     for fam, sweep in results["lr_sweep"].items():
         vals = ", ".join(f"{lr}: {v:.3f}" for lr, v in sweep.items() if v is not None and math.isfinite(v))
         edge = " (at the sweep's edge)" if results["lr_at_edge"][fam] else ""

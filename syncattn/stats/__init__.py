@@ -19,6 +19,9 @@ Apps (studies, experiments) call these; nothing here knows about models.
 * [`syncattn.stats.summarize`][]: mean, sample standard deviation, median;
 * [`syncattn.stats.t_interval`][]: the Student-t interval of a mean (paired gaps over
   seeds);
+* [`syncattn.stats.t_pvalue`][] and [`syncattn.stats.holm`][]: the paired t test's
+  p-value and Holm's step-down adjustment of many (the geometry experiment's comparisons
+  against Kuramoto);
 * [`syncattn.stats.log_linear_bootstrap`][]: $y = a + b\ln x$ through per-group means
   (the ladder's gap against the parameter count), with a percentile bootstrap over the
   samples within each group and predictions at chosen $x$;
@@ -32,9 +35,10 @@ Everything is NumPy float64 on the host (these are a handful of numbers per run)
 
 Files: `_binomial.py` (counts: the Clopper-Pearson and Wilson intervals, the exact
 binomial and Fisher tests), `_samples.py` (a sample's summary and the t interval of its
-mean), `_fits.py` (the least-squares lines: exponential rate, power law, log-linear),
-`_bootstrap.py` (the power-law and log-linear fits through per-group means, with
-percentile bootstrap intervals), `_copy_depth.py` (the copy-depth split), `_curves.py`
+mean), `_multiplicity.py` (the t test's p-value, Holm's adjustment), `_fits.py` (the
+least-squares lines: exponential rate, power law, log-linear), `_bootstrap.py` (the
+power-law and log-linear fits through per-group means, with percentile bootstrap
+intervals), `_copy_depth.py` (the copy-depth split), `_curves.py`
 (learning curves: the relative improvement), `_arguments.py` (their argument checks).
 """
 
@@ -59,6 +63,7 @@ from ._fits import (
     log_linear_fit as log_linear_fit,
     power_law_fit as power_law_fit,
 )
+from ._multiplicity import holm as holm, t_pvalue as t_pvalue
 from ._samples import summarize as summarize, t_interval as t_interval
 
 
@@ -72,6 +77,8 @@ __all__ = [
     "power_law_bootstrap",
     "summarize",
     "t_interval",
+    "t_pvalue",
+    "holm",
     "log_linear_fit",
     "log_linear_bootstrap",
     "relative_improvement",

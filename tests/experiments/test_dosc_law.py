@@ -187,3 +187,17 @@ def test_smoke_end_to_end(tmp_path, compile_cache):
     for r in res["rows"]:
         assert 1 < r["test_ppl"] < 400 and r["converged"] in (True, False)
     assert res["corpus"]["name"] == "embedded-words" and (out / "dosc_law.png").is_file()
+
+
+def test_gap_paired_by_seed_against_a_hand_computation():
+    # seeds 0, 1: oscillator 61.5 / 61.3, softmax 63.2 / 62.1 -> differences -1.7, -0.8
+    config = dataclasses.replace(SMOKE, seeds=(0, 1))
+    g = dosc_law.gap_interval({0: 61.5, 1: 61.3}, {0: 63.2, 1: 62.1}, config)
+    t975_1 = 12.706204736174703  # Student t, 0.975 quantile, 1 degree of freedom
+    half = t975_1 * (0.9 / math.sqrt(2)) / math.sqrt(2)  # s = |d_0 - d_1| / sqrt 2
+    assert g["mean"] == approx(-1.25) and g["ci"] == approx([-1.25 - half, -1.25 + half])
+    # two-sided p of t = -1.25 / (s / sqrt 2) = -2.78 on 1 dof: 1 - 2 atan(|t|) / pi
+    t = 1.25 / (0.9 / math.sqrt(2) / math.sqrt(2))
+    assert g["p"] == approx(1 - 2 * math.atan(t) / math.pi)
+    one = dosc_law.gap_interval({0: 61.5}, {0: 63.2, 1: 62.1}, config)
+    assert one["n"] == 1 and one["ci"] is None and one["p"] is None

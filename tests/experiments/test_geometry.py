@@ -6,6 +6,7 @@ import math
 from pathlib import Path
 
 import pytest
+from scipy import stats as sps
 
 from syncattn import cli, models
 from syncattn.experiments import geometry, ladder
@@ -205,6 +206,15 @@ def test_verdicts_in_words():
     assert "beats softmax" in v({0: 2.50, 1: 2.61, 2: 2.53})
     assert "not distinguishable from softmax" in v({0: 2.55, 1: 2.75, 2: 2.62})
     assert "widens the Kuramoto gap" in v({0: 2.90, 1: 3.00, 2: 2.96})
+    # the paired t test beside it (F - K: 0.10, 0.10, 0.11), and Holm's adjustment when made
+    f = {0: 2.90, 1: 3.00, 2: 2.96}
+    wide = geometry.compare(SMOKE, {"kuramoto": k, "softmax": s, "x": f}, "x", (0, 1, 2))
+    p = sps.ttest_1samp([0.10, 0.10, 0.11], 0.0).pvalue
+    assert f"(p = {p:.2g})" in geometry.verdict("x", [("50k", wide)])
+    wide["vs_kuramoto"]["p_holm"] = 0.3
+    said = geometry.verdict("x", [("50k", wide)], {"vs_kuramoto": 19})
+    assert said.endswith("Holm 0.3 over 19: not significant after Holm's correction)")
+    assert "at 3 seeds (an absence of evidence, not parity)" in v({0: 2.55, 1: 2.75, 2: 2.62})
     assert "no detectable change" in v({0: 2.85, 1: 2.85, 2: 2.86})
     assert "the gap the others are measured against" in v(k, "kuramoto")
     assert "not measured" in v({0: 2.7})
@@ -308,7 +318,7 @@ def test_run_resumes_from_committed_cells_and_rebuilds(tmp_path, monkeypatch):
     monkeypatch.setattr(ladder, "ladder_cell", lambda c, f: _fake(c, f, calls=calls))
     files = geometry.run(config, tmp_path / "a", grid=Grid(progress=False), size="smoke")
     assert {Path(p).name for p in files.values()} == {"config.json", "results.json", "cells.csv",
-                                                      "gaps.csv", "geometry.png"}  # fmt: skip
+                                                      "gaps.csv", "gaps.md", "geometry.png"}  # fmt: skip
     first = json.loads((tmp_path / "a" / "results.json").read_text())
     assert "12k-kuramoto-lift-lr0.003-seed1" in calls
     e = first["rungs"][0]["families"]
@@ -324,6 +334,7 @@ def test_run_resumes_from_committed_cells_and_rebuilds(tmp_path, monkeypatch):
         assert first["rungs"][1]["families"][geometry.BEST]["test"]["n"] == 2
     assert (committed / "runs" / "12k-kuramoto-lr0.003-seed0" / "result.json").is_file()
     assert geometry.summary(first).startswith("geometry on embedded")
+    assert "| p (Holm) |" in (tmp_path / "a" / "gaps.md").read_text()
     # a fresh --out resumes from what is committed, training nothing
     calls.clear()
     geometry.run(config, tmp_path / "b", grid=Grid(progress=False), size="smoke")
@@ -376,3 +387,26 @@ def test_smoke_end_to_end(tmp_path, compile_cache):
     assert set(res["verdicts"]) == {"kuramoto", "kuramoto-lift", "sphere-n3", geometry.BEST}
     assert all(math.isfinite(w["test_bpc"]) for w in res["rows"])
     assert (out / "geometry.png").is_file() and (out / "config.json").is_file()
+
+
+@pytest.mark.skipif(not COMMITTED.is_dir(), reason="needs the committed geometry folder of a checkout")
+def test_committed_holm_against_an_independent_computation():
+    """The p-values and Holm's adjustment in the committed results.json, recomputed from the
+    per-seed differences stored beside them: scipy's t test and Holm's procedure run by
+    brute force (tests/test_stats_multiplicity.py); and the corrected claims of
+    docs/experiments.md: of the 19 differences to Kuramoto only SO(3)'s at 150k survives."""
+    from tests.test_stats_multiplicity import _holm_brute
+
+    res = json.loads((COMMITTED / "results.json").read_text())
+    for key, skip in (("vs_kuramoto", ("softmax", "kuramoto")), ("gap", ("softmax",))):
+        rungs = [(e["name"], n, g) for e in res["rungs"] for n, g in e["families"].items()]
+        tests = [(r, n, g[key]) for r, n, g in rungs if n not in skip]
+        p = [sps.ttest_1samp(t["values"], 0.0).pvalue for *_, t in tests]
+        assert [t["p"] for *_, t in tests] == pytest.approx(p, rel=1e-9)
+        assert [t["p_holm"] for *_, t in tests] == pytest.approx(_holm_brute(p), rel=1e-9)
+        assert res["multiplicity"][key] == len(tests)
+    assert res["multiplicity"] == {"vs_kuramoto": 19, "gap": 22}
+    vs = {(e["name"], n): g["vs_kuramoto"] for e in res["rungs"] for n, g in e["families"].items()}
+    assert [k for k, t in vs.items() if (t.get("p_holm") or 1) < 0.05] == [("150k", "so3")]
+    assert vs["150k", "kuramoto-best"]["p"] < 0.05 < vs["150k", "kuramoto-best"]["p_holm"]
+    assert vs["200k", "kuramoto-best"]["ci"][0] < 0 < vs["200k", "kuramoto-best"]["ci"][1]

@@ -15,7 +15,11 @@ under one rule, each family at its own learning rate:
    settings is adopted, not trained again
    ([`fetcher`][syncattn.experiments._protocol.fetcher]), and the tables rebuild from
    that folder alone ([`rebuild`][syncattn.experiments._protocol.rebuild]);
-5. **one cell result**, [`CellResult`][syncattn.experiments._protocol.CellResult], with
+5. **provenance**: a cell trained here records the commit and package versions that made
+   it ([`provenance`][syncattn.experiments._protocol.provenance]), and
+   ``syncattn experiment NAME replicate=CELL`` re-runs one committed cell and reports the
+   difference ([`replicate`][syncattn.experiments._protocol.replicate]);
+6. **one cell result**, [`CellResult`][syncattn.experiments._protocol.CellResult], with
    its [`Status`][syncattn.experiments._protocol.Status] (as diffrax's ``Solution`` and
    its ``RESULTS``), its scores and its convergence record
    ([`converged`][syncattn.experiments._protocol.converged]).
@@ -37,6 +41,12 @@ from ._committed import (
     rebuild as rebuild,
     run as run,
 )
+from ._provenance import (
+    PACKAGES as PACKAGES,
+    provenance as provenance,
+    stamping as stamping,
+)
+from ._replicate import replicate as replicate
 from ._result import CellResult as CellResult, Status as Status, converged as converged
 from ._sweep import (
     Family as Family,
@@ -67,5 +77,6 @@ __all__ = [
     "Status", "CellResult", "Family", "ProtocolConfig", "check_protocol", "budget",
     "schedule", "lr_grid", "centred_lrs", "next_lr", "best_lr", "sweep", "at_best", "converged",
     "committed_dir", "adopt", "fetcher", "committed_fetch", "run", "rebuild", "cell_row", "record",
-    "record_lines", "compute", "corpus", "lr_sweep", "at_edge", "paired",
+    "record_lines", "compute", "corpus", "lr_sweep", "at_edge", "paired", "PACKAGES",
+    "provenance", "stamping", "replicate",
 ]  # fmt: skip

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from .._common import start_run, to_jsonable, write_experiment_config, write_json
 from .._grid import RESULT, read_result
+from ._provenance import stamping
 from ._result import CellResult
 
 
@@ -76,7 +77,9 @@ def _export(cells, runs: Path, dst: Path) -> None:
 def fetcher(grid, runs: Path, export_to: Path | None, fn, name: str, *, adopt_from: Path | None):
     """``fetch(cells) -> [CellResult]``: adopt the cells committed in `adopt_from`, train
     the others into `runs` with the cell function `fn` (one at a time without Ray, so
-    that each is exported to `export_to`, when given, as soon as it ends)."""
+    that each is exported to `export_to`, when given, as soon as it ends); a cell trained
+    here records its ``provenance`` ([`stamping`][syncattn.experiments._protocol.stamping])."""
+    fn = stamping(fn)
 
     def fetch(cells):
         _adopt(cells, adopt_from, runs)

@@ -52,8 +52,11 @@ $$f = \frac{\bar g_K - \bar g_F}{\bar g_K}, \qquad
 
 over the seeds $S$ all three hold, with the interval of the paired mean of
 $\mathrm{BPC}_{K,s} - \mathrm{BPC}_{F,s}$ divided by $\bar g_K$ (conditional on the
-Kuramoto gap); a verdict per family in words
-([`verdict`][syncattn.experiments.geometry.verdict]); one plot, the gap against the
+Kuramoto gap); each comparison's paired t test p-value with Holm's adjustment over
+every comparison of its kind the report makes
+([`adjust`][syncattn.experiments.geometry.adjust]); a verdict per family in words
+([`verdict`][syncattn.experiments.geometry.verdict]); the tables in Markdown
+(``gaps.md``); one plot, the gap against the
 state dimension $n$ (torus at $n = 2$).
 """
 
@@ -87,6 +90,7 @@ from ._families import (
 from ._report import (
     _rows,
     _write,
+    adjust as adjust,
     aggregate as aggregate,
     compare as compare,
     fraction_closed as fraction_closed,
@@ -98,7 +102,7 @@ from ._report import (
 
 __all__ = ["Config", "run", "rebuild", "summary", "aggregate", "FAMILIES", "REFERENCES",
            "family_shape", "state_size", "geometry_cell", "available", "choose_best", "choose_top",
-           "compare", "fraction_closed", "verdict", "ladder_dir", "ladder_config", "plot"]  # fmt: skip
+           "compare", "adjust", "fraction_closed", "verdict", "ladder_dir", "ladder_config", "plot"]  # fmt: skip
 
 
 @dataclasses.dataclass(frozen=True)

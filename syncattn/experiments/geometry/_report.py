@@ -10,6 +10,7 @@ from .. import _protocol as protocol, ladder
 from .._common import describe_values, fmt_mean_std, write_csv, write_json
 from .._protocol import record_lines
 from ._families import BEST, DIM, NAME, NUMBER, family_shape, ladder_dir
+from ._markdown import markdown
 
 
 def _rows(config, cells, results, names) -> list[dict]:
@@ -53,18 +54,77 @@ def compare(config, test: dict[str, dict[int, float]], name: str, seeds) -> dict
     ``vs_kuramoto`` (paired, F - Kuramoto) and
     ``closed`` ([`fraction_closed`][syncattn.experiments.geometry.fraction_closed])."""
     f, k, s = test.get(name, {}), test.get("kuramoto", {}), test.get("softmax", {})
-    return {"gap": protocol.paired(f, s, seeds, config.confidence),
-            "kuramoto_gap": protocol.paired(k, s, seeds, config.confidence),
-            "vs_kuramoto": protocol.paired(f, k, seeds, config.confidence),
-            "closed": fraction_closed(k, f, s, seeds, config.confidence)}  # fmt: skip
+    pairs = ((f, s), (k, s), (f, k))
+    gap, kgap, vs = (
+        _tested(protocol.paired(a, b, seeds, config.confidence)) for a, b in pairs
+    )
+    closed = fraction_closed(k, f, s, seeds, config.confidence)
+    return {"gap": gap, "kuramoto_gap": kgap, "vs_kuramoto": vs, "closed": closed}
 
 
-def verdict(name: str, per_rung: Sequence[tuple[str, dict]]) -> str:
+def _tested(d: dict) -> dict:
+    """A paired difference with its two-sided t test's p-value ([`syncattn.stats.t_pvalue`][];
+    ``None`` under two values)."""
+    from ... import stats
+
+    return d | {"p": stats.t_pvalue(d["values"]) if d["values"] else None}
+
+
+def adjust(rungs: list[dict]) -> dict:
+    r"""Holm's adjustment ([`syncattn.stats.holm`][]) of every comparison the report makes,
+    in two families: the paired $F - K$ difference of each family other than the
+    references at each rung (``vs_kuramoto``), and the paired gap to softmax of every
+    family but softmax at each rung (``gap``, Kuramoto's included). Writes ``p_holm``
+    beside each ``p`` in place; returns ``{family of tests: m}``, the tests adjusted over
+    (a comparison without a p-value, under two seeds, is not counted)."""
+    from ... import stats
+
+    m = {}
+    for key, skip in (("vs_kuramoto", ("softmax", "kuramoto")), ("gap", ("softmax",))):
+        tests = [
+            g[key] for e in rungs for n, g in e["families"].items() if n not in skip
+        ]
+        for t, q in zip(tests, stats.holm([t["p"] for t in tests]), strict=True):
+            t["p_holm"] = q
+        m[key] = sum(t["p"] is not None for t in tests)
+    return m
+
+
+def p_text(d: dict, m: int | None = None) -> str:
+    """``"p = 0.0017, Holm 0.032 over 19"`` of a tested comparison (``p_holm`` and `m` when
+    there; ``""`` without a p-value)."""
+    if d.get("p") is None:
+        return ""
+    out = f"p = {d['p']:.2g}"
+    if d.get("p_holm") is not None:
+        out += f", Holm {d['p_holm']:.2g}" + (f" over {m}" if m else "")
+    return out
+
+
+def _significance(d: dict, m: int | None) -> str:
+    """`` (p = ..., Holm ...)``, and whether the comparison survives Holm's correction at 5 %."""
+    text = p_text(d, m)
+    if not text:
+        return ""
+    if d.get("p_holm") is not None and d["p_holm"] >= 0.05:
+        return f" ({text}: not significant after Holm's correction)"
+    return f" ({text})"
+
+
+def verdict(
+    name: str, per_rung: Sequence[tuple[str, dict]], m: dict | None = None
+) -> str:
     """A family's verdict in words, rung by rung: *inconclusive* when the Kuramoto gap's own
     interval reaches 0 (nothing resolved to close); else *beats* / *not distinguishable
-    from softmax* when the family's gap interval lies below / holds 0; else *closes X %
-    of the Kuramoto gap* when the interval of F - Kuramoto lies below 0, *widens it* when
-    above, *no detectable change* when it holds 0; *not measured* without two paired seeds."""
+    from softmax* when the family's gap interval lies below / holds 0 (the latter at its
+    number of seeds: an absence of evidence, not parity); else *closes X % of the
+    Kuramoto gap* when the (unadjusted) interval of F - Kuramoto lies below 0, *widens
+    it* when above, each with its p-value and Holm's adjusted one
+    ([`adjust`][syncattn.experiments.geometry.adjust]; `m`: the tests per family, said
+    beside) and *not significant after Holm's correction* where that is 0.05 or more;
+    *no detectable change* when the interval holds 0; *not measured* without two paired
+    seeds."""
+    m = m or {}
     parts = []
     for rung, c in per_rung:
         g, v, fr = c["gap"], c["vs_kuramoto"], c["closed"]["fraction"]
@@ -78,13 +138,23 @@ def verdict(name: str, per_rung: Sequence[tuple[str, dict]]) -> str:
             parts.append(head + " (the gap the others are measured against)")
         elif not kg.get("ci") or kg["ci"][0] <= 0:
             parts.append(head + ", inconclusive: the Kuramoto gap itself is not resolved here")
+        elif lo <= 0 and hi < 0:
+            parts.append(head + ", beats softmax" + _significance(g, m.get("gap")))
         elif lo <= 0:
-            parts.append(head + (", beats softmax" if hi < 0 else ", not distinguishable from softmax"))
+            parts.append(
+                head + f", not distinguishable from softmax at {g['n']} seeds "
+                "(an absence of evidence, not parity)"
+            )
         elif v.get("ci") and v["ci"][1] < 0:
-            parts.append(head + f", closes {100 * fr:.0f} % of the Kuramoto gap" if fr is not None
-                         else head + ", better than Kuramoto")  # fmt: skip
+            what = (
+                f"closes {100 * fr:.0f} % of the Kuramoto gap"
+                if fr is not None
+                else "better than Kuramoto"
+            )
+            parts.append(f"{head}, {what}" + _significance(v, m.get("vs_kuramoto")))
         elif v.get("ci") and v["ci"][0] > 0:
-            parts.append(head + f", widens the Kuramoto gap by {v['mean']:+.3f}")
+            what = f"widens the Kuramoto gap by {v['mean']:+.3f}"
+            parts.append(f"{head}, {what}" + _significance(v, m.get("vs_kuramoto")))
         else:
             parts.append(head + f", no detectable change from Kuramoto ({v['mean']:+.3f})")
     return "; ".join(parts) or "not measured"
@@ -133,15 +203,16 @@ def aggregate(config, walk: dict) -> dict:
             if f.name != "softmax":
                 per_family[f.name].append((rname, c))
         rungs.append(entry)
+    m = adjust(rungs)
     choice = walk["choice"]
-    verdicts = {n: verdict(n, per_family[n]) + "".join(f"; {r}: not run (cut)" for r in cut[n])
+    verdicts = {n: verdict(n, per_family[n], m) + "".join(f"; {r}: not run (cut)" for r in cut[n])
                 for n in names if n != "softmax"}  # fmt: skip
     for n, why in walk["unavailable"].items():
         verdicts[n] = f"not run: {why}"
     if BEST in config.families and choice is not None and choice["same_as"] is not None:
         verdicts[BEST] = (f"not trained: the rule keeps {' + '.join(choice['components']) or 'nothing'}"
                           f", so family 4 is {choice['same_as']} (see its verdict)")  # fmt: skip
-    return {"rungs": rungs, "choice": choice, "top": top, "verdicts": verdicts,
+    return {"rungs": rungs, "choice": choice, "top": top, "verdicts": verdicts, "multiplicity": m,
             "unavailable": walk["unavailable"], "rows": rows, **protocol.record(rows),
             "compute": protocol.compute(rows), "corpus": protocol.corpus(walk["results"])}  # fmt: skip
 
@@ -174,9 +245,17 @@ def _write(config, out: Path, walk: dict, rebuilt_from=None) -> dict[str, Path]:
         "gap_mean": [_or(g["gap"]["mean"]) for *_, g in rr],
         "gap_lo": [_or(g["gap"]["ci"] and g["gap"]["ci"][0]) for *_, g in rr],
         "gap_hi": [_or(g["gap"]["ci"] and g["gap"]["ci"][1]) for *_, g in rr],
+        "gap_p": [_or(g["gap"]["p"]) for *_, g in rr],
+        "gap_p_holm": [_or(g["gap"].get("p_holm")) for *_, g in rr],
         "vs_kuramoto_mean": [_or(g["vs_kuramoto"]["mean"]) for *_, g in rr],
+        "vs_kuramoto_lo": [_or(g["vs_kuramoto"]["ci"] and g["vs_kuramoto"]["ci"][0]) for *_, g in rr],
+        "vs_kuramoto_hi": [_or(g["vs_kuramoto"]["ci"] and g["vs_kuramoto"]["ci"][1]) for *_, g in rr],
+        "vs_kuramoto_p": [_or(g["vs_kuramoto"]["p"]) for *_, g in rr],
+        "vs_kuramoto_p_holm": [_or(g["vs_kuramoto"].get("p_holm")) for *_, g in rr],
         "fraction_closed": [_or(g["closed"]["fraction"]) for *_, g in rr],
     })  # fmt: skip
+    files["md"] = out / "gaps.md"
+    files["md"].write_text(markdown(agg))
     files["png"] = plot(agg, out / f"{NAME}.png")
     return files
 
@@ -236,8 +315,12 @@ def summary(results: dict) -> str:
             ci = g["gap"].get("ci")
             gap = "" if n == "softmax" else f", gap {fmt_mean_std(g['gap'], 3)}" + (
                 f" [{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else "")  # fmt: skip
+            if n != "softmax" and g["gap"].get("p") is not None:
+                gap += f" ({p_text(g['gap'])})"
             fr = g["closed"]["fraction"]
             closed = "" if fr is None or n in ("softmax", "kuramoto") else f", closes {100 * fr:.0f} %"
+            if n not in ("softmax", "kuramoto") and g["vs_kuramoto"].get("p") is not None:
+                closed += f", F - K {g['vs_kuramoto']['mean']:+.3f} ({p_text(g['vs_kuramoto'])})"
             lines.append(f"    {n:<20} N={s['params']:,} ({100 * s['mismatch']:+.1f} %), state "
                          f"{s['state_size']}/token, lr {e['best_lr'][n]}, test "
                          f"{fmt_mean_std(g['test'])} (n={g['test']['n']}){gap}{closed}")  # fmt: skip
@@ -248,5 +331,9 @@ def summary(results: dict) -> str:
     if results.get("top"):
         t = results["top"]
         lines.append(f"  top family (lowest validation BPC at {t['rung']}): {t['family']}")
+    m = results.get("multiplicity")
+    if m:
+        lines.append(f"  Holm's adjustment over {m['gap']} gaps to softmax and "
+                     f"{m['vs_kuramoto']} differences to Kuramoto")
     lines += [f"  {n}: {v}" for n, v in results["verdicts"].items()]
     return "\n".join(lines + record_lines(results, "val BPC"))
