@@ -33,6 +33,7 @@ from ._common import (
     write_json,
 )
 from ._grid import Grid, TrainCell
+from ._papers import ABLATIONS
 from .table import table_cell
 
 
@@ -48,10 +49,7 @@ VARIANTS = {
 }
 """Variant name -> model overrides of the Kuramoto LM."""
 
-PAPER = {
-    "source": "seed 000 (../shared/EXPERIMENTS.md, section A); enwik8, size not stated",
-    "delta_bpc": {"learned-value": 0.25, "no-ffn": 0.27, "no-gates": 0.09},
-}
+PAPER = ABLATIONS
 
 
 @dataclasses.dataclass(frozen=True)

@@ -31,21 +31,14 @@ from ._common import (
     write_json,
 )
 from ._grid import Grid, TrainCell
+from ._papers import TABLE
 
 
 __all__ = ["Config", "run", "summary", "cells", "table_cell", "PAPER"]
 
 NAME = "table"
 
-PAPER = {
-    "source": "arXiv 2606.11585 (seed 000); ../shared/EXPERIMENTS.md, section A",
-    "corpus": "enwik8",
-    "1m": {"kuramoto": {"mean": 1.637, "std": 0.010}, "softmax": {"mean": 1.616, "std": 0.004}},
-    "5m": {
-        "kuramoto": {"mean": 1.468, "median": 1.448, "n": 5},
-        "softmax": {"mean": 1.456, "median": 1.452, "n": 5},
-    },
-}
+PAPER = TABLE
 
 
 @dataclasses.dataclass(frozen=True)
