@@ -8,12 +8,14 @@ Shared by experiment 5 (``scaling``), the experiments that reuse its run folders
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 
 import numpy as np
 
 from ._common import (
+    ScalingRecipe,
     describe_values,
     fmt_mean_std,
     layered_overrides,
@@ -42,6 +44,20 @@ RECIPE = {
     "clip_norm": 1.0,
 }  # fmt: skip
 """Seed 001's optimiser (PyTorch AdamW defaults for the betas)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class LMRecipe(ScalingRecipe):
+    """Experiment 5's training fields and its oscillator layer: what
+    [`lm_cell`][syncattn.experiments._dosc.lm_cell] reads of a config (the experiments
+    that reuse experiment 5's run folders build its cells from one).
+
+    Attributes:
+        coupling, impl: the oscillator layer's coupling and implementation.
+    """
+
+    coupling: str = "softplus"
+    impl: str = "quadratic"
 
 
 def corpus_choice(config) -> tuple[str, str | None]:
@@ -79,6 +95,21 @@ def lm_cell(config, model: str, seed: int, d: int | None = None, p: int = 1,
         steps=config.steps, overrides=layered_overrides(RECIPE, settings, config.train),
         eval_batches=config.eval_batches,
     )  # fmt: skip
+
+
+def drives(model, rows, layer: int = -1, pad_id: int | None = 0) -> np.ndarray:
+    """The drives $h$ ``(N, d_osc)`` of layer `layer` at every head and non-pad input position."""
+    import equinox as eqx
+    import jax
+
+    from .. import models
+
+    rows = np.asarray(rows)
+    inputs = rows[:, :-1]
+    aux = eqx.filter_jit(jax.vmap(lambda t: models.attention_diagnostics(model, t, layer)["h"]))(inputs)
+    h = np.asarray(aux)  # (B, heads, T, d)
+    real = inputs != pad_id if pad_id is not None else np.ones(inputs.shape, bool)
+    return h.transpose(0, 2, 1, 3)[real].reshape(-1, h.shape[-1])
 
 
 def law(config, osc: dict, soft, sweep: dict) -> dict:

@@ -72,8 +72,8 @@ from pathlib import Path
 
 from . import _protocol as protocol
 from ._common import layered_overrides, write_csv, write_json
-from ._grid import Grid, TrainCell
 from ._dosc import PAPER, RECIPE, corpus_choice, law, plot_law, summary as law_summary
+from ._grid import Grid, TrainCell
 from ._protocol import (
     Context,
     Experiment,

@@ -34,7 +34,6 @@ from ._common import (
     TableRecipe,
     new_figure,
     save_figure,
-    start_run,
     write_csv,
     write_json,
 )
@@ -45,7 +44,8 @@ from ._dynamics import (
     verdicts as verdicts,
 )
 from ._grid import Grid, TrainCell
-from .table import table_cell
+from ._protocol import Context, Experiment
+from ._seed000 import table_cell
 
 
 __all__ = ["Config", "run", "summary", "cells", "layer_statistics", "measure_run", "block_grad_norms",
@@ -105,14 +105,12 @@ def cells(config) -> list[TrainCell]:
     return [table_cell(config, config.size, "kuramoto", seed) for seed in config.seeds]
 
 
-def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
-        size: str | None = None) -> dict[str, Path]:
-    """Train (or reuse) the Kuramoto cells, measure them and their initial models,
-    write config.json, results.json, dynamics.csv and dynamics.png."""
-    out, grid, files = start_run(config, out, NAME, size, grid, progress)
+def _walk(config, ctx: Context) -> tuple:
+    """The Kuramoto cells, trained (or reused) in ``config.runs`` (default ``OUT/runs``),
+    and each finished one measured with its initial model."""
     cell_list = cells(config)
-    runs = Path(config.runs) if config.runs else out / "runs"
-    results = grid.run(cell_list, runs, desc=NAME)
+    runs = Path(config.runs) if config.runs else ctx.runs
+    results = ctx.grid.run(cell_list, runs, ctx.cell, desc=NAME)
     per_seed = []
     corpus_name = None
     for cell, res in zip(cell_list, results, strict=True):
@@ -123,6 +121,12 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
         corpus_name = m.pop("corpus")
         per_seed.append({"seed": cell.seed, "status": "ok", "step": m.pop("step"),
                          "val_bpc": res["val"]["bpc"], **m})
+    return per_seed, corpus_name, runs
+
+
+def tables(config, walked, ctx: Context) -> tuple[dict, dict[str, Path]]:
+    """``results.json`` (the means over seeds, the verdicts) and ``dynamics.csv``."""
+    per_seed, corpus_name, runs = walked
     ok = [p for p in per_seed if p["status"] == "ok"]
     mean = {k: np.mean([p["trained"][k] for p in ok], 0).tolist() for k in
             ("local_order", "global_order", "omega_abs", "omega_abs_median")} if ok else {}
@@ -136,17 +140,23 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
         "claims": "seed 000: local order near 1, global order falling with depth, "
                   "omega higher in early layers",
     }
-    files["results"] = write_json(out / "results.json", payload)
+    files = {"results": write_json(ctx.out / "results.json", payload)}
     rows = [(p["seed"], kind, layer, p[kind]["local_order"][layer],
              p[kind]["global_order"][layer], p[kind]["omega_abs"][layer])
             for p in ok for kind in ("trained", "init")
             for layer in range(len(p[kind]["local_order"]))]
-    files["csv"] = write_csv(out / "dynamics.csv", {
+    files["csv"] = write_csv(ctx.out / "dynamics.csv", {
         name: [r[i] for r in rows] for i, name in enumerate(
             ("seed", "model", "layer", "local_order", "global_order", "omega_abs_mean"))
     })
-    files["png"] = _plot(config, ok, mean, mean_init, out / "dynamics.png")
-    return files
+    return payload, files
+
+
+def plots(config, results: dict, out: Path) -> dict[str, Path]:
+    """``dynamics.png``."""
+    ok = [p for p in results["per_seed"] if p["status"] == "ok"]
+    return {"png": _plot(config, ok, results["mean"], results["mean_init"],
+                         Path(out) / "dynamics.png")}  # fmt: skip
 
 
 def _plot(config, ok, mean, mean_init, path):
@@ -189,3 +199,14 @@ def summary(results: dict) -> str:
     for claim, verdict in results["verdicts"].items():
         lines.append(f"  {claim}: {verdict}")
     return "\n".join(lines)
+
+
+EXPERIMENT = Experiment(NAME, Config, _walk, tables, plots, summary=summary, rebuildable=False)
+"""Experiment 3 as an [`Experiment`][syncattn.experiments.Experiment]."""
+
+
+def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
+        size: str | None = None) -> dict[str, Path]:
+    """Train (or reuse) the Kuramoto cells, measure them and their initial models,
+    write config.json, results.json, dynamics.csv and dynamics.png."""
+    return EXPERIMENT.run(config, out, grid=grid, progress=progress, size=size)

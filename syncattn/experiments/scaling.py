@@ -34,7 +34,6 @@ from ._common import (
     CPU_STEPS as CPU_STEPS,
     CPU_TRAIN as CPU_TRAIN,
     ScalingRecipe,
-    start_run,
     write_csv,
     write_json,
 )
@@ -48,6 +47,7 @@ from ._dosc import (
     summary as summary,
 )
 from ._grid import Grid, TrainCell
+from ._protocol import Context, Experiment, walk_cells
 
 
 __all__ = ["Config", "cells", "lm_cell", "law", "run", "summary", "PAPER", "CPU_STEPS", "CPU_TRAIN", "corpus_choice",
@@ -141,24 +141,34 @@ def aggregate(config: Config, cell_list, results) -> dict:
         "params": {c.name: r.get("params") for c, r in zip(cell_list, results, strict=True)}}  # fmt: skip
 
 
-def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
-        size: str | None = None) -> dict[str, Path]:
-    """Train the grid (resuming), fit, write config.json, results.json, runs.csv, scaling.png."""
-    out, grid, files = start_run(config, out, NAME, size, grid, progress)
-    cell_list = cells(config)
-    results = grid.run(cell_list, out / "runs", desc=NAME)
+def tables(config, walked, ctx: Context) -> tuple[dict, dict[str, Path]]:
+    """``results.json`` (the law) and ``runs.csv``."""
+    cell_list, results = walked
     agg = aggregate(config, cell_list, results)
     name = (agg.get("corpus") or {}).get("name")
-    files["results"] = write_json(out / "results.json", {
+    files = {"results": write_json(ctx.out / "results.json", payload := {
         "experiment": NAME, **agg, "paper": PAPER,
         "paper_corpus_matches": name in ("wikitext2", "tinystories"),
-    })  # fmt: skip
-    files["csv"] = write_csv(out / "runs.csv", {
+    })}  # fmt: skip
+    files["csv"] = write_csv(ctx.out / "runs.csv", {
         "cell": [c.name for c in cell_list],
         "status": [r.get("status") for r in results],
         "val_ppl": [_ppl(r) for r in results],
     })  # fmt: skip
-    files["png"] = plot_law(config, agg, out / "scaling.png")
-    return files
+    return payload, files
 
 
+def plots(config, results: dict, out: Path) -> dict[str, Path]:
+    """``scaling.png`` ([`plot_law`][syncattn.experiments._dosc.plot_law])."""
+    return {"png": plot_law(config, results, Path(out) / "scaling.png")}
+
+
+EXPERIMENT = Experiment(NAME, Config, walk_cells(cells), tables, plots, summary=summary,
+                        rebuildable=False)  # fmt: skip
+"""Experiment 5 as an [`Experiment`][syncattn.experiments.Experiment]."""
+
+
+def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
+        size: str | None = None) -> dict[str, Path]:
+    """Train the grid (resuming), fit, write config.json, results.json, runs.csv, scaling.png."""
+    return EXPERIMENT.run(config, out, grid=grid, progress=progress, size=size)

@@ -40,7 +40,11 @@ from ._committed import (
     rebuild as rebuild,
     run as run,
 )
-from ._experiment import Context as Context, Experiment as Experiment
+from ._experiment import (
+    Context as Context,
+    Experiment as Experiment,
+    walk_cells as walk_cells,
+)
 from ._result import CellResult as CellResult, Status as Status, converged as converged
 from ._rungs import (
     REFERENCES as REFERENCES,
@@ -88,5 +92,5 @@ __all__ = [
     "record_lines", "compute", "corpus", "lr_sweep", "at_edge", "paired",
     "Experiment", "Context", "REFERENCES", "corpus_choice", "family", "family_of", "rung_budget",
     "rung_cell", "rung_depth", "rung_overrides", "rung_seeds", "rung_shape", "rung_walk",
-    "scored_cell",
+    "scored_cell", "walk_cells",
 ]  # fmt: skip

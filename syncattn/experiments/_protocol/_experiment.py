@@ -10,10 +10,10 @@ plots from the results, byte for byte:
 $$\text{run} = \text{plots} \circ \text{tables} \circ \text{walk}_{\text{train}},\qquad
   \text{rebuild} = \text{plots} \circ \text{tables} \circ \text{walk}_{\text{read}}.$$
 
-An experiment on the protocol has a ``Config`` deriving from
-[`ProtocolConfig`][syncattn.experiments._protocol.ProtocolConfig] (committed cells are
-adopted and, with ``export``, exported); any other config is run as a plain grid: its
-cells are trained into ``OUT/runs`` in one call of the grid.
+An experiment whose ``Config`` has the fields ``committed`` and ``export`` (as
+[`ProtocolConfig`][syncattn.experiments._protocol.ProtocolConfig] has) keeps committed
+results: committed cells are adopted and, with ``export``, new ones exported; any other
+config is run as a plain grid, its cells trained into ``OUT/runs`` in one call.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import Any
 from .._common import start_run, write_experiment_config
 from .._grid import Grid, train_cell
 from ._committed import adopt as _adopt, committed_fetch, run as _protocol_run
-from ._sweep import Family, ProtocolConfig
+from ._sweep import Family
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,6 +68,17 @@ def _no_plots(config, results: dict, out: Path) -> dict[str, Path]:
     return {}
 
 
+def walk_cells(cells: Callable[[Any], Sequence[Any]]) -> Callable[[Any, Context], tuple]:
+    """The walk of an experiment whose cells are known up front: ``cells(config)`` and
+    their results, ``(cells, results)``."""
+
+    def walk(config, ctx: Context) -> tuple:
+        got = list(cells(config))
+        return got, ctx.fetch(got)
+
+    return walk
+
+
 @dataclasses.dataclass(frozen=True)
 class Experiment:
     """One experiment of ``syncattn experiment NAME``.
@@ -89,6 +100,11 @@ class Experiment:
         families: the model families it compares (for the reader and the tools).
         summary: ``summary(results) -> str``, the text printed after a run.
         rebuildable: whether ``--from-results`` can rebuild it from committed results.
+        committed_dir: ``committed_dir(config, size)``, the committed folder of a run
+            (``None``: [`committed_dir`][syncattn.experiments._protocol.committed_dir]
+            with the name: ``results/experiments/NAME/NAME-SIZE``).
+        tables_at: the sizes whose tables an ``export`` run copies into the committed
+            folder beside its cells (``None``: every size).
     """
 
     name: str
@@ -100,6 +116,8 @@ class Experiment:
     families: tuple[Family, ...] = ()
     summary: Callable[[dict], str] | None = None
     rebuildable: bool = True
+    committed_dir: Callable[[Any, str | None], Path | None] | None = None
+    tables_at: tuple[str, ...] | None = None
 
     def __post_init__(self):
         if not self.name or not self.name.replace("_", "").isalnum():
@@ -119,11 +137,13 @@ class Experiment:
         """Run the experiment into `out` (resuming): ``config.json``, the cells (on the
         protocol: committed ones adopted, new ones exported with ``export``), the tables
         and the plots; returns the files written."""
-        if isinstance(config, ProtocolConfig):
+        if hasattr(config, "committed") and hasattr(config, "export"):
+            dst = "auto" if self.committed_dir is None else self.committed_dir(config, size)
             return _protocol_run(
                 config, out, self.name, self.cell,
                 lambda fetch, out, grid, dst: self.report(config, Context(fetch, out, grid, dst, cell=self.cell)),
-                grid=grid, progress=progress, size=size)  # fmt: skip
+                grid=grid, progress=progress, size=size, dst=dst,
+                tables=self.tables_at is None or size in self.tables_at)  # fmt: skip
         out, grid, files = start_run(config, out, self.name, size, grid, progress)
 
         def fetch(cells):
