@@ -71,6 +71,7 @@ import dataclasses
 import functools
 from pathlib import Path
 
+from ... import models
 from .. import _protocol as protocol
 from .._grid import Grid, TrainCell
 from .._protocol import (
@@ -126,7 +127,7 @@ __all__ = [
     "committed_dir", "PAPER", "ABLATIONS", "PROBES", "matched_depth", "FAMILIES", "MODELS",
 ]  # fmt: skip
 
-HEAD_WIDTH, FF_RATIO, DEPTHS = protocol._rungs.HEAD_WIDTH, protocol._rungs.FF_RATIO, protocol._rungs.DEPTHS
+HEAD_WIDTH, FF_RATIO, DEPTHS = models.HEAD_WIDTH, models.FF_RATIO, models.DEPTHS
 ladder_cell = scored_cell
 """The ladder's cell function ([`scored_cell`][syncattn.experiments._protocol.scored_cell])."""
 committed_dir = functools.partial(protocol.committed_dir, name=NAME)
