@@ -40,7 +40,7 @@ def register(exp: Experiment, *, replace: bool = False) -> Experiment:
         raise TypeError(f"register takes an Experiment; got {type(exp).__name__}.")
     if exp.name in BUILT_IN or (exp.name in _REGISTERED and not replace):
         raise ValueError(f"an experiment named {exp.name!r} exists already; choose another "
-                         "name (or replace=True for one registered before).")  # fmt: skip
+                         "name (or replace=True for one registered before).")
     _REGISTERED[exp.name] = exp
     return exp
 

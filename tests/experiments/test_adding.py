@@ -87,7 +87,7 @@ def test_the_docs_experiment_runs_and_rebuilds(tmp_path, toy):
     # the rebuild from the results alone: the same table, plot and results
     again = tmp_path / "rebuilt"
     assert cli.main(["experiment", NAME, "--from-results", str(out), "--out", str(again),
-                     "--quiet"]) == 0  # fmt: skip
+                     "--quiet"]) == 0
     rebuilt = _check_outputs(again, toy)
     assert rebuilt == results | {"rebuilt_from": str(out)}
     for f in ("cells.csv", f"{NAME}.png"):

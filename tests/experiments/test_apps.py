@@ -33,19 +33,19 @@ def test_the_scan_sees_every_app_and_a_known_import():
     assert all(root in mods for root in APPS.values())
     # the scan reads imports inside functions as well: the ladder's lazy one of _dynamics
     assert any(m == f"{PACKAGE}.ladder._items" and t == f"{PACKAGE}._dynamics"
-               for m, t, *_ in imports())  # fmt: skip
+               for m, t, *_ in imports())
 
 
 def test_no_experiment_imports_another():
     crossing = sorted({(m, t, line) for m, t, _, line in imports()
-                       if _app_of(m) and _app_of(t) and _app_of(m) != _app_of(t)})  # fmt: skip
+                       if _app_of(m) and _app_of(t) and _app_of(m) != _app_of(t)})
     assert not crossing, "an experiment imports another (move what they share into a "\
         f"shared module of {PACKAGE}, e.g. _protocol): {crossing}"
 
 
 def test_no_shared_module_imports_an_experiment():
     shared = [(m, t, line) for m, t, _, line in imports()
-              if m.startswith(PACKAGE + ".") and _app_of(m) is None and _app_of(t)]  # fmt: skip
+              if m.startswith(PACKAGE + ".") and _app_of(m) is None and _app_of(t)]
     assert not shared, f"a shared module imports an experiment: {shared}"
 
 

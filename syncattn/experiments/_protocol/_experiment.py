@@ -125,7 +125,7 @@ class Experiment:
         for f in ("smoke", "default", "full"):
             if not callable(getattr(self.config, f, None)):
                 raise ValueError(f"config {self.config.__name__} needs a classmethod {f}() "
-                                 "(the sizes smoke, default and full).")  # fmt: skip
+                                 "(the sizes smoke, default and full).")
 
     def report(self, config, ctx: Context) -> dict[str, Path]:
         """The walk, its tables and its plots: the files written into ``ctx.out``."""
@@ -133,17 +133,19 @@ class Experiment:
         return files | self.plots(config, results, ctx.out)
 
     def run(self, config, out, *, grid: Grid | None = None, progress: bool = True,
-            size: str | None = None) -> dict[str, Path]:  # fmt: skip
+            size: str | None = None) -> dict[str, Path]:
         """Run the experiment into `out` (resuming): ``config.json``, the cells (on the
         protocol: committed ones adopted, new ones exported with ``export``), the tables
         and the plots; returns the files written."""
         if hasattr(config, "committed") and hasattr(config, "export"):
+
+            def body(fetch, out, grid, dst):
+                return self.report(config, Context(fetch, out, grid, dst, cell=self.cell))
+
             dst = "auto" if self.committed_dir is None else self.committed_dir(config, size)
-            return _protocol_run(
-                config, out, self.name, self.cell,
-                lambda fetch, out, grid, dst: self.report(config, Context(fetch, out, grid, dst, cell=self.cell)),
-                grid=grid, progress=progress, size=size, dst=dst,
-                tables=self.tables_at is None or size in self.tables_at)  # fmt: skip
+            return _protocol_run(config, out, self.name, self.cell, body, grid=grid,
+                                 progress=progress, size=size, dst=dst,
+                                 tables=self.tables_at is None or size in self.tables_at)
         out, grid, files = start_run(config, out, self.name, size, grid, progress)
 
         def fetch(cells):

@@ -163,7 +163,7 @@ def rung_seeds(config, target: int, targets, top_seeds: int | None) -> tuple[int
 
 
 def rung_walk(config, fetch, targets, top_seeds: int | None = None,
-              families: tuple[Family, ...] = REFERENCES):  # fmt: skip
+              families: tuple[Family, ...] = REFERENCES):
     """Every cell of `families` at the rungs `targets`, rung by rung: the lr sweep at
     ``config.seeds[0]`` (the first rung's ``config.lrs``, family by family; above it as
     many values of the same grid centred on each family's best lr of the rung below,
@@ -181,11 +181,11 @@ def rung_walk(config, fetch, targets, top_seeds: int | None = None,
             config, families,
             lambda f, lr, t=target: rung_cell(config, t, f.name, lr, config.seeds[0], families=families),
             fetch, lrs={f.name: centred_lrs(config.lrs, prior.get(f.name)) for f in families},
-            interleave=bool(prior))  # fmt: skip
+            interleave=bool(prior))
         prior = {m: lr for m, lr in best[target].items() if lr is not None}
         more = at_best(families, best[target], rung_seeds(config, target, targets, top_seeds)[1:],
                        lambda f, lr, s, t=target: rung_cell(config, t, f.name, lr, s, families=families),
-                       by_seed=False)  # fmt: skip
+                       by_seed=False)
         cells += sw + more
         results += got + (fetch(more) if more else [])
     return cells, results, best
