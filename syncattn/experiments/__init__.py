@@ -1,10 +1,14 @@
 r"""The papers' experiments: ``syncattn experiment NAME [--smoke|--full] [--out DIR] ...``.
 
-Each experiment is a module with a frozen ``Config`` dataclass (``smoke()``
-runs in seconds for the tests, ``default()`` fits about 30 minutes of this CPU,
-``full()`` is the paper's size, for a GPU) and ``run(config, out, *, grid=None,
-progress=True) -> dict`` of the files it wrote (``config.json``,
-``results.json``, CSV and PNG). Trainings are cells of a
+Each experiment is one [`Experiment`][syncattn.experiments.Experiment] object (its
+module's ``EXPERIMENT``): a name, a frozen ``Config`` dataclass (``smoke()`` runs in
+seconds for the tests, ``default()`` fits about 30 minutes of this CPU, ``full()`` is
+the paper's size, for a GPU), its families, its cell function, its walk over the cells,
+its tables and its plots; its ``run(config, out, *, grid=None, progress=True)`` returns
+the files it wrote (``config.json``, ``results.json``, CSV and PNG). The registry
+([`experiment`][syncattn.experiments.experiment]) finds the built-in ones by name and
+any other one given to [`register`][syncattn.experiments.register]
+(docs/experiments.md, "Adding an experiment"). Trainings are cells of a
 [`Grid`][syncattn.experiments.Grid], each in its own run folder under
 ``out/runs/``, so running the same command again skips the finished cells and
 resumes the interrupted ones from their checkpoints.
@@ -57,26 +61,21 @@ from ._grid import (
     TrainCell as TrainCell,
     train_cell as train_cell,
 )
+from ._registry import (
+    BUILT_IN,
+    Experiment as Experiment,
+    experiment as experiment,
+    names as names,
+    register as register,
+)
 
 
-EXPERIMENTS = {
-    "table": "table",
-    "ablations": "ablations",
-    "dynamics": "dynamics",
-    "agreement": "agreement",
-    "scaling": "scaling",
-    "convergence": "convergence",
-    "linear": "linear",
-    "kws": "kws",
-    "robustness": "robustness",
-    "ladder": "ladder",
-    "dosc_law": "dosc_law",
-    "geometry": "geometry",
-}
-"""Experiment name -> module of `syncattn.experiments`."""
+EXPERIMENTS = BUILT_IN
+"""Experiment name -> module of `syncattn.experiments` (its ``EXPERIMENT``; imported on
+first use)."""
 
-__all__ = ["EXPERIMENTS", "Grid", "TrainCell", "train_cell", "get", "make_config", "main",
-           "rebuildable"]
+__all__ = ["EXPERIMENTS", "Experiment", "Grid", "TrainCell", "train_cell", "get", "experiment",
+           "register", "names", "make_config", "main", "rebuildable"]
 
 
 def get(name: str):
@@ -125,8 +124,7 @@ def make_config(
         size = "smoke"
     if size not in SIZES:
         raise ValueError(f"size must be one of {', '.join(SIZES)}; got {size!r}.")
-    module = get(name)
-    config = getattr(module.Config, size)()
+    config = experiment(name).make_config(size)
     fields = {f.name for f in dataclasses.fields(config)}
     items = []
     if seed is not None and seeds is not None:
@@ -166,7 +164,7 @@ def _parser() -> argparse.ArgumentParser:
             "and PNG into --out. Re-running the same command resumes it."
         ),
     )
-    p.add_argument("name", choices=list(EXPERIMENTS), help="which experiment")
+    p.add_argument("name", choices=names(), help="which experiment")
     size = p.add_mutually_exclusive_group()
     size.add_argument("--smoke", action="store_true", help="seconds: the tests' size")
     size.add_argument("--full", action="store_true", help="the paper's size (GPU)")
@@ -200,17 +198,17 @@ def _compile_cache_dir() -> str:
 
 
 def rebuildable() -> list[str]:
-    """The experiments whose tables and plots ``--from-results`` rebuilds (a module
-    function ``rebuild(src, out)``)."""
-    return [n for n in EXPERIMENTS if hasattr(get(n), "rebuild")]
+    """The experiments whose tables and plots ``--from-results`` rebuilds (an
+    [`Experiment`][syncattn.experiments.Experiment] with ``rebuildable``)."""
+    return [n for n in names() if experiment(n).rebuildable]
 
 
 def _rebuild(args) -> int:
     """``--from-results DIR``: the module's ``rebuild(DIR, OUT)``, no training."""
     from ._common import default_outdir
 
-    module = get(args.name)
-    if not hasattr(module, "rebuild"):
+    module = experiment(args.name)
+    if not module.rebuildable:
         print(f"syncattn experiment: {args.name!r} cannot be rebuilt from results alone "
               f"(--from-results works for: {', '.join(rebuildable())}).", file=sys.stderr)
         return 2
@@ -225,7 +223,7 @@ def _rebuild(args) -> int:
 
 
 def _report(module, out: Path, make, verb: str, where: str) -> int:
-    """Call ``make()`` (the files written), print the module's summary and ``VERB FILES
+    """Call ``make()`` (the files written), print the experiment's summary and ``VERB FILES
     WHERE in T s``; 2 on a usage error."""
     t0 = time.perf_counter()
     try:
@@ -234,7 +232,7 @@ def _report(module, out: Path, make, verb: str, where: str) -> int:
         print(f"syncattn experiment: {e}", file=sys.stderr)
         return 2
     results = out / "results.json"
-    if hasattr(module, "summary") and results.is_file():
+    if module.summary is not None and results.is_file():
         print(module.summary(json.loads(results.read_text())))
     names = ", ".join(sorted(Path(f).name for f in files.values()))
     print(f"{verb} {names} {where} in {time.perf_counter() - t0:.1f} s")
@@ -268,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from ._common import default_outdir
 
-    module = get(args.name)
+    module = experiment(args.name)
     out = args.out or default_outdir(args.name, size)
     out.mkdir(parents=True, exist_ok=True)
     print(f"syncattn experiment {args.name} ({size}, {grid!r}) -> {out}", file=sys.stderr)

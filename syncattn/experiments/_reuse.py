@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from ._common import ScalingRecipe, recipe_fields
+from ._dosc import LMRecipe
 from ._grid import RESULT, Grid
 
 
@@ -28,15 +29,15 @@ class ReusedRecipe(ScalingRecipe):
     runs_from: str | None = None
 
 
-def recipe(config):
-    """The [`scaling.Config`][syncattn.experiments.scaling.Config] whose cells this run shares.
+def recipe(config) -> LMRecipe:
+    """The recipe of experiment 5 whose cells this run shares (an
+    [`LMRecipe`][syncattn.experiments._dosc.LMRecipe]: what
+    [`lm_cell`][syncattn.experiments._dosc.lm_cell] reads).
 
     With ``config.runs_from`` (an experiment-5 output folder) its ``config.json``
     gives the recipe; otherwise the recipe fields of ``config`` itself do.
     """
-    from .scaling import Config as ScalingConfig
-
-    fields = {f.name for f in dataclasses.fields(ScalingConfig)}
+    fields = {f.name for f in dataclasses.fields(LMRecipe)}
     if config.runs_from is not None:
         path = Path(config.runs_from) / "config.json"
         if not path.is_file():
@@ -46,8 +47,8 @@ def recipe(config):
             )
         raw = json.loads(path.read_text())["config"]
         kw = {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items() if k in fields}
-        return ScalingConfig(**kw)
-    return ScalingConfig(**recipe_fields(config, ScalingRecipe))
+        return LMRecipe(**kw)
+    return LMRecipe(**recipe_fields(config, ScalingRecipe))
 
 
 def run_cells(config, cells, out: Path, grid: Grid, desc: str) -> tuple[list[dict], list[Path]]:

@@ -28,12 +28,13 @@ from ._common import (
     fmt_mean_std,
     new_figure,
     save_figure,
-    start_run,
     write_csv,
     write_json,
 )
 from ._grid import Grid, TrainCell
-from .table import table_cell
+from ._papers import ABLATIONS
+from ._protocol import Context, Experiment
+from ._seed000 import table_cell
 
 
 __all__ = ["Config", "run", "summary", "cells", "VARIANTS", "PAPER"]
@@ -48,10 +49,7 @@ VARIANTS = {
 }
 """Variant name -> model overrides of the Kuramoto LM."""
 
-PAPER = {
-    "source": "seed 000 (../shared/EXPERIMENTS.md, section A); enwik8, size not stated",
-    "delta_bpc": {"learned-value": 0.25, "no-ffn": 0.27, "no-gates": 0.09},
-}
+PAPER = ABLATIONS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -136,25 +134,29 @@ def aggregate(config, cell_list, results) -> dict:
     return {"rows": rows, "table": table, "corpus": first.get("corpus")}
 
 
-def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
-        size: str | None = None) -> dict[str, Path]:
-    """Train the variants (resuming; sharing ``runs``), write config.json,
-    results.json, ablations.csv and ablations.png; return the files."""
-    out, grid, files = start_run(config, out, NAME, size, grid, progress)
+def _walk(config, ctx: Context) -> tuple:
+    """The variants' cells, trained (or reused) in ``config.runs`` (default ``OUT/runs``)."""
     cell_list = cells(config)
-    runs = Path(config.runs) if config.runs else out / "runs"
-    results = grid.run(cell_list, runs, desc=NAME)
+    runs = Path(config.runs) if config.runs else ctx.runs
+    return cell_list, ctx.grid.run(cell_list, runs, ctx.cell, desc=NAME), runs
+
+
+def tables(config, walked, ctx: Context) -> tuple[dict, dict[str, Path]]:
+    """``results.json`` and ``ablations.csv``."""
+    cell_list, results, runs = walked
     agg = aggregate(config, cell_list, results)
-    files["results"] = write_json(out / "results.json", {
-        "experiment": NAME, "size": config.size, "runs": str(runs), **agg,
-        "paper": PAPER,
-    })
-    files["csv"] = write_csv(out / "ablations.csv", {
+    payload = {"experiment": NAME, "size": config.size, "runs": str(runs), **agg, "paper": PAPER}
+    files = {"results": write_json(ctx.out / "results.json", payload)}
+    files["csv"] = write_csv(ctx.out / "ablations.csv", {
         k: [("" if r[k] is None else r[k]) for r in agg["rows"]]
         for k in ("variant", "seed", "status", "params", "step", "val_bpc")
     })
-    files["png"] = _plot(config, agg, out / "ablations.png")
-    return files
+    return payload, files
+
+
+def plots(config, results: dict, out: Path) -> dict[str, Path]:
+    """``ablations.png``."""
+    return {"png": _plot(config, results, Path(out) / "ablations.png")}
 
 
 def _plot(config, agg, path):
@@ -190,3 +192,14 @@ def summary(results: dict) -> str:
             continue
         lines.append(f"  {v:<14} {fmt_mean_std(d['delta'], 3):>16} | {d['paper_delta']:+.2f}")
     return "\n".join(lines)
+
+
+EXPERIMENT = Experiment(NAME, Config, _walk, tables, plots, summary=summary, rebuildable=False)
+"""Experiment 2 as an [`Experiment`][syncattn.experiments.Experiment]."""
+
+
+def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
+        size: str | None = None) -> dict[str, Path]:
+    """Train the variants (resuming; sharing ``runs``), write config.json,
+    results.json, ablations.csv and ablations.png; return the files."""
+    return EXPERIMENT.run(config, out, grid=grid, progress=progress, size=size)

@@ -52,18 +52,24 @@ from ._common import (
     describe_values,
     fmt_mean_std,
     new_figure,
-    recipe_fields,
     save_figure,
     write_csv,
     write_json,
 )
 from ._grid import RESULT, Grid
-from ._protocol import CellResult, committed_dir
+from ._protocol import CellResult, Context, Experiment, committed_dir
+from ._sva import (
+    SVACell as SVACell,
+    SVARecipe,
+    sva_cell,
+    sva_cells,
+    sva_fit as sva_fit,
+    sva_splits as sva_splits,
+)
 from ._variants import (
     COMPARISONS,
     check_models,
     paired as paired_difference,
-    variant_fields,
 )
 
 
@@ -87,83 +93,6 @@ PAPER = {
 
 
 @dataclasses.dataclass(frozen=True)
-class SVARecipe:
-    """Seed 001's classifier recipe: what every training of the grid shares.
-
-    Attributes:
-        d_osc: oscillator dimension (the paper: 2).
-        epochs, batch_size, lr, weight_decay: the recipe (paper: 20, 64, 5e-4, 1e-4).
-        n_train, n_val: use the first sentences of each split (``None``: all 40,000 /
-            4,000).
-        data_path: a folder with seed 001's ``sva_{train,val,test}.jsonl``
-            (``None``: generated with seed 001's generator, the same sentences).
-    """
-
-    d_osc: int = 2
-    epochs: int = 20
-    batch_size: int = 64
-    lr: float = 5e-4
-    weight_decay: float = 1e-4
-    n_train: int | None = None
-    n_val: int | None = None
-    data_path: str | None = None
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class SVACell(SVARecipe):
-    """One SVA training: its folder name, model, seed and the recipe (a cell of the grid)."""
-
-    name: str
-    model: str
-    seed: int
-
-
-def sva_splits(recipe: SVARecipe) -> dict[str, list[dict]]:
-    """The ``train`` and ``val`` sentences of `recipe` (its first `n_train` / `n_val`)."""
-    from ..data import sva
-
-    splits = sva.load_sva(recipe.data_path)
-    return {"train": splits["train"][: recipe.n_train] if recipe.n_train else splits["train"],
-            "val": splits["val"][: recipe.n_val] if recipe.n_val else splits["val"]}  # fmt: skip
-
-
-def sva_fit(cell: SVACell, folder) -> dict:
-    """Train (or resume) one classifier into `folder`: [`syncattn.training.fit_classifier`][]'s
-    result, with the trained ``"model"`` (a finished folder is restored, not retrained)."""
-    import jax
-
-    from .. import models, training
-
-    splits = sva_splits(cell)
-    train, val = splits["train"], splits["val"]
-    mcfg = models.get_config("paper-b-sva", d_osc=cell.d_osc, **variant_fields(cell.model))
-    per_epoch = len(train) // cell.batch_size
-    tcfg = training.TrainConfig(
-        steps=cell.epochs * per_epoch, batch_size=cell.batch_size, seq_len=training.SVA_LENGTH,
-        lr=cell.lr, min_lr_ratio=0.0, warmup_steps=0, weight_decay=cell.weight_decay,
-        b1=0.9, b2=0.999, clip_norm=1.0, seed=cell.seed, keep=2,
-    )  # fmt: skip
-    model = models.build(mcfg, key=jax.random.key(cell.seed))
-    return training.fit_classifier(
-        model, tcfg, {"train": train, "val": val}, folder, epochs=cell.epochs
-    )
-
-
-def sva_cell(cell: SVACell, folder) -> dict:
-    """Train (or resume) one classifier into `folder`; its final validation metrics."""
-    from .. import models
-
-    res = sva_fit(cell, folder)
-    return {
-        "status": "ok",
-        "step": res["step"],
-        "params": models.count_params(res["model"]),
-        "val": res["val"],
-        "data": "files" if cell.data_path else "generated (seed 001's generator, seeds 0/1)",
-    }
-
-
-@dataclasses.dataclass(frozen=True)
 class Config(SVARecipe):
     """Experiment 4's settings.
 
@@ -173,7 +102,7 @@ class Config(SVARecipe):
         seeds: training seeds (one cell per model and seed).
         d_osc, epochs, batch_size, lr, weight_decay, n_train, n_val, data_path: the
             recipe of every cell
-            ([`SVARecipe`][syncattn.experiments.agreement.SVARecipe]).
+            ([`SVARecipe`][syncattn.experiments._sva.SVARecipe]).
         confidence: level of the failure-rate and gain intervals.
         committed: the folder of committed results (``"auto"``, a path or ``None``).
         export: write each finished cell into `committed`.
@@ -210,14 +139,9 @@ class Config(SVARecipe):
 
 
 def cells(config: Config) -> list[SVACell]:
-    """One [`SVACell`][syncattn.experiments.agreement.SVACell] per (model, seed), seed by
+    """One [`SVACell`][syncattn.experiments._sva.SVACell] per (model, seed), seed by
     seed (both models of a seed before the next: a grid cut short is already paired)."""
-    return [
-        SVACell(name=f"{m}-d{config.d_osc}-seed{s}", model=m, seed=s,
-                **recipe_fields(config, SVARecipe))  # fmt: skip
-        for s in config.seeds
-        for m in config.models
-    ]
+    return sva_cells(config, config.models, config.seeds)
 
 
 def aggregate(config: Config, cell_list, results) -> dict:
@@ -281,18 +205,24 @@ def aggregate(config: Config, cell_list, results) -> dict:
             "confidence": config.confidence}  # fmt: skip
 
 
-def _write(config, out: Path, cell_list, results, *, rebuilt_from: str | None = None) -> dict:
+def tables(config, walked, ctx: Context) -> tuple[dict, dict[str, Path]]:
+    """``results.json`` and ``runs.csv``."""
+    cell_list, results = walked
     agg = aggregate(config, cell_list, results)
     data = next((r.get("data") for r in results if r.get("data")), None)
-    extra = {} if rebuilt_from is None else {"rebuilt_from": rebuilt_from}
-    files = {"results": write_json(out / "results.json", {
+    extra = {} if ctx.rebuilt_from is None else {"rebuilt_from": ctx.rebuilt_from}
+    files = {"results": write_json(ctx.out / "results.json", payload := {
         "experiment": NAME, **agg, "data": data, "paper": PAPER, **extra,
     })}  # fmt: skip
     rows = agg["rows"]
     keys = ("model", "seed", "status", "acc_all", "acc_simple", "acc_hard", "failed")
-    files["csv"] = write_csv(out / "runs.csv", {k: [r[k] for r in rows] for k in keys})
-    files["png"] = _plot(config, agg, out / "agreement.png")
-    return files
+    files["csv"] = write_csv(ctx.out / "runs.csv", {k: [r[k] for r in rows] for k in keys})
+    return payload, files
+
+
+def plots(config, results: dict, out: Path) -> dict[str, Path]:
+    """``agreement.png``."""
+    return {"png": _plot(config, results, Path(out) / "agreement.png")}
 
 
 def _committed(config: Config, size: str | None) -> Path | None:
@@ -315,38 +245,15 @@ def _cohort(config: Config) -> Path | None:
     return _committed(dataclasses.replace(config, committed="auto"), "full")
 
 
-def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
-        size: str | None = None) -> dict[str, Path]:
-    """Train the grid (resuming; adopting committed cells), write config.json,
-    results.json, runs.csv, agreement.png (and, with ``export``, the cells, and at the
-    full size the tables, into the committed folder)."""
-
-    def body(fetch, out, grid, dst):
-        cell_list = cells(config)
-        base = _cohort(config) if config.committed is not None else None
-        if base is not None and base != dst and (base / "runs").is_dir():  # the cohort's cells
-            protocol.fetcher(grid, out / "runs", None, sva_cell, NAME, adopt_from=base)(
-                [c for c in cell_list if _same_settings(c, base / "runs" / c.name / RESULT)])
-        return _write(config, out, cell_list, fetch(cell_list))
-
-    return protocol.run(config, out, NAME, sva_cell, body, grid=grid, progress=progress,
-                        size=size, dst=_committed(config, size), tables=size == "full")
-
-
-def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
-    """The tables and the plot rebuilt into `out` from `src` alone (``config.json`` and
-    ``runs/CELL/result.json``; cells not there are listed in ``missing``).
-
-    Raises:
-        FileNotFoundError: `src` has no ``config.json`` of this experiment.
-    """
-    import sys
-
-    def body(config, fetch, src, out):
-        cell_list = cells(config)
-        return _write(config, out, cell_list, fetch(cell_list), rebuilt_from=str(src))
-
-    return protocol.rebuild(sys.modules[__name__], src, out, body)
+def _walk(config: Config, ctx: Context) -> tuple:
+    """The cells and their results; in a run, first the committed 50-seed cohort's cells
+    with the same settings adopted (when the committed folder is another)."""
+    cell_list = cells(config)
+    base = _cohort(config) if config.committed is not None and not ctx.rebuilding else None
+    if base is not None and base != ctx.committed and (base / "runs").is_dir():
+        protocol.fetcher(ctx.grid, ctx.runs, None, ctx.cell, NAME, adopt_from=base)(
+            [c for c in cell_list if _same_settings(c, base / "runs" / c.name / RESULT)])
+    return cell_list, ctx.fetch(cell_list)
 
 
 def _plot(config, agg, path):
@@ -430,3 +337,26 @@ def summary(results: dict) -> str:
     if results.get("missing"):
         lines.append(f"  missing cells: {len(results['missing'])}")
     return "\n".join(lines)
+
+
+EXPERIMENT = Experiment(NAME, Config, _walk, tables, plots, sva_cell, summary=summary,
+                        committed_dir=_committed, tables_at=("full",))  # fmt: skip
+"""Experiment 4 as an [`Experiment`][syncattn.experiments.Experiment]."""
+
+
+def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
+        size: str | None = None) -> dict[str, Path]:
+    """Train the grid (resuming; adopting committed cells), write config.json,
+    results.json, runs.csv, agreement.png (and, with ``export``, the cells, and at the
+    full size the tables, into the committed folder)."""
+    return EXPERIMENT.run(config, out, grid=grid, progress=progress, size=size)
+
+
+def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
+    """The tables and the plot rebuilt into `out` from `src` alone (``config.json`` and
+    ``runs/CELL/result.json``; cells not there are listed in ``missing``).
+
+    Raises:
+        FileNotFoundError: `src` has no ``config.json`` of this experiment.
+    """
+    return EXPERIMENT.rebuild(src, out, progress=progress)

@@ -26,8 +26,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ._common import new_figure, save_figure, start_run, write_csv, write_json
+from ._common import new_figure, save_figure, write_csv, write_json
+from ._dosc import drives as drives, lm_cell
 from ._grid import Grid
+from ._protocol import Context, Experiment
 from ._reuse import ReusedRecipe, recipe, run_cells
 
 
@@ -100,21 +102,6 @@ class Config(ReusedRecipe):
         return cls._full(n_chunks=32)
 
 
-def drives(model, rows, layer: int = -1, pad_id: int | None = 0) -> np.ndarray:
-    """The drives $h$ ``(N, d_osc)`` of layer `layer` at every head and non-pad input position."""
-    import equinox as eqx
-    import jax
-
-    from .. import models
-
-    rows = np.asarray(rows)
-    inputs = rows[:, :-1]
-    aux = eqx.filter_jit(jax.vmap(lambda t: models.attention_diagnostics(model, t, layer)["h"]))(inputs)
-    h = np.asarray(aux)  # (B, heads, T, d)
-    real = inputs != pad_id if pad_id is not None else np.ones(inputs.shape, bool)
-    return h.transpose(0, 2, 1, 3)[real].reshape(-1, h.shape[-1])
-
-
 def _measure(config, d, h):
     import jax
     import jax.numpy as jnp
@@ -142,17 +129,13 @@ def _measure(config, d, h):
     }, norm  # fmt: skip
 
 
-def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
-        size: str | None = None) -> dict[str, Path]:
-    """Train or reuse the models, measure and predict, write config.json, results.json,
-    convergence.csv and convergence.png."""
+def _walk(config, ctx: Context) -> tuple:
+    """Each $d$'s model trained (or reused from ``runs_from``) and its flow measured."""
     from .. import training
-    from .scaling import lm_cell
 
-    out, grid, files = start_run(config, out, NAME, size, grid, progress)
     sc = recipe(config)
     cell_list = [lm_cell(sc, "oscillator", config.seed, d) for d in config.dims]
-    results, folders = run_cells(config, cell_list, out, grid, NAME)
+    results, folders = run_cells(config, cell_list, ctx.out, ctx.grid, NAME)
     per_d, norms, corpus = {}, {}, None
     for d, res, folder in zip(config.dims, results, folders, strict=True):
         if res.get("status") != "ok":
@@ -163,10 +146,18 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
         h = drives(model, corp.val[: config.n_chunks], config.layer, corp.pad_id)
         per_d[str(d)], norms[d] = _measure(config, d, h)
         per_d[str(d)] |= {"run": str(folder), "step": int(step), "val_ppl": res["val"]["ppl"]}
-    files["results"] = write_json(out / "results.json", {
+    return per_d, norms, corpus
+
+
+def tables(config, walked, ctx: Context) -> tuple[dict, dict[str, Path]]:
+    """``results.json``, ``convergence.csv`` and ``convergence.png`` (its histograms draw
+    the drives' norms, which the results do not keep)."""
+    per_d, norms, corpus = walked
+    out = ctx.out
+    files = {"results": write_json(out / "results.json", payload := {
         "experiment": NAME, "per_d": per_d, "paper": PAPER, "corpus": corpus,
         "paper_corpus_matches": (corpus or {}).get("name") == "tinystories",
-    })  # fmt: skip
+    })}  # fmt: skip
     ds = [d for d in config.dims if "measured" in per_d[str(d)]]
     cols = {"d_osc": ds}
     for src in ("predicted", "measured"):
@@ -174,7 +165,7 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
             cols[f"{src}_{k}"] = [per_d[str(d)][src][k] for d in ds]
     files["csv"] = write_csv(out / "convergence.csv", cols)
     files["png"] = _plot(ds, per_d, norms, out / "convergence.png")
-    return files
+    return payload, files
 
 
 def _plot(ds, per_d, norms, path):
@@ -214,3 +205,14 @@ def summary(results: dict) -> str:
         lines.append(f"  d={d:<3} predicted {f(p)}  measured {f(m)}{paper}  "
                      f"({r['oscillators']} oscillators, median |h| {r['norm_h']['quantiles_5_25_50_75_95'][2]:.3g})")  # fmt: skip
     return "\n".join(lines)
+
+
+EXPERIMENT = Experiment(NAME, Config, _walk, tables, summary=summary, rebuildable=False)
+"""Experiment 6 as an [`Experiment`][syncattn.experiments.Experiment]."""
+
+
+def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
+        size: str | None = None) -> dict[str, Path]:
+    """Train or reuse the models, measure and predict, write config.json, results.json,
+    convergence.csv and convergence.png."""
+    return EXPERIMENT.run(config, out, grid=grid, progress=progress, size=size)

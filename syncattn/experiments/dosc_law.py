@@ -21,7 +21,7 @@ about an hour of this CPU (docs/experiments.md, section 5b).
 $$D = \lceil \kappa N \rceil,\quad \kappa = 20,\qquad
   S = e\left\lceil \frac{D}{e\,B\,T} \right\rceil \text{ steps of } B \times T \text{ tokens}$$
 
-([`rung_budget`][syncattn.experiments.ladder.rung_budget]), with $N$ the
+([`rung_budget`][syncattn.experiments._protocol.rung_budget]), with $N$ the
 **non-embedding** parameter count of the softmax model (everything but the $V \times d$
 token embedding and the $d \times V + V$ output layer: 76,496 at the default size, so
 $D$ = 1.54 M tokens, 980 steps of 32 x 49, about 1.7 passes over the training
@@ -34,14 +34,14 @@ with a linear warm-up over 5 % of the steps.
 $p = 1$, and softmax) gets its own peak lr: the lowest final validation loss of the
 sweep ``lrs`` at ``seeds[0]``, extended one half-decade at a time past an edge while
 the best lies on it (``extend`` at most;
-[`next_lr`][syncattn.experiments.ladder.next_lr],
-[`best_lr`][syncattn.experiments.ladder.best_lr]). The oscillator's lr then serves
+[`next_lr`][syncattn.experiments._protocol.next_lr],
+[`best_lr`][syncattn.experiments._protocol.best_lr]). The oscillator's lr then serves
 every $d_{osc}$ and $p$. Every lr's score is reported.
 
 **Scores.** The validation split chose the lr, so the headline PPLs (the law, the gap,
 $\alpha$, the $p$ sweep) are on the **test** split, scored on the whole split
 (``final_batches`` ``None``); the same law on the validation split is reported beside
-it. The gap and its fit are experiment 5's ([`law`][syncattn.experiments.scaling.law]):
+it. The gap and its fit are experiment 5's ([`law`][syncattn.experiments._dosc.law]):
 $\Delta(d) = \overline{\mathrm{PPL}}(d) - \overline{\mathrm{PPL}}_\mathrm{softmax}
 \approx C d^{-\alpha}$ with a percentile bootstrap interval of $\alpha$ over the seeds.
 
@@ -72,14 +72,21 @@ from pathlib import Path
 
 from . import _protocol as protocol
 from ._common import layered_overrides, write_csv, write_json
+from ._dosc import PAPER, RECIPE, corpus_choice, law, plot_law, summary as law_summary
 from ._grid import Grid, TrainCell
-from ._protocol import Family, ProtocolConfig, budget as protocol_budget, record_lines
-from .ladder import ladder_cell
-from .scaling import PAPER, RECIPE, corpus_choice, law
+from ._protocol import (
+    Context,
+    Experiment,
+    Family,
+    ProtocolConfig,
+    budget as protocol_budget,
+    record_lines,
+    scored_cell,
+)
 
 
-__all__ = ["Config", "run", "rebuild", "walk", "summary", "aggregate", "budget", "cell", "dosc_cell",
-           "budget_params", "PAPER", "FAMILIES"]  # fmt: skip
+__all__ = ["Config", "EXPERIMENT", "run", "rebuild", "walk", "summary", "aggregate", "budget",
+           "cell", "dosc_cell", "budget_params", "PAPER", "FAMILIES"]  # fmt: skip
 
 NAME = "dosc_law"
 FAMILIES = (Family("oscillator", "oscillator"), Family("softmax", "softmax"))
@@ -212,9 +219,9 @@ def cell(config, model: str, lr: float, seed: int, d: int | None = None, p: int 
 
 
 def dosc_cell(cell: TrainCell, folder) -> dict:
-    """The ladder's cell function ([`ladder_cell`][syncattn.experiments.ladder.ladder_cell])
+    """The protocol's cell function ([`scored_cell`][syncattn.experiments._protocol.scored_cell])
     on a word corpus: test scores, curves of the validation loss and PPL."""
-    return ladder_cell(cell, folder, metrics=("loss", "ppl"))
+    return scored_cell(cell, folder, metrics=("loss", "ppl"))
 
 
 def _family_cell(config, family: str, lr: float) -> TrainCell:
@@ -292,52 +299,27 @@ def aggregate(config, cells, results, best) -> dict:
             "corpus": protocol.corpus(results)}  # fmt: skip
 
 
-def _write(config, out: Path, cells, results, best, rebuilt_from=None) -> dict[str, Path]:
-    from .scaling import plot_law as _plot
-
-    agg = aggregate(config, cells, results, best)
-    payload = {"experiment": NAME, **agg, "paper": PAPER, "rebuilt_from": rebuilt_from,
+def tables(config, walked, ctx: Context) -> tuple[dict, dict[str, Path]]:
+    """``results.json`` and ``cells.csv`` of the walk's cells and best lrs."""
+    agg = aggregate(config, *walked)
+    payload = {"experiment": NAME, **agg, "paper": PAPER, "rebuilt_from": ctx.rebuilt_from,
                "split": "test",
                "paper_corpus_matches": (agg.get("corpus") or {}).get("name") in ("wikitext2", "tinystories")}  # fmt: skip
-    files = {"results": write_json(out / "results.json", payload)}
+    files = {"results": write_json(ctx.out / "results.json", payload)}
     rows = agg["rows"]
-    files["csv"] = write_csv(out / "cells.csv", {
+    files["csv"] = write_csv(ctx.out / "cells.csv", {
         k: [("" if w[k] is None else w[k]) for w in rows] for k in rows[0]})  # fmt: skip
-    files["png"] = _plot(config, agg, out / f"{NAME}.png", "test")
-    return files
+    return payload, files
 
 
-def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
-        size: str | None = None) -> dict[str, Path]:
-    """Train the grid (resuming; adopting committed cells), write config.json,
-    results.json, cells.csv and dosc_law.png; return the files written."""
-
-    def body(fetch, out, grid, dst):
-        return _write(config, out, *walk(config, fetch))
-
-    return protocol.run(config, out, NAME, dosc_cell, body, grid=grid, progress=progress,
-                        size=size)  # fmt: skip
-
-
-def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
-    """The tables and the plot rebuilt into `out` from `src` alone (``config.json`` and
-    ``runs/CELL/result.json``; cells not there are reported missing).
-
-    Raises:
-        FileNotFoundError: `src` has no ``config.json`` of this experiment.
-    """
-    import sys
-
-    def body(config, fetch, src, out):
-        return _write(config, out, *walk(config, fetch), rebuilt_from=str(src))
-
-    return protocol.rebuild(sys.modules[__name__], src, out, body)
+def plots(config, results: dict, out: Path) -> dict[str, Path]:
+    """``dosc_law.png``: the law's figure on the test PPL
+    ([`plot_law`][syncattn.experiments._dosc.plot_law])."""
+    return {"png": plot_law(config, results, Path(out) / f"{NAME}.png", "test")}
 
 
 def summary(results: dict) -> str:
     """The law (test PPL), the fit, the p sweep, the lrs and the convergence record."""
-    from .scaling import summary as law_summary
-
     b = results["budget"]
     lines = [law_summary(results).replace("validation PPL", "test PPL", 1),
              f"  budget: N = {b['params']:,} non-embedding parameters, {b['tokens']:,} tokens, "
@@ -359,3 +341,25 @@ def summary(results: dict) -> str:
         lines.append(f"  {fam} lr {results['best_lr'][fam]}{edge}; val loss by lr: {vals}")
     return "\n".join(lines + record_lines(results, "val loss"))
 
+
+
+EXPERIMENT = Experiment(NAME, Config, lambda config, ctx: walk(config, ctx.fetch), tables, plots,
+                        dosc_cell, FAMILIES, summary)  # fmt: skip
+"""The d_osc law as an [`Experiment`][syncattn.experiments._protocol.Experiment]."""
+
+
+def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
+        size: str | None = None) -> dict[str, Path]:
+    """Train the grid (resuming; adopting committed cells), write config.json,
+    results.json, cells.csv and dosc_law.png; return the files written."""
+    return EXPERIMENT.run(config, out, grid=grid, progress=progress, size=size)
+
+
+def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
+    """The tables and the plot rebuilt into `out` from `src` alone (``config.json`` and
+    ``runs/CELL/result.json``; cells not there are reported missing).
+
+    Raises:
+        FileNotFoundError: `src` has no ``config.json`` of this experiment.
+    """
+    return EXPERIMENT.rebuild(src, out, progress=progress)

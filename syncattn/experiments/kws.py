@@ -50,7 +50,6 @@ from ._common import (
     new_figure,
     recipe_fields,
     save_figure,
-    start_run,
     write_csv,
     write_json,
 )
@@ -63,6 +62,7 @@ from ._kws_training import (
     kws_optimizer,
     kws_task,
 )
+from ._protocol import Context, Experiment
 from ._variants import COMPARISONS, check_models, paired as paired_difference
 
 
@@ -216,59 +216,46 @@ def aggregate(config: Config, cell_list, results) -> dict:
             "confidence": config.confidence}  # fmt: skip
 
 
-def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
-        size: str | None = None) -> dict[str, Path]:
-    """Generate the data (cached), train the grid (resuming), write config.json,
-    results.json, runs.csv and kws.png."""
+def _walk(config, ctx: Context) -> tuple:
+    """In a run: the data generated (cached) and the cells trained; in a rebuild: the
+    cells read and the data set's record taken from the source's ``results.json``."""
+    import json
+
+    cell_list = cells(config)
+    if ctx.rebuilding:
+        prior = ctx.committed / "results.json"
+        info = json.loads(prior.read_text()).get("data", {}) if prior.is_file() else {}
+        return cell_list, ctx.fetch(cell_list), info | {"seconds_this_run": None}
     from ..data import kws
 
-    out, grid, files = start_run(config, out, NAME, size, grid, progress)
     t0 = time.time()
-    data = kws.load_kws(config.data_config(), workers=config.workers, progress=progress)
+    data = kws.load_kws(config.data_config(), workers=config.workers, progress=ctx.grid.progress)
     data_seconds = time.time() - t0
-    cell_list = cells(config)
-    results = grid.run(cell_list, out / "runs", kws_cell, desc=NAME)
+    results = ctx.fetch(cell_list)
     man = data.manifest
     info = {"hash": man["hash"], "path": str(data.path), "espeak_ng": man["espeak_ng"],
             "librosa": man["librosa"], "counts": man["counts"], "speakers": man["speakers"],
             "classes": man["classes"], "seconds_this_run": data_seconds}  # fmt: skip
-    return files | _write(config, out, cell_list, results, info)
+    return cell_list, results, info
 
 
-def _write(config, out: Path, cell_list, results, data_info: dict, rebuilt_from=None) -> dict[str, Path]:
+def tables(config, walked, ctx: Context) -> tuple[dict, dict[str, Path]]:
+    """``results.json`` and ``runs.csv``."""
+    cell_list, results, data_info = walked
     agg = aggregate(config, cell_list, results)
-    files = {"results": write_json(out / "results.json", {
+    files = {"results": write_json(ctx.out / "results.json", payload := {
         "experiment": NAME, "note": PROXY_NOTE, **agg, "data": data_info,
         "params": {c.model: r.get("params") for c, r in zip(cell_list, results, strict=True)},
-        "paper": PAPER, "rebuilt_from": rebuilt_from,
+        "paper": PAPER, "rebuilt_from": ctx.rebuilt_from,
     })}  # fmt: skip
     rows = agg["rows"]
-    files["csv"] = write_csv(out / "runs.csv", {k: [r[k] for r in rows] for k in rows[0]})
-    files["png"] = _plot(config, agg, out / "kws.png")
-    return files
+    files["csv"] = write_csv(ctx.out / "runs.csv", {k: [r[k] for r in rows] for k in rows[0]})
+    return payload, files
 
 
-def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
-    """The table and plot of the experiment in `src` (its ``config.json``, its
-    ``results.json`` for the data set's record, and ``runs/CELL/result.json``; e.g. the
-    committed ``results/experiments/kws/kws-default``) rebuilt into `out` from those files
-    alone: no data are generated, nothing is trained (cells not there are reported
-    missing).
-
-    Raises:
-        FileNotFoundError: `src` has no kws ``config.json``.
-    """
-    import json
-    import sys
-
-    def body(config, fetch, src, out):
-        cell_list = cells(config)
-        prior = src / "results.json"
-        info = json.loads(prior.read_text()).get("data", {}) if prior.is_file() else {}
-        return _write(config, out, cell_list, fetch(cell_list), info | {"seconds_this_run": None},
-                      rebuilt_from=str(src))  # fmt: skip
-
-    return protocol.rebuild(sys.modules[__name__], src, out, body)
+def plots(config, results: dict, out: Path) -> dict[str, Path]:
+    """``kws.png``."""
+    return {"png": _plot(config, results, Path(out) / "kws.png")}
 
 
 def _plot(config, agg, path):
@@ -332,3 +319,27 @@ def summary(results: dict) -> str:
             lines.append(f"  {c['a']} - {c['b']} (paired, {c['best_val']['n']} seeds): "
                          + ", ".join(parts))  # fmt: skip
     return "\n".join(lines)
+
+
+EXPERIMENT = Experiment(NAME, Config, _walk, tables, plots, kws_cell, summary=summary)
+"""The keyword-spotting experiment as an [`Experiment`][syncattn.experiments.Experiment]."""
+
+
+def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
+        size: str | None = None) -> dict[str, Path]:
+    """Generate the data (cached), train the grid (resuming), write config.json,
+    results.json, runs.csv and kws.png."""
+    return EXPERIMENT.run(config, out, grid=grid, progress=progress, size=size)
+
+
+def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
+    """The table and plot of the experiment in `src` (its ``config.json``, its
+    ``results.json`` for the data set's record, and ``runs/CELL/result.json``; e.g. the
+    committed ``results/experiments/kws/kws-default``) rebuilt into `out` from those files
+    alone: no data are generated, nothing is trained (cells not there are reported
+    missing).
+
+    Raises:
+        FileNotFoundError: `src` has no kws ``config.json``.
+    """
+    return EXPERIMENT.rebuild(src, out, progress=progress)

@@ -34,11 +34,12 @@ from ._common import (
     fmt_mean_std,
     new_figure,
     save_figure,
-    start_run,
     write_csv,
     write_json,
 )
+from ._dosc import lm_cell
 from ._grid import Grid
+from ._protocol import Context, Experiment
 from ._reuse import ReusedRecipe, recipe, run_cells
 
 
@@ -107,20 +108,7 @@ def _speed(path) -> dict | None:
     return {"source": str(path), "command": raw.get("env", {}).get("command"), "time_s": table}
 
 
-def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
-        size: str | None = None) -> dict[str, Path]:
-    """Train (or reuse) the four models per seed, write config.json, results.json,
-    runs.csv and linear.png."""
-    out, grid, files = start_run(config, out, NAME, size, grid, progress)
-    kinds = _kinds(config)
-    flat = [c for cs in kinds.values() for c in cs]
-    results, folders = run_cells(config, flat, out, grid, NAME)
-    return files | _write(config, out, kinds, results, [str(f) for f in folders if out not in f.parents])
-
-
 def _kinds(config) -> dict:
-    from .scaling import lm_cell
-
     sc = recipe(config)
 
     def unit(c):  # the linear layer needs unit anchors (max(0, 1 + z.r) must not clip)
@@ -135,30 +123,23 @@ def _kinds(config) -> dict:
     }  # fmt: skip
 
 
-def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
-    """The table and plot of the experiment in `src` (``config.json`` and
-    ``runs/CELL/result.json``, e.g. the committed ``results/experiments/linear/linear-default``)
-    rebuilt into `out` from those files alone (cells not there are reported missing; the
-    speed is read from the benchmark file the config names, when it exists).
+def _walk(config, ctx: Context) -> tuple:
+    """The four models per seed: in a run trained (or reused from ``runs_from``), in a
+    rebuild read from the source (missing where absent)."""
+    from ._from_results import committed_results
 
-    Raises:
-        FileNotFoundError: `src` has no linear ``config.json``.
-    """
-    import sys
-
-    from ._common import write_experiment_config
-    from ._from_results import committed_config, committed_results
-
-    config, raw = committed_config(sys.modules[__name__], src)
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     kinds = _kinds(config)
-    results = committed_results(src, [c for cs in kinds.values() for c in cs])
-    files = {"config": write_experiment_config(config, out, NAME, raw.get("size"))}
-    return files | _write(config, out, kinds, results, [], rebuilt_from=str(src))
+    flat = [c for cs in kinds.values() for c in cs]
+    if ctx.rebuilding:
+        return kinds, committed_results(ctx.committed, flat), []
+    results, folders = run_cells(config, flat, ctx.out, ctx.grid, NAME)
+    return kinds, results, [str(f) for f in folders if ctx.out not in f.parents]
 
 
-def _write(config, out: Path, kinds, results, reused, rebuilt_from=None) -> dict[str, Path]:
+def tables(config, walked, ctx: Context) -> tuple[dict, dict[str, Path]]:
+    """``results.json`` (the PPLs, the paired costs, the speed) and ``runs.csv``."""
+    kinds, results, reused = walked
+    out, rebuilt_from = ctx.out, ctx.rebuilt_from
     flat = [c for cs in kinds.values() for c in cs]
     by = {c.name: r for c, r in zip(flat, results, strict=True)}
 
@@ -172,7 +153,7 @@ def _write(config, out: Path, kinds, results, reused, rebuilt_from=None) -> dict
     speed = _speed(config.benchmark)
     first = next((r for r in results if r.get("status") == "ok"), {})
     files = {}
-    files["results"] = write_json(out / "results.json", {
+    files["results"] = write_json(out / "results.json", payload := {
         "experiment": NAME, "d": config.d, "ppl": table, "linear_minus_softplus": paired,
         "linear_minus_elu1": paired_elu1, "couplings": {
             "linear": "elu1_features (phi(q).phi(k)/d_h, phi = elu + 1; unit anchors)",
@@ -183,8 +164,12 @@ def _write(config, out: Path, kinds, results, reused, rebuilt_from=None) -> dict
     })  # fmt: skip
     files["csv"] = write_csv(out / "runs.csv", {
         "cell": [c.name for c in flat], "val_ppl": [ppl(c) for c in flat]})  # fmt: skip
-    files["png"] = _plot(config, table, speed, out / "linear.png")
-    return files
+    return payload, files
+
+
+def plots(config, results: dict, out: Path) -> dict[str, Path]:
+    """``linear.png``: the PPLs and the speed."""
+    return {"png": _plot(config, results["ppl"], results["speed"], Path(out) / "linear.png")}
 
 
 def _plot(config, table, speed, path):
@@ -232,3 +217,26 @@ def summary(results: dict) -> str:
     else:
         lines.append("  speed: no benchmarks/attention.py results found")
     return "\n".join(lines)
+
+
+EXPERIMENT = Experiment(NAME, Config, _walk, tables, plots, summary=summary)
+"""Experiment 7 as an [`Experiment`][syncattn.experiments.Experiment]."""
+
+
+def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
+        size: str | None = None) -> dict[str, Path]:
+    """Train (or reuse) the four models per seed, write config.json, results.json,
+    runs.csv and linear.png."""
+    return EXPERIMENT.run(config, out, grid=grid, progress=progress, size=size)
+
+
+def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
+    """The table and plot of the experiment in `src` (``config.json`` and
+    ``runs/CELL/result.json``, e.g. the committed ``results/experiments/linear/linear-default``)
+    rebuilt into `out` from those files alone (cells not there are reported missing; the
+    speed is read from the benchmark file the config names, when it exists).
+
+    Raises:
+        FileNotFoundError: `src` has no linear ``config.json``.
+    """
+    return EXPERIMENT.rebuild(src, out, progress=progress)

@@ -23,29 +23,26 @@ from ._common import (
     TableRecipe,
     describe_values,
     fmt_mean_std,
-    layered_overrides,
     new_figure,
     save_figure,
-    start_run,
     write_csv,
     write_json,
 )
 from ._grid import Grid, TrainCell
+from ._papers import TABLE
+from ._protocol import Context, Experiment, walk_cells
+from ._seed000 import (
+    corpus_choice as corpus_choice,
+    table_cell,
+    train_overrides as train_overrides,
+)
 
 
 __all__ = ["Config", "run", "summary", "cells", "table_cell", "PAPER"]
 
 NAME = "table"
 
-PAPER = {
-    "source": "arXiv 2606.11585 (seed 000); ../shared/EXPERIMENTS.md, section A",
-    "corpus": "enwik8",
-    "1m": {"kuramoto": {"mean": 1.637, "std": 0.010}, "softmax": {"mean": 1.616, "std": 0.004}},
-    "5m": {
-        "kuramoto": {"mean": 1.468, "median": 1.448, "n": 5},
-        "softmax": {"mean": 1.456, "median": 1.452, "n": 5},
-    },
-}
+PAPER = TABLE
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,40 +84,6 @@ class Config(TableRecipe):
         """The paper's table: "1m" and "5m", 5 seeds, the presets' steps and batches
         (enwik8 when ``data_path`` is given). For a GPU."""
         return cls._full(sizes=("1m", "5m"), seeds=(0, 1, 2, 3, 4))
-
-
-def corpus_choice(config) -> tuple[str, str | None]:
-    """``(corpus name, path)``: enwik8 when a path is given and ``data="auto"``."""
-    if config.data == "auto":
-        return ("enwik8" if config.data_path else "embedded"), config.data_path
-    return config.data, config.data_path
-
-
-def train_overrides(config) -> dict:
-    """The cells' typed training overrides from the config (``{"train.batch_size": 16,
-    ...}``, [`cell_overrides`][syncattn.experiments._grid.cell_overrides])."""
-    settings = {k: getattr(config, k) for k in ("batch_size", "seq_len")
-                if getattr(config, k) is not None}  # fmt: skip
-    return layered_overrides(settings, config.train)
-
-
-def table_cell(config, size: str, model: str, seed: int, variant: str = "",
-               extra=()) -> TrainCell:  # fmt: skip
-    """The [`TrainCell`][syncattn.experiments.TrainCell] ``SIZE-MODEL-[VARIANT-]seedS`` of
-    this recipe (`extra`: the variant's model overrides, ``{key: value}`` or
-    ``key=value`` text, replacing the recipe's).
-
-    Experiments 2 and 3 build their cells here, so that their full Kuramoto models
-    are (and reuse) experiment 1's.
-    """
-    data, path = corpus_choice(config)
-    tag = f"{variant}-" if variant else ""
-    return TrainCell(
-        name=f"{size}-{model}-{tag}seed{seed}", model=model, config=size, seed=seed,
-        data=data, data_path=path, steps=config.steps,
-        overrides=layered_overrides(train_overrides(config), extra),
-        eval_batches=config.eval_batches,
-    )  # fmt: skip
 
 
 def cells(config) -> list[TrainCell]:
@@ -166,24 +129,23 @@ def aggregate(config, cell_list, results) -> dict:
     return {"rows": rows, "table": table, "corpus": first.get("corpus")}
 
 
-def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
-        size: str | None = None) -> dict[str, Path]:
-    """Train the grid (resuming), aggregate, write config.json, results.json,
-    table.csv and table.png into ``out``; return the files written."""
-    out, grid, files = start_run(config, out, NAME, size, grid, progress)
-    cell_list = cells(config)
-    results = grid.run(cell_list, out / "runs", desc=NAME)
-    agg = aggregate(config, cell_list, results)
+def tables(config, walked, ctx: Context) -> tuple[dict, dict[str, Path]]:
+    """``results.json`` and ``table.csv``."""
+    agg = aggregate(config, *walked)
     payload = {"experiment": NAME, **agg, "paper": PAPER,
                "paper_corpus_matches": (agg.get("corpus") or {}).get("name") == "enwik8"}
-    files["results"] = write_json(out / "results.json", payload)
+    files = {"results": write_json(ctx.out / "results.json", payload)}
     rows = agg["rows"]
-    files["csv"] = write_csv(out / "table.csv", {
+    files["csv"] = write_csv(ctx.out / "table.csv", {
         k: [("" if r[k] is None else r[k]) for r in rows]
         for k in ("size", "model", "seed", "status", "params", "step", "val_bpc")
     })
-    files["png"] = _plot(config, agg, out / "table.png")
-    return files
+    return payload, files
+
+
+def plots(config, results: dict, out: Path) -> dict[str, Path]:
+    """``table.png``."""
+    return {"png": _plot(config, results, Path(out) / "table.png")}
 
 
 def _plot(config, agg, path):
@@ -233,3 +195,15 @@ def summary(results: dict) -> str:
         "5m median 1.448 vs 1.452 (mean 1.468 vs 1.456), 5 seeds"
     )
     return "\n".join(lines)
+
+
+EXPERIMENT = Experiment(NAME, Config, walk_cells(cells), tables, plots, summary=summary,
+                        rebuildable=False)  # fmt: skip
+"""Experiment 1 as an [`Experiment`][syncattn.experiments.Experiment]."""
+
+
+def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
+        size: str | None = None) -> dict[str, Path]:
+    """Train the grid (resuming), aggregate, write config.json, results.json,
+    table.csv and table.png into ``out``; return the files written."""
+    return EXPERIMENT.run(config, out, grid=grid, progress=progress, size=size)

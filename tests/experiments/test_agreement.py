@@ -2,6 +2,7 @@
 hand, and its committed results: export, adoption and the rebuild, with a stand-in cell
 function (the real trainings run in test_seed001.py and in the committed cohort)."""
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -80,7 +81,7 @@ def test_export_adopt_and_rebuild(tmp_path, monkeypatch):
         calls.append(cell.name)
         return _fake_result(cell)
 
-    monkeypatch.setattr(agreement, "sva_cell", fake_cell)
+    monkeypatch.setattr(agreement, "EXPERIMENT", dataclasses.replace(agreement.EXPERIMENT, cell=fake_cell))
     monkeypatch.setattr(agreement, "_cohort", lambda config: None)  # no cohort to adopt from
     committed = tmp_path / "committed"
     cfg = agreement.Config(seeds=(0, 1, 2), committed=str(committed), export=True)
@@ -148,7 +149,7 @@ def test_ablation_run_adopts_the_cohorts_base_cells(tmp_path, monkeypatch):
         calls.append(cell.name)
         return _arm_result(cell)
 
-    monkeypatch.setattr(agreement, "sva_cell", fake_cell)
+    monkeypatch.setattr(agreement, "EXPERIMENT", dataclasses.replace(agreement.EXPERIMENT, cell=fake_cell))
     cfg = agreement.Config(models=("oscillator", "oscillator-frozen-wv"), seeds=(0, 1),
                            committed=str(tmp_path / "committed"), export=True)  # fmt: skip
     agreement.run(cfg, tmp_path / "a", progress=False, size="full")

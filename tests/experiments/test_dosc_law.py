@@ -95,7 +95,7 @@ def test_walk_law_resume_and_rebuild(tmp_path, monkeypatch):
         calls.append(cell.name)
         return _fake(cell, folder)
 
-    monkeypatch.setattr(dosc_law, "dosc_cell", fake)
+    monkeypatch.setattr(dosc_law, "EXPERIMENT", dataclasses.replace(dosc_law.EXPERIMENT, cell=fake))
     dosc_law.run(config, tmp_path / "a", grid=Grid(progress=False), size="smoke")
     # the sweep, families interleaved; the oscillator's best (1e-2) is on the edge, so 3e-2
     # is tried (worse: stop); softmax's best (3e-3) lies inside

@@ -137,7 +137,8 @@ def _fake(cell, folder, *, calls=None):
 @pytest.mark.skipif(not LADDER.is_dir(), reason="needs the committed ladder folder of a checkout")
 def test_reference_cells_adopted_from_the_ladder_never_trained(tmp_path, monkeypatch):
     calls = []
-    monkeypatch.setattr(ladder, "ladder_cell", lambda c, f: _fake(c, f, calls=calls))
+    monkeypatch.setattr(geometry, "EXPERIMENT", dataclasses.replace(
+        geometry.EXPERIMENT, cell=lambda c, f: _fake(c, f, calls=calls)))
     config = dataclasses.replace(geometry.Config(), families=("kuramoto-lift",), committed=None)
     assert geometry.ladder_dir(config) == LADDER
     geometry.run(config, tmp_path, grid=Grid(progress=False))
@@ -266,7 +267,7 @@ def test_top_target_runs_the_top_family_alone(tmp_path, monkeypatch):
             r["test"]["bpc"] -= 0.15
         return r
 
-    monkeypatch.setattr(ladder, "ladder_cell", fake)
+    monkeypatch.setattr(geometry, "EXPERIMENT", dataclasses.replace(geometry.EXPERIMENT, cell=fake))
     config = dataclasses.replace(SMOKE, targets=(12_000, 30_000), seeds=(0, 1, 2),
                                  ladder_targets=(12_000, 30_000, 60_000), top_target=60_000,
                                  cut=("kuramoto-vonmises", "kuramoto-lift"))  # fmt: skip
@@ -315,7 +316,8 @@ def test_run_resumes_from_committed_cells_and_rebuilds(tmp_path, monkeypatch):
     committed = tmp_path / "committed"
     config = dataclasses.replace(SMOKE, committed=str(committed), export=True)
     calls = []
-    monkeypatch.setattr(ladder, "ladder_cell", lambda c, f: _fake(c, f, calls=calls))
+    monkeypatch.setattr(geometry, "EXPERIMENT", dataclasses.replace(
+        geometry.EXPERIMENT, cell=lambda c, f: _fake(c, f, calls=calls)))
     files = geometry.run(config, tmp_path / "a", grid=Grid(progress=False), size="smoke")
     assert {Path(p).name for p in files.values()} == {"config.json", "results.json", "cells.csv",
                                                       "gaps.csv", "gaps.md", "geometry.png"}  # fmt: skip

@@ -167,7 +167,7 @@ def test_sweep_extends_past_an_edge(tmp_path, monkeypatch):
         best = 3e-2 if cell.model == "kuramoto" else 3e-3
         return _fake(cell, folder, bpc=3.0 + abs(math.log10(cell.overrides["train.lr"] / best)))
 
-    monkeypatch.setattr(ladder, "ladder_cell", fake)
+    monkeypatch.setattr(ladder, "EXPERIMENT", dataclasses.replace(ladder.EXPERIMENT, cell=fake))
     ladder.run(config, tmp_path, grid=Grid(progress=False))
     res = json.loads((tmp_path / "results.json").read_text())
     rung = res["rungs"][0]
@@ -188,7 +188,7 @@ def test_resume_from_committed_results_and_rebuild(tmp_path, monkeypatch):
         calls.append(cell.name)
         return _fake(cell, folder)
 
-    monkeypatch.setattr(ladder, "ladder_cell", fake)
+    monkeypatch.setattr(ladder, "EXPERIMENT", dataclasses.replace(ladder.EXPERIMENT, cell=fake))
     ladder.run(config, tmp_path / "a", grid=Grid(progress=False), size="smoke")
     # 2 rungs x 2 models x (2 lrs + 1 more seed), the ablation at 12k (2 seeds), a probe (1)
     assert len(calls) == 15 and calls[-3:] == [
@@ -362,7 +362,7 @@ def test_ablation_and_dynamics_cells():
 def test_dynamics_measured_once_retrained_when_adopted_and_rebuilt(tmp_path, monkeypatch):
     """Each Kuramoto cell at the chosen lr is measured once (dynamics.json, exported); an
     adopted cell has no checkpoint and is trained again into OUT/retrain; a rebuild reads it."""
-    from syncattn.experiments import dynamics
+    from syncattn.experiments import _dynamics as dynamics
     from syncattn.training import CheckpointError
 
     committed = tmp_path / "committed"
@@ -388,7 +388,7 @@ def test_dynamics_measured_once_retrained_when_adopted_and_rebuilt(tmp_path, mon
                 "verdicts": dynamics.verdicts(stats, thr),
                 "grad_norms": {"trained": {"readout": 1.0 + (v[0] > 0.96)}, "init": {"readout": 3.0}}}  # fmt: skip
 
-    monkeypatch.setattr(ladder, "ladder_cell", fake)
+    monkeypatch.setattr(ladder, "EXPERIMENT", dataclasses.replace(ladder.EXPERIMENT, cell=fake))
     monkeypatch.setattr(dynamics, "measure_run", measure)
     ladder.run(config, tmp_path / "a", grid=Grid(progress=False), size="smoke")
     want = ["12k-kuramoto-lr0.003-seed0", "12k-kuramoto-lr0.003-seed1",

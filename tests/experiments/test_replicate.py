@@ -2,6 +2,7 @@
 commit and package versions that made it; ``replicate=CELL`` re-runs one committed cell and
 reports the difference, 0 for a cell made here, the size of a stand-in's change otherwise."""
 
+import dataclasses
 import json
 import platform
 from importlib import metadata
@@ -11,7 +12,13 @@ import pytest
 
 from syncattn import cli
 from syncattn._outputs import revision
-from syncattn.experiments import Grid, TrainCell, _protocol as protocol, ladder
+from syncattn.experiments import (
+    Grid,
+    TrainCell,
+    _protocol as protocol,
+    geometry,
+    ladder,
+)
 from syncattn.experiments._protocol import _replicate
 
 from ..helpers import approx
@@ -114,7 +121,11 @@ def test_replicate_reports_the_difference_through_the_command_line(
 ):
     # the committed cell as a cell function wrote it, then today's code moved its bpc
     Grid(progress=False).run([TINY], tmp_path / "c" / "runs", _fake)
-    monkeypatch.setattr(ladder, "ladder_cell", lambda c, f: _fake(c, f, bpc=2.01))
+    def moved(cell: TrainCell, folder) -> dict:  # the cell type read from the annotation
+        return _fake(cell, folder, bpc=2.01)
+
+    exp = dataclasses.replace(geometry.EXPERIMENT, cell=moved)
+    monkeypatch.setattr(geometry, "EXPERIMENT", exp)
     out = tmp_path / "out"
     argv = [
         "experiment",

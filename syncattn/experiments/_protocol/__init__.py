@@ -24,11 +24,14 @@ under one rule, each family at its own learning rate:
    its ``RESULTS``), its scores and its convergence record
    ([`converged`][syncattn.experiments._protocol.converged]).
 
-An experiment is then a ``Config`` deriving from
+An experiment is then one [`Experiment`][syncattn.experiments._protocol.Experiment]: a
+``Config`` deriving from
 [`ProtocolConfig`][syncattn.experiments._protocol.ProtocolConfig] (the shared fields),
-a list of [`Family`][syncattn.experiments._protocol.Family], a function making a cell
-of a family at an lr and seed, a walk (``sweep`` then ``at_best``) and its tables: see
-the example in tests/experiments/test_protocol.py.
+a list of [`Family`][syncattn.experiments._protocol.Family], a cell function, a walk
+(``sweep`` then ``at_best``, or the rungs' [`rung_walk`][syncattn.experiments._protocol.rung_walk]),
+its tables and its plots; the object runs, rebuilds and adopts (docs/experiments.md,
+"Adding an experiment"). The size ladder's rule, cells and corpus choice
+(``_rungs``) live here, so that the experiments built on rungs import none of each other.
 """
 
 from __future__ import annotations
@@ -41,6 +44,11 @@ from ._committed import (
     rebuild as rebuild,
     run as run,
 )
+from ._experiment import (
+    Context as Context,
+    Experiment as Experiment,
+    walk_cells as walk_cells,
+)
 from ._provenance import (
     PACKAGES as PACKAGES,
     provenance as provenance,
@@ -48,6 +56,20 @@ from ._provenance import (
 )
 from ._replicate import replicate as replicate
 from ._result import CellResult as CellResult, Status as Status, converged as converged
+from ._rungs import (
+    REFERENCES as REFERENCES,
+    corpus_choice as corpus_choice,
+    family as family,
+    family_of as family_of,
+    rung_budget as rung_budget,
+    rung_cell as rung_cell,
+    rung_depth as rung_depth,
+    rung_overrides as rung_overrides,
+    rung_seeds as rung_seeds,
+    rung_shape as rung_shape,
+    rung_walk as rung_walk,
+    scored_cell as scored_cell,
+)
 from ._sweep import (
     Family as Family,
     ProtocolConfig as ProtocolConfig,
@@ -79,4 +101,8 @@ __all__ = [
     "committed_dir", "adopt", "fetcher", "committed_fetch", "run", "rebuild", "cell_row", "record",
     "record_lines", "compute", "corpus", "lr_sweep", "at_edge", "paired", "PACKAGES",
     "provenance", "stamping", "replicate",
+    "record_lines", "compute", "corpus", "lr_sweep", "at_edge", "paired",
+    "Experiment", "Context", "REFERENCES", "corpus_choice", "family", "family_of", "rung_budget",
+    "rung_cell", "rung_depth", "rung_overrides", "rung_seeds", "rung_shape", "rung_walk",
+    "scored_cell", "walk_cells",
 ]  # fmt: skip

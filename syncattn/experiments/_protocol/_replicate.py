@@ -17,7 +17,6 @@ the packages or the machine since ([`syncattn.experiments._protocol.provenance`]
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import math
 import shutil
 from pathlib import Path
@@ -25,16 +24,6 @@ from pathlib import Path
 from .._common import write_json
 from .._grid import read_result
 from ._provenance import provenance
-
-
-CELLS = {
-    "ladder": ("ladder", "TrainCell", "ladder_cell"),
-    "geometry": ("ladder", "TrainCell", "ladder_cell"),
-    "dosc_law": ("dosc_law", "TrainCell", "dosc_cell"),
-    "agreement": ("agreement", "SVACell", "sva_cell"),
-}
-"""Experiment -> (module of `syncattn.experiments`, its cell class, its cell function):
-the experiments whose committed cells can be re-run (looked up when called)."""
 
 
 def _scores(result: dict) -> dict[str, float]:
@@ -65,21 +54,30 @@ def difference(committed: dict, replicated: dict) -> dict[str, float]:
     return out
 
 
-def _cell_and_function(name: str, raw: dict):
-    if name not in CELLS:
+def _cell_and_function(exp, raw: dict):
+    """The experiment's cell function and its cell, rebuilt from the committed settings
+    (the cell type read from the function's annotation of its ``cell`` argument)."""
+    import typing
+
+    if isinstance(exp, str):
+        from .._registry import experiment
+
+        exp = experiment(exp)
+    if not getattr(exp, "committed_cells", True) or exp.cell is None:
+        raise ValueError(f"replicate: experiment {exp.name!r} has no committed protocol cells.")
+    klass = typing.get_type_hints(exp.cell).get("cell")
+    if klass is None or not dataclasses.is_dataclass(klass):
         raise ValueError(
-            f"replicate: experiment {name!r} has no committed protocol cells; "
-            f"choose among {sorted(CELLS)}."
+            f"replicate: experiment {exp.name!r}'s cell function does not name its cell "
+            f"type; it has no committed protocol cells to re-run."
         )
-    module, cls, fn = CELLS[name]
-    mod = importlib.import_module(f"syncattn.experiments.{module}")
-    klass = getattr(mod, cls)
     fields = {f.name for f in dataclasses.fields(klass)}
-    return klass(**{k: v for k, v in raw.items() if k in fields}), getattr(mod, fn)
+    return exp.name, klass(**{k: v for k, v in raw.items() if k in fields}), exp.cell
 
 
-def replicate(name: str, cell: str, src, out) -> dict:
-    """Re-run committed cell `cell` of experiment `name` from folder `src` into
+def replicate(name, cell: str, src, out) -> dict:
+    """Re-run committed cell `cell` of experiment `name` (a registered name or an
+    [`Experiment`][syncattn.experiments._protocol.Experiment]) from folder `src` into
     ``OUT/runs/CELL`` (emptied first: a fresh training, not a resumed one); write and
     return ``OUT/replicate.json``: ``committed`` and ``replicated`` (scores and
     provenance; a cell committed before the record existed has ``None``), ``difference``
@@ -104,7 +102,7 @@ def replicate(name: str, cell: str, src, out) -> dict:
         raise ValueError(
             f"replicate: cell {cell} did not finish ({theirs.get('status')!r})."
         )
-    c, fn = _cell_and_function(name, theirs["cell"])
+    name, c, fn = _cell_and_function(name, theirs["cell"])
     folder = out / "runs" / cell
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)

@@ -1,6 +1,6 @@
 r"""Issue 29, section 1: what the geometry buys, the Kuramoto gap taken apart.
 
-The size ladder ([`syncattn.experiments.ladder`][]) measured the Kuramoto LM at about
+The size ladder (``syncattn experiment ladder``) measured the Kuramoto LM at about
 +0.2 BPC behind a matched RoPE + SwiGLU transformer at every rung. This experiment asks
 which part of that gap the feed-forward block, the readout and the state's geometry
 explain, on the ladder's protocol ([`syncattn.experiments._protocol`][]: a 20 N token
@@ -24,7 +24,7 @@ and model override items), each against the same softmax cells:
    (``attention="sphere"``, ``sync.sphere_dim=n``, the lift feed-forward);
 6. ``so3``, ``u2``: group states (``attention="group"``, ``sync.group``).
 
-**Sizes.** A rung is the ladder's ([`rung_shape`][syncattn.experiments.ladder.rung_shape]:
+**Sizes.** A rung is the ladder's ([`rung_shape`][syncattn.experiments._protocol.rung_shape]:
 depth, heads, the Kuramoto width $d$, the budget $S$ from the Kuramoto count); the
 reference families keep the ladder's cells. Every other family is matched to the
 rung's *softmax* count $N_s$ by [`family_shape`][syncattn.experiments.geometry.family_shape]:
@@ -65,9 +65,9 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from .. import _protocol as protocol, ladder
+from .. import _protocol as protocol
 from .._grid import Grid
-from .._protocol import ProtocolConfig
+from .._protocol import Context, Experiment, ProtocolConfig, scored_cell
 from ._families import (
     BEST as BEST,
     DIM as DIM,
@@ -89,20 +89,21 @@ from ._families import (
 )
 from ._report import (
     _rows,
-    _write,
     adjust as adjust,
     aggregate as aggregate,
     compare as compare,
     fraction_closed as fraction_closed,
     plot as plot,
+    plots,
     summary as summary,
+    tables,
     verdict as verdict,
 )
 
 
-__all__ = ["Config", "run", "rebuild", "summary", "aggregate", "FAMILIES", "REFERENCES",
-           "family_shape", "state_size", "geometry_cell", "available", "choose_best", "choose_top",
-           "compare", "adjust", "fraction_closed", "verdict", "ladder_dir", "ladder_config", "plot"]  # fmt: skip
+__all__ = ["Config", "EXPERIMENT", "run", "rebuild", "summary", "aggregate", "FAMILIES",
+           "REFERENCES", "family_shape", "state_size", "geometry_cell", "available", "choose_best",
+           "choose_top", "compare", "adjust", "fraction_closed", "verdict", "ladder_dir", "plot"]  # fmt: skip
 
 
 @dataclasses.dataclass(frozen=True)
@@ -187,24 +188,17 @@ class Config(ProtocolConfig):
 # --------------------------------------------------------------------------- the walk
 
 
-def ladder_config(config: Config):
-    """The ladder's config whose walk ([`syncattn.experiments.ladder`][]) gives the
-    reference cells: ``ladder_targets``, every seed at every rung (``top_seeds`` at
-    ``top_target`` when set), no ablations, probes or dynamics, and this config's
-    protocol fields."""
-    shared = {f.name: getattr(config, f.name) for f in dataclasses.fields(ProtocolConfig)}
-    top = None if config.top_target is None else config.top_seeds
-    return ladder.Config(**shared | {"targets": config.ladder_targets, "top_seeds": top,
-                                     "ablate_at": None, "probes": (), "dynamics": False})  # fmt: skip
-
-
 def _walk(config: Config, fetch, ref_fetch) -> dict:
-    """Every cell in order: the references (the ladder's walk, adopted), then rung by rung
+    """Every cell in order: the references (the ladder's walk over ``ladder_targets``,
+    [`rung_walk`][syncattn.experiments._protocol.rung_walk], every seed at every rung,
+    ``top_seeds`` at ``top_target`` when set; adopted), then rung by rung
     each family's sweep (interleaved) and seeds at its best lr; family 4 is chosen after
     the first rung and run from there on (the ``cut`` families at the first rung only);
     last, at ``top_target``, the top family alone."""
-    ref_cells, ref_results, ref_best = ladder.walk(ladder_config(config), ref_fetch)
-    mine = {ladder.rung_shape(t)["name"] for t in (*config.targets, config.top_target) if t}
+    top_seeds = None if config.top_target is None else config.top_seeds
+    ref_cells, ref_results, ref_best = protocol.rung_walk(config, ref_fetch, config.ladder_targets,
+                                                          top_seeds)  # fmt: skip
+    mine = {protocol.rung_shape(t)["name"] for t in (*config.targets, config.top_target) if t}
     keep = [i for i, c in enumerate(ref_cells) if c.name.split("-")[0] in mine]
     cells, results = [ref_cells[i] for i in keep], [ref_results[i] for i in keep]
     unavailable = {f.name: why for f in FAMILIES if f.name in config.families
@@ -231,7 +225,7 @@ def _walk(config: Config, fetch, ref_fetch) -> dict:
             if i == 0 and rnd == 0 and BEST in config.families:
                 names = ["kuramoto", "softmax", *(f.name for f in fams)]
                 choice = choose_best(_rows(config, cells, results, names),
-                                     ladder.rung_shape(target)["name"], best[target])
+                                     protocol.rung_shape(target)["name"], best[target])
                 bf = _best_family(choice)
                 if bf is not None and (why := available(bf)) is None:
                     fams.append(bf)
@@ -241,7 +235,7 @@ def _walk(config: Config, fetch, ref_fetch) -> dict:
         prior = {f: lr for f, lr in best[target].items() if lr is not None}
     top = None
     if config.top_target is not None:
-        t, last = config.top_target, ladder.rung_shape(max(config.targets))["name"]
+        t, last = config.top_target, protocol.rung_shape(max(config.targets))["name"]
         rows = _rows(config, cells, results, [KURAMOTO.name, SOFTMAX.name, *(f.name for f in fams)])
         top = choose_top(rows, last, best[max(config.targets)], [f.name for f in fams])
         best[t] = dict(ref_best[t])
@@ -262,14 +256,23 @@ def _walk(config: Config, fetch, ref_fetch) -> dict:
 # --------------------------------------------------------------------------- run, rebuild
 
 
-def _ref_fetch(config, fetch, runs: Path):
+def _experiment_walk(config: Config, ctx: Context) -> dict:
+    """The walk of a run (the references adopted from the ladder's committed folder
+    first) or of a rebuild (every cell read from the source)."""
+    if ctx.rebuilding:
+        return _walk(config, ctx.fetch, ctx.fetch)
     src = ladder_dir(config)
 
-    def got(cells):
-        protocol.adopt(cells, src, runs)  # the ladder's committed cells, copied in as finished
-        return fetch(cells)
+    def ref_fetch(cells):
+        protocol.adopt(cells, src, ctx.runs)  # the ladder's committed cells, copied in as finished
+        return ctx.fetch(cells)
 
-    return got
+    return _walk(config, ctx.fetch, ref_fetch)
+
+
+EXPERIMENT = Experiment(NAME, Config, _experiment_walk, tables, plots, scored_cell,
+                        (*REFERENCES, *FAMILIES), summary)
+"""The geometry experiment as an [`Experiment`][syncattn.experiments._protocol.Experiment]."""
 
 
 def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
@@ -277,13 +280,7 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
     """Train the experiment (resuming; the reference cells adopted from the ladder's
     committed folder, any cell from this experiment's), write config.json, results.json,
     cells.csv, gaps.csv and geometry.png; return the files written."""
-    from ..ladder import ladder_cell
-
-    def body(fetch, out, grid, dst):
-        return _write(config, out, _walk(config, fetch, _ref_fetch(config, fetch, out / "runs")))
-
-    return protocol.run(config, out, NAME, ladder_cell, body, grid=grid, progress=progress,
-                        size=size)  # fmt: skip
+    return EXPERIMENT.run(config, out, grid=grid, progress=progress, size=size)
 
 
 def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
@@ -293,9 +290,4 @@ def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
     Raises:
         FileNotFoundError: `src` has no ``config.json`` of this experiment.
     """
-    import sys
-
-    def body(config, fetch, src, out):
-        return _write(config, out, _walk(config, fetch, fetch), rebuilt_from=str(src))
-
-    return protocol.rebuild(sys.modules[__name__], src, out, body)
+    return EXPERIMENT.rebuild(src, out, progress=progress)

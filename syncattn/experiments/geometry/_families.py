@@ -7,14 +7,14 @@ import math
 from pathlib import Path
 
 from ... import models
-from .. import _protocol as protocol, ladder
+from .. import _protocol as protocol
 from .._common import layered_overrides
 from .._grid import TrainCell
 from .._protocol import Family
 
 
 NAME = "geometry"
-KURAMOTO, SOFTMAX = ladder.FAMILIES
+KURAMOTO, SOFTMAX = protocol.REFERENCES
 REFERENCES = (KURAMOTO, SOFTMAX)
 """Family 1 and the baseline: the ladder's own families and cells."""
 
@@ -117,7 +117,7 @@ def family_shape(target: int, family: Family, tol: float = 0.02, vocab: int = 25
     Raises:
         ValueError: no width of the family builds.
     """
-    shape = ladder.rung_shape(target, vocab)
+    shape = protocol.rung_shape(target, vocab)
     L, h, n_s = shape["n_layers"], shape["n_heads"], shape["params"][SOFTMAX.name]
     if family in REFERENCES:
         d, ff, got = shape["d_model"], shape["d_ff"][family.name], shape["params"][family.name]
@@ -146,16 +146,16 @@ def family_shape(target: int, family: Family, tol: float = 0.02, vocab: int = 25
 
 def geometry_cell(config, target: int, family: Family, lr: float, seed: int) -> TrainCell:
     """The cell ``RUNG-FAMILY-lrLR-seedS``: the references' is the ladder's own
-    ([`rung_cell`][syncattn.experiments.ladder.rung_cell], same name and settings); any
+    ([`rung_cell`][syncattn.experiments._protocol.rung_cell], same name and settings); any
     other family's has its matched shape
     ([`family_shape`][syncattn.experiments.geometry.family_shape]), its model fields and
     the rung's budget and schedule (the ladder's: $S$ from the Kuramoto count)."""
     if family in REFERENCES:
-        return ladder.rung_cell(config, target, family.name, lr, seed)
-    shape = ladder.rung_shape(target)
+        return protocol.rung_cell(config, target, family.name, lr, seed)
+    shape = protocol.rung_shape(target)
     fs = family_shape(target, family, config.match_tol)
-    b = ladder.rung_budget(config, shape["params"][KURAMOTO.name])
-    data, path, opts = ladder.corpus_choice(config)
+    b = protocol.rung_budget(config, shape["params"][KURAMOTO.name])
+    data, path, opts = protocol.corpus_choice(config)
     settings = {"model.d_model": fs["d_model"], "model.n_layers": fs["n_layers"],
                 "model.n_heads": fs["n_heads"], "model.d_ff": fs["d_ff"],
                 "train.seq_len": config.seq_len}  # fmt: skip

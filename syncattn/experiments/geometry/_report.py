@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
-from .. import _protocol as protocol, ladder
+from .. import _protocol as protocol
 from .._common import describe_values, fmt_mean_std, write_csv, write_json
 from .._protocol import record_lines
 from ._families import BEST, DIM, NAME, NUMBER, family_shape, ladder_dir
@@ -172,7 +172,7 @@ def aggregate(config, walk: dict) -> dict:
     rungs, per_family, cut = [], {n: [] for n in names}, {n: [] for n in names}
     top = walk.get("top")
     for target in [*sorted(config.targets), *([config.top_target] if top else [])]:
-        rname = ladder.rung_shape(target)["name"]
+        rname = protocol.rung_shape(target)["name"]
         if target not in config.targets:
             here = [f for f in fams if f.name in ("kuramoto", "softmax", top["family"])]
         else:
@@ -185,7 +185,7 @@ def aggregate(config, walk: dict) -> dict:
         test = {n: {w["seed"]: w["test_bpc"] for w in mine if w["model"] == n and w["lr"] == best.get(n)}
                 for n in names}  # fmt: skip
         entry = {"target": target, "name": rname, "best_lr": {n: best.get(n) for n in names},
-                 **ladder.rung_budget(config, ladder.rung_shape(target)["params"]["kuramoto"]),
+                 **protocol.rung_budget(config, protocol.rung_shape(target)["params"]["kuramoto"]),
                  "families": {}}  # fmt: skip
         for f in here:
             sweep = protocol.lr_sweep(mine, "val_bpc", lambda w, n=f.name: w["model"] == n
@@ -221,7 +221,9 @@ def _or(v):
     return "" if v is None else v
 
 
-def _write(config, out: Path, walk: dict, rebuilt_from=None) -> dict[str, Path]:
+def tables(config, walk: dict, ctx) -> tuple[dict, dict[str, Path]]:
+    """``results.json``, ``cells.csv`` and ``gaps.csv`` of the walk."""
+    out, rebuilt_from = ctx.out, ctx.rebuilt_from
     agg = aggregate(config, walk)
     payload = {"experiment": NAME, **agg, "rebuilt_from": rebuilt_from,
                "ladder": None if ladder_dir(config) is None else str(ladder_dir(config))}  # fmt: skip
@@ -256,8 +258,12 @@ def _write(config, out: Path, walk: dict, rebuilt_from=None) -> dict[str, Path]:
     })  # fmt: skip
     files["md"] = out / "gaps.md"
     files["md"].write_text(markdown(agg))
-    files["png"] = plot(agg, out / f"{NAME}.png")
-    return files
+    return payload, files
+
+
+def plots(config, results: dict, out: Path) -> dict[str, Path]:
+    """``geometry.png`` from the results ([`plot`][syncattn.experiments.geometry.plot])."""
+    return {"png": plot(results, Path(out) / f"{NAME}.png")}
 
 
 def plot(agg: dict, path):

@@ -11,7 +11,7 @@ peak, ``min_lr_ratio``), $e$ evaluations spread evenly over the run, and $N$ the
 parameter count (the Kuramoto model's total count, embeddings included, as the 1m/5m
 presets count them; the transformer lies within 5 % of it).
 
-**The rung rule** ([`rung_shape`][syncattn.experiments.ladder.rung_shape]), for a target
+**The rung rule** ([`rung_shape`][syncattn.experiments._protocol.rung_shape], the protocol's), for a target
 $N^\ast$: depth $L$ = 1 below 30 k, 2 up to 140 k, 3 up to 280 k, 4 up to 3 M, 6 above
 (the 1m and 5m presets' depths); heads of width 16 ($n_{heads} = d/16$); the Kuramoto
 model's feed-forward $d_{ff}$ = the multiple of 8 nearest $2.75\,d$ (the 1m preset's
@@ -71,37 +71,37 @@ import dataclasses
 import functools
 from pathlib import Path
 
+from ... import models
 from .. import _protocol as protocol
 from .._grid import Grid, TrainCell
 from .._protocol import (
     CellResult as CellResult,
+    Context,
+    Experiment,
     ProtocolConfig,
     Status as Status,
     best_lr as best_lr,
     centred_lrs,
     check_protocol as check_protocol,
     converged as converged,
+    corpus_choice as corpus_choice,
     fetcher as fetcher,
     lr_grid as lr_grid,
     next_lr as next_lr,
+    rung_budget as rung_budget,
+    rung_cell as rung_cell,
+    rung_depth as rung_depth,
+    rung_overrides as rung_overrides,
+    rung_shape as rung_shape,
+    scored_cell,
 )
 from . import _items
 from ._cells import (
-    DEPTHS as DEPTHS,
     FAMILIES as FAMILIES,
-    FF_RATIO as FF_RATIO,
-    HEAD_WIDTH as HEAD_WIDTH,
     MODELS as MODELS,
     NAME,
-    corpus_choice as corpus_choice,
-    ladder_cell,
-    rung_budget as rung_budget,
-    rung_cell,
-    rung_depth as rung_depth,
-    rung_overrides as rung_overrides,
     rung_seeds as rung_seeds,
-    rung_shape as rung_shape,
-    seed_cells,
+    seed_cells as seed_cells,
     sweep_cells as sweep_cells,
 )
 from ._items import (
@@ -112,20 +112,24 @@ from ._items import (
 from ._report import (
     PAPER as PAPER,
     PREDICT_AT as PREDICT_AT,
-    _write,
     aggregate as aggregate,
+    plots,
     record_lines as record_lines,
     summary as summary,
+    tables,
 )
 
 
 __all__ = [
-    "Config", "run", "rebuild", "walk", "summary", "aggregate", "rung_depth", "rung_shape",
-    "rung_budget", "rung_overrides", "rung_seeds", "rung_cell", "corpus_choice", "ladder_cell",
-    "sweep_cells", "seed_cells", "best_lr", "next_lr", "lr_grid", "rung_lrs", "committed_dir",
-    "PAPER", "ABLATIONS", "PROBES", "matched_depth", "FAMILIES", "MODELS",
+    "Config", "EXPERIMENT", "run", "rebuild", "walk", "summary", "aggregate", "rung_depth",
+    "rung_shape", "rung_budget", "rung_overrides", "rung_seeds", "rung_cell", "corpus_choice",
+    "ladder_cell", "sweep_cells", "seed_cells", "best_lr", "next_lr", "lr_grid", "rung_lrs",
+    "committed_dir", "PAPER", "ABLATIONS", "PROBES", "matched_depth", "FAMILIES", "MODELS",
 ]  # fmt: skip
 
+HEAD_WIDTH, FF_RATIO, DEPTHS = models.HEAD_WIDTH, models.FF_RATIO, models.DEPTHS
+ladder_cell = scored_cell
+"""The ladder's cell function ([`scored_cell`][syncattn.experiments._protocol.scored_cell])."""
 committed_dir = functools.partial(protocol.committed_dir, name=NAME)
 """The ladder's folder of committed results
 ([`committed_dir`][syncattn.experiments._protocol.committed_dir] with its name)."""
@@ -214,7 +218,6 @@ class Config(ProtocolConfig):
                    ablate_at=1_000_000, dynamics_sequences=64)  # fmt: skip
 
 
-
 def rung_lrs(config: Config, prior: float | None) -> list[float]:
     """The sweep of a rung: ``config.lrs`` at the first rung (`prior` None); above it,
     as many grid values ([`lr_grid`][syncattn.experiments._protocol.lr_grid]) centred on
@@ -223,40 +226,39 @@ def rung_lrs(config: Config, prior: float | None) -> list[float]:
 
 
 def walk(config: Config, fetch) -> tuple[list[TrainCell], list[CellResult], dict]:
-    """Every cell, rung by rung: the sweep (centred on the rung below's best lrs, the
-    first rung's family by family, the others' interleaved; extended past an edge), then
-    the seeds at the best lr. `fetch(cells)` returns their results (training them, or
-    reading them)."""
-    cells, results, best, prior = [], [], {}, {}
-    for target in sorted(config.targets):
-        sweep, got, _, best[target] = protocol.sweep(
-            config, FAMILIES, lambda f, lr, t=target: rung_cell(config, t, f.name, lr, config.seeds[0]),
-            fetch, lrs={m: rung_lrs(config, prior.get(m)) for m in MODELS},
-            interleave=bool(prior))  # fmt: skip
-        prior = {m: lr for m, lr in best[target].items() if lr is not None}
-        more = seed_cells(config, target, best[target])
-        cells += sweep + more
-        results += got + (fetch(more) if more else [])
-    return cells, results, best
+    """Every cell, rung by rung ([`rung_walk`][syncattn.experiments._protocol.rung_walk]
+    over ``targets`` with ``top_seeds``): the sweep (centred on the rung below's best lrs,
+    the first rung's family by family, the others' interleaved; extended past an edge),
+    then the seeds at the best lr. `fetch(cells)` returns their results (training them,
+    or reading them)."""
+    return protocol.rung_walk(config, fetch, config.targets, config.top_seeds, FAMILIES)
+
+
+def _walk(config: Config, ctx: Context) -> tuple:
+    """The ladder's cells, then its items: the ablations at ``ablate_at`` and the
+    dynamics of each rung's Kuramoto cells (measured in a run, read in a rebuild)."""
+    cells, results, best = walk(config, ctx.fetch)
+    abl = _items.ablation_cells(config, best)
+    abl_results = ctx.fetch(abl) if abl else []
+    dyn = _items.dynamics_cells(config, cells, best)
+    dyn_results = [results[cells.index(c)] for c in dyn]
+    if ctx.rebuilding:
+        measured = _items.read_dynamics_of(config, ctx.committed, dyn, dyn_results)
+    else:
+        measured = _items.measure(config, dyn, dyn_results, ctx.runs, ctx.out / "retrain",
+                                  ctx.grid, ctx.cell, ctx.committed, config.export)  # fmt: skip
+    return cells, results, best, (abl, abl_results, dyn, measured)
+
+
+EXPERIMENT = Experiment(NAME, Config, _walk, tables, plots, ladder_cell, FAMILIES, summary)
+"""The ladder as an [`Experiment`][syncattn.experiments._protocol.Experiment]."""
 
 
 def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
         size: str | None = None) -> dict[str, Path]:
     """Train the ladder (resuming; adopting committed cells), write config.json,
     results.json, cells.csv, rungs.csv and ladder.png; return the files written."""
-
-    def body(fetch, out, grid, dst):
-        cells, results, best = walk(config, fetch)
-        abl = _items.ablation_cells(config, best)
-        abl_results = fetch(abl) if abl else []
-        dyn = _items.dynamics_cells(config, cells, best)
-        dyn_results = [results[cells.index(c)] for c in dyn]
-        measured = _items.measure(config, dyn, dyn_results, out / "runs", out / "retrain", grid,
-                                  ladder_cell, dst, config.export)  # fmt: skip
-        return _write(config, out, cells, results, best, items=(abl, abl_results, dyn, measured))
-
-    return protocol.run(config, out, NAME, ladder_cell, body, grid=grid, progress=progress,
-                        size=size)  # fmt: skip
+    return EXPERIMENT.run(config, out, grid=grid, progress=progress, size=size)
 
 
 def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
@@ -267,14 +269,4 @@ def rebuild(src, out, *, progress: bool = True) -> dict[str, Path]:
     Raises:
         FileNotFoundError: `src` has no ladder ``config.json``.
     """
-    import sys
-
-    def body(config, fetch, src, out):
-        cells, results, best = walk(config, fetch)
-        abl = _items.ablation_cells(config, best)
-        dyn = _items.dynamics_cells(config, cells, best)
-        measured = _items.read_dynamics_of(config, src, dyn, [results[cells.index(c)] for c in dyn])
-        return _write(config, out, cells, results, best, rebuilt_from=str(src),
-                      items=(abl, fetch(abl), dyn, measured))
-
-    return protocol.rebuild(sys.modules[__name__], src, out, body)
+    return EXPERIMENT.rebuild(src, out, progress=progress)

@@ -1,146 +1,23 @@
-"""The ladder's rungs and cells: its families, the rung rule, the budget, the cells, the cell function."""
+"""The ladder's families and cells: the protocol's rungs (`_protocol._rungs`) with the
+references as families, the first rung's sweep and a rung's seeds at the best lr."""
 
 from __future__ import annotations
 
-import functools
-import math
-import statistics
-from pathlib import Path
-
-from ... import models
-from .._common import layered_overrides
-from .._grid import TrainCell, train_cell
-from .._protocol import CellResult, Family, at_best, budget, schedule
+from .. import _protocol as protocol
+from .._grid import TrainCell
+from .._protocol import REFERENCES, at_best, rung_cell
 
 
 NAME = "ladder"
-HEAD_WIDTH, FF_RATIO, DEPTHS = models.HEAD_WIDTH, models.FF_RATIO, models.DEPTHS
-"""The size rule's constants (`syncattn.models.shape_for_params`, the rule for one
-attention, which ``syncattn train --config auto`` uses; ``rung_shape`` applies it to
-families)."""
-FAMILIES = (Family("kuramoto", "kuramoto", "Kuramoto", ff_ratio=FF_RATIO),
-            Family("softmax", "softmax", "RoPE + SwiGLU"))
+FAMILIES = REFERENCES
 """The ladder's families: the first is the reference (its count sets the rung's width),
 the others are matched to its count by their feed-forward width."""
 MODELS = tuple(f.name for f in FAMILIES)
 
 
-# --------------------------------------------------------------------------- rungs
-
-
-def rung_depth(target: int) -> int:
-    """Depth $L$ of the rung with target count `target`
-    ([`syncattn.models.depth_for_params`][]: ``DEPTHS``; 6 above 3 M)."""
-    return models.depth_for_params(target)
-
-
-def _ff(ratio: float, d: int) -> int:
-    return max(8, 8 * int(ratio * d / 8 + 0.5))
-
-
-@functools.lru_cache(maxsize=256)
-def _count(family: Family, d: int, L: int, ff: int, vocab: int = 256) -> int:
-    return models.config_params(models.get_config(
-        "1m", attention=family.attention, d_model=d, n_layers=L, n_heads=d // HEAD_WIDTH,
-        d_ff=ff, vocab_size=vocab, **dict(family.model)))  # fmt: skip
-
-
-def _matched_ff(family: Family, d: int, L: int, n: int, vocab: int) -> int:
-    """The multiple of 8 of the feed-forward width bringing `family`'s count closest to `n`."""
-    base = _count(family, d, L, 8, vocab)
-    per8 = _count(family, d, L, 16, vocab) - base
-    return max(8, 8 + 8 * round((n - base) / per8)) if per8 else 8
-
-
-@functools.lru_cache(maxsize=64)
-def rung_shape(target: int, vocab: int = 256, families: tuple[Family, ...] = FAMILIES) -> dict:
-    """The rung rule (module docstring), for the first of `families` as the reference
-    and the others matched to its count: ``{"name", "target", "d_model", "n_layers",
-    "n_heads", "d_ff": {family: int}, "params": {family: int}, "mismatch"}`` with
-    ``mismatch`` the largest relative count difference to the reference."""
-    ref, L = families[0], rung_depth(target)
-    best, d = None, HEAD_WIDTH
-    while True:
-        n = _count(ref, d, L, _ff(ref.ff_ratio, d), vocab)
-        cand = (abs(math.log(n / target)), d)
-        best = min(best or cand, cand)
-        if n >= target:
-            break
-        d += HEAD_WIDTH
-    d = best[1]
-    n_ref = _count(ref, d, L, _ff(ref.ff_ratio, d), vocab)
-    ff = {f.name: _ff(f.ff_ratio, d) if f.ff_ratio is not None else _matched_ff(f, d, L, n_ref, vocab)
-          for f in families}  # fmt: skip
-    params = {f.name: _count(f, d, L, ff[f.name], vocab) for f in families}
-    name = f"{target // 1_000_000}m" if target % 1_000_000 == 0 else f"{round(target / 1000)}k"
-    return {"name": name, "target": target, "d_model": d, "n_layers": L,
-            "n_heads": d // HEAD_WIDTH, "d_ff": ff, "params": params,
-            "mismatch": max((params[f.name] / n_ref - 1 for f in families[1:]), key=abs,
-                            default=0.0)}  # fmt: skip
-
-
-def family(name: str, families: tuple[Family, ...] = FAMILIES) -> Family:
-    """The family named `name` among `families` (the ladder's by default)."""
-    for f in families:
-        if f.name == name:
-            return f
-    raise ValueError(f"unknown family {name!r}; choose among {[f.name for f in families]}.")
-
-
-def family_of(cell: TrainCell, families: tuple[Family, ...] = FAMILIES) -> str:
-    """The name of the family of `cell` (named ``RUNG-FAMILY-...``; the longest match)."""
-    rest = cell.name.split("-", 1)[1] + "-"
-    return max((f.name for f in families if rest.startswith(f"{f.name}-")), key=len)
-
-
-def rung_budget(config, params: int) -> dict:
-    """Tokens $D$, steps $S$ and the schedule of a rung of `params` parameters
-    ([`budget`][syncattn.experiments._protocol.budget])."""
-    return budget(config, params)
-
-
-def rung_overrides(config, shape: dict, model: str, lr: float,
-                   families: tuple[Family, ...] = FAMILIES) -> dict:  # fmt: skip
-    """The typed overrides of one cell of family `model` (of `families`, whose first is
-    the rung's reference): the shape, the family's model fields, the budget's schedule,
-    the lr."""
-    b = rung_budget(config, shape["params"][families[0].name])
-    return layered_overrides({
-        "model.d_model": shape["d_model"], "model.n_layers": shape["n_layers"],
-        "model.n_heads": shape["n_heads"], "model.d_ff": shape["d_ff"][model],
-        "train.seq_len": config.seq_len,
-    } | schedule(config, b, lr) | family(model, families).overrides(), config.train)  # fmt: skip
-
-
-def corpus_choice(config) -> tuple[str, str | None, dict]:
-    """``(corpus, path, data options)``: see ``Config.data``."""
-    if config.data != "auto":
-        return config.data, config.data_path, {}
-    if config.data_path is None:
-        return "embedded", None, {}
-    if Path(config.data_path).name.lower().startswith("enwik8"):
-        return "enwik8", config.data_path, {}
-    return "text", config.data_path, {"data.val_fraction": 0.05, "data.test_fraction": 0.05}
-
-
-def rung_cell(config, target: int, model: str, lr: float, seed: int, variant: str = "",
-              extra=(), families: tuple[Family, ...] = FAMILIES) -> TrainCell:  # fmt: skip
-    """The [`TrainCell`][syncattn.experiments.TrainCell] ``RUNG-MODEL-[VARIANT-]lrLR-seedS``
-    of family `model` at rung `target` (the rule applied to `families`, the ladder's by
-    default): its shape, budget and schedule at peak lr `lr`; `extra` (a variant's model
-    switches, ``{key: value}`` or ``key=value`` text) replaces the rung's settings, e.g.
-    ``variant="noffn", extra={"model.ffn": "none"}``."""
-    shape = rung_shape(target, families=families)
-    data, path, opts = corpus_choice(config)
-    tag = f"{variant}-" if variant else ""
-    return TrainCell(
-        name=f"{shape['name']}-{model}-{tag}lr{lr:g}-seed{seed}",
-        model=family(model, families).attention, config="1m", seed=seed, data=data,
-        data_path=path, steps=rung_budget(config, shape["params"][families[0].name])["steps"],
-        overrides=layered_overrides(opts, rung_overrides(config, shape, model, lr, families),
-                                    extra),  # fmt: skip
-        eval_batches=config.final_batches,
-    )  # fmt: skip
+def rung_seeds(config, target: int) -> tuple[int, ...]:
+    """The seeds of a rung (``top_seeds`` of them at the largest)."""
+    return protocol.rung_seeds(config, target, config.targets, config.top_seeds)
 
 
 def sweep_cells(config, target: int) -> list[TrainCell]:
@@ -149,38 +26,8 @@ def sweep_cells(config, target: int) -> list[TrainCell]:
     return [rung_cell(config, target, m, lr, config.seeds[0]) for m in MODELS for lr in config.lrs]
 
 
-def rung_seeds(config, target: int) -> tuple[int, ...]:
-    """The seeds of a rung (``top_seeds`` of them at the largest)."""
-    top = target == max(config.targets) and config.top_seeds is not None
-    return config.seeds[: config.top_seeds] if top else config.seeds
-
-
 def seed_cells(config, target: int, best: dict) -> list[TrainCell]:
     """The best lr (``best[family]``, ``None``: none) at the rung's other seeds, family
     by family."""
     return at_best(FAMILIES, best, rung_seeds(config, target)[1:],
                    lambda f, lr, s: rung_cell(config, target, f.name, lr, s), by_seed=False)
-
-
-# --------------------------------------------------------------------------- one cell
-
-
-def ladder_cell(cell: TrainCell, folder, metrics: tuple[str, ...] = ("bpc",)) -> dict:
-    """[`train_cell`][syncattn.experiments.train_cell], then the test scores over the same
-    number of batches, the evaluation curve of `metrics` (BPC; a word-level experiment
-    passes ``("loss", "ppl")``) and the median tokens/s from ``log.jsonl``."""
-    from ...training import eval_run, read_log
-
-    res = train_cell(cell, folder)
-    if not CellResult.of(res).ok:
-        return res
-    log = read_log(Path(folder) / "log.jsonl")
-    test = eval_run(folder, split="test", max_batches=cell.eval_batches, record=False)
-    tps = [r["tokens_per_s"] for r in log if r.get("kind") == "train" and r.get("tokens_per_s")]
-    return res | {
-        "test": {k: test[k] for k in ("loss", *metrics, "tokens") if k in test},
-        "curve": [{"step": r["step"]} | {m: r[m] for m in metrics} for r in log
-                  if r.get("kind") == "eval"],
-        "tokens_per_s": statistics.median(tps) if tps else None,
-    }
-

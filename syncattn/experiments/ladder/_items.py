@@ -49,9 +49,9 @@ import numpy as np
 
 from .._common import describe_values, new_figure, save_figure, write_csv, write_json
 from .._grid import TrainCell
-from .._protocol import CellResult
-from ..ablations import PAPER as ABLATION_PAPER
-from ._cells import rung_cell, rung_seeds, rung_shape
+from .._papers import ABLATIONS as ABLATION_PAPER
+from .._protocol import CellResult, rung_cell, rung_shape
+from ._cells import rung_seeds
 
 
 def _test(result) -> float:
@@ -166,7 +166,7 @@ def measure(config, cells, results, runs: Path, retrain: Path, grid, ladder_cell
     """The dynamics of each cell (read when measured before; else from its checkpoint,
     trained again into `retrain` when the cell was adopted without one)."""
     from ...training import CheckpointError
-    from .. import dynamics
+    from .. import _dynamics as dynamics
 
     out = []
     for c, r in zip(cells, results, strict=True):
@@ -267,7 +267,7 @@ def aggregate(config, best, abl_cells, abl_results, full_rows, dyn_cells, dyn) -
                               "test_bpc_committed": m.get("test_bpc_committed"),
                               "test_bpc_retrained": m.get("test_bpc_retrained"),
                               "grad_norms": m.get("grad_norms")})  # fmt: skip
-    from ..dynamics import verdicts
+    from .._dynamics import verdicts
 
     for e in rungs.values():
         e["mean"] = {k: np.mean([p["trained"][k] for p in e["per_seed"]], 0).tolist() for k in _STATS}
@@ -284,7 +284,7 @@ def aggregate(config, best, abl_cells, abl_results, full_rows, dyn_cells, dyn) -
 
 
 def write(out: Path, items: dict) -> dict[str, Path]:
-    """``ablations.csv``, ``dynamics.csv`` and ``ladder_items.png`` (when there is anything)."""
+    """``ablations.csv``, ``dynamics.csv`` and ``dynamics_grads.csv`` (when there is anything)."""
     files = {}
     t = items["ablations"]["table"]
     if t:
@@ -313,9 +313,15 @@ def write(out: Path, items: dict) -> dict[str, Path]:
         cols = ("rung", "seed", "model", "block", "grad_norm")
         files["grads"] = write_csv(out / "dynamics_grads.csv",
                                    {n: [r[i] for r in grads] for i, n in enumerate(cols)})
-    if t or rows:
-        files["items_png"] = _plot(items, out / "ladder_items.png")
     return files
+
+
+def plots(out: Path, items: dict) -> dict[str, Path]:
+    """``ladder_items.png`` when there are ablations or dynamics."""
+    if "ablations" not in items or not (items["ablations"]["table"] or any(
+            e["per_seed"] for e in items["dynamics"]["rungs"].values())):
+        return {}
+    return {"items_png": _plot(items, out / "ladder_items.png")}
 
 
 def _or(v):

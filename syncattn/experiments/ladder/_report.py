@@ -7,17 +7,9 @@ from pathlib import Path
 
 from .. import _protocol as protocol
 from .._common import describe_values, fmt_mean_std, write_csv, write_json
-from .._protocol import record_lines
-from ..table import PAPER as TABLE_PAPER
-from ._cells import (
-    FAMILIES,
-    MODELS,
-    NAME,
-    family_of,
-    rung_budget,
-    rung_seeds,
-    rung_shape,
-)
+from .._papers import TABLE as TABLE_PAPER
+from .._protocol import family_of, record_lines, rung_budget, rung_shape
+from ._cells import FAMILIES, MODELS, NAME, rung_seeds
 
 
 PAPER = {
@@ -77,10 +69,13 @@ def aggregate(config, cells, results, best) -> dict:
             "corpus": protocol.corpus(results)}  # fmt: skip
 
 
-def _write(config, out, cells, results, best, rebuilt_from=None, items=None) -> dict[str, Path]:
+def tables(config, walked, ctx) -> tuple[dict, dict[str, Path]]:
+    """``results.json``, ``cells.csv``, ``rungs.csv`` and the items' CSV files of the
+    walk's cells, best lrs and items (the ablations and the dynamics)."""
     from . import _items
-    from ._plot import plot
 
+    cells, results, best, items = walked
+    out, rebuilt_from = ctx.out, ctx.rebuilt_from
     agg = aggregate(config, cells, results, best)
     if items is not None:
         abl, abl_results, dyn, measured = items
@@ -106,10 +101,18 @@ def _write(config, out, cells, results, best, rebuilt_from=None, items=None) -> 
         "test_bpc_std": [_or(e["models"][m]["test"]["std"]) for e, m in rr],
         "gap_mean": [_or(e["gap"]["mean"]) for e, _ in rr],
     })  # fmt: skip
-    files["png"] = plot(agg, PAPER, out / "ladder.png", FAMILIES, "Kuramoto - transformer")
     if items is not None:
         files |= _items.write(out, agg)
-    return files
+    return payload, files
+
+
+def plots(config, results: dict, out: Path) -> dict[str, Path]:
+    """``ladder.png`` (and ``ladder_items.png`` when there are items) from the results."""
+    from . import _items
+    from ._plot import plot
+
+    files = {"png": plot(results, PAPER, out / "ladder.png", FAMILIES, "Kuramoto - transformer")}
+    return files | _items.plots(out, results)
 
 
 def _or(v):

@@ -66,8 +66,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .._common import start_run, write_csv, write_json
+from .._common import write_csv, write_json
 from .._grid import Grid
+from .._protocol import Context, Experiment
 from .._reuse import ReusedRecipe
 from . import _models, _sweep, _theory
 from ._perturb import SOFTMAX, applies, measure_checks, perturber
@@ -294,15 +295,11 @@ class Config(ReusedRecipe):
         return out
 
 
-def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
-        size: str | None = None) -> dict[str, Path]:
-    """Train (or reuse) the models, sweep them, write config.json, results.json,
-    robustness.csv and one PNG per task."""
-    from ._plots import plot
-
-    out, grid, files = start_run(config, out, NAME, size, grid, progress)
-    trained = _models.train(config, out, grid)
-    (out / "sweeps").mkdir(exist_ok=True)
+def _walk(config: Config, ctx: Context) -> dict:
+    """Every model trained (or reused), then swept (resuming ``OUT/sweeps``): per model
+    its curves, checks, drives and the theory's predictions."""
+    trained = _models.train(config, ctx.out, ctx.grid)
+    (ctx.out / "sweeps").mkdir(exist_ok=True)
     per_model = {}
     for t in trained:
         key = f"{t.task}-{t.label}"
@@ -313,9 +310,9 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
         perturb = perturber(config, t.model, model, h, t.task)
         dyn = _models.dynamic_scorer(scorer, config)
         draws = config.lm_draws if t.task == "lm" and config.lm_draws is not None else config.draws
-        state = sweep(out / "sweeps" / f"{key}.json", model, scorer, config.grids(t.task),
+        state = sweep(ctx.out / "sweeps" / f"{key}.json", model, scorer, config.grids(t.task),
                       draws=draws, seed=config.substrate_seed, perturb=perturb,
-                      applies=applies(t.model), measure=config.measure, progress=progress,
+                      applies=applies(t.model), measure=config.measure, progress=ctx.grid.progress,
                       desc=f"robustness: {key}", dynamic_scorer=dyn)  # fmt: skip
         entry = {"task": t.task, "model": t.model, "d_osc": t.d_osc, "seed": t.seed,
                  "run": str(t.folder), "metric": scorer.metric, "ideal": state["ideal"],
@@ -323,9 +320,9 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
                  "settings": state.get("settings", {}), "seconds": state.get("seconds", {})}  # fmt: skip
         if t.model == "oscillator" and config.measure and t.seed == min(
                 config.seeds if t.task == "agreement" else config.lm_seeds):  # the first seed's
-            entry["checks"] = measure_checks(config, out / "sweeps" / f"{key}-checks.json", model, scorer, h, perturb)
-        elif (out / "sweeps" / f"{key}-checks.json").is_file():  # a report: the checks measured so far
-            entry["checks"] = _sweep._load(out / "sweeps" / f"{key}-checks.json")
+            entry["checks"] = measure_checks(config, ctx.out / "sweeps" / f"{key}-checks.json", model, scorer, h, perturb)
+        elif (ctx.out / "sweeps" / f"{key}-checks.json").is_file():  # a report: the checks measured so far
+            entry["checks"] = _sweep._load(ctx.out / "sweeps" / f"{key}-checks.json")
         entry["curves"] = curves(config, state, scorer.metric, t.task)
         entry["theory_strengths"] = config.grids(t.task)
         if h is not None:
@@ -333,14 +330,39 @@ def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
             entry["theory"] = {k: th for k, g in config.grids(t.task).items()
                                if (th := _theory.predict(k, h, g, delta=config.delta))}  # fmt: skip
         per_model[key] = entry
+    return per_model
+
+
+def tables(config: Config, per_model: dict, ctx: Context) -> tuple[dict, dict[str, Path]]:
+    """``results.json``, ``robustness.csv`` and ``tolerances.csv``."""
+    out = ctx.out
     results = {"experiment": NAME, "models": per_model, "softmax_analogue": SOFTMAX,
                "limits": {"acc_hard_points": config.acc_limit, "ppl_relative": config.ppl_limit},
                "paper": PAPER}  # fmt: skip
-    files["results"] = write_json(out / "results.json", results)
+    files = {"results": write_json(out / "results.json", results)}
     files["csv"] = write_csv(out / "robustness.csv", rows(per_model))
     files["tolerances"] = write_csv(out / "tolerances.csv", tolerance_table(per_model))
+    return results, files
+
+
+def plots(config: Config, results: dict, out: Path) -> dict[str, Path]:
+    """One PNG per task, ``robustness_TASK.png``."""
+    from ._plots import plot
+
+    files = {}
     for task in config.tasks:
-        sel = {k: v for k, v in per_model.items() if v.get("task") == task and "curves" in v}
+        sel = {k: v for k, v in results["models"].items() if v.get("task") == task and "curves" in v}
         if sel:
-            files[f"png_{task}"] = plot(task, sel, config, out / f"robustness_{task}.png")
+            files[f"png_{task}"] = plot(task, sel, config, Path(out) / f"robustness_{task}.png")
     return files
+
+
+EXPERIMENT = Experiment(NAME, Config, _walk, tables, plots, summary=summary, rebuildable=False)
+"""The robustness experiment as an [`Experiment`][syncattn.experiments.Experiment]."""
+
+
+def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
+        size: str | None = None) -> dict[str, Path]:
+    """Train (or reuse) the models, sweep them, write config.json, results.json,
+    robustness.csv and one PNG per task."""
+    return EXPERIMENT.run(config, out, grid=grid, progress=progress, size=size)

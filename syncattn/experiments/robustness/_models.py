@@ -59,7 +59,7 @@ class Trained:
 
 def sva_recipe(config):
     """Experiment 4's recipe with this run's choices (d_osc = 2, the paper's)."""
-    from ..agreement import SVARecipe
+    from .._sva import SVARecipe
 
     return SVARecipe(d_osc=2, epochs=config.sva_epochs, n_train=config.sva_n_train,
                      n_val=config.sva_n_val, data_path=config.sva_data_path)  # fmt: skip
@@ -67,18 +67,15 @@ def sva_recipe(config):
 
 def sva_cells(config) -> list:
     """Experiment 4's cells (same names) for this run's models at ``config.seeds``."""
-    from .. import agreement
-    from .._common import recipe_fields
+    from .._sva import sva_cells
 
-    ac = agreement.Config(models=tuple(config.models), seeds=tuple(config.seeds),
-                          **recipe_fields(sva_recipe(config), agreement.SVARecipe))  # fmt: skip
-    return agreement.cells(ac)
+    return sva_cells(sva_recipe(config), tuple(config.models), tuple(config.seeds))
 
 
 def lm_cells(config) -> list:
     """Experiment 5's cells (same names) at ``config.dims`` (and softmax), seeds ``config.lm_seeds``."""
+    from .._dosc import lm_cell
     from .._reuse import recipe
-    from ..scaling import lm_cell
 
     sc = recipe(config)
     out = []
@@ -106,7 +103,7 @@ def _reused(cells, source: str | None, out: Path, grid, fn, desc: str):
 def train(config, out: Path, grid) -> list[Trained]:
     """Every model of the run, trained here unless a reused folder holds it."""
     from .._grid import train_cell
-    from ..agreement import sva_cell
+    from .._sva import sva_cell
 
     trained = []
     if "agreement" in config.tasks:
@@ -243,7 +240,7 @@ def load(trained: Trained, config) -> tuple[Any, Scorer, np.ndarray | None]:
     data, and the ideal drives $h$ ``(N, d_osc)`` of every head, layer and real position
     of that data (``None`` for softmax)."""
     if trained.task == "agreement":
-        from ..agreement import sva_fit, sva_splits
+        from .._sva import sva_fit, sva_splits
 
         model = sva_fit(trained.cell, trained.folder)["model"]
         val = sva_splits(trained.cell)["val"]
@@ -253,7 +250,7 @@ def load(trained: Trained, config) -> tuple[Any, Scorer, np.ndarray | None]:
         h = _sva_drives(model, batches) if trained.model == "oscillator" else None
         return model, scorer, h
     from ... import data, training
-    from ..convergence import drives
+    from .._dosc import drives
 
     spec, corpus, model, _ = training.load_run(trained.folder, log=lambda m: None)
     tr = spec.train
