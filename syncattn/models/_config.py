@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -212,7 +213,16 @@ class ModelConfig:
 
     def __getitem__(self, key: str) -> Any:
         """Deprecated: ``config[key]``, from when a ``RunSpec`` held its configs as dicts;
-        use the attribute ``config.key``."""
+        use the attribute ``config.key`` (a flat key of `ALIASES`: ``config.osc.d_osc``)."""
+        if key in ALIASES:
+            part, sub = ALIASES[key].split(".")
+            warnings.warn(
+                f"ModelConfig[{key!r}] is deprecated (RunSpec holds typed configs now); "
+                f"use the attribute .{part}.{sub}.",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return getattr(getattr(self, part), sub)
         return deprecated_item(self, key)
 
 
@@ -238,8 +248,9 @@ def parse_overrides(items) -> dict[str, Any]:
 
 
 def _dotted(items) -> Any:
-    """`items` as ``(key, value)`` pairs, each flat key of `ALIASES` as its dotted one
-    (a malformed item or a plain string is left for `parse_items` to refuse)."""
+    """`items` as ``(key, value)`` pairs with dotted keys for the parts' fields: a flat
+    key of `ALIASES` as its dotted one, a part given as a mapping of changes as one
+    pair per field (a malformed item or a plain string is left for `parse_items`)."""
     if isinstance(items, str):
         return items
     if isinstance(items, Mapping):
@@ -249,7 +260,14 @@ def _dotted(items) -> Any:
             item if isinstance(item, tuple) and len(item) == 2 else split(item)
             for item in items
         ]
-    return [(ALIASES.get(str(k).strip(), k), v) for k, v in pairs]
+    out = []
+    for k, v in pairs:
+        key = str(k).strip()
+        if key in PARTS and isinstance(v, Mapping):
+            out += [(f"{key}.{sub}", x) for sub, x in v.items()]
+        else:
+            out.append((ALIASES.get(key, k), v))
+    return out
 
 
 @functools.cache

@@ -25,6 +25,7 @@ from typing import Any
 
 from .._overrides import merge
 from ._config import ATTENTIONS, SYNC_ATTENTIONS, ModelConfig, parse_overrides
+from ._osc_config import OscillatorConfig
 
 
 __all__ = ["get_config", "list_configs"]
@@ -55,9 +56,9 @@ def _lm(name, attention, **kw) -> dict[str, Any]:
     return dict(name=name, attention=attention, **kw)
 
 
-def _osc(d_osc: int, **fields: Any) -> dict[str, Any]:
+def _osc(d_osc: int, **fields: Any) -> OscillatorConfig:
     """A preset's oscillator part (``ModelConfig.osc``): $d_{osc}$ and other fields."""
-    return dict(d_osc=d_osc, **fields)
+    return OscillatorConfig(d_osc=d_osc, **fields)
 
 
 _PAPER_B = dict(
