@@ -192,11 +192,14 @@ def test_dict_access_to_run_configs_is_a_deprecated_alias():
     from syncattn import models, training
 
     for config in (training.TrainConfig(), models.ModelConfig()):
-        key = "seed" if isinstance(config, training.TrainConfig) else "d_osc"
+        key = "seed" if isinstance(config, training.TrainConfig) else "d_model"
         with pytest.warns(DeprecationWarning, match=f"use the attribute .{key}"):
             assert config[key] == getattr(config, key)
         with pytest.warns(DeprecationWarning), pytest.raises(KeyError):
             config["nope"]
+    # a field of ModelConfig's parts by its flat key (issue 41)
+    with pytest.warns(DeprecationWarning, match=r"use the attribute \.osc\.d_osc"):
+        assert models.ModelConfig()["d_osc"] == models.ModelConfig().osc.d_osc
 
 
 def test_studies_and_experiments_share_the_sizes():

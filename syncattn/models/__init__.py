@@ -32,6 +32,7 @@ __all__ = [
     "get_config",
     "list_configs",
     "parse_overrides",
+    "override_fields",
     "replace",
     "build",
     "cast",
@@ -45,6 +46,7 @@ __all__ = [
     "KuramotoLM",
     "SyncLM",
     "SyncConfig",
+    "OscillatorConfig",
     "state_size",
     "check_dtype",
     "ATTENTIONS",
@@ -72,10 +74,10 @@ from ._config import (
     ATTENTIONS as ATTENTIONS,
     SYNC_ATTENTIONS as SYNC_ATTENTIONS,
     ModelConfig as ModelConfig,
+    OscillatorConfig as OscillatorConfig,
     SyncConfig as SyncConfig,
     check_d_osc as check_d_osc,
-    get_config as get_config,
-    list_configs as list_configs,
+    override_fields as override_fields,
     parse_overrides as parse_overrides,
     replace as replace,
 )
@@ -84,6 +86,7 @@ from ._positions import (
     LearnedPositions as LearnedPositions,
     sinusoidal_positions as sinusoidal_positions,
 )
+from ._presets import get_config as get_config, list_configs as list_configs
 from ._sizes import (
     DEPTHS as DEPTHS,
     FF_RATIO as FF_RATIO,

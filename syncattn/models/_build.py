@@ -76,9 +76,9 @@ def describe(config: ModelConfig) -> str:
         parts.append(c.norm)
         parts.append(f"{c.positions} positions")
     if c.attention == "oscillator":
-        parts.append(f"d_osc {c.d_osc}, p {c.p}, {c.coupling}")
-    if c.attention in SYNC_ATTENTIONS and (c.value != "phase" or not c.gates):
-        parts.append(f"value {c.value}, gates {c.gates}")
+        parts.append(f"d_osc {c.osc.d_osc}, p {c.osc.p}, {c.osc.coupling}")
+    if c.attention in SYNC_ATTENTIONS and (c.sync.value != "phase" or not c.sync.gates):
+        parts.append(f"value {c.sync.value}, gates {c.sync.gates}")
     if c.attention == "sphere":
         parts.append(f"S^{c.sync.sphere_dim - 1} (n {c.sync.sphere_dim})")
     if c.attention == "group":

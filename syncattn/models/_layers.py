@@ -54,20 +54,20 @@ def make_attention(config: ModelConfig, *, causal: bool, key) -> eqx.Module:
         return nn.OscillatorAttention(
             config.d_model,
             config.n_heads,
-            config.d_osc,
+            config.osc.d_osc,
             config.max_len,
             key=key,
-            coupling=config.coupling,
-            p=config.p,
-            equilibrium=config.equilibrium,
-            impl=config.impl,
+            coupling=config.osc.coupling,
+            p=config.osc.p,
+            equilibrium=config.osc.equilibrium,
+            impl=config.osc.impl,
             causal=causal,
-            anchors=config.anchors,
-            normalize_anchors=config.normalize_anchors,
-            mask_readout=config.mask_readout,
+            anchors=config.osc.anchors,
+            normalize_anchors=config.osc.normalize_anchors,
+            mask_readout=config.osc.mask_readout,
             freeze_values=config.freeze_values,
-            relative_rotation=config.relative_rotation,
-            query_scale=config.query_scale,
+            relative_rotation=config.osc.relative_rotation,
+            query_scale=config.osc.query_scale,
         )
     raise ValueError(f"no transformer attention {config.attention!r}.")
 
@@ -114,7 +114,7 @@ def sync_space(config: ModelConfig) -> tuple[str, int | None]:
 
 
 def _sync_value(config: ModelConfig) -> str:
-    return "state" if config.value == "phase" else "learned"
+    return "state" if config.sync.value == "phase" else "learned"
 
 
 def _torus(config: ModelConfig) -> bool:
@@ -139,11 +139,11 @@ def make_sync_attention(config: ModelConfig, *, key) -> eqx.Module:
     common = dict(
         key=key,
         value=_sync_value(c),
-        gates=c.gates,
-        tau=c.tau,
-        bound=c.bound,
+        gates=c.sync.gates,
+        tau=c.sync.tau,
+        bound=c.sync.bound,
         rope_base=c.rope_base,
-        gate_norm=c.gate_norm,
+        gate_norm=c.sync.gate_norm,
         drift=c.sync.drift,
     )
     if c.attention == "sphere":
@@ -167,13 +167,13 @@ def make_sync_ffn(config: ModelConfig, *, key) -> eqx.Module:
             1,
             key=key,
             order=config.sync.harmonics,
-            tau=config.tau,
-            bound=config.bound,
+            tau=config.sync.tau,
+            bound=config.sync.bound,
         )
     if _torus(config):
         return make_angle_swiglu(config, key=key)
     space, n = sync_space(config)
-    return _nn().LiftSwiGLU(config.d_model, config.d_ff, key=key, bound=config.bound,
+    return _nn().LiftSwiGLU(config.d_model, config.d_ff, key=key, bound=config.sync.bound,
                             space=space, n=n)  # fmt: skip
 
 
@@ -189,10 +189,10 @@ def make_sync_readout(config: ModelConfig, *, key) -> eqx.Module:
     space, n = sync_space(c)
     if kind == "prototype":
         return nn.AlignmentReadout(c.d_model, c.vocab_size, key=key, space=space, n=n,
-                                   scale=c.readout_scale)  # fmt: skip
+                                   scale=c.sync.readout_scale)  # fmt: skip
     if kind == "vonmises":
         return nn.VonMisesReadout(c.d_model, c.vocab_size, key=key, space=space, n=n,
-                                  scale=c.readout_scale)  # fmt: skip
+                                  scale=c.sync.readout_scale)  # fmt: skip
     return nn.LiftLinearReadout(c.d_model, c.vocab_size, key=key, space=space, n=n)
 
 
@@ -208,20 +208,20 @@ def make_kuramoto_attention(config: ModelConfig, *, key) -> eqx.Module:
         config.d_model,
         config.n_heads,
         key=key,
-        value=config.value,
-        gates=config.gates,
-        tau=config.tau,
-        bound=config.bound,
+        value=config.sync.value,
+        gates=config.sync.gates,
+        tau=config.sync.tau,
+        bound=config.sync.bound,
         rope_base=config.rope_base,
-        gate_norm=config.gate_norm,
+        gate_norm=config.sync.gate_norm,
     )
 
 
 def make_frustrated_attention(config: ModelConfig, *, key) -> eqx.Module:
-    if config.value != "phase":
+    if config.sync.value != "phase":
         raise ValueError(
             f"the {config.attention} model couples the phases themselves: value must be "
-            f"'phase' (got {config.value!r})."
+            f"'phase' (got {config.sync.value!r})."
         )
     return _nn().FrustratedAttention(
         config.d_model,
@@ -229,11 +229,11 @@ def make_frustrated_attention(config: ModelConfig, *, key) -> eqx.Module:
         key=key,
         order=config.sync.harmonics,
         delay=config.sync.delay,
-        gates=config.gates,
-        tau=config.tau,
-        bound=config.bound,
+        gates=config.sync.gates,
+        tau=config.sync.tau,
+        bound=config.sync.bound,
         rope_base=config.rope_base,
-        gate_norm=config.gate_norm,
+        gate_norm=config.sync.gate_norm,
     )
 
 
@@ -246,9 +246,9 @@ def call_kuramoto_attention(attention: eqx.Module, theta, diagnostics: bool = Fa
 def make_angle_swiglu(config: ModelConfig, *, key) -> eqx.Module:
     if config.ffn == "lift":
         return _nn().LiftSwiGLU(
-            config.d_model, config.d_ff, key=key, bound=config.bound
+            config.d_model, config.d_ff, key=key, bound=config.sync.bound
         )
-    return _nn().AngleSwiGLU(config.d_model, config.d_ff, key=key, bound=config.bound)
+    return _nn().AngleSwiGLU(config.d_model, config.d_ff, key=key, bound=config.sync.bound)
 
 
 def call_angle_swiglu(ffn: eqx.Module, theta):
@@ -257,5 +257,5 @@ def call_angle_swiglu(ffn: eqx.Module, theta):
 
 def make_prototype_readout(config: ModelConfig, *, key) -> eqx.Module:
     return _nn().PrototypeReadout(
-        config.d_model, config.vocab_size, key=key, scale=config.readout_scale
+        config.d_model, config.vocab_size, key=key, scale=config.sync.readout_scale
     )

@@ -29,7 +29,8 @@ import math
 from typing import Any
 
 from ._build import config_params
-from ._config import ModelConfig, get_config
+from ._config import ModelConfig
+from ._presets import get_config
 
 
 __all__ = ["depth_for_params", "shape_for_params", "config_for_params", "HEAD_WIDTH",

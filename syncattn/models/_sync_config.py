@@ -3,23 +3,30 @@ r"""The synchronisation family's sub-config, ``ModelConfig.sync`` (issue 28)."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any
 
 from .._overrides import check_value, deprecated_item, field_types
 
 
-__all__ = ["SyncConfig", "group_kind", "check_sync", "check_frustrated", "DRIFTS", "READOUTS"]
+__all__ = ["SyncConfig", "group_kind", "DRIFTS", "READOUTS", "VALUES", "GATE_NORMS"]
 
 DRIFTS = ("planes", "full", "none")
 READOUTS = ("prototype", "vonmises", "lift_linear")
+VALUES = ("phase", "learned")
+GATE_NORMS = ("mean", "none")
+TORUS = ("kuramoto", "frustrated", "frustrated-mf")
 
 
 @dataclasses.dataclass(frozen=True)
 class SyncConfig:
-    r"""The synchronisation family's own fields (``ModelConfig.sync``; issue 28).
+    r"""The synchronisation family's own fields (``ModelConfig.sync``; issues 28, 41).
 
     Set from overrides by dotted keys: ``get_config("1m", attention="sphere",
-    **{"sync.sphere_dim": 3})``, ``syncattn train --model sphere sync.readout=vonmises``.
+    **{"sync.sphere_dim": 3})``, ``syncattn train --model sphere sync.readout=vonmises``;
+    the flat keys of the configs before the split (``tau=2``) are accepted as aliases
+    ([`syncattn.models.ModelConfig`][]). Any field off its default is an error for the
+    other attentions.
 
     Attributes:
         sphere_dim: $n \ge 2$, the ambient dimension of the sphere model's states
@@ -46,6 +53,17 @@ class SyncConfig:
             $M = 1$ within the issue's 1.3x (benchmarks/training.py, docs/benchmarks.md).
         delay: the frustrated attention's delayed stream $W^m_t = \sum_{u<t} A_{tu}
             e^{im\theta_{u+1}}$ (``False``: the ablation without it, $b = 0$).
+        value: the value path: ``"phase"`` (the state itself: the Kuramoto identity,
+            the Lohe coupling; ``value="state"`` of the sphere and group layers) or
+            ``"learned"`` (the ablation; not for the frustrated models).
+        gates: the metric gates on (``False`` is the ablation).
+        gate_norm: the gates' normalisation: ``"mean"`` (softplus divided by its mean
+            over the coordinates, seed 000's) or ``"none"`` (softplus alone, a probe).
+        tau: the attention's initial temperature $\tau > 0$ (learned).
+        bound: the bound $\beta > 0$ on the rms of the tangent steps (attention and
+            feed-forward).
+        readout_scale: the prototype (and von Mises) readout's initial
+            $\sigma\sqrt{k} > 0$.
     """
 
     sphere_dim: int = 4
@@ -54,6 +72,12 @@ class SyncConfig:
     readout: str = "prototype"
     harmonics: int = 1
     delay: bool = True
+    value: str = "phase"
+    gates: bool = True
+    gate_norm: str = "mean"
+    tau: float = 1.0
+    bound: float = 1.0
+    readout_scale: float = 1.0
 
     def __post_init__(self):
         for key, tp in field_types(SyncConfig).items():
@@ -72,11 +96,32 @@ class SyncConfig:
             group_kind(self.group)
         except ValueError as e:
             raise ValueError(f"sync.group: {e}") from None
-        for field, allowed in (("drift", DRIFTS), ("readout", READOUTS)):
+        for field, allowed in (
+            ("drift", DRIFTS),
+            ("readout", READOUTS),
+            ("value", VALUES),
+            ("gate_norm", GATE_NORMS),
+        ):
             if getattr(self, field) not in allowed:
                 raise ValueError(
                     f"sync.{field} must be one of {allowed}; got {getattr(self, field)!r}."
                 )
+        for field in ("tau", "bound", "readout_scale"):
+            v = getattr(self, field)
+            if not v > 0 or not math.isfinite(v):
+                raise ValueError(f"sync.{field} must be a finite number > 0; got {v}.")
+
+    def check(self, config, sync_attentions: tuple[str, ...]) -> None:
+        """This part against the rest of the ModelConfig `config` (its
+        ``__post_init__``): set only for the synchronisation models (attention in
+        `sync_attentions`), whose task, feed-forward, positions and head it fixes.
+
+        Raises:
+            ValueError: naming the field.
+        """
+        _check_sync(config, sync_attentions)
+        _check_frustrated(config)
+        _check_torus(config)
 
     def __getitem__(self, key: str) -> Any:
         """Deprecated, as ``ModelConfig[key]``."""
@@ -94,26 +139,29 @@ def group_kind(name: str) -> tuple[str, int]:
     return parse_group(name)
 
 
-def check_sync(config, sync_attentions: tuple[str, ...]) -> None:
-    """The synchronisation family's combinations in the ModelConfig `config` (``sync``,
-    ffn, positions, ...; its ``__post_init__``).
-
-    Raises:
-        ValueError: naming the field.
-    """
-    self = config
-    a, sync = self.attention, self.sync
+def _check_sync(config, sync_attentions: tuple[str, ...]) -> None:
+    """The synchronisation family's combinations: ``sync`` only for its models, the
+    torus models' drift, the frustrated models' harmonics and delay, and the sphere
+    and group models' task, feed-forward, positions and head."""
+    a, sync = config.attention, config.sync
     if a not in sync_attentions:
-        changed = [f"sync.{f.name}" for f in dataclasses.fields(SyncConfig)
-                   if getattr(sync, f.name) != f.default]  # fmt: skip
+        changed = [
+            f"sync.{f.name}"
+            for f in dataclasses.fields(SyncConfig)
+            if getattr(sync, f.name) != f.default
+        ]
         if changed:
             raise ValueError(
                 f"{', '.join(changed)} applies to the synchronisation models (attention "
                 f"in {sync_attentions}); got attention={a!r}."
             )
+        if config.ffn == "lift":
+            raise ValueError(
+                "ffn='lift' (the feed-forward on the lift of a synchronisation state) "
+                f"needs attention in {sync_attentions}; got attention={a!r}."
+            )
         return
-    torus = a in ("kuramoto", "frustrated", "frustrated-mf")
-    if torus and sync.drift != "planes":
+    if a in TORUS and sync.drift != "planes":
         raise ValueError(
             f"the {a} model's drift is its phase drift omega_j (t - u): "
             f"sync.drift must be 'planes'; got {sync.drift!r}."
@@ -125,33 +173,66 @@ def check_sync(config, sync_attentions: tuple[str, ...]) -> None:
                     f"sync.{f} applies to the frustrated models (attention='frustrated' or "
                     f"'frustrated-mf'); got attention={a!r}."
                 )
-    if torus:
-        return  # their own checks follow (kept as they were)
-    if self.task != "lm":
-        raise ValueError(f"the {a} model is a causal LM; task must be 'lm' (got "
-                         f"{self.task!r}).")  # fmt: skip
-    if self.ffn not in ("lift", "none"):
+    if a not in TORUS:
+        _check_geometric(config)
+
+
+def _check_geometric(config) -> None:
+    """The sphere and group models: a causal LM with the lift SwiGLU, rotary drift and
+    a readout head."""
+    a = config.attention
+    if config.task != "lm":
+        raise ValueError(
+            f"the {a} model is a causal LM; task must be 'lm' (got {config.task!r})."
+        )
+    if config.ffn not in ("lift", "none"):
         raise ValueError(
             f"the {a} model's feed-forward is the lift SwiGLU: ffn must be 'lift' or "
-            f"'none'; got ffn={self.ffn!r}."
+            f"'none'; got ffn={config.ffn!r}."
         )
-    if self.positions != "rope":
+    if config.positions != "rope":
         raise ValueError(
             f"the {a} model's positions are its rotary drift exp((t - u) Omega_j); set "
-            f"positions='rope' (got {self.positions!r})."
+            f"positions='rope' (got {config.positions!r})."
         )
-    if self.tie_embeddings:
-        raise ValueError(f"the {a} model reads out through its readout head; "
-                         "tie_embeddings must be False.")  # fmt: skip
+    if config.tie_embeddings:
+        raise ValueError(
+            f"the {a} model reads out through its readout head; tie_embeddings must be "
+            "False."
+        )
 
 
-def check_frustrated(config) -> None:
+def _check_torus(config) -> None:
+    """The models on the torus (Kuramoto, frustrated): a causal LM with the phase drift
+    as positions, the angle (or lift) SwiGLU and the prototype phases as head."""
+    a = config.attention
+    if a not in TORUS:
+        return
+    if config.task != "lm":
+        raise ValueError(
+            f"the {a} model is a causal LM; task='classifier' needs "
+            "attention='oscillator' or 'softmax'."
+        )
+    if config.positions != "rope":
+        raise ValueError(
+            f"the {a} model's positions are its learned phase drift "
+            f"omega_j (t - u); set positions='rope' (got {config.positions!r})."
+        )
+    if config.ffn == "gelu":
+        raise ValueError(
+            "the Kuramoto model's feed-forward is the angle SwiGLU or the lift "
+            "SwiGLU; ffn must be 'swiglu', 'lift' or 'none' (got 'gelu')."
+        )
+    if config.tie_embeddings:
+        raise ValueError(
+            f"the {a} model reads out through prototype phases; "
+            "tie_embeddings must be False."
+        )
+
+
+def _check_frustrated(config) -> None:
     """The frustrated models' combinations (issue 40): ``frustrated-mf`` has the collective
-    modes (``ffn="modes"``) and only it; both couple the phases (``value="phase"``).
-
-    Raises:
-        ValueError: naming the field.
-    """
+    modes (``ffn="modes"``) and only it; both couple the phases (``sync.value="phase"``)."""
     a, ffn = config.attention, config.ffn
     if a == "frustrated-mf" and ffn != "modes":
         raise ValueError(
@@ -164,8 +245,8 @@ def check_frustrated(config) -> None:
             "ffn='modes' (coupling to learned collective modes) is the frustrated-mf model's "
             f"block; got attention={a!r}."
         )
-    if a.startswith("frustrated") and config.value != "phase":
+    if a.startswith("frustrated") and config.sync.value != "phase":
         raise ValueError(
-            f"the {a} model couples the phases themselves (its identities need them): value "
-            f"must be 'phase'; got {config.value!r}."
+            f"the {a} model couples the phases themselves (its identities need them): "
+            f"sync.value must be 'phase'; got {config.sync.value!r}."
         )

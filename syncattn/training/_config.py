@@ -176,17 +176,18 @@ def _group_fields(spec: Any) -> Any:
     if spec is None or isinstance(spec, (type, Mapping)):
         return spec
     names = list(spec)
-    for cls in (TrainConfig, _model_config_class()):
-        types_ = _overrides.field_types(cls)
+    for types_ in (_overrides.field_types(TrainConfig), _model_fields()):
         if set(names) <= set(types_):
             return {n: types_[n] for n in names}
     return dict.fromkeys(names, Any)
 
 
-def _model_config_class():
-    from ..models import ModelConfig
+def _model_fields() -> dict[str, Any]:
+    """The ``model`` group's keys: ModelConfig's fields and the flat aliases of its
+    parts' fields (``d_osc`` for ``osc.d_osc``; `syncattn.models.override_fields`)."""
+    from ..models import override_fields
 
-    return ModelConfig
+    return override_fields()
 
 
 def parse_overrides(
@@ -225,5 +226,5 @@ def run_overrides(items: Iterable[str] | Mapping[str, Any]) -> dict[str, dict[st
     [`TrainConfig`][syncattn.training.TrainConfig], `syncattn.models.ModelConfig` and the
     open ``data.OPTION``)."""
     return parse_overrides(
-        items, {"train": TrainConfig, "model": _model_config_class(), "data": None}
+        items, {"train": TrainConfig, "model": _model_fields(), "data": None}
     )

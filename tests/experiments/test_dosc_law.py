@@ -50,7 +50,7 @@ def test_budget_is_twenty_non_embedding_params_of_the_built_model():
     assert (t.weight_decay, t.min_lr_ratio, t.b2, t.clip_norm) == (1e-4, 0.0, 0.999, 1.0)
     osc = dosc_law.cell(SMOKE, "oscillator", 3e-3, 1, 4, 2)
     ospec, _ = _spec(osc)
-    assert (ospec.model.d_osc, ospec.model.p, ospec.model.d_model) == (4, 2, SMOKE.d_model)
+    assert (ospec.model.osc.d_osc, ospec.model.osc.p, ospec.model.d_model) == (4, 2, SMOKE.d_model)
     assert osc.steps == cell.steps and osc.name == "oscillator-d4-p2-lr0.003-seed1"
 
 

@@ -115,7 +115,7 @@ def test_raw_anchor_cells_are_named_apart():
     import jax
 
     m = kws.kws_model(cfg, "oscillator", key=jax.random.key(0))
-    assert m.config.normalize_anchors is False and m.config.final_norm is False
+    assert m.config.osc.normalize_anchors is False and m.config.final_norm is False
 
 
 def test_kws_task_batches_and_optimizer():

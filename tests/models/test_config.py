@@ -33,12 +33,13 @@ def test_paper_b_lm_matches_b3():
     assert c.final_norm and not c.tie_embeddings and c.pad_id == 0 and c.max_len == 50
     assert models.get_config("paper-b-lm", max_len=128, vocab_size=8004).max_len == 128
     # the published layer uses its anchors raw (weight decay shrinks them)
-    assert not c.normalize_anchors and c.coupling == "softplus" and c.equilibrium == "closed"
+    assert not c.osc.normalize_anchors and c.osc.coupling == "softplus"
+    assert c.osc.equilibrium == "closed"
 
 
 def test_paper_b_sva_matches_b2_config_g():
     c = models.get_config("paper-b-sva")
-    assert (c.task, c.n_layers, c.d_model, c.n_heads, c.d_ff, c.d_osc, c.max_len) == (
+    assert (c.task, c.n_layers, c.d_model, c.n_heads, c.d_ff, c.osc.d_osc, c.max_len) == (
         "classifier", 1, 32, 1, 64, 2, 50,
     )  # fmt: skip
     assert (c.positions, c.norm, c.ffn, c.dropout, c.vocab_size) == (
@@ -46,7 +47,7 @@ def test_paper_b_sva_matches_b2_config_g():
     )  # fmt: skip
     assert models.get_config("paper-b-sva", attention="softmax").attention == "softmax"
     # seed 001's W_o has a bias; its layer masks padding before the fixed point only
-    assert c.out_bias and not c.mask_readout and not c.normalize_anchors
+    assert c.out_bias and not c.osc.mask_readout and not c.osc.normalize_anchors
 
 
 def test_overrides_from_strings_take_the_field_types():
@@ -57,7 +58,7 @@ def test_overrides_from_strings_take_the_field_types():
     assert c.d_model == 32 and isinstance(c.d_model, int)
     assert c.dropout == 0.25 and isinstance(c.dropout, float)
     assert c.final_norm is False and c.tie_embeddings is True
-    assert c.pad_id is None and c.norm == "layernorm" and c.p == 2
+    assert c.pad_id is None and c.norm == "layernorm" and c.osc.p == 2
     assert models.get_config("tiny", pad_id="3").pad_id == 3
     assert models.get_config("tiny", dropout=0).dropout == 0.0  # int -> float
     assert isinstance(models.get_config("tiny", dropout=0).dropout, float)
@@ -135,7 +136,7 @@ def test_d_osc_rule_is_stated_once_on_the_config_path(monkeypatch):
     """ModelConfig and the experiments that sweep d_osc share one check: changing it
     changes all of them (the layer keeps its own, for direct use)."""
     from syncattn.experiments import convergence, scaling
-    from syncattn.models import _config
+    from syncattn.models import _osc_config
 
     with pytest.raises(ValueError, match=r"each of dims must be >= 2 \(oscillators"):
         scaling.Config(dims=(2, 1))
@@ -148,9 +149,9 @@ def test_d_osc_rule_is_stated_once_on_the_config_path(monkeypatch):
         calls.append((d, name))
 
     # the config calls its module's name; the experiments import the public one
-    monkeypatch.setattr(_config, "check_d_osc", fake)
+    monkeypatch.setattr(_osc_config, "check_d_osc", fake)
     monkeypatch.setattr(models, "check_d_osc", fake)
-    models.ModelConfig(d_osc=1)
+    models.OscillatorConfig(d_osc=1)
     scaling.Config(dims=(1,), p_dim=3)
     convergence.Config(dims=(0,))
-    assert calls == [(1, "d_osc"), (1, "each of dims"), (3, "p_dim"), (0, "each of dims")]
+    assert calls == [(1, "osc.d_osc"), (1, "each of dims"), (3, "p_dim"), (0, "each of dims")]

@@ -37,7 +37,7 @@ def test_defaults_and_dotted_overrides():
     ({"sync.drift": "spiral"}, "sync.drift must be one of"),
     ({"sync.readout": "softmax"}, "sync.readout must be one of"),
     ({"sync": "x"}, "set them one by one: sync.sphere_dim"),
-    ({"sync.readout": "vonmises", "sync": {"group": "u2"}}, "given twice"),
+    ({"sync.readout": "vonmises", "sync": {"readout": "prototype"}}, "given twice"),
     ({"ffn": "swiglu"}, "ffn must be 'lift' or 'none'"),
     ({"ffn": "gelu"}, "ffn must be 'lift' or 'none'"),
     ({"positions": "sinusoidal"}, "positions='rope'"),

@@ -256,7 +256,7 @@ def test_oscillator_classifier_published_padding_semantics():
     readout still weighs them, so padding moves real positions unless
     mask_readout=True."""
     model = clf("oscillator", pad_id=0)
-    assert not model.config.mask_readout
+    assert not model.config.osc.mask_readout
     x = tokens(6, vocab=169, low=1)
     assert not np.allclose(jit_call(model, _pad(x, 4))[:6], jit_call(model, x))
 

@@ -54,9 +54,9 @@ def test_train_parses_and_validates_an_override_once(real_build, tmp_path, monke
     assert code == 0, capsys.readouterr().err
     assert [p for p in parsed if p[0] == "d_osc"] == [("d_osc", "8")]  # parsed once
     # one ModelConfig constructed (and validated) in the whole path, and built as it is
-    assert len(validated) == 1 and validated[0].d_osc == 8
+    assert len(validated) == 1 and validated[0].osc.d_osc == 8
     assert len(built) == 1 and built[0] is validated[0]
-    assert json.loads((out / "config.json").read_text())["model"]["d_osc"] == 8
+    assert json.loads((out / "config.json").read_text())["model"]["osc"]["d_osc"] == 8
     if real_build:  # each layer checked its own argument once, when it was built
         (model,) = fitted
         layers = [x for x in jax.tree_util.tree_leaves(
