@@ -213,6 +213,7 @@ def measure_costs(spec, corpus, *, seconds: int | float = 3.0, max_steps: int = 
     from .._trees import cast_floating
     from . import _loop
     from ._checkpoint import save_checkpoint
+    from ._resume import host_tree
     from ._run import _build_model, validate_run
     from ._sharding import data_mesh, replicate, shard_batch
     from ._task import evaluate, host_value, language_model_task
@@ -257,7 +258,7 @@ def measure_costs(spec, corpus, *, seconds: int | float = 3.0, max_steps: int = 
     if checkpoint:
         with tempfile.TemporaryDirectory(prefix="syncattn-budget-") as tmp:
             t = clock()
-            save_checkpoint(Path(tmp), 1, _loop._host_tree(
+            save_checkpoint(Path(tmp), 1, host_tree(
                 {"model": state[0], "opt_state": state[1], "key": state[2],
                  "step": np.asarray(1, np.int64)}), keep=1)  # fmt: skip
             ckpt_s = clock() - t
