@@ -57,12 +57,22 @@ def planned_seconds(
 ) -> float:
     r"""$t(S) = c + S\tau + \lceil S/E\rceil\, t_e + \lceil S/C\rceil\, t_c$ (the loop
     evaluates and saves every $E$, $C$ steps and at the last)."""
-    return (costs.compile_s + steps * costs.step_s + math.ceil(steps / eval_every) * costs.eval_s
-            + math.ceil(steps / ckpt_every) * costs.ckpt_s)  # fmt: skip
+    return (
+        costs.compile_s
+        + steps * costs.step_s
+        + math.ceil(steps / eval_every) * costs.eval_s
+        + math.ceil(steps / ckpt_every) * costs.ckpt_s
+    )
 
 
-def plan_steps(seconds: int | float, costs: StepCosts, *, evals: int = EVALS,
-               eval_every: int | None = None, ckpt_every: int | None = None) -> dict[str, Any]:  # fmt: skip
+def plan_steps(
+    seconds: int | float,
+    costs: StepCosts,
+    *,
+    evals: int = EVALS,
+    eval_every: int | None = None,
+    ckpt_every: int | None = None,
+) -> dict[str, Any]:
     r"""The largest $S$ with $t(S) \le$ `seconds` ([`planned_seconds`][syncattn.training.planned_seconds]).
 
     Without `eval_every`, $S$ is a multiple of `evals` and $E = S/$`evals`; without
@@ -110,8 +120,12 @@ def auto_lr(attention: str, params: int | float) -> float:
     return best.get(attention, 1e-2)
 
 
-def next_size(params: int | float, tokens_per_s: int | float, seconds: int | float,
-              tokens_per_param: int | float = TOKENS_PER_PARAM) -> float:  # fmt: skip
+def next_size(
+    params: int | float,
+    tokens_per_s: int | float,
+    seconds: int | float,
+    tokens_per_param: int | float = TOKENS_PER_PARAM,
+) -> float:
     r"""$N^\ast = \sqrt{N\, r\, T' / \kappa}$: the size that trains on $\kappa N^\ast$
     tokens in $T'$ = `seconds` when the tokens/s $r$ measured at $N$ = `params` scales
     as $1/N$."""
