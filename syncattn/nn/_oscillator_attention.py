@@ -2,8 +2,6 @@ r"""Fixed-query oscillator attention (seed 001): each query settles on the spher
 
 from __future__ import annotations
 
-import math
-
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -16,15 +14,20 @@ from ._common import (
     allowed,
     cast,
     causal_mask,
-    check_choice,
     check_input,
     check_int,
     check_key_mask,
-    check_positive,
     linear,
     linear_stacked,
 )
 from ._frozen import FrozenLinear, value_weights
+from ._oscillator_options import (
+    COUPLINGS as COUPLINGS,
+    ODE_FLOWS as ODE_FLOWS,
+    check_modes,
+    check_ode,
+    check_sizes,
+)
 from ._oscillator_paths import (
     chunked_drive,
     chunked_readout,
@@ -41,8 +44,31 @@ from ._oscillator_paths import (
 from ._substrate import Substrate
 
 
-COUPLINGS = lohe.COUPLINGS
-ODE_FLOWS = ("paper", "unit")
+def _projections(d_model: int, width: int, keys, freeze_values: bool) -> tuple:
+    r"""$W_q, W_k, W_v$ ($d \to n_h d_h$, no bias; $W_v$ a
+    [`syncattn.nn.FrozenLinear`][] when frozen) and $W_o$ ($n_h d_h \to d$, with
+    bias), from the keys ``(kq, kk, kv, ko)``."""
+    kq, kk, kv, ko = keys
+    wq = eqx.nn.Linear(d_model, width, use_bias=False, key=kq)
+    wk = eqx.nn.Linear(d_model, width, use_bias=False, key=kk)
+    if freeze_values:
+        wv = FrozenLinear(d_model, width, key=kv)
+    else:
+        wv = eqx.nn.Linear(d_model, width, use_bias=False, key=kv)
+    wo = eqx.nn.Linear(width, d_model, use_bias=True, key=ko)
+    return wq, wk, wv, wo
+
+
+def _anchor_parameters(anchors: str, table_shape, d_model: int, ka, kr) -> tuple:
+    r"""``(anchor_table, anchor_proj)``: with ``"position"`` anchors the table of shape
+    `table_shape` $= (n_h, \mathrm{max\_len}, d_\mathrm{osc})$, normalised Gaussians
+    (key `ka`); with ``"content"`` anchors $W_r$ ($d \to n_h d_\mathrm{osc}$, key
+    `kr`)."""
+    if anchors == "position":
+        g = jax.random.normal(ka, table_shape)
+        return g / jnp.linalg.norm(g, axis=-1, keepdims=True), None
+    n_heads, _, d_osc = table_shape
+    return None, eqx.nn.Linear(d_model, n_heads * d_osc, use_bias=False, key=kr)
 
 
 class OscillatorAttention(eqx.Module):
@@ -246,94 +272,40 @@ class OscillatorAttention(eqx.Module):
         query_scale=False,
         freeze_values=False,
     ):
-        d_model, n_heads = check_int(d_model, "d_model"), check_int(n_heads, "n_heads")
-        if d_head is None:
-            if d_model % n_heads:
-                raise ValueError(
-                    f"d_model={d_model} is not divisible by n_heads={n_heads}; pass d_head."
-                )
-            d_head = d_model // n_heads
-        d_head = check_int(d_head, "d_head")
-        if isinstance(d_osc, bool) or not isinstance(d_osc, int) or d_osc < 2:
-            raise ValueError(
-                f"d_osc must be an int >= 2 (oscillators on S^(d_osc-1)); got {d_osc!r}."
-            )
-        max_len = check_int(max_len, "max_len")
-        check_choice(coupling, "coupling", COUPLINGS)
-        check_choice(ode_flow, "ode_flow", ODE_FLOWS)
-        check_choice(equilibrium, "equilibrium", ("closed", "ode"))
-        check_choice(impl, "impl", ("quadratic", "linear", "chunked"))
-        check_choice(anchors, "anchors", ("position", "content"))
-        if (
-            isinstance(p, bool)
-            or not isinstance(p, (int, float))
-            or not math.isfinite(p)
-            or p < 1
-        ):
-            raise ValueError(
-                f"p (readout exponent) must be a finite number >= 1; got {p!r}."
-            )
-        if impl == "linear":
-            if coupling != "elu1_features":
-                raise ValueError(
-                    "impl='linear' needs coupling='elu1_features' (the kernel "
-                    f"phi(q).phi(k)/d_h, phi = elu + 1); got {coupling!r}. ('elu1' is the "
-                    "published score nonlinearity elu(q.k/sqrt(d_h)) + 1, not a kernel.) "
-                    "Use impl='chunked' for O(T * chunk) memory with other couplings."
-                )
-            if p != int(p):
-                raise ValueError(
-                    f"impl='linear' needs an integer p (polynomial readout kernel); got p={p}."
-                )
-            if not normalize_anchors:
-                raise ValueError(
-                    "impl='linear' needs unit anchors (normalize_anchors=True): with ||r|| > 1, "
-                    "max(0, 1 + z.r) clips and the readout is no longer a polynomial kernel."
-                )
-        if relative_rotation and (d_osc != 2 or impl != "quadratic"):
-            raise ValueError(
-                "relative_rotation (L3) rotates anchors in the plane: it needs d_osc=2 and "
-                f"impl='quadratic'; got d_osc={d_osc}, impl={impl!r}."
-            )
-        if query_scale and coupling == "elu1_features":
-            raise ValueError(
-                "query_scale (L4) scales the score q.k/sqrt(d_h) inside the coupling; "
-                "coupling='elu1_features' is a kernel of features, not of the score."
-            )
+        d_model, n_heads, d_head, d_osc, max_len = check_sizes(
+            d_model, n_heads, d_osc, max_len, d_head
+        )
+        check_modes(
+            coupling=coupling,
+            p=p,
+            equilibrium=equilibrium,
+            impl=impl,
+            anchors=anchors,
+            normalize_anchors=normalize_anchors,
+            ode_flow=ode_flow,
+            d_osc=d_osc,
+            relative_rotation=relative_rotation,
+            query_scale=query_scale,
+        )
         self.chunk = check_int(chunk, "chunk")
-        self.ode_t1 = check_positive(ode_t1, "ode_t1")
-        self.ode_rtol = check_positive(ode_rtol, "ode_rtol")
-        self.ode_atol = check_positive(ode_atol, "ode_atol")
-        self.ode_seed = check_int(ode_seed, "ode_seed", low=0)
+        ode = check_ode(ode_t1, ode_rtol, ode_atol, ode_seed)
+        self.ode_t1, self.ode_rtol, self.ode_atol, self.ode_seed = ode
         self.ode_flow = ode_flow
         # one fixed split: the same key gives the same shared parameters in every mode
         kq, kk, kv, ko, ka, kr = jax.random.split(key, 6)
-        w = n_heads * d_head
-        self.wq = eqx.nn.Linear(d_model, w, use_bias=False, key=kq)
-        self.wk = eqx.nn.Linear(d_model, w, use_bias=False, key=kk)
-        self.wv = (FrozenLinear(d_model, w, key=kv) if freeze_values
-                   else eqx.nn.Linear(d_model, w, use_bias=False, key=kv))  # fmt: skip
-        self.wo = eqx.nn.Linear(w, d_model, use_bias=True, key=ko)
-        if anchors == "position":
-            g = jax.random.normal(ka, (n_heads, max_len, d_osc))
-            self.anchor_table = g / jnp.linalg.norm(g, axis=-1, keepdims=True)
-            self.anchor_proj = None
-        else:
-            self.anchor_table = None
-            self.anchor_proj = eqx.nn.Linear(
-                d_model, n_heads * d_osc, use_bias=False, key=kr
-            )
-        self.d_model, self.n_heads, self.d_head, self.d_osc = (
-            d_model,
-            n_heads,
-            d_head,
-            d_osc,
+        self.wq, self.wk, self.wv, self.wo = _projections(
+            d_model, n_heads * d_head, (kq, kk, kv, ko), freeze_values
         )
-        self.max_len, self.coupling, self.p = max_len, coupling, p
+        self.anchor_table, self.anchor_proj = _anchor_parameters(
+            anchors, (n_heads, max_len, d_osc), d_model, ka, kr
+        )
+        self.d_model, self.n_heads, self.d_head = d_model, n_heads, d_head
+        self.d_osc, self.max_len, self.coupling, self.p = d_osc, max_len, coupling, p
         self.equilibrium, self.impl, self.causal = equilibrium, impl, bool(causal)
         self.anchors, self.normalize_anchors = anchors, bool(normalize_anchors)
         self.mask_readout = bool(mask_readout)
-        self.relative_rotation, self.query_scale = bool(relative_rotation), bool(query_scale)
+        self.relative_rotation = bool(relative_rotation)
+        self.query_scale = bool(query_scale)
         self.freeze_values = bool(freeze_values)
         self.delta = jnp.zeros(max_len) if relative_rotation else None
         self.beta = jnp.ones((n_heads, max_len)) if query_scale else None
@@ -375,12 +347,17 @@ class OscillatorAttention(eqx.Module):
         z, deg = lohe.equilibrium(h)
         extra = {}
         if self.equilibrium == "ode":
-            z0 = _substrate.start(self, h, key)  # uniform from key, default key(ode_seed)
+            # uniform from key, default key(ode_seed)
+            z0 = _substrate.start(self, h, key)
             hf = h.astype(z0.dtype)
             if self.ode_flow == "unit":  # the rescaled flow: drive h / |h|
                 e1 = jnp.zeros_like(hf).at[..., 0].set(1.0)
                 hs = jnp.where(deg[..., None], e1, hf)  # double where: no 0/0
-                hf = jnp.where(deg[..., None], 0.0, hs / jnp.linalg.norm(hs, axis=-1, keepdims=True))
+                hf = jnp.where(
+                    deg[..., None],
+                    0.0,
+                    hs / jnp.linalg.norm(hs, axis=-1, keepdims=True),
+                )
             sol = lohe.settle(
                 z0, hf, self.ode_t1, rtol=self.ode_rtol, atol=self.ode_atol
             )
@@ -400,7 +377,11 @@ class OscillatorAttention(eqx.Module):
         T = x.shape[0]
         r = self._anchor_vectors(s, x)
         h = lohe.masked_drive(
-            q, k, r, mask=_drive_mask(T, km, self.causal), kind=self.coupling,
+            q,
+            k,
+            r,
+            mask=_drive_mask(T, km, self.causal),
+            kind=self.coupling,
             causal=self.causal,
         )
         z, deg, extra = self._settle(h, key)
@@ -414,9 +395,15 @@ class OscillatorAttention(eqx.Module):
         T = x.shape[0]
         R = rotated_anchors(self._anchor_vectors(s, x), relative_angles(s.delta, T))
         u, h, z, deg, extra = relative_path(
-            q, k, R, _drive_mask(T, km, self.causal), self._readout_mask(T, km),
-            kind=self.coupling, p=self.p, settle=lambda h: self._settle(h, key),
-        )  # fmt: skip
+            q,
+            k,
+            R,
+            _drive_mask(T, km, self.causal),
+            self._readout_mask(T, km),
+            kind=self.coupling,
+            p=self.p,
+            settle=lambda h: self._settle(h, key),
+        )
         num, den = u @ v, jnp.sum(u, -1, keepdims=True)
         out = self._finish(num, den, v, self._read_km(km))
         return out, dict(anchors=R, h=h, z=z, degenerate=deg, **extra)
@@ -443,10 +430,14 @@ class OscillatorAttention(eqx.Module):
 
     def _chunked(self, s, x, q, k, v, km, key):
         r = self._anchor_vectors(s, x)
-        h = chunked_drive(q, k, r, km, causal=self.causal, chunk=self.chunk, kind=self.coupling)
+        h = chunked_drive(
+            q, k, r, km, causal=self.causal, chunk=self.chunk, kind=self.coupling
+        )
         z, deg, extra = self._settle(h, key)
         km_read = self._read_km(km)
-        acc = chunked_readout(z, r, v, km, km_read, causal=self.causal, chunk=self.chunk, p=self.p)
+        acc = chunked_readout(
+            z, r, v, km, km_read, causal=self.causal, chunk=self.chunk, p=self.p
+        )
         num, den = acc[0], acc[1]
         if km_read is not None:
             has = has_real_key(km_read, self.causal)[None, :, None]
@@ -482,7 +473,9 @@ class OscillatorAttention(eqx.Module):
         }[self.impl]
         skeys = _substrate.keys(self.substrate, key, substrate_key)  # substrate hook
         if skeys is not None and self.relative_rotation:
-            raise ValueError("a non-ideal substrate does not model relative_rotation (L3).")
+            raise ValueError(
+                "a non-ideal substrate does not model relative_rotation (L3)."
+            )
         if skeys is not None and self.substrate._dense:
             dm = _drive_mask(T, km, self.causal)
             out, aux = _substrate.dense_path(self, s, x, q, k, v, km, skeys, dm)

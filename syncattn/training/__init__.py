@@ -91,7 +91,6 @@ from ._run import (
     RunSpec as RunSpec,
     make_spec as make_spec,
     read_config as read_config,
-    train_run as train_run,
     validate_run as validate_run,
 )
 from ._sample import generate as generate, sampling_logits as sampling_logits
@@ -115,6 +114,7 @@ from ._task import (
     evaluate as evaluate,
     language_model_task as language_model_task,
 )
+from ._train_run import train_run as train_run
 
 
 __all__ = [

@@ -67,37 +67,44 @@ import dataclasses
 import math
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from ._config import _PRESETS, run_overrides
+from ._measure import measure_costs as measure_costs
+from ._planning import (
+    EVALS,
+    TOKENS_PER_PARAM as TOKENS_PER_PARAM,
+    StepCosts as StepCosts,
+    auto_lr as auto_lr,
+    next_size as next_size,
+    plan_steps as plan_steps,
+    planned_seconds as planned_seconds,
+)
 from ._replan import SAFETY, Replanner
 
 
-__all__ = ["StepCosts", "measure_costs", "planned_seconds", "plan_steps", "next_size",
-           "auto_lr", "budget_spec", "process_age", "Replanner", "TOKENS_PER_PARAM"]  # fmt: skip
+__all__ = [
+    "StepCosts",
+    "measure_costs",
+    "planned_seconds",
+    "plan_steps",
+    "next_size",
+    "auto_lr",
+    "budget_spec",
+    "process_age",
+    "Replanner",
+    "TOKENS_PER_PARAM",
+]
 
-TOKENS_PER_PARAM = 20.0
-"""$\\kappa$ of the compute-matched rule $D = \\kappa N$ (the ladder's)."""
-EVALS = 10
 WARMUP_FRACTION = 0.05
 FIRST_GUESS = 1e10  # N r(N), parameter-tokens per second (about 2 CPU cores)
 CANDIDATES = 3
 TOLERANCE = math.log(1.1)
 SHAPE_KEYS = ("d_model", "n_layers", "n_heads", "d_ff")
 PLAN_KEYS = ("eval_every", "ckpt_every", "warmup_steps", "log_every")
-
-LADDER_LRS = (
-    (50_000, {"kuramoto": 3e-2, "softmax": 3e-2}),
-    (100_000, {"kuramoto": 3e-2, "softmax": 1e-2}),
-    (150_000, {"kuramoto": 1e-2, "softmax": 1e-2}),
-    (200_000, {"kuramoto": 1e-2, "softmax": 1e-2}),
-)
-"""The ladder's best lr per rung target and model (issue 20's CPU protocol, committed in
-``results/experiments/ladder/ladder-default/results.json``)."""
 
 clock = time.perf_counter
 """The clock of the budget (a module attribute: a test replaces it)."""
@@ -113,159 +120,7 @@ def process_age() -> float:
         return 0.0
 
 
-@dataclasses.dataclass(frozen=True)
-class StepCosts:
-    """What a warm-up measured: seconds of compilation $c$, of one step $\\tau$, of one
-    evaluation $t_e$ and one checkpoint $t_c$; the model's parameters and tokens per step.
-    ``tokens_per_s`` = tokens per step / $\\tau$."""
-
-    params: int
-    tokens_per_step: int
-    compile_s: float
-    step_s: float
-    eval_s: float = 0.0
-    ckpt_s: float = 0.0
-
-    @property
-    def tokens_per_s(self) -> float:
-        return self.tokens_per_step / self.step_s
-
-
-def planned_seconds(steps: int, costs: StepCosts, *, eval_every: int, ckpt_every: int) -> float:
-    r"""$t(S) = c + S\tau + \lceil S/E\rceil\, t_e + \lceil S/C\rceil\, t_c$ (the loop
-    evaluates and saves every $E$, $C$ steps and at the last)."""
-    return (costs.compile_s + steps * costs.step_s + math.ceil(steps / eval_every) * costs.eval_s
-            + math.ceil(steps / ckpt_every) * costs.ckpt_s)  # fmt: skip
-
-
-def plan_steps(seconds: int | float, costs: StepCosts, *, evals: int = EVALS,
-               eval_every: int | None = None, ckpt_every: int | None = None) -> dict[str, Any]:  # fmt: skip
-    r"""The largest $S$ with $t(S) \le$ `seconds` ([`planned_seconds`][syncattn.training.planned_seconds]).
-
-    Without `eval_every`, $S$ is a multiple of `evals` and $E = S/$`evals`; without
-    `ckpt_every`, $C = 2E$.
-
-    Returns:
-        ``{"steps", "eval_every", "ckpt_every", "planned_s"}``.
-
-    Raises:
-        ValueError: not even the smallest run fits in `seconds` (the message says how
-            long it would take).
-    """
-    unit = evals if eval_every is None else 1
-
-    def settings(k):
-        E = eval_every or k
-        return {"steps": k * unit, "eval_every": E, "ckpt_every": ckpt_every or 2 * E}
-
-    def t(k):
-        s = settings(k)
-        return planned_seconds(s["steps"], costs, eval_every=s["eval_every"], ckpt_every=s["ckpt_every"])
-
-    if t(1) > seconds:
-        raise ValueError(
-            f"the time budget is too short: the shortest run ({unit} steps; compiling "
-            f"{costs.compile_s:.0f} s, a step {costs.step_s:.3g} s, an evaluation "
-            f"{costs.eval_s:.3g} s) takes {t(1):.0f} s and {max(seconds, 0.0):.0f} s remain."
-        )
-    lo, hi = 1, 2
-    while t(hi) <= seconds:
-        lo, hi = hi, 2 * hi
-    while hi - lo > 1:  # t(lo) <= seconds < t(hi)
-        mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if t(mid) <= seconds else (lo, mid)
-    return settings(lo) | {"planned_s": t(lo)}
-
-
-def auto_lr(attention: str, params: int | float) -> float:
-    r"""The peak lr of ``--config auto``: the ladder's best (``LADDER_LRS``) at the rung
-    whose target $N_r$ minimises $|\ln(N/N_r)|$ for $N$ = `params`; $10^{-2}$ for an
-    attention the ladder did not train."""
-    _, best = min(LADDER_LRS, key=lambda r: abs(math.log(params / r[0])))
-    return best.get(attention, 1e-2)
-
-
-def next_size(params: int | float, tokens_per_s: int | float, seconds: int | float,
-              tokens_per_param: int | float = TOKENS_PER_PARAM) -> float:  # fmt: skip
-    r"""$N^\ast = \sqrt{N\, r\, T' / \kappa}$: the size that trains on $\kappa N^\ast$
-    tokens in $T'$ = `seconds` when the tokens/s $r$ measured at $N$ = `params` scales
-    as $1/N$."""
-    return math.sqrt(params * tokens_per_s * max(seconds, 0.0) / tokens_per_param)
-
-
 # --------------------------------------------------------------------------- measuring
-
-
-def measure_costs(spec, corpus, *, seconds: int | float = 3.0, max_steps: int = 200,
-                  step_timing: bool = True, evaluation: bool = True, checkpoint: bool = True,
-                  devices=None, clock=None) -> StepCosts:  # fmt: skip
-    """Time the run `spec`'s compiled step on `corpus` (see the module docstring): with
-    `step_timing`, the first step, then steps until `seconds` have passed (at least 3,
-    at most `max_steps`); with `evaluation`, one validation batch (after one that compiles);
-    with `checkpoint`, one checkpoint of the whole state (in a temporary folder).
-    The model and the compiled programs are those the run reuses."""
-    import equinox as eqx
-    import jax
-    import jax.numpy as jnp
-    import numpy as np
-
-    from .. import data
-    from .._trees import cast_floating
-    from . import _loop
-    from ._checkpoint import save_checkpoint
-    from ._run import _build_model, validate_run
-    from ._sharding import data_mesh, replicate, shard_batch
-    from ._task import evaluate, host_value, language_model_task
-
-    clock = clock or globals()["clock"]
-    mcfg, tcfg = validate_run(spec, corpus)
-    task = language_model_task(corpus, tcfg)
-    model = _build_model(mcfg, tcfg.seed)
-    model = cast_floating(model, "float64" if tcfg.compute_dtype == "float64" else "float32")
-    optimizer, _, step = _loop._compiled(_loop._math_fields(tcfg), task.loss, tcfg.compute_dtype,
-                                         task.optimizer)  # fmt: skip
-    mesh = data_mesh(devices)
-    state = [replicate(model, mesh),
-             replicate(optimizer.init(eqx.filter(model, eqx.is_inexact_array)), mesh),
-             replicate(jnp.asarray(jax.random.PRNGKey(tcfg.seed + 1)), mesh)]  # fmt: skip
-
-    def one(s):
-        batch = jax.tree.map(lambda x: shard_batch(np.asarray(x), mesh), task.sample_batch(s))
-        m, o, k, metrics = step(*state, batch)
-        state[:] = [m, o, k]
-        host_value(metrics["loss"])
-
-    first = step_s = eval_s = ckpt_s = 0.0
-    if step_timing:
-        t0 = clock()
-        one(0)
-        first = clock() - t0
-        n, t1 = 0, clock()
-        while n < 3 or (clock() - t1 < seconds and n < max_steps):
-            n += 1
-            one(n)
-        step_s = (clock() - t1) / n
-    if evaluation:
-        windows = data.num_eval_windows(corpus.val, tcfg.seq_len)
-        batches = min(tcfg.eval_batches, -(-windows // tcfg.batch_size))
-        kw = dict(kind=corpus.kind, pad_id=corpus.pad_id, batch_size=tcfg.batch_size,
-                  seq_len=tcfg.seq_len, compute_dtype=tcfg.compute_dtype, devices=devices)  # fmt: skip
-        evaluate(state[0], corpus.val, max_batches=1, **kw)  # compiles
-        t = clock()
-        evaluate(state[0], corpus.val, max_batches=1, **kw)
-        eval_s = (clock() - t) * batches
-    if checkpoint:
-        with tempfile.TemporaryDirectory(prefix="syncattn-budget-") as tmp:
-            t = clock()
-            save_checkpoint(Path(tmp), 1, _loop._host_tree(
-                {"model": state[0], "opt_state": state[1], "key": state[2],
-                 "step": np.asarray(1, np.int64)}), keep=1)  # fmt: skip
-            ckpt_s = clock() - t
-    from .. import models
-
-    return StepCosts(params=models.count_params(model), tokens_per_step=task.tokens_per_step,
-                     compile_s=max(0.0, first - step_s), step_s=step_s, eval_s=eval_s,
-                     ckpt_s=ckpt_s)  # fmt: skip
 
 
 # --------------------------------------------------------------------------- the spec
@@ -273,10 +128,14 @@ def measure_costs(spec, corpus, *, seconds: int | float = 3.0, max_steps: int = 
 
 def check_minutes(minutes) -> float:
     """`minutes` as a float; a clear error unless it is a finite number > 0."""
-    if isinstance(minutes, bool) or not isinstance(minutes, (int, float)) or not (
-        math.isfinite(minutes) and minutes > 0
+    if (
+        isinstance(minutes, bool)
+        or not isinstance(minutes, (int, float))
+        or not (math.isfinite(minutes) and minutes > 0)
     ):
-        raise ValueError(f"--minutes must be a finite number of minutes > 0; got {minutes!r}.")
+        raise ValueError(
+            f"--minutes must be a finite number of minutes > 0; got {minutes!r}."
+        )
     return float(minutes)
 
 
@@ -288,7 +147,11 @@ def _planned_run(out: Path | None, minutes: float, config: str):
     """The RunSpec of a --minutes run in `out` to resume (it holds checkpoints), else None."""
     from ._run import RunConfigMismatch, RunFolderError, _holds_checkpoints, read_config
 
-    if out is None or not (Path(out) / "config.json").is_file() or not _holds_checkpoints(Path(out)):
+    if (
+        out is None
+        or not (Path(out) / "config.json").is_file()
+        or not _holds_checkpoints(Path(out))
+    ):
         return None
     try:
         old = read_config(out)
@@ -304,10 +167,21 @@ def _planned_run(out: Path | None, minutes: float, config: str):
     return old
 
 
-def budget_spec(model: str, config: str, minutes: int | float | None, *, data: str = "embedded",
-                data_path=None, steps: int | None = None, seed: int = 0,
-                overrides: Iterable[str] | Mapping[str, Any] = (), out=None, log=None,
-                started: int | float | None = None, age: int | float | None = None):  # fmt: skip
+def budget_spec(
+    model: str,
+    config: str,
+    minutes: int | float | None,
+    *,
+    data: str = "embedded",
+    data_path=None,
+    steps: int | None = None,
+    seed: int = 0,
+    overrides: Iterable[str] | Mapping[str, Any] = (),
+    out=None,
+    log=None,
+    started: int | float | None = None,
+    age: int | float | None = None,
+):
     """The [`RunSpec`][syncattn.training.RunSpec] (and corpus) of ``syncattn train
     --minutes M [--config auto]`` (module docstring), with ``spec.budget`` the record
     for ``config.json``; a run in `out` planned before is resumed with its steps.
@@ -322,112 +196,227 @@ def budget_spec(model: str, config: str, minutes: int | float | None, *, data: s
             processes, a budget too short for the smallest run.
         RunConfigMismatch: `out` holds a run planned for another budget.
     """
-    import jax
-
-    from .. import models
-    from ._run import make_spec
-
     log = log or (lambda msg: print(msg, file=sys.stderr))
     now = clock()
     started = now if started is None else started
     age = max(0.0, process_age() - (now - started)) if age is None else age
-    if minutes is None:
-        raise ValueError("--config auto sizes the model to a time budget: give --minutes M.")
-    minutes = check_minutes(minutes)
-    if steps is not None:
-        raise ValueError("--steps and --minutes exclude each other: --minutes chooses the steps.")
-    if jax.process_count() > 1:
-        raise ValueError("--minutes plans one process's run; give --steps on several hosts.")
-    auto = config == "auto"
+    minutes = _check_request(config, minutes, steps)
     user = _flat(run_overrides(overrides))
-    if auto and (given := [k for k in SHAPE_KEYS if f"model.{k}" in user]):
-        raise ValueError(f"--config auto chooses {', '.join(SHAPE_KEYS)}; do not set {given}.")
-    defaults = {f"train.{k}": v for k, v in _PRESETS["auto"].items()} if auto else {}
+    if config == "auto" and (given := [k for k in SHAPE_KEYS if f"model.{k}" in user]):
+        raise ValueError(
+            f"--config auto chooses {', '.join(SHAPE_KEYS)}; do not set {given}."
+        )
     deadline = started - age + 60.0 * minutes
-
-    def spec_for(shape: Mapping[str, int] | None, plan: Mapping[str, int], n_steps=None):
-        sizes = {f"model.{k}": shape[k] for k in SHAPE_KEYS} if shape else {}
-        spec, corpus = make_spec(model, "1m" if auto else config, data=data, data_path=data_path,
-                                 steps=n_steps, seed=seed,
-                                 overrides=defaults | sizes | dict(plan) | user)  # fmt: skip
-        if auto:
-            spec = dataclasses.replace(spec, preset="auto",
-                                       model=dataclasses.replace(spec.model, name="auto"))
-        return spec, corpus
-
+    req = _Request(model, config, minutes, data, data_path, seed, user, deadline)
     old = _planned_run(out, minutes, config)
     if old is not None:
-        shape = {k: getattr(old.model, k) for k in SHAPE_KEYS} if auto else None
-        plan = {f"train.{k}": getattr(old.train, k) for k in PLAN_KEYS + ("lr",) * auto}
-        spec, corpus = spec_for(shape, plan, old.train.steps)
-        log(f"resuming a --minutes {minutes:g} run: its {old.train.steps} planned steps "
-            "are kept (nothing is measured again).")
+        spec, corpus = _resumed(req, old)
+        log(
+            f"resuming a --minutes {minutes:g} run: its {old.train.steps} planned steps "
+            "are kept (nothing is measured again)."
+        )
         return dataclasses.replace(spec, budget=old.budget), corpus
-
-    spec, corpus = spec_for(None, {})
-    candidates, costs, shape = [], None, None
-    if auto:
-        target = next_size(1.0, FIRST_GUESS, _train_seconds(deadline, 0.0))
-        measured = {}
-        for _ in range(CANDIDATES):
-            shape = models.shape_for_params(target, corpus.vocab_size, (model,))
-            key = tuple(shape["shapes"][model][k] for k in SHAPE_KEYS)
-            if key in measured:
-                break
-            cand = dict(zip(SHAPE_KEYS, key, strict=True))
-            spec, corpus = spec_for(cand, {})
-            c = measure_costs(spec, corpus, seconds=_warm_seconds(minutes),
-                              evaluation=False, checkpoint=False)  # fmt: skip
-            T = _train_seconds(deadline, c.compile_s + EVALS * _eval_guess(spec, c))
-            measured[key] = (spec, c, T)
-            candidates.append({**cand, "params": c.params, "tokens_per_s": c.tokens_per_s,
-                               "compile_s": c.compile_s, "tokens_per_param":
-                               c.tokens_per_s * T / c.params})  # fmt: skip
-            log(f"--config auto: {c.params:,} parameters run at {c.tokens_per_s:,.0f} tokens/s "
-                f"(compiling {c.compile_s:.0f} s): {c.tokens_per_s * T / c.params:.1f} tokens "
-                "per parameter in the time left")
-            target = next_size(c.params, c.tokens_per_s, T)
-            if abs(math.log(target / c.params)) < TOLERANCE:
-                break
-        best = min(candidates, key=lambda r: abs(math.log(r["tokens_per_param"] / TOKENS_PER_PARAM)))
-        spec, c, _ = measured[tuple(best[k] for k in SHAPE_KEYS)]
-        shape = {k: best[k] for k in SHAPE_KEYS}
-        extra = measure_costs(spec, corpus, step_timing=False)
-        costs = dataclasses.replace(c, eval_s=extra.eval_s, ckpt_s=extra.ckpt_s)
+    spec, corpus = req.spec()
+    candidates, shape = [], None
+    if req.auto:
+        spec, corpus, costs, shape, candidates = _auto_size(req, corpus, log)
     else:
-        costs = measure_costs(spec, corpus, seconds=_warm_seconds(minutes))
-    tcfg = spec.train
-    fixed = {k: user[f"train.{k}"] for k in ("eval_every", "ckpt_every") if f"train.{k}" in user}
+        costs = measure_costs(spec, corpus, seconds=_warm_seconds(minutes), clock=clock)
+    spec, plan = _planned(req, spec, costs, lambda: clock() - started + age)
+    budget = _record(req, costs, plan, shape, candidates, clock() - started + age)
+    tokens = budget["tokens"]
+    log(
+        f"--minutes {minutes:g}: {costs.params:,} parameters at "
+        f"{costs.tokens_per_s:,.0f} tokens/s (a step {costs.step_s:.3g} s, compiling "
+        f"{costs.compile_s:.0f} s, an evaluation {costs.eval_s:.2g} s, a checkpoint "
+        f"{costs.ckpt_s:.2g} s): {plan['steps']} steps = {tokens:,} tokens "
+        f"({tokens / costs.params:.1f} per parameter), planned to end "
+        f"{budget['before_s'] + plan['planned_s']:.0f} s after the start"
+    )
+    return dataclasses.replace(spec, budget=budget), corpus
+
+
+def _check_request(config: str, minutes, steps) -> float:
+    """`minutes` checked, with what excludes a budget (``--steps``, several hosts)."""
+    import jax
+
+    if minutes is None:
+        raise ValueError(
+            "--config auto sizes the model to a time budget: give --minutes M."
+        )
+    minutes = check_minutes(minutes)
+    if steps is not None:
+        raise ValueError(
+            "--steps and --minutes exclude each other: --minutes chooses the steps."
+        )
+    if jax.process_count() > 1:
+        raise ValueError(
+            "--minutes plans one process's run; give --steps on several hosts."
+        )
+    return minutes
+
+
+@dataclasses.dataclass(frozen=True)
+class _Request:
+    """What ``syncattn train --minutes`` asked for (`budget_spec`'s arguments, checked;
+    `user` the flat ``key=value`` overrides, `deadline` the budget's end in `clock()`
+    seconds)."""
+
+    model: str
+    config: str
+    minutes: float
+    data: str
+    data_path: Any
+    seed: int
+    user: dict[str, Any]
+    deadline: float
+
+    @property
+    def auto(self) -> bool:
+        return self.config == "auto"
+
+    def spec(self, shape: Mapping[str, int] | None = None, plan=(), n_steps=None):
+        """``(spec, corpus)`` with `shape`'s sizes and `plan`'s settings (a
+        ``key=value`` the user gave wins); with ``--config auto`` the auto preset."""
+        from ._run import make_spec
+
+        auto = self.auto
+        defaults = (
+            {f"train.{k}": v for k, v in _PRESETS["auto"].items()} if auto else {}
+        )
+        sizes = {f"model.{k}": shape[k] for k in SHAPE_KEYS} if shape else {}
+        spec, corpus = make_spec(
+            self.model,
+            "1m" if auto else self.config,
+            data=self.data,
+            data_path=self.data_path,
+            steps=n_steps,
+            seed=self.seed,
+            overrides=defaults | sizes | dict(plan) | self.user,
+        )
+        if auto:
+            model = dataclasses.replace(spec.model, name="auto")
+            spec = dataclasses.replace(spec, preset="auto", model=model)
+        return spec, corpus
+
+
+def _resumed(req: _Request, old):
+    """``(spec, corpus)`` of the run `old` planned before: its shape, steps and
+    settings (nothing is measured again)."""
+    shape = {k: getattr(old.model, k) for k in SHAPE_KEYS} if req.auto else None
+    keys = PLAN_KEYS + ("lr",) * req.auto
+    plan = {f"train.{k}": getattr(old.train, k) for k in keys}
+    return req.spec(shape, plan, old.train.steps)
+
+
+def _auto_size(req: _Request, corpus, log):
+    """``--config auto`` (module docstring, "Size"): measure up to `CANDIDATES`
+    shapes towards $N^\\ast$ and keep the one whose tokens per parameter lie closest
+    to $\\kappa$; ``(spec, corpus, costs, shape, candidates)``."""
+    from .. import models
+
+    target = next_size(1.0, FIRST_GUESS, _train_seconds(req.deadline, 0.0))
+    measured, candidates = {}, []
+    for _ in range(CANDIDATES):
+        shape = models.shape_for_params(target, corpus.vocab_size, (req.model,))
+        key = tuple(shape["shapes"][req.model][k] for k in SHAPE_KEYS)
+        if key in measured:
+            break
+        cand = dict(zip(SHAPE_KEYS, key, strict=True))
+        spec, corpus = req.spec(cand)
+        c = measure_costs(
+            spec,
+            corpus,
+            seconds=_warm_seconds(req.minutes),
+            evaluation=False,
+            checkpoint=False,
+            clock=clock,
+        )
+        T = _train_seconds(req.deadline, c.compile_s + EVALS * _eval_guess(spec, c))
+        measured[key] = (spec, c, T)
+        per_param = c.tokens_per_s * T / c.params
+        candidates.append(
+            {
+                **cand,
+                "params": c.params,
+                "tokens_per_s": c.tokens_per_s,
+                "compile_s": c.compile_s,
+                "tokens_per_param": per_param,
+            }
+        )
+        log(
+            f"--config auto: {c.params:,} parameters run at {c.tokens_per_s:,.0f} "
+            f"tokens/s (compiling {c.compile_s:.0f} s): {per_param:.1f} tokens per "
+            "parameter in the time left"
+        )
+        target = next_size(c.params, c.tokens_per_s, T)
+        if abs(math.log(target / c.params)) < TOLERANCE:
+            break
+    kappa = TOKENS_PER_PARAM
+    best = min(candidates, key=lambda r: abs(math.log(r["tokens_per_param"] / kappa)))
+    spec, c, _ = measured[tuple(best[k] for k in SHAPE_KEYS)]
+    extra = measure_costs(spec, corpus, step_timing=False, clock=clock)
+    costs = dataclasses.replace(c, eval_s=extra.eval_s, ckpt_s=extra.ckpt_s)
+    return spec, corpus, costs, {k: best[k] for k in SHAPE_KEYS}, candidates
+
+
+def _planned(req: _Request, spec, costs: StepCosts, spent):
+    """``(spec, plan)``: `spec` with the steps that fit what is left of the budget and
+    their settings ([`plan_steps`][syncattn.training.plan_steps]; the user's
+    ``key=value`` kept); `spent()`: the seconds gone, for the error of a budget too
+    short."""
+    user = req.user
+    fixed = {
+        k: user[f"train.{k}"]
+        for k in ("eval_every", "ckpt_every")
+        if f"train.{k}" in user
+    }
     try:
-        plan = plan_steps(_train_seconds(deadline, 0.0), costs, **fixed)
+        plan = plan_steps(_train_seconds(req.deadline, 0.0), costs, **fixed)
     except ValueError as e:
         raise ValueError(
-            f"--minutes {minutes:g}: {clock() - started + age:.0f} s went to start-up and the "
+            f"--minutes {req.minutes:g}: {spent():.0f} s went to start-up and the "
             f"warm-up, and {e} Give more --minutes or a smaller --config."
         ) from None
+    S, E = plan["steps"], plan["eval_every"]
+    settings = {
+        "steps": S,
+        "eval_every": E,
+        "ckpt_every": plan["ckpt_every"],
+        "warmup_steps": user.get("train.warmup_steps", round(WARMUP_FRACTION * S)),
+        "log_every": user.get("train.log_every", max(1, E // 5)),
+    }
+    if req.auto and "train.lr" not in user:
+        settings["lr"] = auto_lr(req.model, costs.params)
+    train = dataclasses.replace(spec.train, **settings)
+    return dataclasses.replace(spec, train=train), plan
+
+
+def _record(req: _Request, costs: StepCosts, plan, shape, candidates, before_s):
+    """The ``budget`` record of ``config.json`` (module docstring)."""
     S = plan["steps"]
-    settings = {"steps": S, "eval_every": plan["eval_every"], "ckpt_every": plan["ckpt_every"],
-                "warmup_steps": user.get("train.warmup_steps", round(WARMUP_FRACTION * S)),
-                "log_every": user.get("train.log_every", max(1, plan["eval_every"] // 5))}  # fmt: skip
-    if auto and "train.lr" not in user:
-        settings["lr"] = auto_lr(model, costs.params)
-    spec = dataclasses.replace(spec, train=dataclasses.replace(tcfg, **settings))
     tokens = S * costs.tokens_per_step
-    budget = {
-        "minutes": minutes, "config": config, "steps": S, "tokens_per_s": costs.tokens_per_s,
-        "step_s": costs.step_s, "compile_s": costs.compile_s, "eval_s": costs.eval_s,
-        "ckpt_s": costs.ckpt_s, "planned_s": plan["planned_s"],
-        "before_s": clock() - started + age, "params": costs.params, "tokens": tokens,
-        "tokens_per_param": tokens / costs.params, "shape": shape, "candidates": candidates,
-        "rule": "steps: the most whose compile + steps + evaluations + checkpoints fit 0.97 "
-                "of the time left; --config auto: D = 20 N (syncattn.training._budget)",
-    }  # fmt: skip
-    log(f"--minutes {minutes:g}: {costs.params:,} parameters at {costs.tokens_per_s:,.0f} tokens/s"
-        f" (a step {costs.step_s:.3g} s, compiling {costs.compile_s:.0f} s, an evaluation "
-        f"{costs.eval_s:.2g} s, a checkpoint {costs.ckpt_s:.2g} s): {S} steps = {tokens:,} "
-        f"tokens ({tokens / costs.params:.1f} per parameter), planned to end "
-        f"{budget['before_s'] + plan['planned_s']:.0f} s after the start")
-    return dataclasses.replace(spec, budget=budget), corpus
+    return {
+        "minutes": req.minutes,
+        "config": req.config,
+        "steps": S,
+        "tokens_per_s": costs.tokens_per_s,
+        "step_s": costs.step_s,
+        "compile_s": costs.compile_s,
+        "eval_s": costs.eval_s,
+        "ckpt_s": costs.ckpt_s,
+        "planned_s": plan["planned_s"],
+        "before_s": before_s,
+        "params": costs.params,
+        "tokens": tokens,
+        "tokens_per_param": tokens / costs.params,
+        "shape": shape,
+        "candidates": candidates,
+        "rule": (
+            "steps: the most whose compile + steps + evaluations + checkpoints fit "
+            "0.97 of the time left; --config auto: D = 20 N (syncattn.training._budget)"
+        ),
+    }
 
 
 def _train_seconds(deadline: float, overhead: float) -> float:

@@ -91,8 +91,9 @@ def train(argv: list[str] | None = None) -> int:
 
 def _train(args) -> int:
     from . import _budget
-    from ._run import default_out, make_spec, train_run
+    from ._run import default_out, make_spec
     from ._sharding import initialize_distributed
+    from ._train_run import train_run
 
     started, age = _budget.clock(), _budget.process_age()
     initialize_distributed(args.coordinator_address, args.num_processes, args.process_id)

@@ -38,45 +38,33 @@ import functools
 import json
 import math
 import os
-import signal
-import sys
-import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from .._trees import cast_floating, count_parameters
-from ._checkpoint import (
-    CheckpointError,
-    list_checkpoints,
-    restore_checkpoint,
-    save_checkpoint,
-)
+from ._checkpoint import save_checkpoint
 from ._config import BOOKKEEPING_FIELDS, TrainConfig
-from ._files import (
-    append_line,
-    check_folder_target,
-    clean_stale,
-    fsync_file,
-    records_lock,
-    run_lock,
-)
+from ._files import append_line, fsync_file
 from ._optim import check_horizons, lr_schedule, make_optimizer
+from ._progress import Throughput, progress_bar, show
 from ._replan import apply_replan
-from ._runlog import pending_losses, read_log, truncate_log
-from ._sharding import (
-    broadcast_from_main,
-    data_mesh,
-    is_main_process,
-    replicate,
-    shard_batch,
-)
+from ._resume import Folder, State, held_run_folder, host_tree, logged_end, resume
+from ._runlog import read_log
+from ._sharding import data_mesh, replicate, shard_batch
 from ._step import make_train_step
+from ._stops import (
+    TrainingDiverged,
+    TrainingInterrupted,
+    diverged,
+    interrupted,
+    stop_on_signals,
+)
 from ._task import Task, evaluate, host_value, language_model_task
 
 
@@ -89,85 +77,6 @@ __all__ = [
     "read_log",
     "count_parameters",
 ]
-
-
-class TrainingDiverged(RuntimeError):
-    """The loss or gradient became NaN or infinite; the last good checkpoint is kept
-    (command-line exit status 3)."""
-
-    exit_code = 3
-
-
-class TrainingInterrupted(RuntimeError):
-    """SIGINT or SIGTERM stopped training after a step and a checkpoint.
-
-    Attributes:
-        signum: the signal; ``exit_code`` is ``128 + signum`` (130 for SIGINT, 143
-            for SIGTERM), the shell's convention.
-        step: the step saved.
-    """
-
-    def __init__(self, message: str, signum: int, step: int):
-        super().__init__(message)
-        self.signum = signum
-        self.step = step
-        self.exit_code = 128 + int(signum)
-
-
-@contextlib.contextmanager
-def _stop_on_signals(enabled: bool):
-    """While active, SIGINT / SIGTERM set ``state["signum"]`` instead of acting; a
-    second one acts at once (the previous handler is put back by the first)."""
-    state: dict[str, Any] = {"signum": None}
-    if not enabled or threading.current_thread() is not threading.main_thread():
-        yield state
-        return
-    previous = {}
-
-    def handler(signum, frame):
-        state["signum"] = signum
-        signal.signal(signum, previous[signum])
-
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        old = signal.getsignal(sig)
-        previous[sig] = signal.SIG_DFL if old is None else old
-        signal.signal(sig, handler)
-    try:
-        yield state
-    finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
-
-
-@contextlib.contextmanager
-def held_run_folder(run_dir: str | Path, *, what: str, log=None):
-    """Hold `run_dir` for one trainer: create it, take its ``.lock`` (`RunBusy` if another
-    process holds it) and remove what a crashed process left in it and in
-    ``checkpoints/`` (process 0 only; the others just enter)."""
-    log = log or (lambda msg: print(msg, file=sys.stderr))
-    run_dir = check_folder_target(run_dir, "run_dir")
-    if not is_main_process():
-        yield run_dir
-        return
-    run_dir.mkdir(parents=True, exist_ok=True)
-    with run_lock(run_dir, what=what):
-        with records_lock(run_dir):
-            cleaned = clean_stale(run_dir)
-        cleaned += clean_stale(run_dir / "checkpoints")
-        if cleaned:
-            log(f"removed what an interrupted process left in {run_dir}: {', '.join(cleaned)}")
-        yield run_dir
-
-
-def _host_tree(tree):
-    """Every array leaf as a NumPy array on this host (for saving)."""
-    def get(x):
-        if isinstance(x, jax.Array) and not x.is_fully_addressable:
-            x = x.addressable_data(0)
-        return np.asarray(x)
-
-    arrays, static = eqx.partition(tree, eqx.is_array)
-    return eqx.combine(jax.tree.map(get, arrays), static)
 
 
 # --------------------------------------------------------------------------- fit
@@ -188,10 +97,15 @@ def _compiled(config: TrainConfig, loss, compute_dtype, make=None, horizons=()):
     # One jitted step per (optimiser config, task loss, dtype, task optimiser, horizons): a
     # second `fit` in the same process (resume, a sweep cell, the tests) reuses the program.
     if make is not None and horizons:
-        raise ValueError("horizons (a re-planned schedule) need the default optimiser; this "
-                         "task brings its own.")
-    optimizer, schedule = make(config) if make is not None else (
-        make_optimizer(config, horizons), lr_schedule(config, horizons))
+        raise ValueError(
+            "horizons (a re-planned schedule) need the default optimiser; this "
+            "task brings its own."
+        )
+    optimizer, schedule = (
+        make(config)
+        if make is not None
+        else (make_optimizer(config, horizons), lr_schedule(config, horizons))
+    )
     return (
         optimizer,
         schedule,
@@ -199,31 +113,258 @@ def _compiled(config: TrainConfig, loss, compute_dtype, make=None, horizons=()):
     )
 
 
+@dataclasses.dataclass(frozen=True)
+class _Program:
+    """The schedule in force and its compiled step: a re-plan replaces all five."""
+
+    config: TrainConfig
+    horizons: tuple
+    optimizer: Any
+    schedule: Any
+    train_step: Any
+
+
+def _program(task: Task, config: TrainConfig, horizons) -> _Program:
+    """The (cached) compiled step of `config`'s schedule re-aimed at `horizons`."""
+    optimizer, schedule, train_step = _compiled(
+        _math_fields(config), task.loss, config.compute_dtype, task.optimizer, horizons
+    )
+    return _Program(config, horizons, optimizer, schedule, train_step)
+
+
+# ------------------------------------------------------------ one step and its records
+
+
 @dataclasses.dataclass
-class _State:
+class _Loop:
+    """The state that `fit`'s steps update, placed on the data-parallel `mesh`, and
+    what they record: the training losses that the next evaluation summarises
+    (`pending`), the last evaluation and the seconds of the last evaluation and save."""
+
+    task: Task
+    folder: Folder
+    program: _Program
+    mesh: Any
     model: Any
     opt_state: Any
     key: Any
-    step: int
-
-
-def _progress(total, initial, enabled, desc):
-    if not enabled:
-        return None
-    from tqdm.auto import tqdm  # imported only with a progress bar (slow to import)
-
-    return tqdm(total=total, initial=initial, desc=desc, dynamic_ncols=True, file=sys.stderr)
-
-
-def _diverged(ckpt_dir: Path, step: int, loss, grad_norm, config: TrainConfig):
-    good = [p.name for _, p in list_checkpoints(ckpt_dir)]
-    where = good[0] if good else "none (no checkpoint was saved yet)"
-    return TrainingDiverged(
-        f"non-finite loss or gradient at step {step} (loss={loss}, grad_norm={grad_norm}); "
-        f"training stopped. The last good checkpoint is {where} in {ckpt_dir}. Lower lr "
-        f"(now {config.lr}), raise warmup_steps or set clip_norm, and train into a new "
-        "--out folder."
+    pending: list
+    last_eval: dict | None = None
+    timing: dict = dataclasses.field(
+        default_factory=lambda: {"eval_s": 0.0, "ckpt_s": None}
     )
+
+    @classmethod
+    def place(cls, state: State, task, folder, program, pending, mesh) -> _Loop:
+        """The loop from `state`, replicated on `mesh`."""
+        model = replicate(state.model, mesh)
+        opt_state = replicate(state.opt_state, mesh)
+        key = replicate(jnp.asarray(state.key), mesh)
+        return cls(task, folder, program, mesh, model, opt_state, key, pending)
+
+    @property
+    def devices(self) -> list:
+        return list(self.mesh.devices.flat)
+
+    def update(self, s: int) -> tuple[float, float]:
+        """Step $s$: one update on batch $s$; ``(loss, grad_norm)``. A non-finite one
+        raises `TrainingDiverged` and leaves the state as it was."""
+        batch = jax.tree.map(
+            lambda x: shard_batch(np.asarray(x), self.mesh), self.task.sample_batch(s)
+        )
+        step_fn = self.program.train_step
+        new_model, new_opt, new_key, metrics = step_fn(
+            self.model, self.opt_state, self.key, batch
+        )
+        metrics = {k: host_value(v) for k, v in metrics.items()}
+        loss, grad_norm = metrics["loss"], metrics["grad_norm"]
+        if not metrics["finite"]:
+            lr = self.program.config.lr
+            raise diverged(self.folder.ckpt_dir, s + 1, loss, grad_norm, lr)
+        self.model, self.opt_state, self.key = new_model, new_opt, new_key
+        if self.task.train_summary is not None:
+            self.pending.append(loss)
+        return loss, grad_norm
+
+    def log_train(self, s: int, loss: float, grad_norm: float, throughput) -> None:
+        """The ``{"kind": "train"}`` line of step $s$ when it is due (restarting the
+        throughput's count)."""
+        config, step = self.program.config, s + 1
+        due = step % config.log_every == 0 or step == config.steps
+        if not (self.folder.main and self.task.log_train and due):
+            return
+        record = {
+            "kind": "train",
+            "step": step,
+            "loss": loss,
+            **self.task.train_metrics(loss),
+            "lr": float(self.program.schedule(s)),
+            "grad_norm": grad_norm,
+            "tokens_per_s": throughput.value,
+            "devices": self.mesh.devices.size,
+            "time": time.time(),
+        }
+        append_line(self.folder.log_path, json.dumps(record))
+        throughput.restart()
+
+    def evaluate(self, step: int) -> dict:
+        """The ``{"kind": "eval"}`` record of the model after `step` (logged)."""
+        t = clock()
+        record = {"kind": "eval", "step": step}
+        if self.task.train_summary is not None:
+            record.update(self.task.train_summary(step, list(self.pending)))
+            self.pending.clear()
+        record["split"] = "val"
+        record.update(self.task.evaluate(self.model, self.devices))
+        if self.folder.main:
+            append_line(self.folder.log_path, json.dumps(record))
+        self.timing["eval_s"] = clock() - t
+        self.last_eval = record
+        return record
+
+    def save(self, step: int) -> None:
+        """``checkpoints/step_{step}``, after flushing the log (and the training losses
+        that the next evaluation summarises, so that they survive an interruption)."""
+        t = clock()
+        if self.folder.main:
+            log_path = self.folder.log_path
+            if self.pending:
+                record = {
+                    "kind": "train_losses",
+                    "step": step,
+                    "losses": list(self.pending),
+                }
+                append_line(log_path, json.dumps(record))
+            fsync_file(log_path)  # the log is durable up to the checkpoint
+            tree = {"model": self.model, "opt_state": self.opt_state, "key": self.key}
+            tree["step"] = np.asarray(step, np.int64)
+            save_checkpoint(
+                self.folder.ckpt_dir,
+                step,
+                host_tree(tree),
+                keep=self.program.config.keep,
+            )
+        self.timing["ckpt_s"] = clock() - t
+
+
+# --------------------------------------------------------------------------- re-planning
+
+
+@dataclasses.dataclass
+class _Replanning:
+    """`fit`'s `replan` between two calls: the steps since the last call and their
+    seconds (everything but evaluations and saves), not counting a step that compiles
+    (the session's first, or the first after a re-plan)."""
+
+    replan: Callable | None
+    on_replan: Callable | None
+    steps: int = 0
+    seconds: float = 0.0
+    compiling: bool = True
+
+    def count(self, t_iter: float, extra: float) -> None:
+        """Count the step begun at `clock()` = `t_iter`, less `extra` seconds."""
+        if self.compiling:
+            self.compiling = False
+        else:
+            self.steps += 1
+            self.seconds += clock() - t_iter - extra
+
+    def due(self, step: int, steps: int, evaluated: bool) -> bool:
+        return self.replan is not None and evaluated and step < steps and self.steps > 0
+
+    def apply(self, loop: _Loop, step: int, bar) -> None:
+        """Ask `replan` at `step`; on a new step count, `loop` follows the re-aimed
+        schedule (compiled again) and the bar its new total."""
+        program, folder = loop.program, loop.folder
+        replanned = apply_replan(
+            self.replan,
+            step,
+            self.seconds / self.steps,
+            loop.timing,
+            program.config,
+            program.horizons,
+            log=folder.log,
+            log_path=folder.log_path,
+            main=folder.main,
+            on_replan=self.on_replan,
+        )
+        self.steps, self.seconds = 0, 0.0
+        if replanned is None:
+            return
+        config, horizons, _ = replanned
+        loop.program = _program(loop.task, config, horizons)
+        self.compiling = True
+        if bar is not None:
+            bar.total = config.steps
+            bar.refresh()
+
+
+# --------------------------------------------------------------------------- fit
+
+
+def _train(loop: _Loop, start: int, replanning: _Replanning, stop_on_signal, bar):
+    """`_steps` with the signals caught (`fit`'s `stop_on_signal`); the bar is closed at
+    the end."""
+    with contextlib.ExitStack() as stack:
+        stop = stack.enter_context(stop_on_signals(stop_on_signal))
+        if bar is not None:
+            stack.callback(bar.close)
+        return _steps(loop, start, replanning, stop, bar)
+
+
+def _steps(loop: _Loop, start: int, replanning: _Replanning, stop, bar) -> float:
+    """Steps `start`, ..., S-1 (S: the schedule's steps, re-planned as it goes), each
+    followed by what is due: its log line, an evaluation, a save, a re-plan, and the
+    stop that a signal asked for (``stop["signum"]``, after a save). Returns the last
+    step's loss (``nan`` without one)."""
+    delay = float(os.environ.get("SYNCATTN_DEBUG_STEP_DELAY", "0") or 0)  # tests only
+    throughput = Throughput(loop.task.tokens_per_step)
+    loss = math.nan
+    s = start - 1
+    while s + 1 < loop.program.config.steps:
+        s += 1
+        t0 = time.perf_counter()
+        t_iter, extra = clock(), 0.0
+        loss, grad_norm = loop.update(s)
+        step = s + 1
+        if delay:
+            time.sleep(delay)
+        throughput.add(t0)
+        loop.log_train(s, loss, grad_norm, throughput)
+        config = loop.program.config
+        evaluated = step % config.eval_every == 0 or step == config.steps
+        if evaluated:
+            loop.evaluate(step)
+            extra += loop.timing["eval_s"]
+        if step % config.ckpt_every == 0 or step == config.steps:
+            loop.save(step)
+            extra += loop.timing["ckpt_s"]
+        show(bar, loop.task, loss, throughput.value, loop.last_eval)
+        replanning.count(t_iter, extra)
+        if replanning.due(step, config.steps, evaluated):
+            replanning.apply(loop, step, bar)
+        config = loop.program.config
+        if stop["signum"] is not None and step < config.steps:
+            if step % config.ckpt_every != 0:
+                loop.save(step)
+            raise interrupted(
+                stop["signum"], step, config.steps, loss, loop.folder.ckpt_dir
+            )
+    return loss
+
+
+def _task_of(data, config: TrainConfig, sample_batch, eval_batches) -> Task:
+    """`fit`'s `data` as a `Task`."""
+    if not isinstance(data, Task):
+        return language_model_task(
+            data, config, sample_batch=sample_batch, eval_batches=eval_batches
+        )
+    if sample_batch is not None or eval_batches is not None:
+        raise TypeError(
+            "sample_batch and eval_batches go with a corpus; a Task has its own."
+        )
+    return data
 
 
 def fit(
@@ -300,198 +441,26 @@ def fit(
             step is not applied and not saved; ``checkpoints/`` keeps the last good
             checkpoint.
     """
-    if isinstance(data, Task):
-        if sample_batch is not None or eval_batches is not None:
-            raise TypeError("sample_batch and eval_batches go with a corpus; a Task has its own.")
-        task = data
-    else:
-        task = language_model_task(data, config, sample_batch=sample_batch, eval_batches=eval_batches)
-    log = log or (lambda msg: print(msg, file=sys.stderr))
-    run_dir = Path(run_dir)
-    main = is_main_process()
-    if main:
-        run_dir.mkdir(parents=True, exist_ok=True)
-    ckpt_dir = run_dir / "checkpoints"
-    log_path = run_dir / "log.jsonl"
-
-    model = cast_floating(model, "float64" if config.compute_dtype == "float64" else "float32")
-    horizons = check_horizons(horizons, config)
-    optimizer, schedule, train_step = _compiled(_math_fields(config), task.loss, config.compute_dtype,
-                                                   task.optimizer, horizons)
-    opt_state = optimizer.init(eqx.filter(model, eqx.is_inexact_array))
-    key = jax.random.PRNGKey(config.seed + 1)  # raw uint32[2]: saved as plain data
-    state = _State(model, opt_state, key, 0)
-
-    template = {"model": model, "opt_state": opt_state, "key": key, "step": np.asarray(0, np.int64)}
-    try:
-        restored = restore_checkpoint(ckpt_dir, template, quarantine=main, log=log)
-    except CheckpointError:
-        if not restart:
-            raise
-        log(f"--restart: no readable checkpoint in {ckpt_dir}; training again from step 0 "
-            "(the unreadable ones are kept as corrupt-step_*).")
-        restored = None
-    resumed_from = None
-    pending: list[float] = []  # training losses since the last evaluation
-    if restored is not None:
-        tree, step, path = restored
-        state = _State(tree["model"], tree["opt_state"], tree["key"], int(step))
-        resumed_from = int(step)
-        log(f"resumed from {path} (step {step})")
-        if main:
-            truncate_log(log_path, step)
-            if task.train_summary is not None:
-                pending = pending_losses(log_path, int(step))
-    elif main and log_path.exists():
-        if read_log(log_path):
-            log(f"{ckpt_dir} holds no checkpoint yet: training from step 0 "
-                "(log.jsonl restarts).")
-        truncate_log(log_path, 0)
-    # several hosts: process 0's state is the run's (the others may not see its disk)
-    *tree, step = broadcast_from_main((state.model, state.opt_state, state.key, np.int64(state.step)))
-    state = _State(*tree, int(step))
-
-    mesh = data_mesh(devices)
-    n_dev = mesh.devices.size
-    mesh_devices = list(mesh.devices.flat)
-    n_params = count_parameters(state.model)
-    model_r, opt_r = replicate(state.model, mesh), replicate(state.opt_state, mesh)
-    key_r = replicate(jnp.asarray(state.key), mesh)
-
-    def run_eval(model_now, step):
-        t = clock()
-        record = {"kind": "eval", "step": step}
-        if task.train_summary is not None:
-            record.update(task.train_summary(step, list(pending)))
-            pending.clear()
-        record["split"] = "val"
-        record.update(task.evaluate(model_now, mesh_devices))
-        if main:
-            append_line(log_path, json.dumps(record))
-        timing["eval_s"] = clock() - t
-        return record
-
-    def save(step):
-        t = clock()
-        if main:
-            if pending:
-                # what the next evaluation summarises survives an interruption
-                append_line(log_path, json.dumps(
-                    {"kind": "train_losses", "step": step, "losses": list(pending)}))
-            fsync_file(log_path)  # the log is durable up to the checkpoint
-            save_checkpoint(
-                ckpt_dir, step,
-                _host_tree({"model": model_r, "opt_state": opt_r, "key": key_r,
-                            "step": np.asarray(step, np.int64)}),
-                keep=config.keep,
-            )
-        timing["ckpt_s"] = clock() - t
-
-    timing: dict[str, Any] = {"eval_s": 0.0, "ckpt_s": None}
-    since = {"steps": 0, "seconds": 0.0}  # steps and their seconds since the last re-plan check
-    compiling = True
-    delay = float(os.environ.get("SYNCATTN_DEBUG_STEP_DELAY", "0") or 0)  # tests only
-    bar = _progress(config.steps, state.step, progress and main, task.name)
-    last_eval = None
-    loss, tps = math.nan, None
-    step_time, step_count, first = 0.0, 0, True
-    with contextlib.ExitStack() as stack:
-        stop = stack.enter_context(_stop_on_signals(stop_on_signal))
-        if bar is not None:
-            stack.callback(bar.close)
-        s = state.step - 1
-        while s + 1 < config.steps:
-            s += 1
-            t0 = time.perf_counter()
-            t_iter, extra = clock(), 0.0
-            batch = jax.tree.map(lambda x: shard_batch(np.asarray(x), mesh), task.sample_batch(s))
-            new_model, new_opt, new_key, metrics = train_step(model_r, opt_r, key_r, batch)
-            metrics = {k: host_value(v) for k, v in metrics.items()}
-            loss = metrics["loss"]
-            if not metrics["finite"]:
-                raise _diverged(ckpt_dir, s + 1, loss, metrics["grad_norm"], config)
-            model_r, opt_r, key_r = new_model, new_opt, new_key
-            if task.train_summary is not None:
-                pending.append(loss)
-            step = s + 1
-            if delay:
-                time.sleep(delay)
-            # throughput: time in the step itself (batch, update, loss to host), not
-            # in evals or saves, and not the first step of a session (compilation)
-            if first:
-                first = False
-            elif task.tokens_per_step:
-                step_time += time.perf_counter() - t0
-                step_count += 1
-                tps = task.tokens_per_step * step_count / step_time
-            if main and task.log_train and (step % config.log_every == 0 or step == config.steps):
-                append_line(log_path, json.dumps({
-                    "kind": "train", "step": step, "loss": loss, **task.train_metrics(loss),
-                    "lr": float(schedule(s)), "grad_norm": metrics["grad_norm"],
-                    "tokens_per_s": tps, "devices": n_dev, "time": time.time(),
-                }))
-                step_time, step_count = 0.0, 0
-            evaluated = step % config.eval_every == 0 or step == config.steps
-            if evaluated:
-                last_eval = run_eval(model_r, step)
-                extra += timing["eval_s"]
-            if step % config.ckpt_every == 0 or step == config.steps:
-                save(step)
-                extra += timing["ckpt_s"]
-            if bar is not None:
-                post = {"loss": f"{loss:.4f}"}
-                post.update({k: f"{v:.3f}" for k, v in task.train_metrics(loss).items()})
-                if tps:
-                    post["tok/s"] = f"{tps:,.0f}"
-                if last_eval is not None:
-                    m = task.metrics[0]
-                    post[f"val_{m}"] = f"{last_eval[m]:.3f}"
-                bar.set_postfix(post, refresh=False)
-                bar.update(1)
-            if compiling:  # the session's first step, or the first after a re-plan
-                compiling = False
-            else:
-                since["steps"] += 1
-                since["seconds"] += clock() - t_iter - extra
-            if (replan is not None and resumed_from is None and evaluated
-                    and step < config.steps and since["steps"] > 0):
-                replanned = apply_replan(replan, step, since["seconds"] / since["steps"], timing,
-                                         config, horizons, log=log, log_path=log_path, main=main,
-                                         on_replan=on_replan)  # fmt: skip
-                since.update(steps=0, seconds=0.0)
-                if replanned is not None:
-                    config, horizons, _ = replanned
-                    optimizer, schedule, train_step = _compiled(
-                        _math_fields(config), task.loss, config.compute_dtype, task.optimizer,
-                        horizons)  # fmt: skip
-                    compiling = True
-                    if bar is not None:
-                        bar.total = config.steps
-                        bar.refresh()
-            if stop["signum"] is not None and step < config.steps:
-                if step % config.ckpt_every != 0:
-                    save(step)
-                raise TrainingInterrupted(
-                    f"stopped by {signal.Signals(stop['signum']).name} after step {step} of "
-                    f"{config.steps} (train loss {loss:.4f}); checkpoint step_{step:08d} is "
-                    f"saved in {ckpt_dir}. Run the same command to resume from it.",
-                    stop["signum"], step,
-                )
-    if state.step >= config.steps:  # nothing to do: report the logged end state
-        records = read_log(log_path)
-        evals = [r for r in records if r.get("kind") == "eval"]
-        trains = [r for r in records if r.get("kind") == "train"]
-        last_eval = evals[-1] if evals else None
-        loss = trains[-1]["loss"] if trains else math.nan
-        if last_eval is None:  # the log lost it: evaluate the restored model
-            last_eval = {"kind": "eval", "step": state.step, "split": "val",
-                         **task.evaluate(model_r, mesh_devices)}
+    task = _task_of(data, config, sample_batch, eval_batches)
+    folder = Folder.create(run_dir, log)
+    dtype = "float64" if config.compute_dtype == "float64" else "float32"
+    model = cast_floating(model, dtype)
+    program = _program(task, config, check_horizons(horizons, config))
+    state, resumed_from, pending = resume(model, program, task, folder, restart)
+    loop = _Loop.place(state, task, folder, program, pending, data_mesh(devices))
+    # a resumed run follows the plan it recorded: no re-planning
+    replanning = _Replanning(replan if resumed_from is None else None, on_replan)
+    bar = progress_bar(config.steps, state.step, progress and folder.main, task.name)
+    loss = _train(loop, state.step, replanning, stop_on_signal, bar)
+    steps = loop.program.config.steps
+    if state.step >= steps:  # nothing to do: report the logged end state
+        loss, loop.last_eval = logged_end(loop, state.step)
     return {
-        "step": max(state.step, config.steps),
+        "step": max(state.step, steps),
         "loss": loss,
-        "eval": last_eval,
+        "eval": loop.last_eval,
         "resumed_from": resumed_from,
-        "params": n_params,
-        "devices": n_dev,
-        "model": model_r,
+        "params": count_parameters(state.model),
+        "devices": loop.mesh.devices.size,
+        "model": loop.model,
     }

@@ -26,12 +26,9 @@ a run folder (an OS lock on ``RUN/.lock``).
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import functools
 import json
 import os
-import platform
-import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -40,14 +37,12 @@ from .._outputs import revision as revision
 from ._config import BOOKKEEPING_FIELDS, TrainConfig, run_overrides
 from ._files import (
     atomic_write,
-    check_folder_target,
 )
 
 
 __all__ = [
     "RunSpec",
     "make_spec",
-    "train_run",
     "RunConfigMismatch",
     "RunFolderError",
     "read_config",
@@ -280,8 +275,12 @@ def validate_run(spec: RunSpec, corpus) -> tuple[Any, TrainConfig]:
         )
     name = spec.data.get("name", corpus.name)
     source = _corpus_source(corpus)
-    require_window(corpus.train, tcfg.seq_len, f"the training split of corpus {name!r}",
-                   source=source)  # fmt: skip
+    require_window(
+        corpus.train,
+        tcfg.seq_len,
+        f"the training split of corpus {name!r}",
+        source=source,
+    )
     require_window(
         corpus.val, tcfg.seq_len, f"the validation split of corpus {name!r}",
         hint="a larger validation split (data.val_fraction=...)", source=source,
@@ -295,8 +294,11 @@ def _corpus_source(corpus) -> str:
     (one token each) and the size of each split."""
     if corpus.kind != "byte":
         return corpus.source
-    sizes = {s: getattr(corpus, s).size for s in ("train", "val", "test")
-             if getattr(corpus, s) is not None}  # fmt: skip
+    sizes = {
+        s: getattr(corpus, s).size
+        for s in ("train", "val", "test")
+        if getattr(corpus, s) is not None
+    }
     split = ", ".join(f"{n:,} {s}" for s, n in sizes.items())
     return f"{corpus.source}, {sum(sizes.values()):,} bytes = tokens ({split})"
 
@@ -358,118 +360,9 @@ def default_out(model: str, config: str, seed: int, data: str = "embedded") -> P
 # --------------------------------------------------------------------------- train
 
 
-def train_run(
-    spec: RunSpec,
-    corpus,
-    out: str | os.PathLike,
-    *,
-    progress: bool = True,
-    devices=None,
-    log=None,
-    restart: bool = False,
-    stop_on_signal: bool = False,
-    replan=None,
-) -> dict[str, Any]:
-    """Train (or resume) the run `spec` in folder `out`; see [`syncattn.training.fit`][].
-
-    First validates the whole run ([`syncattn.training.validate_run`][])
-    and the folder (`out` may not be a file): a bad run writes nothing. Then it
-    holds ``out/.lock`` for the whole run (a second process into the same folder
-    is refused), removes the temporaries a crashed process left behind, and writes
-    ``config.json`` and ``revision`` on a fresh start, or, on resume, checks that
-    the folder's config matches `spec`. A folder whose config differs but which
-    holds no checkpoint (nothing was saved) is taken over, with a message.
-
-    Args:
-        restart: when every checkpoint is unreadable, train again from step 0
-            (without it, such a run is refused; see [`syncattn.training.fit`][]).
-        stop_on_signal: SIGINT / SIGTERM finish the step, save a checkpoint and
-            raise [`TrainingInterrupted`][syncattn.training.TrainingInterrupted]
-            (the command line turns on; main thread only).
-        replan: a ``--minutes`` run's [`syncattn.training.Replanner`][] (see `fit`); each
-            re-plan rewrites ``config.json``: ``train.steps``, ``budget.horizons`` and
-            one ``budget.replans`` entry. The schedule follows ``spec.budget``'s
-            ``horizons`` when it has them (a resumed re-planned run).
-
-    Raises:
-        ValueError: an invalid run (see `validate_run`), `out` is a file.
-        RunConfigMismatch: the folder holds a different run with checkpoints.
-        RunFolderError: the folder's config.json is broken and it holds checkpoints.
-        RunBusy: another process trains into `out`.
-        TrainingDiverged: NaN/inf loss (the last good checkpoint is kept).
-        TrainingInterrupted: a signal stopped the run (with `stop_on_signal`).
-        OSError: the file system refused a write (full, read-only, ...); nothing
-            partial is left behind.
-    """
-
-    import jax
-
-    from .. import models
-    from ._loop import fit, held_run_folder
-    from ._sharding import is_main_process
-
-    log = log or (lambda msg: print(msg, file=sys.stderr))
-    out = check_folder_target(out, "--out")
-    mcfg, tcfg = validate_run(spec, corpus)
-    model = _build_model(mcfg, tcfg.seed)
-    n_params = models.count_params(model)
-    main = is_main_process()
-    with held_run_folder(out, what="syncattn train", log=log):
-        fresh = True
-        if (out / "config.json").exists():
-            try:
-                check_compatible(out, spec)
-                fresh = False
-            except (RunConfigMismatch, RunFolderError) as e:
-                if not main or _holds_checkpoints(out):
-                    raise
-                log(
-                    f"{out} holds no checkpoint, so nothing of the run it described is "
-                    f"kept; it now holds this run. (Was: {str(e).splitlines()[0]})"
-                )
-        if fresh and main:
-            payload = spec.to_json() | {
-                "params": n_params,
-                "versions": {
-                    "syncattn": _version(), "jax": jax.__version__,
-                    "python": platform.python_version(),
-                },
-                "devices": [str(d) for d in (devices or jax.devices())],
-                "written": datetime.datetime.now().isoformat(timespec="seconds"),
-            }
-            _write_json(out / "config.json", payload)
-            atomic_write(out / "revision", revision() + "\n")
-        log(
-            f"{mcfg.attention} model, config {spec.preset!r}: {n_params:,} parameters; "
-            f"data {spec.data['name']} ({spec.data['kind']}, vocab {spec.data['vocab_size']}); "
-            f"{tcfg.steps} steps of {tcfg.batch_size} x {tcfg.seq_len} tokens on "
-            f"{len(devices or jax.devices())} device(s) -> {out}"
-        )
-        horizons = tuple(tuple(h) for h in (spec.budget or {}).get("horizons") or ())
-
-        def record_replan(record, horizons_now):
-            # fit's checked horizons and its logged record, written as they are
-            raw = json.loads((out / "config.json").read_text())
-            b = raw.get("budget") or {}
-            b["horizons"] = [list(h) for h in horizons_now]
-            b.setdefault("replans", []).append(dict(record))
-            raw["train"]["steps"], raw["budget"] = int(record["steps"]), b
-            _write_json(out / "config.json", raw)
-
-        return fit(model, tcfg, corpus, out, devices=devices, progress=progress, log=log,
-                   restart=restart, stop_on_signal=stop_on_signal, horizons=horizons,
-                   replan=replan, on_replan=record_replan)
-
-
 def _holds_checkpoints(run_dir: Path) -> bool:
     """Whether ``run_dir/checkpoints`` holds any checkpoint, readable or set aside."""
     from ._checkpoint import list_checkpoints, list_quarantined
 
     ckpt = run_dir / "checkpoints"
     return bool(list_checkpoints(ckpt) or list_quarantined(ckpt))
-
-
-def _version() -> str:
-    from .. import __version__
-
-    return __version__

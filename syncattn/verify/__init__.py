@@ -231,40 +231,12 @@ def main(argv: list[str] | None = None) -> int:
         msg = e.args[0] if e.args else str(e)
         print(f"syncattn verify: {msg}", file=sys.stderr)
         return EXIT_USAGE
-
     if args.pins:
         return _print_pins(proofs_dir, statements)
     if args.write_coverage is not None:
-        from ._coverage import write_coverage
-
-        try:
-            changed = write_coverage(args.write_coverage, statements)
-        except (OSError, ValueError) as e:
-            print(f"syncattn verify: {e}", file=sys.stderr)
-            return EXIT_USAGE
-        print(f"{args.write_coverage}: {'rewritten' if changed else 'up to date'}")
-        return EXIT_OK
+        return _write_coverage(args.write_coverage, statements)
     if args.list:
-        for s in statements:
-            if s.module is None:
-                print(f"{s.number:>2}  {s.name:<22} IMPORT ERROR: {s.import_error}")
-                continue
-            checks = _checks(s)
-            kinds = ", ".join(
-                f"{sum(c.kind == k for c in checks)} {k}"
-                for k in ("symbolic", "numeric", "mutation")
-            )
-            print(f"{s.number:>2}  {s.name:<22} {s.title}")
-            decl = _declared(s)
-            coq = sum(p.kind == "coq" for p in decl.parts)
-            coq = (
-                f"; parts: {coq}/{len(decl.parts)} in Coq (proofs/coq/{s.name}.v)"
-                if coq
-                else ""
-            )
-            print(f"    {'':<22} checks: {kinds}; file: proofs/{s.path.name}{coq}")
-        return EXIT_OK
-
+        return _print_list(statements)
     if args.coq and find_coqc() is None:
         print(
             "syncattn verify: --coq needs coqc on PATH (Debian/Ubuntu: apt-get install coq "
@@ -272,6 +244,48 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    return _verify(args, proofs_dir, selected)
+
+
+def _write_coverage(path: Path, statements) -> int:
+    """``--write-coverage``: rewrite `path`'s coverage section from the registry."""
+    from ._coverage import write_coverage
+
+    try:
+        changed = write_coverage(path, statements)
+    except (OSError, ValueError) as e:
+        print(f"syncattn verify: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"{path}: {'rewritten' if changed else 'up to date'}")
+    return EXIT_OK
+
+
+def _print_list(statements) -> int:
+    """``--list``: each statement, its checks by kind, its file and its Coq parts."""
+    for s in statements:
+        if s.module is None:
+            print(f"{s.number:>2}  {s.name:<22} IMPORT ERROR: {s.import_error}")
+            continue
+        checks = _checks(s)
+        kinds = ", ".join(
+            f"{sum(c.kind == k for c in checks)} {k}"
+            for k in ("symbolic", "numeric", "mutation")
+        )
+        print(f"{s.number:>2}  {s.name:<22} {s.title}")
+        decl = _declared(s)
+        coq = sum(p.kind == "coq" for p in decl.parts)
+        coq = (
+            f"; parts: {coq}/{len(decl.parts)} in Coq (proofs/coq/{s.name}.v)"
+            if coq
+            else ""
+        )
+        print(f"    {'':<22} checks: {kinds}; file: proofs/{s.path.name}{coq}")
+    return EXIT_OK
+
+
+def _verify(args, proofs_dir: Path, selected) -> int:
+    """Run the `selected` statements' checks and their Coq parts, print the table and
+    the failures, and write ``report.json`` and ``report.md`` to ``--out``."""
     out = args.out if args.out is not None else _fresh_folder(Path.cwd())
     t0, started = time.perf_counter(), time.strftime("%Y-%m-%dT%H:%M:%S%z")
     print(
@@ -290,23 +304,50 @@ def main(argv: list[str] | None = None) -> int:
         progress=not args.no_progress,
         jobs=args.jobs,
     )
-    if args.no_coq:
-        coq = {}
-    else:
-        with_coq = [s for s in selected if _declared(s).theorems]
-        if with_coq and find_coqc() is not None:
-            print(
-                f"syncattn verify: coqc on the Coq parts of {len(with_coq)} statement(s)",
-                flush=True,
-            )
-        coq = _coq_check_all(selected, proofs_dir, jobs=args.jobs)
+    coq = {} if args.no_coq else _run_coq(selected, proofs_dir, args.jobs)
     seconds = time.perf_counter() - t0
     rows = _statement_rows(selected, results)
     _parts_rows(rows, selected, coq)
+    summary = _summary(rows, results, coq, seconds, no_coq=args.no_coq)
+    report = dict(
+        config=_config(args, proofs_dir, out),
+        started=started,
+        finished=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        summary=summary,
+        statements=rows,
+    )
+    print(_table(rows))
+    coq_fail = [c for c in coq.values() if c.result == "FAIL"]
+    for r in results:
+        if r.result == "FAIL":
+            print(f"FAIL {r.statement}::{r.check} ({r.kind}): {r.error}")
+    for c in coq_fail:
+        print(f"FAIL coq {c.name}: {c.error}")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    (out / "report.md").write_text(_markdown(report))
+    print(_verdict(summary, len(coq_fail), seconds, out))
+    print(_parts_line(summary))
+    return EXIT_OK if summary["ok"] else EXIT_FAILED
+
+
+def _run_coq(selected, proofs_dir: Path, jobs: int) -> dict:
+    """The Coq column: each selected statement's Coq parts checked (by name)."""
+    with_coq = [s for s in selected if _declared(s).theorems]
+    if with_coq and find_coqc() is not None:
+        print(
+            f"syncattn verify: coqc on the Coq parts of {len(with_coq)} statement(s)",
+            flush=True,
+        )
+    return _coq_check_all(selected, proofs_dir, jobs=jobs)
+
+
+def _summary(rows: list[dict], results, coq: dict, seconds: float, *, no_coq) -> dict:
+    """``report.json``'s ``summary``: the counts of checks, Coq results and parts."""
     coq_fail = [c for c in coq.values() if c.result == "FAIL"]
     n_fail = sum(r.result == "FAIL" for r in results)
     all_parts = [p for r in rows for p in r["parts"]]
-    summary = dict(
+    return dict(
         ok=n_fail == 0 and not coq_fail,
         statements=len(rows),
         checks=len(results),
@@ -319,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
             checked=sum(c.result == "checked" for c in coq.values()),
             failed=len(coq_fail),
             not_installed=sum(c.result == "not installed" for c in coq.values()),
-            skipped=bool(args.no_coq),
+            skipped=bool(no_coq),
         ),
         parts=dict(
             total=len(all_parts),
@@ -329,31 +370,18 @@ def main(argv: list[str] | None = None) -> int:
             measured=sum(p["kind"] == "measured" for p in all_parts),
         ),
     )
-    report = dict(
-        config=_config(args, proofs_dir, out),
-        started=started,
-        finished=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        summary=summary,
-        statements=rows,
-    )
-    print(_table(rows))
-    for r in results:
-        if r.result == "FAIL":
-            print(f"FAIL {r.statement}::{r.check} ({r.kind}): {r.error}")
-    for c in coq_fail:
-        print(f"FAIL coq {c.name}: {c.error}")
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
-    (out / "report.md").write_text(_markdown(report))
+
+
+def _verdict(summary: dict, coq_failed: int, seconds: float, out: Path) -> str:
+    """The last line but one: all passed, or how many checks failed."""
+    n_fail = summary["failed"]
     verdict = (
         "all checks passed"
         if summary["ok"]
-        else f"{n_fail + len(coq_fail)} check(s) FAILED"
-        + (f" ({len(coq_fail)} Coq)" if coq_fail else "")
+        else f"{n_fail + coq_failed} check(s) FAILED"
+        + (f" ({coq_failed} Coq)" if coq_failed else "")
     )
-    print(
+    return (
         f"{verdict}: {summary['passed']} passed, {n_fail} failed, {summary['skipped']} skipped "
         f"in {seconds:.1f} s. Report: {out / 'report.md'}"
     )
-    print(_parts_line(summary))
-    return EXIT_OK if summary["ok"] else EXIT_FAILED

@@ -112,10 +112,19 @@ def _cell(text: str) -> str:
 
 
 def _markdown(report: dict) -> str:
+    """``report.md``: the summary, then the tables of statements, checks, failures,
+    parts and what each statement ties to."""
+    lines = _md_summary(report)
+    for section in (_md_statements, _md_checks, _md_failures, _md_parts, _md_ties):
+        lines += section(report)
+    return "\n".join(lines) + "\n"
+
+
+def _md_summary(report: dict) -> list[str]:
     cfg, summ = report["config"], report["summary"]
     n_failed = summ["failed"] + summ.get("coq", {}).get("failed", 0)
     status = "all checks passed" if summ["ok"] else f"{n_failed} check(s) FAILED"
-    lines = [
+    return [
         "# syncattn verify report",
         "",
         f"**{status}**: {summ['passed']} passed, {summ['failed']} failed, {summ['skipped']} skipped, "
@@ -138,6 +147,11 @@ def _markdown(report: dict) -> str:
         "*checked* = every part of the statement is in Coq and checked (compiled in this run or cached",
         "by hash, only allowed axioms); *k/m parts* = k of its m parts are; not installed (no coqc); FAIL.",
         "",
+    ]
+
+
+def _md_statements(report: dict) -> list[str]:
+    lines = [
         "## Statements",
         "",
         "| # | statement | kind | checks | mutations caught | result | coq | seconds | file |",
@@ -151,7 +165,11 @@ def _markdown(report: dict) -> str:
             f"| {r['number']} | {_cell(r['title'])} | {r['kind']} | {checks} | {r['mutations']} | **{r['result']}** "
             f"| {_coq_cell(r.get('coq'))} | {r['seconds']:.1f} | `{r['file']}` |"
         )
-    lines += [
+    return lines
+
+
+def _md_checks(report: dict) -> list[str]:
+    lines = [
         "",
         "## Checks",
         "",
@@ -163,6 +181,10 @@ def _markdown(report: dict) -> str:
             lines.append(
                 f"| {r['name']} | {c['check']} | {c['kind']} | {c['result']} | {c['seconds']:.2f} |"
             )
+    return lines
+
+
+def _md_failures(report: dict) -> list[str]:
     failures = [
         (r, c)
         for r in report["statements"]
@@ -174,11 +196,16 @@ def _markdown(report: dict) -> str:
         for r in report["statements"]
         if r.get("coq_result") == "FAIL"
     ]
-    if failures or coq_failures:
-        lines += ["", "## Failures", ""]
-        lines += [f"- `{r['name']}::{c['check']}`: {c['error']}" for r, c in failures]
-        lines += [f"- coq `{n}`: {e}" for n, e in coq_failures]
-    lines += ["", "## Parts: what proves each claim", ""]
+    if not (failures or coq_failures):
+        return []
+    lines = ["", "## Failures", ""]
+    lines += [f"- `{r['name']}::{c['check']}`: {c['error']}" for r, c in failures]
+    lines += [f"- coq `{n}`: {e}" for n, e in coq_failures]
+    return lines
+
+
+def _md_parts(report: dict) -> list[str]:
+    lines = ["", "## Parts: what proves each claim", ""]
     lines += [
         "| # | part | claim | proved by | result |",
         "|---|---|---|---|---|",
@@ -193,14 +220,18 @@ def _markdown(report: dict) -> str:
             lines.append(
                 f"| {r['number']} | {_cell(p['label'])} | {_cell(p['claim'])} | {_cell(by)} | {p['result']} |"
             )
-    lines += ["", "## What each statement ties to", ""]
+    return lines
+
+
+def _md_ties(report: dict) -> list[str]:
+    lines = ["", "## What each statement ties to", ""]
     for r in report["statements"]:
         lines.append(
             f"- **{r['number']}. {r['name']}**: mirrors {', '.join(f'`{m}`' for m in r['mirrors']) or '-'}."
         )
         if r["source"]:
             lines.append(f"  Source: {r['source']}")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _fresh_folder(base: Path) -> Path:
