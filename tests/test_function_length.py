@@ -19,12 +19,6 @@ LIMIT = 100
 
 # (file under syncattn/, qualified name): being split on other branches (session 18)
 ALLOWED = {
-    ("training/_loop.py", "fit"),
-    ("training/_budget.py", "budget_spec"),
-    ("training/_run.py", "train_run"),
-    ("verify/__init__.py", "main"),
-    ("nn/_oscillator_attention.py", "OscillatorAttention.__init__"),
-    ("models/_config.py", "ModelConfig.__post_init__"),
     ("lohe/_flow.py", "simulate"),
     ("lohe/_matrix.py", "matrix_simulate"),
     ("lohe/_settle.py", "settle"),
