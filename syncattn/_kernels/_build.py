@@ -31,6 +31,7 @@ FLAGS = (
     "-shared",
     "-fvisibility=hidden",
     "-fno-math-errno",
+    "-fno-tree-vectorize",  # the hot loops are vector code already: the auto-vectoriser repacks them badly
     "-Wno-psabi",
     "-Wno-attributes",
 )

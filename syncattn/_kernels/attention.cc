@@ -50,6 +50,7 @@ constexpr float NEG_INF = -std::numeric_limits<float>::infinity();
 
 inline int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
+// Constants only: for a runtime scalar, `x * v` broadcasts well and a built vector does not.
 HOT v8 splat(float x) { return v8{x, x, x, x, x, x, x, x}; }
 
 HOT v8 load(const float* p) {
@@ -153,7 +154,7 @@ HOT void scores(const float* a, int64_t lda,
       const v8 b0 = load(bt + d * ldb + half * 8);
       const v8 b1 = load(bt + d * ldb + half * 8 + 8);
       for (int r = 0; r < R; ++r) {
-        const v8 ar = splat(a[r * lda + d]);
+        const float ar = a[r * lda + d];  // scalar * vector: a broadcast GCC emits well
         acc[r][0] += ar * b0;
         acc[r][1] += ar * b1;
       }
@@ -199,10 +200,10 @@ HOT void forward_head(const Shape& s, Head& hd, std::vector<float>& acc, float* 
           std::fill(P[r], P[r] + KC, 0.0f);
           continue;
         }
-        const float alpha = vexp(splat(m[r] - m_new))[0];
-        v8 sum = splat(0.0f);
+        const float alpha = std::exp(m[r] - m_new);
+        v8 sum = {};
         for (int c = 0; c < KV; ++c) {
-          const v8 p = vexp(S[r][c] - splat(m_new));
+          const v8 p = vexp(S[r][c] - m_new);
           store(&P[r][8 * c], p);
           sum += p;
         }
@@ -210,7 +211,7 @@ HOT void forward_head(const Shape& s, Head& hd, std::vector<float>& acc, float* 
         m[r] = m_new;
         if (alpha != 1.0f) {
           float* a = &acc[r * s.Ep];
-          for (int64_t e = 0; e < s.Ep; e += 8) store(a + e, load(a + e) * splat(alpha));
+          for (int64_t e = 0; e < s.Ep; e += 8) store(a + e, load(a + e) * alpha);
         }
       }
       const int64_t cend = std::min<int64_t>(KC, kend - j0);
@@ -219,7 +220,7 @@ HOT void forward_head(const Shape& s, Head& hd, std::vector<float>& acc, float* 
         for (int r = 0; r < R; ++r) a[r] = load(&acc[r * s.Ep + e]);
         for (int64_t c = 0; c < cend; ++c) {
           const v8 vc = load(&hd.v[(j0 + c) * s.Ep + e]);
-          for (int r = 0; r < R; ++r) a[r] += splat(P[r][c]) * vc;
+          for (int r = 0; r < R; ++r) a[r] += P[r][c] * vc;
         }
         for (int r = 0; r < R; ++r) store(&acc[r * s.Ep + e], a[r]);
       }
@@ -269,9 +270,9 @@ HOT void backward_head(const Shape& s, Head& hd, std::vector<float>& work, const
       float P[R][KC], dS[R][KC];
       for (int r = 0; r < R; ++r) {
         for (int c = 0; c < KV; ++c) {
-          const v8 p = vexp(S[r][c] - splat(Lrow[i0 + r]));
+          const v8 p = vexp(S[r][c] - Lrow[i0 + r]);
           store(&P[r][8 * c], p);
-          store(&dS[r][8 * c], p * (dP[r][c] - splat(Drow[i0 + r])));
+          store(&dS[r][8 * c], p * (dP[r][c] - Drow[i0 + r]));
         }
       }
       const int64_t cend = std::min<int64_t>(KC, kend - j0);
@@ -279,13 +280,13 @@ HOT void backward_head(const Shape& s, Head& hd, std::vector<float>& work, const
         float* dvc = dv + (j0 + c) * s.Ep;
         for (int64_t e = 0; e < s.Ep; e += 8) {
           v8 a = load(dvc + e);
-          for (int r = 0; r < R; ++r) a += splat(P[r][c]) * load(og + r * s.Ep + e);
+          for (int r = 0; r < R; ++r) a += P[r][c] * load(og + r * s.Ep + e);
           store(dvc + e, a);
         }
         float* dkc = dk + (j0 + c) * s.Dp;
         for (int64_t d = 0; d < s.Dp; d += 8) {
           v8 a = load(dkc + d);
-          for (int r = 0; r < R; ++r) a += splat(dS[r][c]) * load(qg + r * s.Dp + d);
+          for (int r = 0; r < R; ++r) a += dS[r][c] * load(qg + r * s.Dp + d);
           store(dkc + d, a);
         }
       }
@@ -294,7 +295,7 @@ HOT void backward_head(const Shape& s, Head& hd, std::vector<float>& work, const
         for (int r = 0; r < R; ++r) a[r] = load(dq + r * s.Dp + d);
         for (int64_t c = 0; c < cend; ++c) {
           const v8 kc = load(&hd.k[(j0 + c) * s.Dp + d]);
-          for (int r = 0; r < R; ++r) a[r] += splat(dS[r][c]) * kc;
+          for (int r = 0; r < R; ++r) a[r] += dS[r][c] * kc;
         }
         for (int r = 0; r < R; ++r) store(dq + r * s.Dp + d, a[r]);
       }
