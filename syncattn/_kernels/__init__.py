@@ -14,4 +14,10 @@ from ._attention import allowed_keys, causal_attention, kernel_enabled, xla_atte
 from ._library import status
 
 
-__all__ = ["allowed_keys", "causal_attention", "kernel_enabled", "status", "xla_attention"]
+__all__ = [
+    "allowed_keys",
+    "causal_attention",
+    "kernel_enabled",
+    "status",
+    "xla_attention",
+]

@@ -56,7 +56,7 @@ def xla_attention(
     wdt = jnp.promote_types(q.dtype, jnp.float32)
     s = jnp.einsum("...thd,...uhd->...htu", q, k, preferred_element_type=wdt)
     ok = allowed_keys(None if mask is None else jnp.asarray(mask), q.shape[-3], causal)
-    s = jnp.where(ok[..., None, :, :], s, -jnp.inf)
+    s = jnp.where(jnp.broadcast_to(ok[..., None, :, :], s.shape), s, -jnp.inf)
     a = jax.nn.softmax(s, axis=-1)
     return jnp.einsum("...htu,...uhe->...the", a, v.astype(wdt)).astype(q.dtype)
 
@@ -145,5 +145,9 @@ def causal_attention(
     if not kernel_enabled(q.dtype) or v.dtype != q.dtype or k.dtype != q.dtype:
         return xla_attention(q, k, v, mask=mask, causal=causal)
     has_mask = mask is not None
-    m = jnp.broadcast_to(mask, q.shape[:-3] + (T,)) if has_mask else jnp.ones((1,), bool)
+    m = (
+        jnp.broadcast_to(mask, q.shape[:-3] + (T,))
+        if has_mask
+        else jnp.ones((1,), bool)
+    )
     return _fused(q, k, v, m, (bool(causal), has_mask))

@@ -67,8 +67,13 @@ def _load():
 
     path = _find_or_build()
     lib = ctypes.cdll.LoadLibrary(str(path))
-    for name, symbol in ((FORWARD, "SyncattnAttentionForward"), (BACKWARD, "SyncattnAttentionBackward")):
-        jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(getattr(lib, symbol)), platform="cpu")
+    for name, symbol in (
+        (FORWARD, "SyncattnAttentionForward"),
+        (BACKWARD, "SyncattnAttentionBackward"),
+    ):
+        jax.ffi.register_ffi_target(
+            name, jax.ffi.pycapsule(getattr(lib, symbol)), platform="cpu"
+        )
     return lib, path
 
 
