@@ -32,7 +32,9 @@ def allowed_keys(mask, T: int, causal: bool):
     base = jnp.tril(jnp.ones((T, T), bool)) if causal else jnp.ones((T, T), bool)
     if mask is None:
         return base
-    m = base & mask[..., None, :]
+    shape = mask.shape[:-1] + (T, T)
+    base = jnp.broadcast_to(base, shape)
+    m = base & jnp.broadcast_to(mask[..., None, :], shape)
     return jnp.where(jnp.any(m, -1, keepdims=True), m, base)
 
 
