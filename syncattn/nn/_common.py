@@ -175,7 +175,7 @@ def attend(q, k, v, causal: bool, key_mask=None):
 
     float64 takes the exact einsum path (jax.nn.dot_product_attention computes its
     softmax in float32). float32 on the CPU backend takes the fused kernel
-    ([`syncattn._kernels.causal_attention`][], C++ through jax.ffi) when it is built;
+    (`syncattn._kernels.causal_attention`, C++ through jax.ffi) when it is built;
     without it, a causal layer longer than one block
     takes `blocked_causal_attend`, which skips the masked upper blocks: it computes
     0.625 of the score entries at T = 256 (blocks of 64), and 0.5625 for long T (8
