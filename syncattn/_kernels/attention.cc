@@ -179,6 +179,60 @@ HOT void mask_chunk(const Shape& s, const Head& hd,
   }
 }
 
+// acc[r][e..] += sum_{c < cend} coef[r][c] B[c][e..] for the R rows, W vectors at a time
+// (R x W accumulators held in registers); acc and B have row stride ld.
+template <int W>
+HOT void accumulate_w(float* acc, int64_t ld, const float (*coef)[KC], const float* B,
+                      int64_t cend, int64_t e) {
+  v8 a[R][W];
+  for (int r = 0; r < R; ++r)
+    for (int w = 0; w < W; ++w) a[r][w] = load(acc + r * ld + e + 8 * w);
+  for (int64_t c = 0; c < cend; ++c) {
+    v8 b[W];
+    for (int w = 0; w < W; ++w) b[w] = load(B + c * ld + e + 8 * w);
+    for (int r = 0; r < R; ++r)
+      for (int w = 0; w < W; ++w) a[r][w] += coef[r][c] * b[w];
+  }
+  for (int r = 0; r < R; ++r)
+    for (int w = 0; w < W; ++w) store(acc + r * ld + e + 8 * w, a[r][w]);
+}
+
+HOT void accumulate(float* acc, int64_t ld, const float (*coef)[KC], const float* B,
+                    int64_t cend) {
+  int64_t e = 0;
+  for (; e + 16 <= ld; e += 16) accumulate_w<2>(acc, ld, coef, B, cend, e);
+  if (e < ld) accumulate_w<1>(acc, ld, coef, B, cend, e);
+}
+
+// dst[c][e..] += sum_r coef[r][c] rows[r][e..] for c < cend, two keys at a time (each
+// row vector loaded once for both); dst and rows have row stride ld.
+HOT void scatter(float* dst, int64_t ld, const float (*coef)[KC], const float* rows,
+                 int64_t cend) {
+  int64_t c = 0;
+  for (; c + 2 <= cend; c += 2) {
+    float* d0 = dst + c * ld;
+    float* d1 = d0 + ld;
+    for (int64_t e = 0; e < ld; e += 8) {
+      v8 x0 = load(d0 + e), x1 = load(d1 + e);
+      for (int r = 0; r < R; ++r) {
+        const v8 o = load(rows + r * ld + e);
+        x0 += coef[r][c] * o;
+        x1 += coef[r][c + 1] * o;
+      }
+      store(d0 + e, x0);
+      store(d1 + e, x1);
+    }
+  }
+  for (; c < cend; ++c) {
+    float* d0 = dst + c * ld;
+    for (int64_t e = 0; e < ld; e += 8) {
+      v8 x0 = load(d0 + e);
+      for (int r = 0; r < R; ++r) x0 += coef[r][c] * load(rows + r * ld + e);
+      store(d0 + e, x0);
+    }
+  }
+}
+
 HOT void forward_head(const Shape& s, Head& hd, std::vector<float>& acc, float* O, float* L,
                   int64_t n, int64_t h) {
   for (int64_t i0 = 0; i0 < s.T; i0 += R) {
@@ -215,15 +269,7 @@ HOT void forward_head(const Shape& s, Head& hd, std::vector<float>& acc, float* 
         }
       }
       const int64_t cend = std::min<int64_t>(KC, kend - j0);
-      for (int64_t e = 0; e < s.Ep; e += 8) {
-        v8 a[R];
-        for (int r = 0; r < R; ++r) a[r] = load(&acc[r * s.Ep + e]);
-        for (int64_t c = 0; c < cend; ++c) {
-          const v8 vc = load(&hd.v[(j0 + c) * s.Ep + e]);
-          for (int r = 0; r < R; ++r) a[r] += P[r][c] * vc;
-        }
-        for (int r = 0; r < R; ++r) store(&acc[r * s.Ep + e], a[r]);
-      }
+      accumulate(acc.data(), s.Ep, P, &hd.v[j0 * s.Ep], cend);
     }
     for (int r = 0; r < R && i0 + r < s.T; ++r) {
       const int64_t row = (n * s.T + i0 + r) * s.H + h;
@@ -276,29 +322,9 @@ HOT void backward_head(const Shape& s, Head& hd, std::vector<float>& work, const
         }
       }
       const int64_t cend = std::min<int64_t>(KC, kend - j0);
-      for (int64_t c = 0; c < cend; ++c) {
-        float* dvc = dv + (j0 + c) * s.Ep;
-        for (int64_t e = 0; e < s.Ep; e += 8) {
-          v8 a = load(dvc + e);
-          for (int r = 0; r < R; ++r) a += P[r][c] * load(og + r * s.Ep + e);
-          store(dvc + e, a);
-        }
-        float* dkc = dk + (j0 + c) * s.Dp;
-        for (int64_t d = 0; d < s.Dp; d += 8) {
-          v8 a = load(dkc + d);
-          for (int r = 0; r < R; ++r) a += dS[r][c] * load(qg + r * s.Dp + d);
-          store(dkc + d, a);
-        }
-      }
-      for (int64_t d = 0; d < s.Dp; d += 8) {
-        v8 a[R];
-        for (int r = 0; r < R; ++r) a[r] = load(dq + r * s.Dp + d);
-        for (int64_t c = 0; c < cend; ++c) {
-          const v8 kc = load(&hd.k[(j0 + c) * s.Dp + d]);
-          for (int r = 0; r < R; ++r) a[r] += dS[r][c] * kc;
-        }
-        for (int r = 0; r < R; ++r) store(dq + r * s.Dp + d, a[r]);
-      }
+      scatter(dv + j0 * s.Ep, s.Ep, P, og, cend);
+      scatter(dk + j0 * s.Dp, s.Dp, dS, qg, cend);
+      accumulate(dq, s.Dp, dS, &hd.k[j0 * s.Dp], cend);
     }
     for (int r = 0; r < R && i0 + r < s.T; ++r) {
       const int64_t row = (n * s.T + i0 + r) * s.H + h;
