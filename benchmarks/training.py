@@ -12,7 +12,13 @@ For each model preset in `--configs` (default "1m"), on the same random byte bat
   clipping: the baseline of the "tokens/s / PyTorch" column (torch is in the
   `bench` extra; without it, or with `--no-torch`, that column is empty);
 * **fwd+bwd**: `equinox.filter_value_and_grad` of the same loss, compiled, with no
-  optimiser: the model's own cost (`--skip-fwd-bwd` leaves it out).
+  optimiser: the model's own cost (`--skip-fwd-bwd` leaves it out);
+* **kernel on/off** (`--kernel both`, the default on CPU): each model twice, with the
+  fused CPU attention kernel (`syncattn._kernels`, the row named by the model) and with
+  the pure-XLA attention (``SYNCATTN_ATTENTION_KERNEL=0`` while it is traced: the row
+  ``MODEL/xla``), side by side; `--kernel on` / `off` keeps one;
+* **one core** (`--cores 1`): the process pinned to its first N cores
+  (`os.sched_setaffinity` before XLA starts; PyTorch gets N threads), a run of its own.
 
 Timings are medians over `--repeats` rounds; each round times every model in turn
 (interleaved, so a load spike on a shared machine hits all models alike). Compile
@@ -30,6 +36,10 @@ Usage:
         --out benchmarks/results/training-1m-sync.json   # the Lohe models beside Kuramoto
     python benchmarks/training.py --models kuramoto frustrated frustrated:1 frustrated-mf \
         --no-torch --skip-fwd-bwd --out benchmarks/results/training-1m-frustrated.json  # issue 40
+    python benchmarks/training.py --models softmax kuramoto oscillator sphere --skip-fwd-bwd \
+        --out benchmarks/results/training-1m-kernel.json   # issue 42: the kernel on/off
+    python benchmarks/training.py --cores 1 --skip-fwd-bwd --kernel on \
+        --out benchmarks/results/training-1m-kernel-1core.json   # issue 42: one core
 Writes benchmarks/results/training[-CONFIG-BACKEND].json and prints a markdown table.
 """
 
@@ -50,6 +60,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from syncattn import models
+from syncattn._kernels import status as kernel_status
+from syncattn._kernels._library import ENV as KERNEL_ENV
 from syncattn.training import (
     TrainConfig,
     make_optimizer,
@@ -91,7 +103,22 @@ def _model_spec(spec):
     return spec
 
 
-def setup(attention, config, batch, dtype, plain=True):
+def setup(attention, config, batch, dtype, plain=True, kernel=True):
+    """Build and compile (first call) one model's step; `kernel=False` traces it with
+    the fused CPU attention switched off (``SYNCATTN_ATTENTION_KERNEL=0``)."""
+    old = os.environ.get(KERNEL_ENV)
+    if not kernel:
+        os.environ[KERNEL_ENV] = "0"
+    try:
+        return _setup(attention, config, batch, dtype, plain)
+    finally:
+        if old is None:
+            os.environ.pop(KERNEL_ENV, None)
+        else:
+            os.environ[KERNEL_ENV] = old
+
+
+def _setup(attention, config, batch, dtype, plain):
     cfg = model_config(attention, config)
     model = models.build(cfg, key=jax.random.key(0))
     model = models.cast(model, jnp.float32)  # U(n): complex64
@@ -166,9 +193,14 @@ def run_config(config, a, argv):
     rng = np.random.default_rng(0)
     batch = jnp.asarray(rng.integers(0, 256, (a.batch_size, seq_len + 1)), jnp.int32)
     runs = {}
+    kernels = {"on": (True,), "off": (False,), "both": (True, False)}[a.kernel]
     for att in a.models:
-        print(f"{config}: compiling {att} ...", file=sys.stderr)
-        runs[att] = setup(att, config, batch, a.dtype, plain=not a.skip_fwd_bwd)
+        for kernel in kernels:
+            name = att if kernel or a.kernel == "off" else f"{att}/xla"
+            print(f"{config}: compiling {name} ...", file=sys.stderr)
+            runs[name] = setup(att, config, batch, a.dtype, plain=not a.skip_fwd_bwd,
+                               kernel=kernel)
+            runs[name]["kernel"] = kernel and kernel_status()["enabled"]
     if a.torch:
         run = setup_torch(config, batch)
         if run is None:
@@ -196,6 +228,7 @@ def run_config(config, a, argv):
             "step_over_fwd_bwd": step / plain if plain else None,
             "compile_step_s": run["compile_step_s"], "compile_plain_s": run["compile_plain_s"],
             "step_s_all": times[att]["step"], "fwd_bwd_s_all": times[att]["plain"],
+            "attention_kernel": run.get("kernel"),
         }
     for base_name, key in (("softmax", "softmax"), ("pytorch", "pytorch"), ("kuramoto", "kuramoto")):
         base = rows.get(base_name)
@@ -214,7 +247,8 @@ def run_config(config, a, argv):
         "jax": jax.__version__, "python": platform.python_version(),
         "torch": runs["pytorch"]["torch"] if "pytorch" in runs else None,
         "torch_threads": runs["pytorch"]["threads"] if "pytorch" in runs else None,
-        "cpu_count": os.cpu_count(),
+        "cpu_count": os.cpu_count(), "cores": len(os.sched_getaffinity(0)),
+        "kernel": kernel_status(),
         "load_avg_before": load_before, "load_avg_after": load_after,
         "command": " ".join(["python", "benchmarks/training.py", *(argv or sys.argv[1:])]),
         "rows": rows,
@@ -230,13 +264,15 @@ def run_config(config, a, argv):
     print(f"\nconfig {config}, batch {a.batch_size} x {seq_len}, {a.dtype}, {backend}, "
           f"median of {a.repeats} rounds, 1-min load average {load_before[0]:.2f} before, "
           f"{load_after[0]:.2f} after\n")
-    print("| model | params | train step (ms) | tokens/s | tokens/s / PyTorch | "
+    print(f"cores {result['cores']}; attention kernel: {result['kernel']}\n")
+    print("| model | kernel | params | train step (ms) | tokens/s | tokens/s / PyTorch | "
           "tokens/s / softmax | tokens/s / kuramoto | fwd+bwd (ms) | step / fwd+bwd |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for att, row in rows.items():
         name = "PyTorch (eager)" if att == "pytorch" else att
         fb = None if row["fwd_bwd_s"] is None else 1e3 * row["fwd_bwd_s"]
-        print(f"| {name} | {row['params']:,} | {1e3 * row['step_s']:.1f} | "
+        kern = {True: "on", False: "off", None: ""}[row["attention_kernel"]]
+        print(f"| {name} | {kern} | {row['params']:,} | {1e3 * row['step_s']:.1f} | "
               f"{row['tokens_per_s']:,.0f} | {fmt(row['tokens_per_s_vs_pytorch'], '.2f')} | "
               f"{fmt(row['tokens_per_s_vs_softmax'], '.2f')} | "
               f"{fmt(row['tokens_per_s_vs_kuramoto'], '.2f')} | "
@@ -265,7 +301,20 @@ def main(argv=None) -> int:
     p.add_argument("--skip-fwd-bwd", action="store_true",
                    help="time the train steps only (faster)")
     p.add_argument("--out", type=Path, help="the JSON path (one config only)")
+    p.add_argument("--kernel", choices=("on", "off", "both"), default="both",
+                   help="the fused CPU attention kernel: on, off (pure XLA), or both "
+                   "side by side (rows MODEL and MODEL/xla)")
+    p.add_argument("--cores", type=int, default=None,
+                   help="pin the process to its first N cores (e.g. 1)")
     a = p.parse_args(argv)
+    if a.cores:
+        os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[: a.cores])
+        try:
+            import torch
+
+            torch.set_num_threads(a.cores)
+        except ImportError:
+            pass
     t0 = time.perf_counter()
     for config in a.configs:
         run_config(config, a, argv)

@@ -127,7 +127,7 @@ LAYERS = (
     #    architecture's sketch does not draw: none of them imports a room above.
     ("_numerics", "_types", "_trees", "_outputs", "_overrides", "_failures", "_commands",
      "stats"),
-    ("_checks",),  # 1. argument checks (on _numerics)
+    ("_checks", "_kernels"),  # 1. argument checks (on _numerics); the fused CPU kernels
     ("torus", "sphere", "group", "_simulate"),  # 2. geometry, and the one simulation driver
     ("kuramoto", "lohe", "entropic"),  # 3. the flows and their theory
     ("nn",),  # 4. equinox layers

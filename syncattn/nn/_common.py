@@ -9,6 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._kernels import causal_attention, kernel_enabled
 from .._trees import cast_floating
 
 
@@ -173,12 +174,16 @@ def attend(q, k, v, causal: bool, key_mask=None):
     r"""$\operatorname{softmax}(q k^\top)\, v$ per head; q, k, v of shape (T, H, D).
 
     float64 takes the exact einsum path (jax.nn.dot_product_attention computes its
-    softmax in float32). On the CPU backend a causal layer longer than one block
+    softmax in float32). float32 on the CPU backend takes the fused kernel
+    (`syncattn._kernels.causal_attention`, C++ through jax.ffi) when it is built;
+    without it, a causal layer longer than one block
     takes `blocked_causal_attend`, which skips the masked upper blocks: it computes
     0.625 of the score entries at T = 256 (blocks of 64), and 0.5625 for long T (8
     blocks at most). Every other case goes through jax.nn.dot_product_attention, a fused kernel on GPU with
     O(T * width) memory.
     """
+    if kernel_enabled(q.dtype):
+        return causal_attention(q, k, v, mask=key_mask, causal=causal)
     if q.dtype == jnp.float64:
         return jnp.einsum("htu,uhd->thd", attention_weights(q, k, causal, key_mask), v)
     T = q.shape[0]

@@ -77,7 +77,8 @@ def test_blocked_equals_exact_path_float64(T, block, masked):
         assert_close(a, b)
 
 
-def test_blocked_is_causal_and_float32_path_is_taken():
+def test_blocked_is_causal_and_float32_path_is_taken(monkeypatch):
+    monkeypatch.setenv("SYNCATTN_ATTENTION_KERNEL", "0")  # the pure-XLA path (no kernel)
     T = _common.CPU_ATTENTION_BLOCK + 37  # two blocks, the second ragged
     q, k, v = qkv(T, dtype=jnp.float32)
     jaxpr = str(jax.make_jaxpr(lambda *a: _common.attend(*a, True))(q, k, v))
@@ -116,6 +117,7 @@ T_LONG = 13  # three blocks of 5 (the last ragged) with the block width set to 5
 @pytest.fixture
 def small_blocks(monkeypatch):
     monkeypatch.setattr(_common, "CPU_ATTENTION_BLOCK", 5)
+    monkeypatch.setenv("SYNCATTN_ATTENTION_KERNEL", "0")  # the pure-XLA path (no kernel)
 
 
 def test_softmax_attention_float32_blocked_matches_naive_loop(small_blocks):
@@ -143,7 +145,8 @@ def test_kuramoto_attention_float32_blocked_matches_naive_loop(small_blocks):
     assert_close(y32, want, jnp.float32, scale=10)
 
 
-def test_long_sequences_take_at_most_the_maximum_number_of_blocks():
+def test_long_sequences_take_at_most_the_maximum_number_of_blocks(monkeypatch):
+    monkeypatch.setenv("SYNCATTN_ATTENTION_KERNEL", "0")  # the pure-XLA path (no kernel)
     T = 600  # 8 blocks of 75 (not 10 of 64)
     q, k, v = qkv(T, dtype=jnp.float32)
     jaxpr = str(jax.make_jaxpr(lambda *a: _common.attend(*a, True))(q, k, v))

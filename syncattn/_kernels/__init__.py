@@ -1,0 +1,23 @@
+r"""Fused kernels behind the library's numerics: the causal softmax attention on XLA:CPU.
+
+`causal_attention` is softmax attention per head, $(T, H, D)$ queries and keys and
+$(T, H, E)$ values with any leading batch axes, computed on the CPU backend by a C++
+kernel (`attention.cc`, called through `jax.ffi`: a flash-style blocked online
+softmax, forward and backward, threaded over batch x heads) and everywhere else by
+its plain XLA composition `xla_attention`. The kernel is built from source on first
+use (or at install, where the build environment has jaxlib) with the C++ compiler
+found on the PATH; without one the pure-XLA path serves, after a one-line warning.
+``SYNCATTN_ATTENTION_KERNEL=0`` switches the kernel off (read at trace time).
+"""
+
+from ._attention import allowed_keys, causal_attention, kernel_enabled, xla_attention
+from ._library import status
+
+
+__all__ = [
+    "allowed_keys",
+    "causal_attention",
+    "kernel_enabled",
+    "status",
+    "xla_attention",
+]

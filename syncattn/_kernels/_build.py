@@ -1,0 +1,90 @@
+"""Compiling the CPU attention kernel (`attention.cc`) into a shared library.
+
+Shared by the install hook (`hatch_build.py`, which loads this file by path: it
+imports nothing from syncattn) and the lazy build of `syncattn._kernels` on first use.
+The library's name carries a key: the SHA-256 of the source, the compiler flags and
+the jaxlib version (whose headers it is compiled against), so a changed source or an
+upgraded jaxlib never loads a stale build. A build writes to a temporary name and
+renames it into place (atomic), under a file lock, so two processes that build at once
+(pytest-xdist workers) do not read a half-written library.
+
+Flags: ``-O3`` and no ``-march=native`` (a wheel or a shared cache must run on any
+x86-64): the hot loops are GCC vector code whose entry points the source clones for
+AVX-512, AVX2+FMA and the baseline (``target_clones``, picked when the library loads).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+
+SOURCE = Path(__file__).with_name("attention.cc")
+FLAGS = (
+    "-std=c++17",
+    "-O3",
+    "-fPIC",
+    "-shared",
+    "-fvisibility=hidden",
+    "-fno-math-errno",
+    "-fno-tree-vectorize",  # the hot loops are vector code already: the auto-vectoriser repacks them badly
+    "-Wno-psabi",
+    "-Wno-attributes",
+)
+CACHE_ENV = "SYNCATTN_KERNEL_CACHE"
+
+
+def compiler() -> str | None:
+    """The C++ compiler: ``$CXX``, else ``c++`` or ``g++`` on the PATH; None if none."""
+    for name in (os.environ.get("CXX"), "c++", "g++"):
+        if name and shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+def key(jaxlib_version: str) -> str:
+    """The library's key: source, flags and jaxlib version, hashed (12 hex digits)."""
+    h = hashlib.sha256(SOURCE.read_bytes())
+    h.update(" ".join(FLAGS).encode())
+    h.update(jaxlib_version.encode())
+    return h.hexdigest()[:12]
+
+
+def library_name(jaxlib_version: str) -> str:
+    return f"_attention-{key(jaxlib_version)}.so"
+
+
+def cache_dir() -> Path:
+    """``$SYNCATTN_KERNEL_CACHE``, else ``$XDG_CACHE_HOME/syncattn/kernels`` (``~/.cache``)."""
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "syncattn" / "kernels"
+
+
+def build(target: Path, include_dir: str, cxx: str | None = None) -> Path:
+    """Compile `attention.cc` to `target` (atomic rename); returns `target`.
+
+    Raises:
+        RuntimeError: no compiler, or the compiler failed (its message included).
+    """
+    cxx = cxx or compiler()
+    if cxx is None:
+        raise RuntimeError("no C++ compiler (set CXX, or install g++)")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(suffix=".so", dir=target.parent)
+    os.close(fd)
+    cmd = [cxx, *FLAGS, f"-I{include_dir}", str(SOURCE), "-o", tmp]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        if done.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)} failed:\n{done.stderr[-4000:]}")
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return target

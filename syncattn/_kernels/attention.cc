@@ -1,0 +1,481 @@
+// Fused causal softmax attention for XLA:CPU, called through jax.ffi (syncattn._kernels).
+//
+// Per (sequence n, head h), with q, k of shape (N, T, H, D), v of shape (N, T, H, E) and the
+// allowed keys A_t (causal u <= t and the key-padding mask; a row with no real key keeps its
+// causal row):
+//
+//   forward:  o_t = sum_{u in A_t} exp(q_t.k_u - L_t) v_u,   L_t = log sum_{u in A_t} exp(q_t.k_u)
+//   backward: P_tu = exp(q_t.k_u - L_t),  dP_tu = dO_t.v_u,  dS_tu = P_tu (dP_tu - dO_t.o_t),
+//             dq_t = sum_u dS_tu k_u,  dk_u = sum_t dS_tu q_t,  dv_u = sum_t P_tu dO_t.
+//
+// Blocked online softmax (flash attention): rows in groups of R = 4, keys in chunks of
+// KC = 32; no (T, T) array exists, forward or backward (the backward recomputes P from the
+// saved row statistics L). Work items are the (n, h) pairs, taken from one atomic counter by
+// the caller and the tasks it puts on XLA's intra-op thread pool; every item is computed by
+// one thread in a fixed order, so the result does not depend on the threads (bit-stable).
+// Inner loops use GCC vector extensions (8 floats); on x86-64 Linux the two entry points
+// are cloned for AVX-512 / AVX2+FMA / baseline and picked at load time (no -march=native).
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "xla/ffi/api/ffi.h"
+
+namespace ffi = xla::ffi;
+
+namespace {
+
+typedef float v8 __attribute__((vector_size(32)));
+typedef int32_t v8i __attribute__((vector_size(32)));
+
+constexpr int R = 4;    // query rows per group
+constexpr int KC = 32;  // keys per chunk
+constexpr int KV = KC / 8;
+constexpr float NEG_INF = -std::numeric_limits<float>::infinity();
+
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__)
+#define SYNCATTN_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define SYNCATTN_CLONES
+#endif
+
+#define HOT inline __attribute__((always_inline))
+
+inline int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+// Constants only: for a runtime scalar, `x * v` broadcasts well and a built vector does not.
+HOT v8 splat(float x) { return v8{x, x, x, x, x, x, x, x}; }
+
+HOT v8 load(const float* p) {
+  v8 r;
+  std::memcpy(&r, p, sizeof(r));
+  return r;
+}
+
+HOT void store(float* p, v8 x) { std::memcpy(p, &x, sizeof(x)); }
+
+// exp(x) for x <= 88, to about 2 ulp (Cephes' expf reduction and polynomial); 0 below -87.
+HOT v8 vexp(v8 x) {
+  const v8 lo = splat(-87.0f);
+  v8i keep = x >= lo;
+  x = x < lo ? lo : x;
+  x = x > splat(88.0f) ? splat(88.0f) : x;
+  const v8 magic = splat(12582912.0f);  // 1.5 * 2^23: round to nearest
+  v8 n = (x * splat(1.44269504088896341f) + magic) - magic;
+  v8 r = x - n * splat(0.693359375f) - n * splat(-2.12194440e-4f);
+  v8 y = splat(1.9875691500e-4f);
+  y = y * r + splat(1.3981999507e-3f);
+  y = y * r + splat(8.3334519073e-3f);
+  y = y * r + splat(4.1665795894e-2f);
+  y = y * r + splat(1.6666665459e-1f);
+  y = y * r + splat(5.0000001201e-1f);
+  y = y * r * r + r + splat(1.0f);
+  v8i e = (__builtin_convertvector(n, v8i) + 127) << 23;
+  return (v8)((v8i)(y * (v8)e) & keep);
+}
+
+HOT float hmax(v8 x) {
+  float m = x[0];
+  for (int i = 1; i < 8; ++i) m = std::max(m, x[i]);
+  return m;
+}
+
+HOT float hsum(v8 x) {
+  float s = 0.0f;
+  for (int i = 0; i < 8; ++i) s += x[i];
+  return s;
+}
+
+struct Shape {
+  int64_t N, T, H, D, E;
+  int64_t Dp, Ep, Tq, Tk;  // padded: D, E to 8; rows to R; keys to KC
+  bool causal, has_mask;
+};
+
+// One head's inputs gathered into contiguous, zero-padded scratch.
+struct Head {
+  std::vector<float> q, kt, k, v, vt, bias_mask, bias_plain;
+  int64_t first_real = 0;
+
+  void resize(const Shape& s, bool backward) {
+    q.assign(s.Tq * s.Dp, 0.0f);
+    kt.assign(s.Dp * s.Tk, 0.0f);
+    v.assign(s.Tk * s.Ep, 0.0f);
+    if (backward) {
+      k.assign(s.Tk * s.Dp, 0.0f);
+      vt.assign(s.Ep * s.Tk, 0.0f);
+    }
+    bias_mask.assign(s.Tk, NEG_INF);
+    bias_plain.assign(s.Tk, NEG_INF);
+  }
+
+  void gather(const Shape& s, int64_t n, int64_t h, const float* Q, const float* K,
+              const float* V, const bool* M, bool backward) {
+    for (int64_t t = 0; t < s.T; ++t) {
+      const int64_t row = (n * s.T + t) * s.H + h;
+      std::memcpy(&q[t * s.Dp], Q + row * s.D, s.D * sizeof(float));
+      std::memcpy(&v[t * s.Ep], V + row * s.E, s.E * sizeof(float));
+      for (int64_t d = 0; d < s.D; ++d) kt[d * s.Tk + t] = K[row * s.D + d];
+      if (backward) {
+        std::memcpy(&k[t * s.Dp], K + row * s.D, s.D * sizeof(float));
+        for (int64_t e = 0; e < s.E; ++e) vt[e * s.Tk + t] = V[row * s.E + e];
+      }
+    }
+    first_real = s.T;
+    for (int64_t u = 0; u < s.T; ++u) {
+      const bool real = !s.has_mask || M[n * s.T + u];
+      bias_plain[u] = 0.0f;
+      bias_mask[u] = real ? 0.0f : NEG_INF;
+      if (real && first_real == s.T) first_real = u;
+    }
+  }
+
+  // The key bias row t uses: the mask's, unless row t has no real key (its plain row).
+  HOT const float* bias(const Shape& s, int64_t t) const {
+    const int64_t last = s.causal ? std::min(t, s.T - 1) : s.T - 1;
+    return first_real <= last ? bias_mask.data() : bias_plain.data();
+  }
+};
+
+// S[r][c] = a_r . bt[:, j0 + c] for R rows a (stride lda) and KC keys of bt (dim rows, stride ldb).
+HOT void scores(const float* a, int64_t lda,
+                                                  const float* bt, int64_t ldb, int64_t dim,
+                                                  v8 S[R][KV]) {
+  for (int half = 0; half < KV; half += 2) {
+    v8 acc[R][2] = {};
+    for (int64_t d = 0; d < dim; ++d) {
+      const v8 b0 = load(bt + d * ldb + half * 8);
+      const v8 b1 = load(bt + d * ldb + half * 8 + 8);
+      for (int r = 0; r < R; ++r) {
+        const float ar = a[r * lda + d];  // scalar * vector: a broadcast GCC emits well
+        acc[r][0] += ar * b0;
+        acc[r][1] += ar * b1;
+      }
+    }
+    for (int r = 0; r < R; ++r) {
+      S[r][half] = acc[r][0];
+      S[r][half + 1] = acc[r][1];
+    }
+  }
+}
+
+// Add the key bias and the causal mask to the chunk S of rows i0.., keys j0...
+HOT void mask_chunk(const Shape& s, const Head& hd,
+                                                      int64_t i0, int64_t j0, v8 S[R][KV]) {
+  for (int r = 0; r < R; ++r) {
+    const float* b = hd.bias(s, i0 + r) + j0;
+    for (int c = 0; c < KV; ++c) S[r][c] += load(b + 8 * c);
+    if (s.causal && j0 + KC - 1 > i0 + r) {
+      for (int c = 0; c < KC; ++c)
+        if (j0 + c > i0 + r) S[r][c / 8][c % 8] = NEG_INF;
+    }
+  }
+}
+
+// acc[r][e..] += sum_{c < cend} coef[r][c] B[c][e..] for the R rows, W vectors at a time
+// (R x W accumulators held in registers); acc and B have row stride ld.
+template <int W>
+HOT void accumulate_w(float* acc, int64_t ld, const float (*coef)[KC], const float* B,
+                      int64_t cend, int64_t e) {
+  v8 a[R][W];
+  for (int r = 0; r < R; ++r)
+    for (int w = 0; w < W; ++w) a[r][w] = load(acc + r * ld + e + 8 * w);
+  for (int64_t c = 0; c < cend; ++c) {
+    v8 b[W];
+    for (int w = 0; w < W; ++w) b[w] = load(B + c * ld + e + 8 * w);
+    for (int r = 0; r < R; ++r)
+      for (int w = 0; w < W; ++w) a[r][w] += coef[r][c] * b[w];
+  }
+  for (int r = 0; r < R; ++r)
+    for (int w = 0; w < W; ++w) store(acc + r * ld + e + 8 * w, a[r][w]);
+}
+
+HOT void accumulate(float* acc, int64_t ld, const float (*coef)[KC], const float* B,
+                    int64_t cend) {
+  int64_t e = 0;
+  for (; e + 16 <= ld; e += 16) accumulate_w<2>(acc, ld, coef, B, cend, e);
+  if (e < ld) accumulate_w<1>(acc, ld, coef, B, cend, e);
+}
+
+// dst[c][e..] += sum_r coef[r][c] rows[r][e..] for c < cend, two keys at a time (each
+// row vector loaded once for both); dst and rows have row stride ld.
+HOT void scatter(float* dst, int64_t ld, const float (*coef)[KC], const float* rows,
+                 int64_t cend) {
+  int64_t c = 0;
+  for (; c + 2 <= cend; c += 2) {
+    float* d0 = dst + c * ld;
+    float* d1 = d0 + ld;
+    for (int64_t e = 0; e < ld; e += 8) {
+      v8 x0 = load(d0 + e), x1 = load(d1 + e);
+      for (int r = 0; r < R; ++r) {
+        const v8 o = load(rows + r * ld + e);
+        x0 += coef[r][c] * o;
+        x1 += coef[r][c + 1] * o;
+      }
+      store(d0 + e, x0);
+      store(d1 + e, x1);
+    }
+  }
+  for (; c < cend; ++c) {
+    float* d0 = dst + c * ld;
+    for (int64_t e = 0; e < ld; e += 8) {
+      v8 x0 = load(d0 + e);
+      for (int r = 0; r < R; ++r) x0 += coef[r][c] * load(rows + r * ld + e);
+      store(d0 + e, x0);
+    }
+  }
+}
+
+HOT void forward_head(const Shape& s, Head& hd, std::vector<float>& acc, float* O, float* L,
+                  int64_t n, int64_t h) {
+  for (int64_t i0 = 0; i0 < s.T; i0 += R) {
+    float m[R], l[R];
+    std::fill(m, m + R, NEG_INF);
+    std::fill(l, l + R, 0.0f);
+    std::fill(acc.begin(), acc.end(), 0.0f);
+    const int64_t kend = s.causal ? std::min(i0 + R, s.T) : s.T;
+    for (int64_t j0 = 0; j0 < kend; j0 += KC) {
+      v8 S[R][KV];
+      scores(&hd.q[i0 * s.Dp], s.Dp, &hd.kt[j0], s.Tk, s.D, S);
+      mask_chunk(s, hd, i0, j0, S);
+      float P[R][KC];
+      for (int r = 0; r < R; ++r) {
+        v8 mx = S[r][0];
+        for (int c = 1; c < KV; ++c) mx = mx > S[r][c] ? mx : S[r][c];
+        const float m_new = std::max(m[r], hmax(mx));
+        if (m_new == NEG_INF) {  // nothing allowed yet in this row
+          std::fill(P[r], P[r] + KC, 0.0f);
+          continue;
+        }
+        const float alpha = std::exp(m[r] - m_new);
+        v8 sum = {};
+        for (int c = 0; c < KV; ++c) {
+          const v8 p = vexp(S[r][c] - m_new);
+          store(&P[r][8 * c], p);
+          sum += p;
+        }
+        l[r] = l[r] * alpha + hsum(sum);
+        m[r] = m_new;
+        if (alpha != 1.0f) {
+          float* a = &acc[r * s.Ep];
+          for (int64_t e = 0; e < s.Ep; e += 8) store(a + e, load(a + e) * alpha);
+        }
+      }
+      const int64_t cend = std::min<int64_t>(KC, kend - j0);
+      accumulate(acc.data(), s.Ep, P, &hd.v[j0 * s.Ep], cend);
+    }
+    for (int r = 0; r < R && i0 + r < s.T; ++r) {
+      const int64_t row = (n * s.T + i0 + r) * s.H + h;
+      const float inv = 1.0f / l[r];
+      for (int64_t e = 0; e < s.E; ++e) O[row * s.E + e] = acc[r * s.Ep + e] * inv;
+      L[row] = m[r] + std::log(l[r]);
+    }
+  }
+}
+
+struct Grads {
+  const float *O, *L, *dO;
+  float *dQ, *dK, *dV;
+};
+
+HOT void backward_head(const Shape& s, Head& hd, std::vector<float>& work, const Grads& g,
+                   int64_t n, int64_t h) {
+  // work: dO rows (Tq, Ep) | dq group (R, Dp) | dk (Tk, Dp) | dv (Tk, Ep)
+  float* dO = work.data();
+  float* dq = dO + s.Tq * s.Ep;
+  float* dk = dq + R * s.Dp;
+  float* dv = dk + s.Tk * s.Dp;
+  std::fill(work.begin(), work.end(), 0.0f);
+  std::vector<float> Lrow(s.Tq, std::numeric_limits<float>::infinity());
+  std::vector<float> Drow(s.Tq, 0.0f);
+  for (int64_t t = 0; t < s.T; ++t) {
+    const int64_t row = (n * s.T + t) * s.H + h;
+    std::memcpy(dO + t * s.Ep, g.dO + row * s.E, s.E * sizeof(float));
+    float dot = 0.0f;
+    for (int64_t e = 0; e < s.E; ++e) dot += g.dO[row * s.E + e] * g.O[row * s.E + e];
+    Drow[t] = dot;
+    Lrow[t] = g.L[row];
+  }
+  for (int64_t i0 = 0; i0 < s.T; i0 += R) {
+    std::fill(dq, dq + R * s.Dp, 0.0f);
+    const int64_t kend = s.causal ? std::min(i0 + R, s.T) : s.T;
+    const float* qg = &hd.q[i0 * s.Dp];
+    const float* og = dO + i0 * s.Ep;
+    for (int64_t j0 = 0; j0 < kend; j0 += KC) {
+      v8 S[R][KV], dP[R][KV];
+      scores(qg, s.Dp, &hd.kt[j0], s.Tk, s.D, S);
+      mask_chunk(s, hd, i0, j0, S);
+      scores(og, s.Ep, &hd.vt[j0], s.Tk, s.E, dP);
+      float P[R][KC], dS[R][KC];
+      for (int r = 0; r < R; ++r) {
+        for (int c = 0; c < KV; ++c) {
+          const v8 p = vexp(S[r][c] - Lrow[i0 + r]);
+          store(&P[r][8 * c], p);
+          store(&dS[r][8 * c], p * (dP[r][c] - Drow[i0 + r]));
+        }
+      }
+      const int64_t cend = std::min<int64_t>(KC, kend - j0);
+      scatter(dv + j0 * s.Ep, s.Ep, P, og, cend);
+      scatter(dk + j0 * s.Dp, s.Dp, dS, qg, cend);
+      accumulate(dq, s.Dp, dS, &hd.k[j0 * s.Dp], cend);
+    }
+    for (int r = 0; r < R && i0 + r < s.T; ++r) {
+      const int64_t row = (n * s.T + i0 + r) * s.H + h;
+      std::memcpy(g.dQ + row * s.D, dq + r * s.Dp, s.D * sizeof(float));
+    }
+  }
+  for (int64_t t = 0; t < s.T; ++t) {
+    const int64_t row = (n * s.T + t) * s.H + h;
+    std::memcpy(g.dK + row * s.D, dk + t * s.Dp, s.D * sizeof(float));
+    std::memcpy(g.dV + row * s.E, dv + t * s.Ep, s.E * sizeof(float));
+  }
+}
+
+struct Inputs {
+  const float *Q, *K, *V;
+  const bool* M;
+};
+
+SYNCATTN_CLONES void forward_items(const Shape& s, const Inputs& in, float* O, float* L,
+                                   std::atomic<int64_t>& next, std::atomic<int64_t>& done) {
+  Head hd;
+  hd.resize(s, false);
+  std::vector<float> acc(R * s.Ep);
+  for (int64_t i; (i = next.fetch_add(1)) < s.N * s.H;) {
+    const int64_t n = i / s.H, h = i % s.H;
+    hd.gather(s, n, h, in.Q, in.K, in.V, in.M, false);
+    forward_head(s, hd, acc, O, L, n, h);
+    done.fetch_add(1, std::memory_order_release);
+  }
+}
+
+SYNCATTN_CLONES void backward_items(const Shape& s, const Inputs& in, const Grads& g,
+                                    std::atomic<int64_t>& next, std::atomic<int64_t>& done) {
+  Head hd;
+  hd.resize(s, true);
+  std::vector<float> work(s.Tq * s.Ep + R * s.Dp + s.Tk * s.Dp + s.Tk * s.Ep);
+  for (int64_t i; (i = next.fetch_add(1)) < s.N * s.H;) {
+    const int64_t n = i / s.H, h = i % s.H;
+    hd.gather(s, n, h, in.Q, in.K, in.V, in.M, true);
+    backward_head(s, hd, work, g, n, h);
+    done.fetch_add(1, std::memory_order_release);
+  }
+}
+
+// Run `body(next, done)` on the caller and up to threads - 1 pool tasks; the items are
+// claimed from `next`, so a task that starts late finds none and returns at once.
+template <typename Body>
+void parallel(ffi::ThreadPool& pool, int64_t items, Body body) {
+  struct State {
+    std::atomic<int64_t> next{0}, done{0};
+  };
+  auto state = std::make_shared<State>();
+  const int64_t tasks = std::min<int64_t>(pool.num_threads(), items) - 1;
+  for (int64_t i = 0; i < tasks; ++i)
+    pool.Schedule([state, body]() { body(state->next, state->done); });
+  body(state->next, state->done);
+  while (state->done.load(std::memory_order_acquire) < items) std::this_thread::yield();
+}
+
+ffi::Error make_shape(ffi::Buffer<ffi::F32>& q, ffi::Buffer<ffi::F32>& k,
+                      ffi::Buffer<ffi::F32>& v, ffi::Buffer<ffi::PRED>& mask,
+                      int32_t causal, int32_t has_mask, Shape& s) {
+  auto dq = q.dimensions(), dk = k.dimensions(), dv = v.dimensions();
+  const size_t rank = dq.size();
+  if (rank < 3 || dk.size() != rank || dv.size() != rank)
+    return ffi::Error::InvalidArgument("q, k, v must have the same rank >= 3 (..., T, H, D)");
+  for (size_t i = 0; i + 1 < rank; ++i)
+    if (dq[i] != dk[i] || dq[i] != dv[i])
+      return ffi::Error::InvalidArgument("q, k, v must agree on every axis but v's last");
+  if (dq[rank - 1] != dk[rank - 1])
+    return ffi::Error::InvalidArgument("q and k must have the same head width D");
+  s.N = 1;
+  for (size_t i = 0; i + 3 < rank; ++i) s.N *= dq[i];
+  s.T = dq[rank - 3], s.H = dq[rank - 2], s.D = dq[rank - 1], s.E = dv[rank - 1];
+  if (has_mask && static_cast<int64_t>(mask.element_count()) != s.N * s.T)
+    return ffi::Error::InvalidArgument("mask must have shape (..., T)");
+  s.Dp = round_up(std::max<int64_t>(s.D, 1), 8);
+  s.Ep = round_up(std::max<int64_t>(s.E, 1), 8);
+  s.Tq = round_up(s.T, R);
+  s.Tk = round_up(s.T, KC);
+  s.causal = causal != 0;
+  s.has_mask = has_mask != 0;
+  return ffi::Error::Success();
+}
+
+ffi::Error Forward(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> q, ffi::Buffer<ffi::F32> k,
+                   ffi::Buffer<ffi::F32> v, ffi::Buffer<ffi::PRED> mask,
+                   ffi::ResultBuffer<ffi::F32> o, ffi::ResultBuffer<ffi::F32> lse,
+                   int32_t causal, int32_t has_mask) {
+  Shape s;
+  if (auto err = make_shape(q, k, v, mask, causal, has_mask, s); !err.success()) return err;
+  if (s.T == 0 || s.N * s.H == 0) return ffi::Error::Success();
+  const Inputs in{q.typed_data(), k.typed_data(), v.typed_data(), mask.typed_data()};
+  float* O = o->typed_data();
+  float* L = lse->typed_data();
+  parallel(pool, s.N * s.H, [s, in, O, L](std::atomic<int64_t>& next, std::atomic<int64_t>& done) {
+    forward_items(s, in, O, L, next, done);
+  });
+  return ffi::Error::Success();
+}
+
+ffi::Error Backward(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> q, ffi::Buffer<ffi::F32> k,
+                    ffi::Buffer<ffi::F32> v, ffi::Buffer<ffi::PRED> mask,
+                    ffi::Buffer<ffi::F32> o, ffi::Buffer<ffi::F32> lse,
+                    ffi::Buffer<ffi::F32> dout, ffi::ResultBuffer<ffi::F32> dq,
+                    ffi::ResultBuffer<ffi::F32> dk, ffi::ResultBuffer<ffi::F32> dv,
+                    int32_t causal, int32_t has_mask) {
+  Shape s;
+  if (auto err = make_shape(q, k, v, mask, causal, has_mask, s); !err.success()) return err;
+  if (s.T == 0 || s.N * s.H == 0) return ffi::Error::Success();
+  const Inputs in{q.typed_data(), k.typed_data(), v.typed_data(), mask.typed_data()};
+  const Grads g{o.typed_data(), lse.typed_data(), dout.typed_data(),
+                dq->typed_data(), dk->typed_data(), dv->typed_data()};
+  parallel(pool, s.N * s.H, [s, in, g](std::atomic<int64_t>& next, std::atomic<int64_t>& done) {
+    backward_items(s, in, g, next, done);
+  });
+  return ffi::Error::Success();
+}
+
+}  // namespace
+
+// The two targets, the only symbols the library exports (built with -fvisibility=hidden).
+extern "C" __attribute__((visibility("default"))) XLA_FFI_Error* SyncattnAttentionForward(
+    XLA_FFI_CallFrame* call_frame);
+extern "C" __attribute__((visibility("default"))) XLA_FFI_Error* SyncattnAttentionBackward(
+    XLA_FFI_CallFrame* call_frame);
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SyncattnAttentionForward, Forward,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::ThreadPool>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Arg<ffi::Buffer<ffi::PRED>>()
+                                  .Ret<ffi::Buffer<ffi::F32>>()
+                                  .Ret<ffi::Buffer<ffi::F32>>()
+                                  .Attr<int32_t>("causal")
+                                  .Attr<int32_t>("has_mask"));
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SyncattnAttentionBackward, Backward,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::ThreadPool>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Arg<ffi::Buffer<ffi::PRED>>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Ret<ffi::Buffer<ffi::F32>>()
+                                  .Ret<ffi::Buffer<ffi::F32>>()
+                                  .Ret<ffi::Buffer<ffi::F32>>()
+                                  .Attr<int32_t>("causal")
+                                  .Attr<int32_t>("has_mask"));

@@ -1,0 +1,202 @@
+"""The fused CPU attention kernel (syncattn._kernels) against its plain XLA composition.
+
+Outputs and gradients equal `xla_attention` (float32 tolerance) over shapes, head widths,
+value widths and key-padding masks (hypothesis), under jit and vmap; the result is
+bit-identical run to run; the models' `attend` takes it on CPU and equals its pure-XLA
+path; switched off (``SYNCATTN_ATTENTION_KERNEL=0``) or unavailable (no compiler) the
+same call is the pure-XLA composition. The library builds from source (slow).
+"""
+
+import ctypes
+import warnings
+
+import hypothesis.strategies as st
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+from syncattn import _kernels
+from syncattn._kernels import _build, _library, causal_attention, xla_attention
+from syncattn.nn._common import attend
+
+from ..helpers import assert_close
+
+
+pytestmark = pytest.mark.skipif(
+    not _kernels.kernel_enabled(jnp.float32),
+    reason=f"the CPU attention kernel is unavailable: {_kernels.status()['error']}",
+)
+
+
+def _inputs(seed, batch, T, H, D, E, mask_kind):
+    ks = jax.random.split(jax.random.key(seed), 5)
+    q = jax.random.normal(ks[0], (*batch, T, H, D), jnp.float32)
+    k = jax.random.normal(ks[1], (*batch, T, H, D), jnp.float32)
+    v = jax.random.normal(ks[2], (*batch, T, H, E), jnp.float32)
+    do = jax.random.normal(ks[3], (*batch, T, H, E), jnp.float32)
+    if mask_kind == "none":
+        mask = None
+    elif mask_kind == "random":
+        mask = jax.random.bernoulli(ks[4], 0.6, (*batch, T))
+    elif mask_kind == "left":  # left padding: the first rows have no real key
+        mask = jnp.broadcast_to(jnp.arange(T) >= T // 3, (*batch, T))
+    else:  # every key padded: each row keeps its causal row
+        mask = jnp.zeros((*batch, T), bool)
+    return q, k, v, do, mask
+
+
+def _value_and_grads(fn, q, k, v, do, mask, causal):
+    out, vjp = jax.vjp(lambda q, k, v: fn(q, k, v, mask=mask, causal=causal), q, k, v)
+    return out, vjp(do)
+
+
+@pytest.mark.parametrize(
+    "batch, T, D, E, causal, mask_kind",
+    [
+        ((2,), 37, 5, 7, True, "random"),
+        ((), 70, 32, 64, True, "left"),
+        ((1, 2), 9, 3, 1, False, "all_padded"),
+        ((2,), 33, 16, 16, False, "none"),
+    ],
+)
+def test_equals_xla(batch, T, D, E, causal, mask_kind):
+    test_equals_xla_outputs_and_gradients.hypothesis.inner_test(
+        0, batch, T, 2, D, E, causal, mask_kind
+    )
+
+
+@pytest.mark.slow
+@settings(max_examples=12, deadline=None)
+@given(
+    seed=st.integers(0, 2**16),
+    batch=st.lists(st.integers(1, 2), max_size=2),
+    T=st.integers(1, 70),
+    H=st.integers(1, 3),
+    D=st.integers(1, 40),
+    E=st.integers(1, 40),
+    causal=st.booleans(),
+    mask_kind=st.sampled_from(["none", "random", "left", "all_padded"]),
+)
+def test_equals_xla_outputs_and_gradients(seed, batch, T, H, D, E, causal, mask_kind):
+    q, k, v, do, mask = _inputs(seed, batch, T, H, D, E, mask_kind)
+    out, grads = _value_and_grads(causal_attention, q, k, v, do, mask, causal)
+    want, want_grads = _value_and_grads(xla_attention, q, k, v, do, mask, causal)
+    assert out.shape == v.shape and out.dtype == jnp.float32
+    assert_close(out, want, scale=4)
+    for g, w in zip(grads, want_grads):
+        assert_close(g, w, scale=20)
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_jit_of_vmap_equals_xla(causal):
+    """Under jit and vmap (how the models call it: one sequence, vmapped over the batch)."""
+    q, k, v, do, mask = _inputs(1, (3,), 45, 2, 16, 24, "random")
+    mask = mask.at[1].set(False)
+
+    def loss(fn):
+        attn = jax.vmap(lambda q, k, v, m: fn(q, k, v, mask=m, causal=causal))
+        return jax.jit(
+            jax.value_and_grad(
+                lambda q, k, v: jnp.vdot(attn(q, k, v, mask), do), (0, 1, 2)
+            )
+        )
+
+    (val, grads), (want, want_grads) = (
+        loss(causal_attention)(q, k, v),
+        loss(xla_attention)(q, k, v),
+    )
+    assert_close(val, want, scale=10)
+    for g, w in zip(grads, want_grads):
+        assert_close(g, w, scale=20)
+    # vmap over a non-leading axis, with k, v and the mask unbatched
+    qt = jnp.moveaxis(q, 0, 1)  # (T, batch, H, D)
+    one = lambda fn: jax.vmap(lambda q: fn(q, k[0], v[0], mask=mask[0]), 1, 1)  # noqa: E731
+    assert_close(one(causal_attention)(qt), one(xla_attention)(qt), scale=4)
+
+
+def test_bit_stable_run_to_run():
+    q, k, v, do, mask = _inputs(2, (4,), 130, 4, 32, 32, "random")
+    f = jax.jit(
+        lambda q, k, v: jax.vjp(lambda *a: causal_attention(*a, mask=mask), q, k, v)[1](
+            do
+        )
+    )
+    first = [np.asarray(a) for a in f(q, k, v)]
+    for _ in range(3):
+        again = f(q, k, v)
+        assert all(np.array_equal(a, np.asarray(b)) for a, b in zip(first, again))
+
+
+def test_attend_takes_the_kernel_and_equals_its_xla_path(monkeypatch):
+    """The models' one attention function: the kernel on CPU, its pure-XLA path when off."""
+    q, k, v, _, mask = _inputs(3, (), 100, 4, 32, 32, "left")
+    f = lambda q, k, v: attend(q, k, v, True, mask)  # noqa: E731
+    assert "syncattn_attention_forward" in str(jax.make_jaxpr(f)(q, k, v))
+    y = f(q, k, v)
+    monkeypatch.setenv(_library.ENV, "0")
+    assert not _kernels.kernel_enabled(jnp.float32)
+    g = lambda q, k, v: attend(q, k, v, True, mask)  # noqa: E731  (a fresh trace)
+    assert "syncattn_attention" not in str(jax.make_jaxpr(g)(q, k, v))
+    assert_close(y, g(q, k, v), scale=4)
+
+
+def test_float64_and_switched_off_take_the_xla_composition(monkeypatch):
+    q, k, v, _, mask = _inputs(4, (2,), 20, 2, 8, 8, "random")
+    q64, k64, v64 = (a.astype(jnp.float64) for a in (q, k, v))
+    jaxpr = str(
+        jax.make_jaxpr(lambda *a: causal_attention(*a, mask=mask))(q64, k64, v64)
+    )
+    assert "syncattn_attention" not in jaxpr
+    monkeypatch.setenv(_library.ENV, "off")
+    assert _kernels.status() == {
+        "enabled": False,
+        "path": None,
+        "error": f"switched off by {_library.ENV}",
+    }
+    assert_close(
+        causal_attention(q, k, v, mask=mask),
+        xla_attention(q, k, v, mask=mask),
+        rtol=0,
+        atol=0,
+    )
+
+
+def test_unavailable_library_falls_back_with_one_warning(monkeypatch):
+    """No compiler (or any build failure): one warning, then the pure-XLA path."""
+
+    def no_compiler():
+        raise RuntimeError("no C++ compiler (set CXX, or install g++)")
+
+    monkeypatch.setattr(_library, "_state", {})
+    monkeypatch.setattr(_library, "_find_or_build", no_compiler)
+    with pytest.warns(RuntimeWarning, match="no C\\+\\+ compiler"):
+        assert not _kernels.kernel_enabled(jnp.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert not _kernels.kernel_enabled(jnp.float32)  # said once
+    q, k, v, _, mask = _inputs(5, (), 20, 2, 8, 8, "random")
+    jaxpr = str(jax.make_jaxpr(lambda *a: causal_attention(*a, mask=mask))(q, k, v))
+    assert "syncattn_attention" not in jaxpr
+
+
+def test_bad_shapes_name_the_arguments():
+    q = jnp.zeros((5, 2, 4), jnp.float32)
+    with pytest.raises(ValueError, match="q, k must have one shape"):
+        causal_attention(q, q[:, :, :3], q)
+    with pytest.raises(ValueError, match="mask must be boolean"):
+        causal_attention(q, q, q, mask=jnp.ones(4, bool))
+
+
+@pytest.mark.slow
+def test_builds_from_source(tmp_path):
+    """A fresh build (what the install hook and the first use run) exports both targets."""
+    import jaxlib
+
+    lib = _build.build(
+        tmp_path / _build.library_name(jaxlib.__version__), jax.ffi.include_dir()
+    )
+    loaded = ctypes.cdll.LoadLibrary(str(lib))
+    assert loaded.SyncattnAttentionForward and loaded.SyncattnAttentionBackward
+    assert _build.compiler() is not None
