@@ -128,15 +128,16 @@ LAYERS = (
     ("_numerics", "_types", "_trees", "_outputs", "_overrides", "_failures", "_commands",
      "stats"),
     ("_checks", "_kernels"),  # 1. argument checks (on _numerics); the fused CPU kernels
-    ("torus", "sphere", "group", "_simulate"),  # 2. geometry, and the one simulation driver
-    ("kuramoto", "lohe", "entropic"),  # 3. the flows and their theory
-    ("nn",),  # 4. equinox layers
-    ("models",),  # 5. LMs and classifiers from nn blocks
-    ("data",),  # 6. corpora (imports no model: the sketch's order, kept)
-    ("training",),  # 7. train step, checkpoints, run folders
-    ("verify",),  # 8. runs the proof files
-    ("experiments", "studies", "_demo"),  # 9. the apps (`_demo`: the `demo` subcommand)
-    ("cli",),  # 10. the one entry point (dispatches by name, imports no app)
+    ("torus", "sphere", "group", "_simulate"),  # 2. the spaces' maths, the simulation driver
+    ("geometry",),  # 3. the declared Geometry contract and its implementations
+    ("kuramoto", "lohe", "entropic"),  # 4. the flows and their theory
+    ("nn",),  # 5. equinox layers
+    ("models",),  # 6. LMs and classifiers from nn blocks
+    ("data",),  # 7. corpora (imports no model: the sketch's order, kept)
+    ("training",),  # 8. train step, checkpoints, run folders
+    ("verify",),  # 9. runs the proof files
+    ("experiments", "studies", "_demo"),  # 10. the apps (`_demo`: the `demo` subcommand)
+    ("cli",),  # 11. the one entry point (dispatches by name, imports no app)
 )  # fmt: skip
 RANK = {room: r for r, rooms in enumerate(LAYERS) for room in rooms}
 
@@ -216,11 +217,11 @@ def test_layer_and_private_checks_find_planted_violations():
     ]
     assert layer_violations(edges) == [
         "syncattn.nn._blocks (line 3) imports syncattn.models._config: room 'models' "
-        "(row 5) is not below room 'nn' (row 4)",
-        "syncattn.training._run (line 4) imports syncattn.studies: room 'studies' (row 9) "
-        "is not below room 'training' (row 7)",
+        "(row 6) is not below room 'nn' (row 5)",
+        "syncattn.training._run (line 4) imports syncattn.studies: room 'studies' (row 10) "
+        "is not below room 'training' (row 8)",
         "syncattn.studies.x (line 5) imports syncattn.experiments: room 'experiments' "
-        "(row 9) is not below room 'studies' (row 9)",
+        "(row 10) is not below room 'studies' (row 10)",
         "syncattn.newroom (line 9) imports syncattn.nn: room 'newroom' is not in LAYERS",
     ]
     assert private_violations(edges) == [

@@ -5,7 +5,7 @@ r"""Attention layers built from the verified primitives (equinox Modules, unbatc
 * [`SphereAttention`][syncattn.nn.SphereAttention]: the same layer on $(S^{n-1})^k$,
   its update the Lohe coupling and a geodesic step (issue 28; `from_kuramoto`: $n = 2$
   is the torus layer). Both are one synchronisation-attention core on a geometry
-  (`_sync_attention`, `_geometry`);
+  (`_sync_attention`, on [`syncattn.geometry`][]);
 * [`FrustratedAttention`][syncattn.nn.FrustratedAttention]: Kuramoto attention with a
   learned Daido series per head and a delayed coupling to each key's successor (issue 40;
   syncattn's own formulation of arXiv 2606.18694's abstract), and

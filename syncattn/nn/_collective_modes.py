@@ -21,7 +21,7 @@ from ._frustrated_attention import (
     _to_heads,
     harmonic_lift,
 )
-from ._geometry import Torus
+from ..geometry import Torus
 from ._sync_attention import bounded_increment
 
 

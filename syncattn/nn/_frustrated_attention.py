@@ -41,7 +41,7 @@ from ._common import (
     check_int,
     check_key_mask,
 )
-from ._geometry import Torus
+from ..geometry import Torus
 from ._sync_attention import SyncAttention, bounded_increment
 
 

@@ -14,11 +14,10 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from .. import group as group_geometry, sphere
 from .._types import Array, ArrayLike, Int, PRNGKeyArray
+from ..geometry import Geometry, from_space
 from ._blocks import SwiGLU
 from ._common import cast, check_int, check_positive, linear, linear_many
-from ._geometry import Group, Sphere, Torus
 from ._sync_attention import tangent_step
 
 
@@ -32,20 +31,12 @@ __all__ = [
 ]
 
 
-def make_geometry(space: str, n: int | None = None):
-    """The geometry object for `space` (`"torus"`, `"sphere"` with `n`, `"so<n>"`, `"u<n>"`)."""
-    if space == "torus":
-        return Torus()
+def make_geometry(space: str, n: int | None = None) -> Geometry:
+    """The geometry object for `space` ([`syncattn.geometry.from_space`][]: `"torus"`,
+    `"sphere"` with `n`, `"so<n>"`, `"u<n>"`)."""
     if space == "sphere":
-        return Sphere(check_int(n, "n", low=2))
-    try:
-        kind, m = group_geometry.parse_group(space)
-    except ValueError:
-        raise ValueError(
-            f"space must be 'torus', 'sphere' (with n) or a group 'so<n>' / 'u<n>'; got "
-            f"{space!r}."
-        ) from None
-    return Group(kind, m)
+        n = check_int(n, "n", low=2)
+    return from_space(space, n)
 
 
 class LiftSwiGLU(eqx.Module):
@@ -75,7 +66,7 @@ class LiftSwiGLU(eqx.Module):
     ffn: SwiGLU
     k: int = eqx.field(static=True)
     bound: float = eqx.field(static=True)
-    geometry: object = eqx.field(static=True)
+    geometry: Geometry = eqx.field(static=True)
 
     def __init__(self, k, d_hidden=None, *, key: PRNGKeyArray, bound=1.0, space="torus", n=None):
         self.k = check_int(k, "k")
@@ -85,35 +76,13 @@ class LiftSwiGLU(eqx.Module):
 
     def __call__(self, state: ArrayLike) -> Array:
         geo = self.geometry
-        state = geo.check(state, self.k, "state" if not isinstance(geo, Torus) else "theta")
+        state = geo.check(state, self.k, geo.arg_name if geo.arg_name == "theta" else "state")
         s = cast(self.ffn, geo.real_dtype(state))
         x = geo.lift(state)  # (T, m, k)
         T, m = x.shape[0], x.shape[1]
         a, b = linear_many((s.w1, s.w3), x.reshape(T, m * self.k))
         u = linear(s.w2, jax.nn.silu(a) * b).reshape(T, m, self.k)
         return tangent_step(geo, state, u, None, self.bound)
-
-
-def _points(geo, raw):
-    """Parameters to states: torus phases as they are; sphere vectors normalised; group
-    Lie algebra elements through the exponential ($\\exp(\\operatorname{skew}\\xi)$)."""
-    if isinstance(geo, Torus):
-        return raw
-    if isinstance(geo, Sphere):
-        return sphere.normalize(raw)
-    return group_geometry.expm(group_geometry.skew(raw))
-
-
-def _init_points(geo, key, shape):
-    if isinstance(geo, Torus):
-        return jax.random.uniform(key, shape, minval=-math.pi, maxval=math.pi)
-    if isinstance(geo, Sphere):
-        return jax.random.normal(key, shape + (geo.n,))
-    raw = jax.random.normal(key, shape + (geo.n, geo.n)) * math.pi / 2
-    if geo.complex:
-        k2 = jax.random.fold_in(key, 1)
-        raw = raw + 1j * jax.random.normal(k2, raw.shape) * math.pi / 2
-    return raw
 
 
 class StateEmbedding(eqx.Module):
@@ -128,13 +97,13 @@ class StateEmbedding(eqx.Module):
     table: Array
     vocab_size: int = eqx.field(static=True)
     k: int = eqx.field(static=True)
-    geometry: object = eqx.field(static=True)
+    geometry: Geometry = eqx.field(static=True)
 
     def __init__(self, vocab_size, k, *, key: PRNGKeyArray, space="torus", n=None):
         self.vocab_size = check_int(vocab_size, "vocab_size")
         self.k = check_int(k, "k")
         self.geometry = make_geometry(space, n)
-        self.table = _init_points(self.geometry, key, (self.vocab_size, self.k))
+        self.table = self.geometry.init_params(key, (self.vocab_size, self.k))
 
     def __call__(self, tokens: Int[ArrayLike, " T"]) -> Array:
         tokens = jnp.asarray(tokens)
@@ -146,7 +115,7 @@ class StateEmbedding(eqx.Module):
         # the points of the whole table, then the rows: under vmap over a batch the
         # table's V k points are formed once, not once per token (SO(3): 16x fewer
         # exponentials at batch 16 x 256, vocabulary 256); row by row the same numbers
-        return jnp.take(_points(self.geometry, self.table), tokens, axis=0, mode="clip")
+        return jnp.take(self.geometry.from_params(self.table), tokens, axis=0, mode="clip")
 
 
 class AlignmentReadout(eqx.Module):
@@ -164,7 +133,7 @@ class AlignmentReadout(eqx.Module):
     prototypes: Array
     scale: Array
     k: int = eqx.field(static=True)
-    geometry: object = eqx.field(static=True)
+    geometry: Geometry = eqx.field(static=True)
 
     def __init__(self, k, vocab_size, *, key: PRNGKeyArray, space="torus", n=None, scale=1.0):
         self.k, self.geometry, self.prototypes, V, s = _prototypes(
@@ -178,7 +147,7 @@ class AlignmentReadout(eqx.Module):
         rdt = geo.real_dtype(state)
         s = cast(self, rdt)
         xt = geo.lift(state).reshape(state.shape[0], -1)
-        P = _points(geo, s.prototypes)  # complex parameters (U(n)) are not cast
+        P = geo.from_params(s.prototypes)  # complex parameters (U(n)) are not cast
         xp = geo.lift(P).reshape(P.shape[0], -1).astype(rdt)
         return (s.scale * geo.norm_scale) * (xt @ xp.T)
 
@@ -190,11 +159,11 @@ def _prototypes(k, vocab_size, key, space, n, scale):
     V = check_int(vocab_size, "vocab_size")
     s = check_positive(scale, "scale")
     geometry = make_geometry(space, n)
-    return k, geometry, _init_points(geometry, key, (V, k)), V, s / math.sqrt(k)
+    return k, geometry, geometry.init_params(key, (V, k)), V, s / math.sqrt(k)
 
 
 def _check_state(geo, state, k):
-    return geo.check(state, k, "state" if not isinstance(geo, Torus) else "theta")
+    return geo.check(state, k, geo.arg_name if geo.arg_name == "theta" else "state")
 
 
 class VonMisesReadout(eqx.Module):
@@ -223,7 +192,7 @@ class VonMisesReadout(eqx.Module):
     prototypes: Array
     kappa: Array
     k: int = eqx.field(static=True)
-    geometry: object = eqx.field(static=True)
+    geometry: Geometry = eqx.field(static=True)
 
     def __init__(self, k, vocab_size, *, key: PRNGKeyArray, space="torus", n=None, scale=1.0):
         self.k, self.geometry, self.prototypes, V, s = _prototypes(
@@ -237,7 +206,7 @@ class VonMisesReadout(eqx.Module):
         rdt = geo.real_dtype(state)
         s = cast(self, rdt)
         xt = geo.lift(state).reshape(state.shape[0], -1)  # (T, m k)
-        P = _points(geo, s.prototypes)  # complex parameters (U(n)) are not cast
+        P = geo.from_params(s.prototypes)  # complex parameters (U(n)) are not cast
         xp = geo.lift(P).astype(rdt) * s.kappa[:, None, :]  # (V, m, k)
         return geo.norm_scale * (xt @ xp.reshape(xp.shape[0], -1).T)
 
@@ -264,7 +233,7 @@ class LiftLinearReadout(eqx.Module):
 
     head: eqx.nn.Linear
     k: int = eqx.field(static=True)
-    geometry: object = eqx.field(static=True)
+    geometry: Geometry = eqx.field(static=True)
 
     def __init__(self, k, vocab_size, *, key: PRNGKeyArray, space="torus", n=None):
         self.k = check_int(k, "k")

@@ -9,7 +9,7 @@ import jax.numpy as jnp
 from .. import group as group_geometry
 from .._types import Array, ArrayLike, Bool, Inexact, PRNGKeyArray
 from ._common import check_choice
-from ._geometry import Group, plane_generator
+from ..geometry import Group, plane_generator
 from ._sync_attention import SyncAttention
 
 

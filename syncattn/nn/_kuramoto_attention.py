@@ -1,12 +1,12 @@
 r"""Kuramoto phase attention (seed 000): self-attention whose value update is the Kuramoto coupling.
 
 The synchronisation-attention core (`_sync_attention.SyncAttention`) on the torus
-geometry (`_geometry.Torus`)."""
+geometry ([`syncattn.geometry.Torus`][])."""
 
 from __future__ import annotations
 
 from .._types import Array, ArrayLike, Bool, Float, PRNGKeyArray
-from ._geometry import Torus
+from ..geometry import Torus
 from ._sync_attention import SyncAttention, bounded_increment
 
 

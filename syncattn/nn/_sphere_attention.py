@@ -9,7 +9,7 @@ import numpy as np
 
 from .._types import Array, ArrayLike, Bool, Float, PRNGKeyArray
 from ._common import check_choice, check_int
-from ._geometry import Sphere, plane_generator
+from ..geometry import Sphere, plane_generator
 from ._sync_attention import SyncAttention
 
 

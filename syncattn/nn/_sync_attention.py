@@ -1,6 +1,6 @@
 r"""The one synchronisation-attention core shared by the torus, sphere and group layers.
 
-A geometry (`syncattn.nn._geometry`) supplies the few things that depend on where
+A geometry ([`syncattn.geometry.Geometry`][]) supplies the few things that depend on where
 the oscillators live: the lift of a state to ambient coordinates, the rotary drift
 $e^{-t\Omega}$ of that lift, the tangent increment built from the attention average
 $G$, its norm, the retraction (exponential map) and the order parameters. This
@@ -20,6 +20,7 @@ import jax
 import jax.numpy as jnp
 
 from .._types import Array, Bool, Float, PRNGKeyArray
+from ..geometry import Geometry
 from ._common import (
     attend,
     attention_weights,
@@ -54,18 +55,19 @@ def bounded_increment(u: Float[Array, "T k"], bound: float) -> Float[Array, "T k
     return (uf * factor).astype(u.dtype)
 
 
-def tangent_step(geo, state: Array, G: Array, gate: Array | None, bound: float) -> Array:
+def tangent_step(
+    geo: Geometry, state: Array, G: Array, gate: Array | None, bound: float
+) -> Array:
     r"""One layer's move: $s' = \operatorname{Exp}_s\big(\mathcal B_\beta(v \odot P_s G)\big)$,
-    the composition `retract(state, bounded_tangent(gated(gate, tangent(state, G))))`
-    (`gate` None: no gate), or the geometry's `fused_step` where it has one (the
-    sphere's: the same value in one coordinate-major pass)."""
-    fused = getattr(geo, "fused_step", None)
-    if fused is not None:
-        return fused(state, G, gate, bound)
+    the composition `exp(state, bounded_tangent(gated(gate, tangent(state, G))))`
+    (`gate` None: no gate), or the geometry's `fused_step` where it declares one
+    (`has_fused_step`; the sphere's: the same value in one coordinate-major pass)."""
+    if geo.has_fused_step:
+        return geo.fused_step(state, G, gate, bound)
     a = geo.tangent(state, G)
     if gate is not None:
         a = geo.gated(gate, a)
-    return geo.retract(state, bounded_tangent(a, bound, geo.fiber_ndim, geo.norm_scale))
+    return geo.exp(state, bounded_tangent(a, bound, geo.fiber_ndim, geo.norm_scale))
 
 
 def bounded_tangent(u: Array, bound: float, fiber_ndim: int, scale: float = 1.0) -> Array:
@@ -118,7 +120,7 @@ class SyncAttention(eqx.Module):
 
     with $P$ the geometry's tangent increment, $\mathcal B_\beta$ the bound
     (`bounded_tangent`), $v_t = W_v x_t + b_v$ the value gate and $\operatorname{Exp}$
-    the retraction. The scores are dot products of the gated, drifted lifts, so one
+    the geometry's exponential map. The scores are dot products of the gated, drifted lifts, so one
     call of `attend` computes $G$ (head width $m k_h$).
 
     Fields: the parameters `gate_q`, `gate_k`, `value_gate`, `value_proj`, `omega`
@@ -139,7 +141,7 @@ class SyncAttention(eqx.Module):
     gate_norm: str = eqx.field(static=True)
     causal: bool = eqx.field(static=True)
     bound: float = eqx.field(static=True)
-    geometry: object = eqx.field(static=True)
+    geometry: Geometry = eqx.field(static=True)
 
     def _init_core(
         self, geometry, k, n_heads, key: PRNGKeyArray, *, value, gates, causal, tau,

@@ -1,0 +1,67 @@
+r"""Where the oscillators live: one declared contract ([`Geometry`][syncattn.geometry.Geometry])
+and its implementations, [`Torus`][syncattn.geometry.Torus],
+[`Sphere`][syncattn.geometry.Sphere] and [`Group`][syncattn.geometry.Group] ($SO(n)$,
+$U(n)$).
+
+The attention layers ([`syncattn.nn.SyncAttention`][]), the geometry-native blocks and
+the flows take a geometry object and call only its contract. Adding a geometry is one
+new module that subclasses `Geometry` and one line in `REGISTRY` (docs: "Adding a
+geometry").
+
+Example:
+    >>> from syncattn import geometry
+    >>> geo = geometry.from_space("so3")
+    >>> geo.m, geo.dim, geo.norm_scale == 1 / 3
+    (9, 3, True)
+"""
+
+from __future__ import annotations
+
+from ._base import Geometry as Geometry
+from ._drift import DRIFTS as DRIFTS, plane_generator as plane_generator
+from ._group import Group as Group
+from ._sphere import Sphere as Sphere
+from ._torus import Torus as Torus
+
+
+__all__ = [
+    "Geometry",
+    "Torus",
+    "Sphere",
+    "Group",
+    "REGISTRY",
+    "from_space",
+    "plane_generator",
+    "DRIFTS",
+]
+
+
+def _group(space, n, drift):
+    from .. import group
+
+    kind, m = group.parse_group(space)
+    return Group(kind, m, drift)
+
+
+# space name -> constructor(space, n, drift); a group's name carries its n
+REGISTRY = {
+    "torus": lambda space, n, drift: Torus(),
+    "sphere": lambda space, n, drift: Sphere(n, drift),
+    "so": _group,
+    "u": _group,
+}
+
+
+def from_space(space: str, n: int | None = None, drift: str = "planes") -> Geometry:
+    """The geometry named `space`: `"torus"`, `"sphere"` (with `n`), a group `"so<n>"` /
+    `"u<n>"`, or any name in `REGISTRY` (a prefix followed by digits: the group)."""
+    name = str(space).strip().lower()
+    key = name if name in REGISTRY else name.rstrip("0123456789")
+    if key not in REGISTRY or (key != name and key in ("torus", "sphere")):
+        raise ValueError(
+            f"space must be 'torus', 'sphere' (with n) or a group 'so<n>' / 'u<n>'; got "
+            f"{space!r}."
+        )
+    if key == "sphere" and n is None:
+        raise ValueError("space 'sphere' needs n, the ambient dimension (n >= 2).")
+    return REGISTRY[key](name, n, drift)

@@ -1,0 +1,250 @@
+r"""The abstract geometry: the one contract every oscillator space implements.
+
+After jax-md's `space` (a space is a few functions with one stated contract) and
+diffrax's `AbstractSolver` (abstract methods; optional abilities declared as class
+attributes, never discovered with `getattr`). A geometry is a Riemannian manifold
+$M \subset \mathbb{R}^m$ (a torus $\mathbb{T}^1$, a sphere $S^{n-1}$, a matrix group,
+a Stiefel manifold), embedded isometrically up to the constant `norm_scale`:
+
+$$\langle a, b\rangle_M = c\,\operatorname{Re}\sum a^* b, \qquad c = \texttt{norm\_scale}.$$
+
+A state of $k$ oscillators per token has shape $(T, k, *\texttt{fiber})$ (torus: phases
+$(T, k)$; sphere: $(T, k, n)$; group: $(T, k, n, n)$). The contract:
+
+* facts: `fiber` (one oscillator's shape), `m` (the ambient dimension of `embed`),
+  `dim` (the manifold's dimension), `complex`, `norm_scale`, `arg_name`;
+* points: `embed` $s \mapsto x \in \mathbb{R}^m$ (and `lift`, the layers' layout
+  $(T, m, k)$), `check`, `residual` (the distance to the manifold, 0 on it),
+  `random` (the uniform / Haar law), `from_params` / `init_params` (learned points);
+* tangents, in the geometry's own representation (torus: a rate $\dot\theta$; sphere: a
+  vector $\perp z$; group: the left-trivialised $\xi = U^H\dot U \in \mathfrak g$):
+  `project` (the orthogonal projection of an ambient vector), `ambient_tangent` (the
+  tangent as an ambient vector), `inner` (the metric), `exp` (the exponential map);
+* the rotary drift: `generator`, `drifted_lift` ($\operatorname{embed}(e^{-t\Omega_j}s_{tj})$,
+  an isometry of the embedding for every $t$);
+* the symmetry: `random_symmetry`, `act` (an isometry $g$ of $M$ with
+  $\operatorname{embed}(g\cdot s) = R_g \operatorname{embed}(s)$, $R_g$ orthogonal).
+
+Written once here from those: `unlift`/`tangent` (the Kuramoto-Lohe coupling
+$P_s(G)$ from the layers' attention average), `gated`, `norm_sq`, `order_parameter`
+and `orders` (the layers' diagnostics). The optional ability `fused_step` is declared by
+`has_fused_step`. Geometries are frozen dataclasses: hashable, a static field of a
+layer. The conformance test (tests/geometry/test_conformance.py) checks every
+registered geometry against this contract.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import ClassVar
+
+import jax
+import jax.numpy as jnp
+
+from .._types import Array, PRNGKeyArray
+
+
+class Geometry(abc.ABC):
+    """A product of oscillator spaces $M^k$ (see the module for the contract)."""
+
+    # optional abilities, declared (diffrax-style), never discovered
+    has_fused_step: ClassVar[bool] = False
+    arg_name: ClassVar[str] = "state"  # the layers' name of the state argument
+
+    # ------------------------------------------------------------------ facts
+    @property
+    @abc.abstractmethod
+    def fiber(self) -> tuple[int, ...]:
+        """One oscillator's state shape: () torus, (n,) sphere, (n, n) group."""
+
+    @property
+    @abc.abstractmethod
+    def m(self) -> int:
+        """The real dimension of the embedding `embed`."""
+
+    @property
+    @abc.abstractmethod
+    def dim(self) -> int:
+        """The manifold's dimension (of one oscillator's space)."""
+
+    @property
+    def complex(self) -> bool:
+        """Whether states are complex arrays (U(n))."""
+        return False
+
+    @property
+    def norm_scale(self) -> float:
+        """$c$ in $\\langle a, b\\rangle = c\\,\\operatorname{Re}\\sum a^* b$."""
+        return 1.0
+
+    @property
+    def fiber_ndim(self) -> int:
+        return len(self.fiber)
+
+    def real_dtype(self, state: Array):
+        """The real dtype of a state (U(n): complex64 -> float32)."""
+        return jnp.real(jnp.zeros((), state.dtype)).dtype
+
+    # ------------------------------------------------------------------ points
+    @abc.abstractmethod
+    def check(self, state, k: int, name: str) -> Array:
+        """A layer's input $(T, k, *\\text{fiber})$: dtype and shape at trace time,
+        membership when concrete; returns it as an array."""
+
+    @abc.abstractmethod
+    def embed(self, state: Array) -> Array:
+        """$(\\dots, *\\text{fiber}) \\to (\\dots, m)$, real: the ambient coordinates."""
+
+    @abc.abstractmethod
+    def unembed(self, x: Array) -> Array:
+        """$(\\dots, m) \\to$ an ambient vector in the form `project` takes (the inverse
+        of `embed` on ambient coordinates; complex for U(n))."""
+
+    @abc.abstractmethod
+    def residual(self, state: Array) -> Array:
+        """$(\\dots, *\\text{fiber}) \\to (\\dots)$: the distance to the manifold's
+        defining equations (0 on it; torus: always 0)."""
+
+    @abc.abstractmethod
+    def random(self, key: PRNGKeyArray, shape: tuple[int, ...], dtype=None) -> Array:
+        """Points $(*\\text{shape}, *\\text{fiber})$ from the uniform (Haar) law."""
+
+    @abc.abstractmethod
+    def init_params(self, key: PRNGKeyArray, shape: tuple[int, ...]) -> Array:
+        """Unconstrained parameters of learned points (embeddings, prototypes)."""
+
+    @abc.abstractmethod
+    def from_params(self, raw: Array) -> Array:
+        """Parameters to points (torus: the phases; sphere: normalised; group:
+        $\\exp\\operatorname{skew}$)."""
+
+    # ------------------------------------------------------------------ tangents
+    @abc.abstractmethod
+    def project(self, state: Array, v: Array) -> Array:
+        """The orthogonal projection $P_s v$ of an ambient vector `v` (`unembed`'s form)
+        onto $T_sM$, in the tangent representation."""
+
+    @abc.abstractmethod
+    def ambient_tangent(self, state: Array, a: Array) -> Array:
+        """A tangent (representation) as an ambient vector $(\\dots, m)$ (the
+        differential of `embed`)."""
+
+    @abc.abstractmethod
+    def exp(self, state: Array, a: Array) -> Array:
+        """The exponential map $\\operatorname{Exp}_s(a)$ (the layers' retraction)."""
+
+    def inner(self, a: Array, b: Array) -> Array:
+        r"""The metric of two tangents (or ambient vectors) of one oscillator:
+        $\langle a, b\rangle = c\,\operatorname{Re}\sum_{\text{fiber}} a^* b$, over the
+        last `fiber_ndim` axes (the torus: $ab$)."""
+        axes = tuple(range(-self.fiber_ndim, 0))
+        prod = jnp.real(jnp.conj(a) * b) if jnp.iscomplexobj(a) else a * b
+        out = jnp.sum(prod, axes) if axes else prod
+        return out * self.norm_scale if self.norm_scale != 1.0 else out
+
+    def norm_sq(self, a: Array) -> Array:
+        """$\\|a\\|^2 = \\langle a, a\\rangle$ per oscillator."""
+        return self.inner(a, a)
+
+    # ------------------------------------------------------------------ drift
+    @abc.abstractmethod
+    def omega_shape(self, k: int) -> tuple[int, ...]:
+        """The shape of the drift parameter $\\omega$ of $k$ oscillators."""
+
+    @abc.abstractmethod
+    def generator(self, omega: Array | None) -> Array | None:
+        """The drift generators $\\Omega_j$ from the layer's parameter (None: none)."""
+
+    @abc.abstractmethod
+    def drifted_lift(self, state: Array, omega: Array | None) -> Array:
+        """$(T, m, k)$: the lift of $e^{-t\\Omega_j} s_{tj}$ at token $t$, scaled by
+        $\\sqrt c$ so that dot products of drifted lifts are the metric."""
+
+    # ------------------------------------------------------------------ symmetry
+    @abc.abstractmethod
+    def random_symmetry(self, key: PRNGKeyArray, dtype) -> Array:
+        """A random isometry $g$ of $M$ (torus: a shift; sphere: $O(n)$; group: left
+        multiplication by a group element)."""
+
+    @abc.abstractmethod
+    def act(self, g: Array, state: Array) -> Array:
+        """$g \\cdot s$, for states of any leading shape."""
+
+    # ------------------------------------------------------------------ written once
+    def lift(self, state: Array) -> Array:
+        """$(T, k, *\\text{fiber}) \\to (T, m, k)$: `embed`, coordinate-major (the
+        attention layers' layout)."""
+        return jnp.swapaxes(self.embed(state), -1, -2)
+
+    def unlift(self, G: Array) -> Array:
+        """$(T, m, k) \\to$ ambient vectors $(T, k, \\dots)$ in `unembed`'s form."""
+        return self.unembed(jnp.swapaxes(G, -1, -2))
+
+    def tangent(self, state: Array, G: Array) -> Array:
+        """The coupling $P_s(G)$ of the attention average $G$ $(T, m, k)$ (the Kuramoto
+        / Lohe increment: `project` of `unlift`)."""
+        return self.project(state, self.unlift(G))
+
+    def gated(self, v: Array, a: Array) -> Array:
+        """The value gate $v_{tj}$ $(T, k)$ times the tangent $a_{tj}$."""
+        return v.astype(a.dtype).reshape(v.shape + (1,) * self.fiber_ndim) * a
+
+    def fused_step(self, state, G, gate, bound):
+        """`exp(state, bounded(gated(gate, tangent(state, G))))` in one pass, where the
+        geometry declares `has_fused_step` (the sphere)."""
+        raise NotImplementedError(f"{type(self).__name__} declares no fused step")
+
+    def order_parameter(self, state: Array, weights: Array | None = None, axis: int = 0):
+        r"""$R = \sqrt c\,\bigl\|\sum_i w_i x_i / \sum_i w_i\bigr\|$ over `axis` of the
+        states ($x = $ `embed`; $w = 1$ by default): the Kuramoto $|\langle
+        e^{i\theta}\rangle|$, the sphere's $\|\langle z\rangle\|$, the group's
+        $\|\langle U\rangle\|_F/\sqrt n$. 1 when all states agree, in $[0, 1]$."""
+        x = self.embed(state)
+        axis = axis % (state.ndim - self.fiber_ndim)
+        if weights is None:
+            mean = jnp.mean(x, axis)
+        else:
+            w = weights.astype(x.dtype)
+            w = w.reshape(w.shape + (1,) * (x.ndim - w.ndim))
+            mean = jnp.sum(w * x, axis) / jnp.sum(w, axis)
+        return jnp.sqrt(self.norm_scale * jnp.sum(mean * mean, -1))
+
+    def orders(self, state: Array, G: Array, w: Array | None) -> dict[str, Array]:
+        """The attention layers' diagnostics from the average $G$ $(T, m, k)$:
+        `local_order` $\\sqrt c\\|G_{tj}\\|$, `global_order` (`order_parameter` over
+        tokens, weights `w`), `coherence` $c\\langle x_{tj}, G_{tj}\\rangle$."""
+        rdt = self.real_dtype(state)
+        x = self.lift(state).astype(rdt)
+        G = G.astype(rdt)
+        c = self.norm_scale
+        return {
+            "local_order": jnp.sqrt(c * jnp.sum(G * G, 1)),
+            "global_order": self.order_parameter(state, w, axis=0).astype(rdt),
+            "coherence": c * jnp.sum(x * G, 1),
+        }
+
+
+def positions(T: int, dtype) -> Array:
+    """Token positions $0, \\dots, T-1$."""
+    return jnp.arange(T, dtype=dtype)
+
+
+def drift_dtype(dtype):
+    """Angles $\\omega t$ in at least float32 (bfloat16 loses $\\omega t$ at $t$ in the
+    hundreds)."""
+    return jnp.promote_types(dtype, jnp.float32)
+
+
+def turn_planes(y: Array, sn: Array, c: Array, axis: int) -> Array:
+    r"""Turn the coordinate planes $(2p, 2p+1)$, $p < P$, of axis `axis` of `y` by the
+    angles whose sines and cosines are `sn`, `c` (broadcast against the pairs):
+    $(y_{2p}, y_{2p+1}) \mapsto (c\,y_{2p} - s\,y_{2p+1},\ s\,y_{2p} + c\,y_{2p+1})$;
+    the coordinates past $2P$ are left as they are."""
+    P = sn.shape[-1] if axis == -1 else sn.shape[-2]
+    ya = jax.lax.slice_in_dim(y, 0, 2 * P, 2, axis)
+    yb = jax.lax.slice_in_dim(y, 1, 2 * P, 2, axis)
+    turned = jnp.stack([c * ya - sn * yb, sn * ya + c * yb], axis)
+    shape = list(ya.shape)
+    shape[axis] = 2 * P
+    rest = jax.lax.slice_in_dim(y, 2 * P, y.shape[axis], 1, axis)
+    return jnp.concatenate([turned.reshape(shape), rest], axis)

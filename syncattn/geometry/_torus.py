@@ -1,0 +1,103 @@
+r"""The circle $\mathbb{T}^1$: phases $\theta$, embedded as $(\cos\theta, \sin\theta)$."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import jax
+import jax.numpy as jnp
+
+from .._numerics import sincos
+from .._types import Array, PRNGKeyArray
+from ._base import Geometry, drift_dtype, positions
+from ._checks import check_states
+
+
+@dataclasses.dataclass(frozen=True)
+class Torus(Geometry):
+    r"""$\mathbb{T}^1 = \mathbb{R}/2\pi\mathbb{Z}$, a phase $\theta$ per oscillator.
+
+    Embedding $x = (\cos\theta, \sin\theta)$; tangents are rates $a \in \mathbb{R}$
+    (ambient $a(-\sin\theta, \cos\theta)$); projection of an ambient $v$:
+    $P_\theta v = -\sin\theta\, v_1 + \cos\theta\, v_2 = \operatorname{Im}(e^{-i\theta}
+    (v_1 + i v_2))$ (for $v = G = \sum_u A_{tu}e^{i\theta_u}$ the Kuramoto coupling
+    $\sum_u A_{tu}\sin(\theta_u - \theta_t)$, [`syncattn.kuramoto.tangent_update`][]);
+    $\operatorname{Exp}_\theta a = \theta + a$; drift $\theta \mapsto \theta + \omega_j t$
+    (statement 2: RoPE); symmetry the shifts $\theta \mapsto \theta + g$.
+    """
+
+    arg_name = "theta"
+
+    @property
+    def fiber(self):
+        return ()
+
+    @property
+    def m(self):
+        return 2
+
+    @property
+    def dim(self):
+        return 1
+
+    @property
+    def space(self) -> str:
+        return "torus"
+
+    def check(self, theta, k, name):
+        return check_states(theta, name, f"(T, k={k})", (k,))
+
+    def embed(self, theta):
+        sn, c = sincos(theta)
+        return jnp.stack([c, sn], -1)
+
+    def unembed(self, x):
+        return x
+
+    def residual(self, theta):
+        return jnp.zeros(theta.shape, theta.dtype)
+
+    def random(self, key: PRNGKeyArray, shape, dtype=None):
+        return jax.random.uniform(
+            key, shape, dtype or jnp.result_type(float), minval=-math.pi, maxval=math.pi
+        )
+
+    def init_params(self, key, shape):
+        return jax.random.uniform(key, shape, minval=-math.pi, maxval=math.pi)
+
+    def from_params(self, raw):
+        return raw
+
+    def project(self, theta, v):
+        st, ct = sincos(theta)
+        re, im = v[..., 0].astype(theta.dtype), v[..., 1].astype(theta.dtype)
+        return (-st * re + ct * im).astype(theta.dtype)
+
+    def ambient_tangent(self, theta, a):
+        st, ct = sincos(theta)
+        return jnp.stack([-st * a, ct * a], -1)
+
+    def exp(self, theta, a):
+        return theta + a
+
+    def omega_shape(self, k):
+        return (k,)
+
+    def generator(self, omega):
+        return omega
+
+    def drifted_lift(self, theta, omega: Array | None):
+        if omega is None:
+            return self.lift(theta)
+        wdt = drift_dtype(theta.dtype)
+        pos = positions(theta.shape[0], wdt)[:, None]
+        drift = theta.astype(wdt) + pos * omega.astype(wdt)[None, :]
+        sn, c = sincos(drift)
+        return jnp.stack([c.astype(theta.dtype), sn.astype(theta.dtype)], 1)
+
+    def random_symmetry(self, key, dtype):
+        return jax.random.uniform(key, (), dtype, minval=-math.pi, maxval=math.pi)
+
+    def act(self, g, theta):
+        return theta + g
