@@ -45,7 +45,7 @@ from .._types import Array, PRNGKeyArray
 
 
 class Geometry(abc.ABC):
-    """A product of oscillator spaces $M^k$ (see the module for the contract)."""
+    r"""A product of oscillator spaces $M^k$ (see the module for the contract)."""
 
     # optional abilities, declared (diffrax-style), never discovered
     has_fused_step: ClassVar[bool] = False
@@ -55,26 +55,26 @@ class Geometry(abc.ABC):
     @property
     @abc.abstractmethod
     def fiber(self) -> tuple[int, ...]:
-        """One oscillator's state shape: () torus, (n,) sphere, (n, n) group."""
+        r"""One oscillator's state shape: () torus, (n,) sphere, (n, n) group."""
 
     @property
     @abc.abstractmethod
     def m(self) -> int:
-        """The real dimension of the embedding `embed`."""
+        r"""The real dimension of the embedding `embed`."""
 
     @property
     @abc.abstractmethod
     def dim(self) -> int:
-        """The manifold's dimension (of one oscillator's space)."""
+        r"""The manifold's dimension (of one oscillator's space)."""
 
     @property
     def complex(self) -> bool:
-        """Whether states are complex arrays (U(n))."""
+        r"""Whether states are complex arrays (U(n))."""
         return False
 
     @property
     def norm_scale(self) -> float:
-        """$c$ in $\\langle a, b\\rangle = c\\,\\operatorname{Re}\\sum a^* b$."""
+        r"""$c$ in $\langle a, b\rangle = c\,\operatorname{Re}\sum a^* b$."""
         return 1.0
 
     @property
@@ -82,56 +82,69 @@ class Geometry(abc.ABC):
         return len(self.fiber)
 
     def real_dtype(self, state: Array):
-        """The real dtype of a state (U(n): complex64 -> float32)."""
+        r"""The real dtype of a state (U(n): complex64 -> float32)."""
         return jnp.real(jnp.zeros((), state.dtype)).dtype
 
     # ------------------------------------------------------------------ points
     @abc.abstractmethod
     def check(self, state, k: int, name: str) -> Array:
-        """A layer's input $(T, k, *\\text{fiber})$: dtype and shape at trace time,
+        r"""A layer's input $(T, k, *\text{fiber})$: dtype and shape at trace time,
         membership when concrete; returns it as an array."""
 
     @abc.abstractmethod
     def embed(self, state: Array) -> Array:
-        """$(\\dots, *\\text{fiber}) \\to (\\dots, m)$, real: the ambient coordinates."""
+        r"""$(\dots, *\text{fiber}) \to (\dots, m)$, real: the ambient coordinates."""
 
     @abc.abstractmethod
     def unembed(self, x: Array) -> Array:
-        """$(\\dots, m) \\to$ an ambient vector in the form `project` takes (the inverse
+        r"""$(\dots, m) \to$ an ambient vector in the form `project` takes (the inverse
         of `embed` on ambient coordinates; complex for U(n))."""
 
     @abc.abstractmethod
     def residual(self, state: Array) -> Array:
-        """$(\\dots, *\\text{fiber}) \\to (\\dots)$: the distance to the manifold's
+        r"""$(\dots, *\text{fiber}) \to (\dots)$: the distance to the manifold's
         defining equations (0 on it; torus: always 0)."""
 
     @abc.abstractmethod
     def random(self, key: PRNGKeyArray, shape: tuple[int, ...], dtype=None) -> Array:
-        """Points $(*\\text{shape}, *\\text{fiber})$ from the uniform (Haar) law."""
+        r"""Points $(*\text{shape}, *\text{fiber})$ from the uniform (Haar) law."""
 
     @abc.abstractmethod
     def init_params(self, key: PRNGKeyArray, shape: tuple[int, ...]) -> Array:
-        """Unconstrained parameters of learned points (embeddings, prototypes)."""
+        r"""Unconstrained parameters of learned points (embeddings, prototypes)."""
 
     @abc.abstractmethod
     def from_params(self, raw: Array) -> Array:
-        """Parameters to points (torus: the phases; sphere: normalised; group:
-        $\\exp\\operatorname{skew}$)."""
+        r"""Parameters to points (torus: the phases; sphere: normalised; group:
+        $\exp\operatorname{skew}$)."""
 
     # ------------------------------------------------------------------ tangents
     @abc.abstractmethod
     def project(self, state: Array, v: Array) -> Array:
-        """The orthogonal projection $P_s v$ of an ambient vector `v` (`unembed`'s form)
+        r"""The orthogonal projection $P_s v$ of an ambient vector `v` (`unembed`'s form)
         onto $T_sM$, in the tangent representation."""
 
     @abc.abstractmethod
     def ambient_tangent(self, state: Array, a: Array) -> Array:
-        """A tangent (representation) as an ambient vector $(\\dots, m)$ (the
+        r"""A tangent (representation) as an ambient vector $(\dots, m)$ (the
         differential of `embed`)."""
 
     @abc.abstractmethod
+    def velocity(self, state: Array, a: Array) -> Array:
+        r"""A tangent (representation) as the derivative of the state array: the
+        $\dot s$ of a curve through $s$ with velocity $a$ (torus $a$; sphere $a$;
+        group $U\xi$). A flow $\dot s = $ `velocity(s, a(s))` integrates in the
+        state's own coordinates."""
+
+    @abc.abstractmethod
+    def nearest(self, x: Array) -> Array:
+        r"""The closest point of the manifold to an array of the state's shape near it
+        (torus: itself; sphere: $x/\|x\|$; group and Stiefel: the polar factor):
+        the retraction of a flow integrated in the state's coordinates."""
+
+    @abc.abstractmethod
     def exp(self, state: Array, a: Array) -> Array:
-        """The exponential map $\\operatorname{Exp}_s(a)$ (the layers' retraction)."""
+        r"""The exponential map $\operatorname{Exp}_s(a)$ (the layers' retraction)."""
 
     def inner(self, a: Array, b: Array) -> Array:
         r"""The metric of two tangents (or ambient vectors) of one oscillator:
@@ -143,58 +156,71 @@ class Geometry(abc.ABC):
         return out * self.norm_scale if self.norm_scale != 1.0 else out
 
     def norm_sq(self, a: Array) -> Array:
-        """$\\|a\\|^2 = \\langle a, a\\rangle$ per oscillator."""
+        r"""$\|a\|^2 = \langle a, a\rangle$ per oscillator."""
         return self.inner(a, a)
 
     # ------------------------------------------------------------------ drift
+    @property
+    @abc.abstractmethod
+    def drift_planes(self) -> int:
+        r"""$P$: the rotation planes of one oscillator's drift, each given a rotary
+        frequency at initialisation (0: no drift)."""
+
+    @abc.abstractmethod
+    def omega_from_rates(self, rates: Array) -> Array:
+        r"""The drift parameter $\omega$ from rates $(k, P)$, one per plane (the
+        layers' rotary initialisation)."""
+
     @abc.abstractmethod
     def omega_shape(self, k: int) -> tuple[int, ...]:
-        """The shape of the drift parameter $\\omega$ of $k$ oscillators."""
+        r"""The shape of the drift parameter $\omega$ of $k$ oscillators."""
 
     @abc.abstractmethod
     def generator(self, omega: Array | None) -> Array | None:
-        """The drift generators $\\Omega_j$ from the layer's parameter (None: none)."""
+        r"""The drift generators $\Omega_j$ from the layer's parameter (None: none)."""
 
     @abc.abstractmethod
     def drifted_lift(self, state: Array, omega: Array | None) -> Array:
-        """$(T, m, k)$: the lift of $e^{-t\\Omega_j} s_{tj}$ at token $t$, scaled by
-        $\\sqrt c$ so that dot products of drifted lifts are the metric."""
+        r"""$(T, m, k)$: the lift of $e^{-t\Omega_j} s_{tj}$ at token $t$, scaled by
+        $\sqrt c$ so that dot products of drifted lifts are the metric."""
 
     # ------------------------------------------------------------------ symmetry
     @abc.abstractmethod
     def random_symmetry(self, key: PRNGKeyArray, dtype) -> Array:
-        """A random isometry $g$ of $M$ (torus: a shift; sphere: $O(n)$; group: left
+        r"""A random isometry $g$ of $M$ (torus: a shift; sphere: $O(n)$; group: left
         multiplication by a group element)."""
 
     @abc.abstractmethod
     def act(self, g: Array, state: Array) -> Array:
-        """$g \\cdot s$, for states of any leading shape."""
+        r"""$g \cdot s$, for states of any leading shape."""
 
     # ------------------------------------------------------------------ written once
     def lift(self, state: Array) -> Array:
-        """$(T, k, *\\text{fiber}) \\to (T, m, k)$: `embed`, coordinate-major (the
+        r"""$(T, k, *\text{fiber}) \to (T, m, k)$: `embed`, coordinate-major (the
         attention layers' layout)."""
         return jnp.swapaxes(self.embed(state), -1, -2)
 
     def unlift(self, G: Array) -> Array:
-        """$(T, m, k) \\to$ ambient vectors $(T, k, \\dots)$ in `unembed`'s form."""
+        r"""$(T, m, k) \to$ ambient vectors $(T, k, \dots)$ in `unembed`'s form."""
         return self.unembed(jnp.swapaxes(G, -1, -2))
 
     def tangent(self, state: Array, G: Array) -> Array:
-        """The coupling $P_s(G)$ of the attention average $G$ $(T, m, k)$ (the Kuramoto
+        r"""The coupling $P_s(G)$ of the attention average $G$ $(T, m, k)$ (the Kuramoto
         / Lohe increment: `project` of `unlift`)."""
         return self.project(state, self.unlift(G))
 
     def gated(self, v: Array, a: Array) -> Array:
-        """The value gate $v_{tj}$ $(T, k)$ times the tangent $a_{tj}$."""
+        r"""The value gate $v_{tj}$ $(T, k)$ times the tangent $a_{tj}$."""
         return v.astype(a.dtype).reshape(v.shape + (1,) * self.fiber_ndim) * a
 
     def fused_step(self, state, G, gate, bound):
-        """`exp(state, bounded(gated(gate, tangent(state, G))))` in one pass, where the
+        r"""`exp(state, bounded(gated(gate, tangent(state, G))))` in one pass, where the
         geometry declares `has_fused_step` (the sphere)."""
         raise NotImplementedError(f"{type(self).__name__} declares no fused step")
 
-    def order_parameter(self, state: Array, weights: Array | None = None, axis: int = 0):
+    def order_parameter(
+        self, state: Array, weights: Array | None = None, axis: int = 0
+    ):
         r"""$R = \sqrt c\,\bigl\|\sum_i w_i x_i / \sum_i w_i\bigr\|$ over `axis` of the
         states ($x = $ `embed`; $w = 1$ by default): the Kuramoto $|\langle
         e^{i\theta}\rangle|$, the sphere's $\|\langle z\rangle\|$, the group's
@@ -210,9 +236,9 @@ class Geometry(abc.ABC):
         return jnp.sqrt(self.norm_scale * jnp.sum(mean * mean, -1))
 
     def orders(self, state: Array, G: Array, w: Array | None) -> dict[str, Array]:
-        """The attention layers' diagnostics from the average $G$ $(T, m, k)$:
-        `local_order` $\\sqrt c\\|G_{tj}\\|$, `global_order` (`order_parameter` over
-        tokens, weights `w`), `coherence` $c\\langle x_{tj}, G_{tj}\\rangle$."""
+        r"""The attention layers' diagnostics from the average $G$ $(T, m, k)$:
+        `local_order` $\sqrt c\|G_{tj}\|$, `global_order` (`order_parameter` over
+        tokens, weights `w`), `coherence` $c\langle x_{tj}, G_{tj}\rangle$."""
         rdt = self.real_dtype(state)
         x = self.lift(state).astype(rdt)
         G = G.astype(rdt)
@@ -225,12 +251,12 @@ class Geometry(abc.ABC):
 
 
 def positions(T: int, dtype) -> Array:
-    """Token positions $0, \\dots, T-1$."""
+    r"""Token positions $0, \dots, T-1$."""
     return jnp.arange(T, dtype=dtype)
 
 
 def drift_dtype(dtype):
-    """Angles $\\omega t$ in at least float32 (bfloat16 loses $\\omega t$ at $t$ in the
+    r"""Angles $\omega t$ in at least float32 (bfloat16 loses $\omega t$ at $t$ in the
     hundreds)."""
     return jnp.promote_types(dtype, jnp.float32)
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 
-def check_states(x, name: str, doc: str, trailing: tuple[int, ...], complex_: bool | None = False):
+def check_states(
+    x, name: str, doc: str, trailing: tuple[int, ...], complex_: bool | None = False
+):
     """A state $(T, *\\text{trailing})$: a floating (or, `complex_`, complex; None:
     either) array of that rank and trailing shape with $T \\ge 1$."""
     x = jnp.asarray(x)
@@ -20,5 +22,7 @@ def check_states(x, name: str, doc: str, trailing: tuple[int, ...], complex_: bo
             f"{name} must have shape {doc} (unbatched; vmap over a batch); got {x.shape}."
         )
     if x.shape[0] == 0:
-        raise ValueError(f"{name} must hold at least one token (T >= 1); got {x.shape}.")
+        raise ValueError(
+            f"{name} must hold at least one token (T >= 1); got {x.shape}."
+        )
     return x

@@ -18,7 +18,11 @@ from ._drift import check_drift, plane_generator
 
 
 def _h(M):
-    return jnp.conj(jnp.swapaxes(M, -1, -2)) if jnp.iscomplexobj(M) else jnp.swapaxes(M, -1, -2)
+    return (
+        jnp.conj(jnp.swapaxes(M, -1, -2))
+        if jnp.iscomplexobj(M)
+        else jnp.swapaxes(M, -1, -2)
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,7 +94,9 @@ class Group(Geometry):
         if not self.complex:
             return x.reshape(x.shape[:-1] + (n, n))
         # U(n) states are complex64/complex128, so the lifts are float32/float64
-        return jax.lax.complex(x[..., : n * n], x[..., n * n :]).reshape(x.shape[:-1] + (n, n))
+        return jax.lax.complex(x[..., : n * n], x[..., n * n :]).reshape(
+            x.shape[:-1] + (n, n)
+        )
 
     def residual(self, U):
         return group.defect(U)
@@ -114,11 +120,38 @@ class Group(Geometry):
     def ambient_tangent(self, U, xi):
         return group.lift(U @ xi)
 
+    def velocity(self, U, xi):
+        return U @ xi
+
+    def nearest(self, X):
+        r"""The polar factor $W V^H$ of $X = W\Sigma V^H$ (SO(n): a negative determinant
+        flips the last singular pair)."""
+        W, _, Vh = jnp.linalg.svd(X)
+        if not self.complex:
+            d = jnp.sign(jnp.linalg.det(W @ Vh))
+            W = W.at[..., -1].multiply(d[..., None])
+        return W @ Vh
+
     def exp(self, U, xi):
         # U exp(xi) (group.exp_map's formula; SO(3): Rodrigues), the product in at
         # least float32
         wdt = jnp.promote_types(xi.dtype, jnp.float32)
         return (U.astype(wdt) @ group.expm(xi.astype(wdt))).astype(U.dtype)
+
+    @property
+    def drift_planes(self):
+        if self.drift == "none":
+            return 0
+        return self.n if self.complex else self.n // 2
+
+    def omega_from_rates(self, rates):
+        if self.drift == "planes":
+            return rates
+        if self.complex:  # the u(n) parameter -i diag(rates)
+            return -1j * jnp.einsum(
+                "...a,ab->...ab", rates, jnp.eye(self.n, dtype=rates.dtype)
+            )
+        return plane_generator(rates, self.n)
 
     def omega_shape(self, k):
         if self.drift == "full":
@@ -131,7 +164,9 @@ class Group(Geometry):
         if self.drift == "full":
             return group.skew(omega)
         if self.complex:
-            return -1j * jnp.einsum("...a,ab->...ab", omega, jnp.eye(self.n, dtype=omega.dtype))
+            return -1j * jnp.einsum(
+                "...a,ab->...ab", omega, jnp.eye(self.n, dtype=omega.dtype)
+            )
         return plane_generator(omega, self.n)
 
     def drifted_lift(self, U, omega):

@@ -40,7 +40,11 @@ class Sphere(Geometry):
     has_fused_step = True
 
     def __post_init__(self):
-        if isinstance(self.n, bool) or not isinstance(self.n, (int, np.integer)) or self.n < 2:
+        if (
+            isinstance(self.n, bool)
+            or not isinstance(self.n, (int, np.integer))
+            or self.n < 2
+        ):
             raise ValueError(f"n must be an integer >= 2 (S^(n-1)); got {self.n!r}.")
         check_drift(self.drift)
 
@@ -97,8 +101,21 @@ class Sphere(Geometry):
     def ambient_tangent(self, z, a):
         return a
 
+    def velocity(self, z, a):
+        return a
+
+    def nearest(self, x):
+        return x / jnp.linalg.norm(x, axis=-1, keepdims=True)
+
     def exp(self, z, a):
         return sphere.exp_map(z, a)
+
+    @property
+    def drift_planes(self):
+        return 0 if self.drift == "none" else self.n // 2
+
+    def omega_from_rates(self, rates):
+        return rates if self.drift == "planes" else plane_generator(rates, self.n)
 
     def omega_shape(self, k):
         return (k, self.n // 2) if self.drift == "planes" else (k, self.n, self.n)

@@ -78,8 +78,21 @@ class Torus(Geometry):
         st, ct = sincos(theta)
         return jnp.stack([-st * a, ct * a], -1)
 
+    def velocity(self, theta, a):
+        return a
+
+    def nearest(self, theta):
+        return theta
+
     def exp(self, theta, a):
         return theta + a
+
+    @property
+    def drift_planes(self):
+        return 1
+
+    def omega_from_rates(self, rates):
+        return rates.reshape(-1)
 
     def omega_shape(self, k):
         return (k,)

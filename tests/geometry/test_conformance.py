@@ -135,8 +135,13 @@ def test_the_drift_is_an_isometry_of_the_embedding(geo):
     plain = geo.norm_scale * _dot(geo.embed(s), geo.embed(r))  # (T, k)
     np.testing.assert_allclose(jnp.sum(ds * dr, 1), plain, atol=TOL)
     # token 0 is not turned; a later one is (the drift acts)
-    np.testing.assert_allclose(ds[0], geo.lift(s)[0] * np.sqrt(geo.norm_scale), atol=TOL)
-    assert float(jnp.max(jnp.abs(ds[1:] - geo.lift(s)[1:] * np.sqrt(geo.norm_scale)))) > 1e-3
+    np.testing.assert_allclose(
+        ds[0], geo.lift(s)[0] * np.sqrt(geo.norm_scale), atol=TOL
+    )
+    assert (
+        float(jnp.max(jnp.abs(ds[1:] - geo.lift(s)[1:] * np.sqrt(geo.norm_scale))))
+        > 1e-3
+    )
     Om = geo.generator(omega)
     if Om.ndim >= 3:  # a Lie algebra element: skew(-Hermitian)
         np.testing.assert_allclose(Om, -jnp.conj(jnp.swapaxes(Om, -1, -2)), atol=TOL)
@@ -164,7 +169,9 @@ def test_the_order_parameter_is_the_brute_force_mean():
     np.testing.assert_allclose(geometry.Torus().order_parameter(th), want, atol=TOL)
     U = geometry.Group("u", 2).random(key, (50, 2), jnp.complex128)
     want = np.linalg.norm(np.mean(np.asarray(U), 0), axis=(-2, -1)) / np.sqrt(2)
-    np.testing.assert_allclose(geometry.Group("u", 2).order_parameter(U), want, atol=TOL)
+    np.testing.assert_allclose(
+        geometry.Group("u", 2).order_parameter(U), want, atol=TOL
+    )
 
 
 def test_from_space_names_the_geometries_and_rejects_others():
@@ -192,3 +199,29 @@ def test_the_contract_is_abstract():
 
     with pytest.raises(TypeError, match="abstract"):
         Half()
+
+
+def test_velocity_is_the_derivative_of_the_state_along_exp(geo):
+    s = _points(geo, jax.random.key(18))
+    a = geo.project(s, _ambient(geo, jax.random.key(19)))
+    _, ds = jax.jvp(
+        lambda t: geo.exp(s, t * a), (jnp.float64(0.0),), (jnp.float64(1.0),)
+    )
+    np.testing.assert_allclose(ds, geo.velocity(s, a), atol=1e-8)
+
+
+def test_nearest_returns_points_on_the_manifold_and_fixes_them(geo):
+    s = _points(geo, jax.random.key(20))
+    np.testing.assert_allclose(geo.nearest(s), s, atol=1e-9)
+    noise = jax.random.normal(jax.random.key(21), s.shape, jnp.float64) * 1e-3
+    near = geo.nearest(s + noise.astype(s.dtype))
+    assert float(jnp.max(geo.residual(near))) < 1e-9
+    assert float(jnp.max(jnp.abs(near - s))) < 1e-2
+
+
+def test_the_drift_parameter_from_rates_has_the_declared_shape(geo):
+    k = 4
+    P = geo.drift_planes
+    assert P >= 1  # every registered case drifts (drift="none" gives 0)
+    omega = geo.omega_from_rates(jnp.ones((k, P), jnp.float64))
+    assert omega.shape == geo.omega_shape(k)
