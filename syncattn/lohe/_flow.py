@@ -157,32 +157,27 @@ def simulate(
     $$\dot x_i = \Omega_i x_i + \sum_j K_{ij}(x_j - \langle x_i, x_j\rangle x_i),
       \qquad Z(t) = \frac1n\sum_i x_i(t),\quad \rho(t) = \|Z(t)\|$$
 
-    Symbols as in [`syncattn.lohe.vector_field`][]; $x_0$ = `x0`, $t_1$ = `t1`. The
-    argument set, the save-time rule and the [`syncattn.lohe.Solution`][] are those of
-    [`syncattn.kuramoto.simulate`][] (one driver serves both).
+    Symbols as in [`syncattn.lohe.vector_field`][], $x_0$ = `x0`, $t_1$ = `t1`; one
+    driver serves this and [`syncattn.kuramoto.simulate`][].
 
-    `method="diffrax"` solves the ambient ODE (`solver`, default Dopri5, PID
-    controller at `rtol`/`atol`, or constant steps of `dt0` with `rtol=None`) for the
+    `method="diffrax"` solves the ambient ODE (`solver`, default Dopri5) for the
     extension $\|x_i\|^2 m_i - \langle x_i, m_i\rangle x_i + \Omega_i x_i$,
     $m_i = \sum_j K_{ij} x_j$: equal to the Lohe field on the sphere and orthogonal
     to $x_i$ everywhere, so $\|x_i\|$ is an exact invariant (with the literal formula
     a norm error grows like $e^{2\|m_i\| t}$ where $x_i$ opposes $m_i$). Norms then
-    stay 1 up to the solver's accumulated local error, which grows with the
-    integration time and the rotation speed $\|\Omega_i\|$. That is why the default
-    tolerances are tighter than Kuramoto's (`rtol=1e-6, atol=1e-8`). Measured
-    ($n = 60$, $d = 3$, random skew $\Omega_i$, $K \in \{0, 1\}$, $t_1 = 20$; the test
-    `tests/test_simulate.py::test_lohe_default_tolerances_keep_norms`): at
-    `rtol=1e-6, atol=1e-8` $\max_i |\|x_i\| - 1|$ reached 4.3e-5 to 5.8e-5 (about 300
-    steps); at the defaults `rtol=1e-8, atol=1e-10`, 3.1e-7 to 4.4e-7 (about 850
-    steps). Use `method="geodesic"` when norms must hold to rounding.
+    stay 1 up to the solver's local error, accumulated over time and faster with
+    $\|\Omega_i\|$: hence defaults tighter than Kuramoto's `rtol=1e-6, atol=1e-8`,
+    where $\max_i |\|x_i\| - 1|$ reached 4.3e-5 to 5.8e-5 (about 300 steps) against
+    3.1e-7 to 4.4e-7 (about 850) at the defaults ($n = 60$, $d = 3$, random skew
+    $\Omega_i$, $K \in \{0, 1\}$, $t_1 = 20$; `tests/test_simulate.py`).
 
-    `method="geodesic"` is the first-order Lie-Euler scheme
-    $x_{k+1} = \exp_{x_k}(\Delta t\, P_{x_k} f(x_k))$ ([`syncattn.sphere.exp_map`][],
-    [`syncattn.sphere.project_tangent`][]): it stays on the sphere to rounding with no
-    projection step, where project-after-Euler drifts. Each interval between save
-    times (and from the last one to $t_1$) takes the same number of equal steps of at
-    most `dt0` (default 1e-2), so `t1` and `saveat` must be concrete (close over them
-    under `jit`). Both methods are jit-able, vmap-able over `x0` and differentiable
+    `method="geodesic"`, for norms that must hold to rounding, is the first-order
+    Lie-Euler scheme $x_{k+1} = \exp_{x_k}(\Delta t\, P_{x_k} f(x_k))$
+    ([`syncattn.sphere.exp_map`][], [`syncattn.sphere.project_tangent`][]): it stays on
+    the sphere to rounding with no projection step, where project-after-Euler drifts.
+    Each interval between save times (and from the last one to $t_1$) takes the same
+    number of equal steps of at most `dt0` (default 1e-2), so `t1` and `saveat` must
+    be concrete. Both methods are jit-able, vmap-able over `x0` and differentiable
     (diffrax's checkpointed adjoint; `lax.scan`).
 
     **Noise.** With `noise` $= \sigma > 0$ and a PRNG `key` (`method="diffrax"` only),
@@ -192,20 +187,15 @@ def simulate(
 
     $f$ the Lohe field above, $W_i$ independent Brownian motions in $\mathbb{R}^d$ (Itô
     drift $f_i - \frac{(d-1)\sigma^2}{2}x_i$, [`syncattn.lohe.ito_drift`][]), is solved
-    with diffrax: Heun (or `solver` among `"heun"`, `"midpoint"`, `"reversible_heun"`,
-    or a `diffrax.AbstractStratonovichSolver`), constant steps of `dt0` (default 1e-2;
-    the tolerances are not used), the Brownian path a `diffrax.VirtualBrownianTree` of
-    resolution `dt0/2` from `key`; same key, same path, eagerly and under `jit`. The
-    noise uses $P_x = I - xx^\top/\|x\|^2$, orthogonal to $x$ everywhere, and every step
-    ends with the retraction $x_i \mapsto x_i/\|x_i\|$ (Heun alone would add
-    $\frac14\|\sigma(P_{x} - P_{\tilde x})\Delta W\|^2$ per step, an outward drift of the norms
-    of order $\sigma^4 d^2 t_1\,dt$: 1.4e-2 at $\sigma = 0.5$, $d = 3$, $t_1 = 20$,
-    $dt = 0.01$), so the saved states at step times are unit vectors to rounding
-    (`tests/lohe/test_noise.py`); save times between steps are interpolated. Measured
-    orders against a same-path reference (`benchmarks/sde_convergence.py`): strong
-    0.56, weak 0.91 (the non-commutative noise's 1/2 and 1). Non-skew `Omega`, negative or NaN
-    `noise`, and `noise > 0` without `key` raise. $\sigma = 0$ (concrete) is the
-    deterministic path bit for bit.
+    as the noisy [`syncattn.kuramoto.simulate`][] (solvers, constant steps of `dt0`;
+    $\sigma = 0$ is the ODE bit for bit), the noise through $P_x = I - xx^\top/\|x\|^2$
+    (orthogonal to $x$ everywhere), every step ending with $x_i \mapsto x_i/\|x_i\|$
+    (Heun alone adds $\frac14\|\sigma(P_{x} - P_{\tilde x})\Delta W\|^2$ per step, an
+    outward norm drift of order $\sigma^4 d^2 t_1\,dt$: 1.4e-2 at $\sigma = 0.5$,
+    $d = 3$, $t_1 = 20$, $dt = 0.01$): saved states at step times are unit vectors to
+    rounding, between steps interpolated (`tests/lohe/test_noise.py`). Measured orders
+    against a same-path reference (`benchmarks/sde_convergence.py`): strong 0.56, weak
+    0.91 (the non-commutative noise's 1/2 and 1).
 
     Args:
         x0: unit vectors, shape `(*batch, n, d)`.
@@ -231,13 +221,24 @@ def simulate(
         `final (*batch, n, d)`, `num_steps`.
 
     Raises:
-        ValueError: as [`syncattn.lohe.vector_field`][]; `x0` off the unit sphere;
-            `t1 < 0`; bad `saveat`, `method`, `dt0`, `rtol`, `atol`, `max_steps`.
+        ValueError: as [`syncattn.lohe.vector_field`][]; `x0` off the unit sphere; bad
+            `t1`, `saveat`, `method`, `dt0`, `rtol`, `atol`, `max_steps`, `noise`.
 
     Example:
         >>> x0 = sphere.sample_uniform(jax.random.key(0), (8,), 3)
         >>> simulate(x0, None, 1.0, 10.0, saveat=5).rho[-1]  # ~1: synchronised
     """
+    x0, Omega, K, dt0 = _checked_states(x0, Omega, coupling, dt0, dt)
+    t1, t1_np, ts, ts_np = _checked_times(t1, saveat, method, x0.dtype)
+    steps = _stepping(method, solver, rtol, atol, dt0, max_steps, noise, key, x0.dtype)
+    if steps is None:
+        return _geodesic_solution(x0, Omega, K, t1_np, ts, ts_np, dt0)
+    return driver.solve(_ode_rhs, _order, x0, (Omega, K), t1, ts, *steps)
+
+
+def _checked_states(x0, Omega, coupling, dt0, dt):
+    """`(x0, Omega, K, dt0)`: the field's arguments checked as in `vector_field`, `x0`
+    on the unit sphere (when concrete), and `dt` (the old name) folded into `dt0`."""
     x0, Omega, K = _check_field_args(x0, Omega, coupling, "x0")
     if dt is not None:
         if dt0 is not None:
@@ -250,17 +251,31 @@ def simulate(
                 f"x0 must lie on the unit sphere (||x0_i|| = 1); max deviation "
                 f"{dev:.3g}. Perhaps apply sphere.normalize first?"
             )
-    t1, t1_np = driver.check_t1(t1, x0.dtype)
+    return x0, Omega, K, dt0
+
+
+def _checked_times(t1, saveat, method, dtype):
+    """`(t1, t1_np, ts, ts_np)`: the final time and the save times in `dtype` (and as
+    NumPy values when concrete); `method` is checked in between."""
+    t1, t1_np = driver.check_t1(t1, dtype)
     if method not in ("diffrax", "geodesic"):
         raise ValueError(f"method must be 'diffrax' or 'geodesic'; got {method!r}.")
-    ts, ts_np = driver.save_times(saveat, t1, t1_np, x0.dtype)
+    ts, ts_np = driver.save_times(saveat, t1, t1_np, dtype)
+    return t1, t1_np, ts, ts_np
+
+
+def _stepping(method, solver, rtol, atol, dt0, max_steps, noise, key, dtype):
+    """The last arguments of `driver.solve` (`solver, controller, dt0, max_steps,
+    save_states, noise`): with noise, its Stratonovich solver and constant step;
+    without, the checked ODE solver (`None`: Dopri5) and its controller. `None` for
+    the deterministic `method="geodesic"`."""
     noisy, sde_solver, sde_dt0 = driver.check_noise(
         noise,
         key,
         solver=solver,
         dt0=dt0,
         max_steps=max_steps,
-        dtype=x0.dtype,
+        dtype=dtype,
         project=driver.project_sphere,
         retract=driver.retract_sphere,
     )
@@ -269,41 +284,23 @@ def simulate(
             "noise needs method='diffrax' (the geodesic scheme is deterministic)."
         )
     if noisy is not None:
-        return driver.solve(
-            _ode_rhs,
-            _order,
-            x0,
-            (Omega, K),
-            t1,
-            ts,
-            sde_solver,
-            None,
-            sde_dt0,
-            int(max_steps),
-            True,
-            noisy,
-        )
-    if method == "diffrax":
-        solver, controller = driver.check_options(
-            solver="dopri5" if solver is None else solver,
-            rtol=rtol,
-            atol=atol,
-            dt0=dt0,
-            max_steps=max_steps,
-        )
-        return driver.solve(
-            _ode_rhs,
-            _order,
-            x0,
-            (Omega, K),
-            t1,
-            ts,
-            solver,
-            controller,
-            dt0,
-            int(max_steps),
-            True,
-        )
+        return sde_solver, None, sde_dt0, int(max_steps), True, noisy
+    if method != "diffrax":
+        return None
+    solver, controller = driver.check_options(
+        solver="dopri5" if solver is None else solver,
+        rtol=rtol,
+        atol=atol,
+        dt0=dt0,
+        max_steps=max_steps,
+    )
+    return solver, controller, dt0, int(max_steps), True, None
+
+
+def _geodesic_solution(x0, Omega, K, t1_np, ts, ts_np, dt0) -> Solution:
+    """The `method="geodesic"` solve: per save interval (and one more to `t1` when the
+    last save time is earlier) the same number of equal Lie-Euler steps, of at most
+    `dt0` (default 1e-2)."""
     dt0 = check_scalar_range(dt0, "dt0", low=0.0, low_inclusive=False)
     if ts_np is None or t1_np is None:
         raise ValueError(

@@ -179,7 +179,9 @@ def _rkmk43(U0, W, K, t_ends, h0, rtol, atol, max_steps):
     def interval(carry, t_end):
         def cond(c):
             t, _, _, n, _ = c
-            return (t_end - t > tiny * jnp.maximum(1.0, jnp.abs(t_end))) & (n < max_steps)
+            return (t_end - t > tiny * jnp.maximum(1.0, jnp.abs(t_end))) & (
+                n < max_steps
+            )
 
         def body(c):
             t, U, h, n, ok = c
@@ -319,35 +321,61 @@ def matrix_simulate(
             `saveat`, `method`, `dt0`; traced `t1`/`saveat` with `method="rkmk4"`.
     """
     U0, W, K = _check_field_args(U0, H, coupling, "U0")
-    t1, t1_np = driver.check_t1(t1, jnp.finfo(U0.dtype).dtype)
+    t1, t1_np, ts, ts_np = _checked_times(t1, saveat, method, U0.dtype)
+    if method == "diffrax":
+        return _diffrax_solution(U0, W, K, t1, ts, solver, rtol, atol, dt0, max_steps)
+    dt0 = _checked_step(dt0, t1_np, ts_np)
+    if method == "rkmk4-adaptive":
+        return _adaptive(U0, W, K, ts, ts_np, t1_np, dt0, rtol, atol, max_steps)
+    return _rkmk4_solution(U0, W, K, ts, ts_np, t1_np, dt0)
+
+
+_METHODS = ("rkmk4", "rkmk4-adaptive", "diffrax")
+
+
+def _checked_times(t1, saveat, method, dtype):
+    """`(t1, t1_np, ts, ts_np)`: the final time and the save times in the real dtype of
+    the states' `dtype` (and as NumPy values when concrete); `method` is checked in
+    between."""
+    t1, t1_np = driver.check_t1(t1, jnp.finfo(dtype).dtype)
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}; got {method!r}.")
-    ts, ts_np = driver.save_times(saveat, t1, t1_np, jnp.finfo(U0.dtype).dtype)
-    if method == "diffrax":
-        slv, controller = driver.check_options(
-            solver=solver, rtol=rtol, atol=atol, dt0=dt0, max_steps=max_steps
-        )
-        cplx = bool(jnp.iscomplexobj(U0))
-        sol = driver.solve(
-            _ode_rhs_complex if cplx else _ode_rhs_real,
-            _order_complex if cplx else _order_real,
-            _to_real(U0),
-            (None if W is None else _to_real(W), K),
-            t1,
-            ts,
-            slv,
-            controller,
-            dt0,
-            int(max_steps),
-            True,
-        )
-        states = sol.states
-        if cplx:
-            states = jnp.moveaxis(states, 1, 0)
-            states = states[0] + 1j * states[1]
-        return Solution(
-            sol.ts, states, sol.order, sol.r, _from_real(sol.final, cplx), sol.num_steps
-        )
+    ts, ts_np = driver.save_times(saveat, t1, t1_np, jnp.finfo(dtype).dtype)
+    return t1, t1_np, ts, ts_np
+
+
+def _diffrax_solution(U0, W, K, t1, ts, solver, rtol, atol, dt0, max_steps):
+    """The `method="diffrax"` solve of the ambient ODE through the driver; complex
+    states (and drifts) travel as (Re, Im) pairs and come back complex."""
+    slv, controller = driver.check_options(
+        solver=solver, rtol=rtol, atol=atol, dt0=dt0, max_steps=max_steps
+    )
+    cplx = bool(jnp.iscomplexobj(U0))
+    sol = driver.solve(
+        _ode_rhs_complex if cplx else _ode_rhs_real,
+        _order_complex if cplx else _order_real,
+        _to_real(U0),
+        (None if W is None else _to_real(W), K),
+        t1,
+        ts,
+        slv,
+        controller,
+        dt0,
+        int(max_steps),
+        True,
+    )
+    states = sol.states
+    if cplx:
+        states = jnp.moveaxis(states, 1, 0)
+        states = states[0] + 1j * states[1]
+    return Solution(
+        sol.ts, states, sol.order, sol.r, _from_real(sol.final, cplx), sol.num_steps
+    )
+
+
+def _checked_step(dt0, t1_np, ts_np):
+    """The RKMK step bound `dt0` (default 1e-2) checked, and `t1`, `saveat` concrete
+    (they fix the step grid)."""
     dt0 = check_scalar_range(
         1e-2 if dt0 is None else dt0, "dt0", low=0.0, low_inclusive=False
     )
@@ -356,10 +384,15 @@ def matrix_simulate(
             "method='rkmk4' needs concrete t1 and saveat (they fix the number of steps); "
             "under jit, close over them instead of passing them in."
         )
+    return dt0
+
+
+def _rkmk4_solution(U0, W, K, ts, ts_np, t1_np, dt0) -> Solution:
+    """The `method="rkmk4"` solve: per save interval (and one more to `t1` when the
+    last save time is earlier) the same number of equal RKMK4 steps, of at most
+    `dt0`."""
     tail = t1_np > ts_np[-1]
     real = jnp.finfo(U0.dtype).dtype
-    if method == "rkmk4-adaptive":
-        return _adaptive(U0, W, K, ts, ts_np, t1_np, tail, dt0, rtol, atol, max_steps, real)
     gaps = np.diff(np.append(ts_np, t1_np) if tail else ts_np, prepend=0.0)
     m = max(1, math.ceil(float(gaps.max()) / float(dt0) - 1e-9))
     Us = _rkmk4(U0, W, K, jnp.asarray(gaps / m, dtype=real), m)
@@ -369,10 +402,11 @@ def matrix_simulate(
     return Solution(ts, Us, Z, r, final, jnp.asarray(m * gaps.size))
 
 
-_METHODS = ("rkmk4", "rkmk4-adaptive", "diffrax")
-
-
-def _adaptive(U0, W, K, ts, ts_np, t1_np, tail, dt0, rtol, atol, max_steps, real):
+def _adaptive(U0, W, K, ts, ts_np, t1_np, dt0, rtol, atol, max_steps) -> Solution:
+    """The `method="rkmk4-adaptive"` solve: RKMK4(3) steps with error control from
+    `dt0`, landing on every save time (and on `t1` past the last one)."""
+    tail = t1_np > ts_np[-1]
+    real = jnp.finfo(U0.dtype).dtype
     if rtol is None:
         raise ValueError("method='rkmk4-adaptive' needs rtol (a number > 0); got None.")
     rtol = check_scalar_range(rtol, "rtol", low=0.0, low_inclusive=False)
@@ -381,17 +415,24 @@ def _adaptive(U0, W, K, ts, ts_np, t1_np, tail, dt0, rtol, atol, max_steps, real
         raise ValueError(f"max_steps must be an int >= 1; got {max_steps!r}.")
     t_ends = np.append(ts_np, t1_np) if tail else ts_np
     Us, t, n, ok = _rkmk43(
-        U0, W, K, jnp.asarray(t_ends, dtype=real), jnp.asarray(dt0, dtype=real),
-        jnp.asarray(rtol, dtype=real), jnp.asarray(atol, dtype=real), int(max_steps),
-    )  # fmt: skip
-    unfinished = (t_ends[-1] - t) > 8 * jnp.finfo(real).eps * max(1.0, abs(float(t_ends[-1])))
+        U0,
+        W,
+        K,
+        jnp.asarray(t_ends, dtype=real),
+        jnp.asarray(dt0, dtype=real),
+        jnp.asarray(rtol, dtype=real),
+        jnp.asarray(atol, dtype=real),
+        int(max_steps),
+    )
+    tol = 8 * jnp.finfo(real).eps * max(1.0, abs(float(t_ends[-1])))
+    unfinished = (t_ends[-1] - t) > tol
     Us = eqx.error_if(
-        Us, unfinished,
+        Us,
+        unfinished,
         f"matrix_simulate: max_steps={max_steps} step attempts reached before t1 "
         "(raise max_steps or loosen rtol/atol).",
-    )  # fmt: skip
+    )
     final = Us[-1]
     Us = Us[:-1] if tail else Us
     Z, r = _order(Us)
     return Solution(ts, Us, Z, r, final, ok)
-

@@ -127,14 +127,13 @@ def settle(
 
     $z_0$ = `z0`, $h$ = `h` (frozen drive, e.g. [`syncattn.lohe.drive`][]), $t_1$ =
     `t1`. The closed form is [`syncattn.lohe.exact_angle`][]; this is the numerical
-    solve, through the simulation driver of [`syncattn.lohe.simulate`][] (same
-    `solver`/`rtol`/`atol`/`dt0`/`saveat`/`max_steps` rules, same
-    [`syncattn.lohe.Solution`][]). Each query is its own diffrax solve (`vmap`), so it
-    keeps its own adaptive steps: one query's drive never changes another's result. The
-    field integrated is the extension $\|z\|^2 h - \langle z, h\rangle z$, equal on the
-    sphere and orthogonal to $z$, so $\|z\|$ is invariant. Jit-able, vmap-able and
-    differentiable in `z0` and `h` (diffrax's checkpointed adjoint). The first-passage
-    time to a given angle is [`syncattn.lohe.settle_time`][] (same solve, with an event).
+    solve, through the simulation driver of [`syncattn.lohe.simulate`][]. Each query is
+    its own diffrax solve (`vmap`), so it keeps its own adaptive steps: one query's
+    drive never changes another's result. The field integrated is the extension
+    $\|z\|^2 h - \langle z, h\rangle z$, equal on the sphere and orthogonal to $z$, so
+    $\|z\|$ is invariant. Jit-able, vmap-able and differentiable in `z0` and `h`
+    (diffrax's checkpointed adjoint). The first-passage time to a given angle is
+    [`syncattn.lohe.settle_time`][] (same solve, with an event).
 
     **Frequency disorder.** With `Omega` (skew-symmetric, shape `(*batch, d, d)` or
     broadcastable), each query has its own frequency:
@@ -148,15 +147,12 @@ def settle(
     $$dz = (I - zz^\top)\,h\,dt + \sigma\,(I - zz^\top)\circ dW_t,$$
 
     whose stationary law is von Mises-Fisher with mean direction $h/\|h\|$ and
-    $\kappa = 2\|h\|/\sigma^2$ ([`syncattn.lohe.vmf_moments`][]), is solved through the
-    same driver as the noisy [`syncattn.lohe.simulate`][]: Heun (or `solver` among
-    `"heun"`, `"midpoint"`, `"reversible_heun"`, or a diffrax Stratonovich solver),
-    constant steps of `dt0` (default 1e-2; `rtol`/`atol` unused), a retraction
-    $z \mapsto z/\|z\|$ after every step, and one `diffrax.VirtualBrownianTree` of
-    shape `(*batch, d)` (resolution `dt0/2`) from `key`: independent paths for the
-    queries, the same key and batch shape give the same paths, eagerly and under `jit`.
-    It takes $\lceil t_1/dt_0\rceil$ steps (`max_steps` must allow them). A concrete
-    $\sigma = 0$ is the deterministic path bit for bit.
+    $\kappa = 2\|h\|/\sigma^2$ ([`syncattn.lohe.vmf_moments`][]), is solved as the noisy
+    [`syncattn.lohe.simulate`][] (same solvers, $\lceil t_1/dt_0\rceil$ constant steps
+    of `dt0`, default 1e-2, the retraction $z \mapsto z/\|z\|$ after every step; a
+    concrete $\sigma = 0$ is the ODE bit for bit), on one `diffrax.VirtualBrownianTree`
+    of shape `(*batch, d)` from `key`: independent paths for the queries, the same key
+    and batch shape give the same paths, eagerly and under `jit`.
 
     The retraction biases the stationary law towards $h/\|h\|$ at finite steps:
     measured at $d = 3$, $\sigma = 1$ (issue 19's robustness experiment, Monte Carlo
@@ -197,6 +193,12 @@ def settle(
         if sde is not None:
             return sde
         solver = "dopri5" if solver is None else solver
+    return _ode_solution(z0, h, t1, saveat, solver, rtol, atol, dt0, max_steps, Omega)
+
+
+def _ode_solution(z0, h, t1, saveat, solver, rtol, atol, dt0, max_steps, Omega):
+    """The deterministic path of `settle`: one diffrax solve per query (`_integrate`),
+    the results put back in the batch shape, time first."""
     z0, h, t1, ts, solver, controller = _setup(
         z0, h, t1, saveat, solver, rtol, atol, dt0, max_steps
     )
