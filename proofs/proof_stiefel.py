@@ -208,7 +208,9 @@ def prove_noncommutative(field="markdahl") -> None:
     assert_zero(T, f"(a) tangency of the {field} field", simplify=sp.expand)
     M = G - X * Gt * X
     P = G - X * (Xt * G + Gt * X) / 2
-    assert_zero(sp.expand(M - P - X * (Xt * G - Gt * X) / 2), "(b) M = P + X skew(X^T G)")
+    assert_zero(
+        sp.expand(M - P - X * (Xt * G - Gt * X) / 2), "(b) M = P + X skew(X^T G)"
+    )
 
 
 def prove_small(field=markdahl, n=3, p=2) -> None:
@@ -221,7 +223,9 @@ def prove_small(field=markdahl, n=3, p=2) -> None:
     assert_zero((M - P - X * _skew(X.T * G)).applyfunc(sp.expand), "(b) M - P")
     two = (sp.eye(n) - X * X.T) * G + 2 * X * _skew(X.T * G)
     _zero_on_manifold(M - two, reduce, "(b) M = (I - XX^T)G + 2X skew(X^T G)")
-    _zero_on_manifold((sp.eye(n) - X * X.T / 2) * M - P, reduce, "(b) canonical gradient")
+    _zero_on_manifold(
+        (sp.eye(n) - X * X.T / 2) * M - P, reduce, "(b) canonical gradient"
+    )
 
 
 def prove_reductions() -> None:
@@ -231,7 +235,9 @@ def prove_reductions() -> None:
     assert_zero((markdahl(x, g) - lohe).applyfunc(sp.expand), "p = 1 Markdahl")
     assert_zero((projection(x, g) - lohe).applyfunc(sp.expand), "p = 1 projection")
     X, G = _mat("x", 2, 2), _mat("g", 2, 2)
-    _zero_on_manifold(markdahl(X, G) - 2 * projection(X, G), _manifold_reducer([X]), "p = n")
+    _zero_on_manifold(
+        markdahl(X, G) - 2 * projection(X, G), _manifold_reducer([X]), "p = n"
+    )
 
 
 def rate(Xs, K, factor=2):
@@ -278,7 +284,9 @@ def test_stiefel_flow_symbolic():
 @check("mutation")
 def test_proof_rejects_a_sign_flipped_field():
     assert_fails(prove_noncommutative, "mutant", what="G + X G^T X (noncommutative)")
-    assert_fails(prove_small, lambda X, G: G + X * G.T * X, what="G + X G^T X on St(2, 3)")
+    assert_fails(
+        prove_small, lambda X, G: G + X * G.T * X, what="G + X G^T X on St(2, 3)"
+    )
 
 
 @check("mutation")
@@ -318,9 +326,11 @@ def compare(field=None) -> None:
     Xn, N = np.asarray(X), 6
     S = Xn.sum(0)
     sk = lambda B: (B - B.T) / 2
-    want = sum(
-        np.sum(((np.eye(5) - x @ x.T) @ S) ** 2) + 2 * np.sum(sk(x.T @ S) ** 2) for x in Xn
-    ) * 2 * 1.3 / (N**3 * 2)
+    terms = [
+        np.sum(((np.eye(5) - x @ x.T) @ S) ** 2) + 2 * np.sum(sk(x.T @ S) ** 2)
+        for x in Xn
+    ]
+    want = 2 * 1.3 / (N**3 * 2) * sum(terms)  # 2K/(N^3 p), K = 1.3, p = 2
     R = lambda Y: jnp.sum(jnp.mean(Y, 0) ** 2) / 2
     _, d = jax.jvp(R, (X,), (impl["markdahl"](X, 1.3),))
     assert_close(d, want, "dR/dt along the Markdahl field", atol=1e-13)
@@ -353,7 +363,9 @@ def test_r_never_decreases_and_random_starts_synchronise():
         s = lohe.geometric_simulate(geo, X0, 1.0, 30.0, saveat=61, form=form)
         r = np.asarray(s.r)
         if np.any(np.diff(r, axis=0) < -1e-10):
-            raise AssertionError(f"R decreased ({form}): {np.diff(r, axis=0).min():.3g}")
+            raise AssertionError(
+                f"R decreased ({form}): {np.diff(r, axis=0).min():.3g}"
+            )
         if r[-1].min() < 1 - 1e-6:
             raise AssertionError(f"not synchronised ({form}): R = {r[-1].min()}")
 
