@@ -170,3 +170,19 @@ def test_bad_arguments_are_named():
     U = geometry.Group("u", 2).random(jax.random.key(9), (3,), jnp.complex128)
     with pytest.raises(ValueError, match="matrix_simulate"):
         lohe.geometric_simulate(geometry.Group("u", 2), U, 1.0, 1.0)
+
+
+@pytest.mark.slow
+def test_on_the_cycle_the_bound_separates_sync_from_twisted_states():
+    """The 8-cycle, 50 uniform starts, t = 200: inside the bound (St(1, 3), St(2, 5),
+    St(3, 6)) every start synchronises; outside it (the circle St(1, 2): Kuramoto's
+    twisted states; St(2, 3), p = 2 > 2n/3 - 1 = 1) some starts settle at R < 1."""
+    N = 8
+    cycle = np.roll(np.eye(N), 1, 1) + np.roll(np.eye(N), -1, 1)
+    cases = {(1, 3): True, (2, 5): True, (3, 6): True, (1, 2): False, (2, 3): False}
+    for (p, n), inside in cases.items():
+        geo = geometry.Stiefel(p, n)
+        X0 = geo.random(jax.random.key(1), (50, N), F64)
+        s = lohe.geometric_simulate(geo, X0, cycle, 200.0, saveat=None, form="markdahl")
+        synced = int(jnp.sum(s.r[-1] > 1 - 1e-6))
+        assert (synced == 50) == inside, (p, n, synced)
