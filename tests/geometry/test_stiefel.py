@@ -137,3 +137,49 @@ def test_bad_arguments_are_named():
         geo.check(X * 1.01, 2, "X")
     with pytest.raises(ValueError, match="shape"):
         geo.check(X[..., :1], 2, "X")
+
+
+# ------------------------------------------------------------------ the layer
+def _stiefel_layer(geo, k, n_heads, omega, key):
+    """The attention core (nn's SyncAttention) on St(p, n), through the contract only: a
+    test-only layer (nn has no Stiefel layer class), with the reference layer's drift."""
+    from syncattn.nn._sync_attention import SyncAttention
+
+    class StiefelAttention(SyncAttention):
+        def __init__(self):
+            self._init_core(
+                geo, k, n_heads, key, value="state", gates=True, causal=True, tau=1.0,
+                bound=1.0, gate_norm="mean", rope_base=10_000.0, values=("state",),
+            )  # fmt: skip
+            self.omega = omega
+
+        def __call__(self, X):
+            return self._call(X, None, True, "X")
+
+    return StiefelAttention()
+
+
+def test_the_attention_core_on_st_1_n_is_the_sphere_layer():
+    from syncattn import nn
+
+    key = jax.random.key(11)
+    sph = nn.SphereAttention(4, 4, 2, key=key)
+    st = _stiefel_layer(geometry.Stiefel(1, 4), 4, 2, sph.omega, key)
+    z = geometry.Sphere(4).random(jax.random.key(12), (6, 4), F64)
+    (got, d1), (want, d2) = st(z[..., None]), sph(z, diagnostics=True)
+    np.testing.assert_allclose(got[..., 0], want, atol=1e-12)
+    for name in ("local_order", "global_order", "coherence"):
+        np.testing.assert_allclose(d1[name], d2[name], atol=1e-12)
+
+
+def test_the_attention_core_on_st_n_n_is_the_so_n_layer():
+    from syncattn import nn
+
+    key = jax.random.key(13)
+    grp = nn.GroupAttention(4, 2, key=key, group="so3")
+    st = _stiefel_layer(geometry.Stiefel(3, 3), 4, 2, grp.omega, key)
+    U = geometry.Group("so", 3).random(jax.random.key(14), (6, 4), F64)
+    (got, d1), (want, d2) = st(U), grp(U, diagnostics=True)
+    np.testing.assert_allclose(got, want, atol=1e-12)
+    for name in ("local_order", "global_order", "coherence"):
+        np.testing.assert_allclose(d1[name], d2[name], atol=1e-12)
