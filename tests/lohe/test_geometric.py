@@ -67,6 +67,20 @@ def test_fields_are_the_published_sums_and_tangent():
     )
 
 
+def test_fields_jit_and_vmap():
+    geo = geometry.Stiefel(2, 4)
+    X = geo.random(jax.random.key(10), (3, 5), F64)  # a batch of 3 populations
+    K = jnp.asarray(_graph(np.random.default_rng(2), 5))
+    for f in (
+        lambda Y: lohe.geometric_field(geo, Y, K),
+        lambda Y: lohe.markdahl_field(Y, K),
+    ):
+        batched = f(X)
+        np.testing.assert_allclose(jax.jit(f)(X), batched, atol=1e-13)
+        np.testing.assert_allclose(jax.vmap(f)(X), batched, atol=1e-13)
+        np.testing.assert_allclose(f(X[1]), batched[1], atol=1e-13)
+
+
 def test_the_field_on_the_other_geometries_is_their_flow():
     th = geometry.Torus().random(jax.random.key(1), (7,), F64)
     want = np.mean(np.sin(np.asarray(th)[None, :] - np.asarray(th)[:, None]), 1) * 2.0
