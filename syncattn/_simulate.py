@@ -397,8 +397,13 @@ def solve(
     rhs, order, y0, args, t1, ts, solver, controller, dt0, max_steps, save_states,
     noise: Noise | None = None,
     event=None,
+    retract=None,
 ):
     r"""Integrate $\dot y = $ `rhs(t, y, args)` from $y(0) = y_0$ to $t_1$ with diffrax.
+
+    With `retract` (a hashable map onto the manifold, e.g. a geometry's `nearest`), every
+    solver step of the deterministic path ends with it (a projection method; the noisy
+    path takes `Noise.retract`).
 
     With `noise` ([`Noise`][syncattn._simulate.Noise]), the Stratonovich SDE
     $dy = $ `rhs` $dt + \sigma P_y \circ dW_t$ instead, $W$ a
@@ -414,6 +419,8 @@ def solve(
     t0 = jnp.zeros((), y0.dtype)
     if noise is None:
         terms = diffrax.ODETerm(rhs)
+        if retract is not None:
+            solver = _Retracted(solver, retract)
     else:
         path = diffrax.VirtualBrownianTree(
             t0,

@@ -1,7 +1,7 @@
 r"""Where the oscillators live: one declared contract ([`Geometry`][syncattn.geometry.Geometry])
 and its implementations, [`Torus`][syncattn.geometry.Torus],
-[`Sphere`][syncattn.geometry.Sphere] and [`Group`][syncattn.geometry.Group] ($SO(n)$,
-$U(n)$).
+[`Sphere`][syncattn.geometry.Sphere], [`Group`][syncattn.geometry.Group] ($SO(n)$,
+$U(n)$) and [`Stiefel`][syncattn.geometry.Stiefel] ($St(p, n)$).
 
 The attention layers ([`syncattn.nn.SyncAttention`][]), the geometry-native blocks and
 the flows take a geometry object and call only its contract. Adding a geometry is one
@@ -17,10 +17,13 @@ Example:
 
 from __future__ import annotations
 
+import re
+
 from ._base import Geometry as Geometry
 from ._drift import DRIFTS as DRIFTS, plane_generator as plane_generator
 from ._group import Group as Group
 from ._sphere import Sphere as Sphere
+from ._stiefel import Stiefel as Stiefel
 from ._torus import Torus as Torus
 
 
@@ -29,6 +32,7 @@ __all__ = [
     "Torus",
     "Sphere",
     "Group",
+    "Stiefel",
     "REGISTRY",
     "from_space",
     "plane_generator",
@@ -49,18 +53,20 @@ REGISTRY = {
     "sphere": lambda space, n, drift: Sphere(n, drift),
     "so": _group,
     "u": _group,
+    "stiefel": Stiefel.from_name,
 }
 
 
 def from_space(space: str, n: int | None = None, drift: str = "planes") -> Geometry:
     """The geometry named `space`: `"torus"`, `"sphere"` (with `n`), a group `"so<n>"` /
-    `"u<n>"`, or any name in `REGISTRY` (a prefix followed by digits: the group)."""
+    `"u<n>"`, a Stiefel manifold `"stiefel<p>x<n>"`, or any name in `REGISTRY` (its
+    leading letters; the rest, e.g. the group's n, is parsed by the constructor)."""
     name = str(space).strip().lower()
-    key = name if name in REGISTRY else name.rstrip("0123456789")
+    key = re.match(r"[a-z]*", name).group()
     if key not in REGISTRY or (key != name and key in ("torus", "sphere")):
         raise ValueError(
-            f"space must be 'torus', 'sphere' (with n) or a group 'so<n>' / 'u<n>'; got "
-            f"{space!r}."
+            f"space must be 'torus', 'sphere' (with n), a group 'so<n>' / 'u<n>' or a "
+            f"Stiefel manifold 'stiefel<p>x<n>'; got {space!r}."
         )
     if key == "sphere" and n is None:
         raise ValueError("space 'sphere' needs n, the ambient dimension (n >= 2).")

@@ -17,7 +17,8 @@ flow, equilibrium, exact solution, Jacobian), `_settle.py` (its one numerical
 integrator, [`syncattn.lohe.settle`][]), `_attention.py` (couplings, drive, readout
 kernel, row normalisation, readout), `_identities.py` (the attention identities on
 spheres and matrix groups), `_matrix.py` (the Lohe matrix flow on SO(n)/U(n), RKMK4),
-`_matrix_theory.py` (its gradient structure and synchronisation bound), `_fused.py` (the masked drive and readout sums
+`_matrix_theory.py` (its gradient structure and synchronisation bound), `_geometric.py`
+(the flow on any [`syncattn.geometry.Geometry`][], the Markdahl form on $St(p, n)$), `_fused.py` (the masked drive and readout sums
 with memory-light VJPs), `_failure.py` (failure odds, the finite-time threshold), `_convergence.py` (predicted and
 measured convergence from uniform starts), `_scale_free.py`
 (scale-free degenerate events: the convex-hull law, the relative threshold), `_noise.py`
@@ -66,6 +67,11 @@ from ._flow import (
 from ._fused import (
     masked_drive as masked_drive,
     readout_sums as readout_sums,
+)
+from ._geometric import (
+    geometric_field as geometric_field,
+    geometric_simulate as geometric_simulate,
+    markdahl_field as markdahl_field,
 )
 from ._identities import (
     matrix_coupling as matrix_coupling,
@@ -135,6 +141,9 @@ __all__ = [
     "normalize_readout",
     "matrix_vector_field",
     "matrix_simulate",
+    "geometric_field",
+    "geometric_simulate",
+    "markdahl_field",
     "matrix_order_rate",
     "ensemble_diameter",
     "matrix_sync_threshold",

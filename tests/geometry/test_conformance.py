@@ -9,6 +9,8 @@ Each check is computed independently of the implementation it tests: ambient Euc
 products, `jax.jvp` of `embed`, the numerical rank of the projection.
 """
 
+import re
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -28,6 +30,10 @@ GEOMETRIES = {
     "u1": geometry.Group("u", 1),
     "u2": geometry.Group("u", 2),
     "u3-full": geometry.Group("u", 3, "full"),
+    "stiefel1x3": geometry.Stiefel(1, 3),
+    "stiefel2x4": geometry.Stiefel(2, 4),
+    "stiefel3x3": geometry.Stiefel(3, 3),
+    "stiefel2x5-full": geometry.Stiefel(2, 5, "full"),
 }
 TOL = 1e-10
 
@@ -52,7 +58,7 @@ def _dot(x, y):
 
 
 def test_every_registered_space_is_covered():
-    spaces = {g.space.rstrip("0123456789") for g in GEOMETRIES.values()}
+    spaces = {re.match("[a-z]+", g.space).group() for g in GEOMETRIES.values()}
     assert spaces == set(geometry.REGISTRY)
 
 
@@ -179,7 +185,9 @@ def test_from_space_names_the_geometries_and_rejects_others():
     assert geometry.from_space("sphere", 3) == geometry.Sphere(3)
     assert geometry.from_space("SO3") == geometry.Group("so", 3)
     assert geometry.from_space("u2", drift="full") == geometry.Group("u", 2, "full")
-    for bad in ("torus2", "cube", "so1"):
+    assert geometry.from_space("Stiefel2x5") == geometry.Stiefel(2, 5)
+    assert geometry.from_space("stiefel2", 5, "none") == geometry.Stiefel(2, 5, "none")
+    for bad in ("torus2", "cube", "so1", "stiefel", "stiefel3x2", "stiefel2y5"):
         with pytest.raises(ValueError):
             geometry.from_space(bad)
     with pytest.raises(ValueError, match="needs n"):

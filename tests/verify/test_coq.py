@@ -165,6 +165,11 @@ MUTANTS = (
         "(r k * sin (INR (S k) * (th u - th t) + g k))) (S t)) M",
         "(r k * sin (INR (S k) * (th u - th t) - g k))) (S t)) M",
     ),
+    (
+        "stiefel",
+        "fun i => G i - x i * dot n G x.",
+        "fun i => G i + x i * dot n G x.",
+    ),
 )
 DEFAULT_MUTANT = MUTANTS[0]  # the one the default run compiles (a few seconds)
 
