@@ -36,9 +36,16 @@ GEOMETRIES = {
     "stiefel2x5-full": geometry.Stiefel(2, 5, "full"),
 }
 TOL = 1e-10
+# the default run checks one case of each kind (the whole table runs under -m slow, in CI)
+DEFAULT = {"torus", "sphere5", "so3", "u2", "stiefel2x4"}
 
 
-@pytest.fixture(params=sorted(GEOMETRIES))
+@pytest.fixture(
+    params=[
+        pytest.param(g, marks=() if g in DEFAULT else pytest.mark.slow)
+        for g in sorted(GEOMETRIES)
+    ]
+)
 def geo(request):
     return GEOMETRIES[request.param]
 
