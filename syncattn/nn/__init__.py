@@ -4,8 +4,10 @@ r"""Attention layers built from the verified primitives (equinox Modules, unbatc
   update is [`syncattn.kuramoto.tangent_update`][] (seed 000);
 * [`SphereAttention`][syncattn.nn.SphereAttention]: the same layer on $(S^{n-1})^k$,
   its update the Lohe coupling and a geodesic step (issue 28; `from_kuramoto`: $n = 2$
-  is the torus layer). Both are one synchronisation-attention core on a geometry
-  (`_sync_attention`, on [`syncattn.geometry`][]);
+  is the torus layer), and [`GroupAttention`][syncattn.nn.GroupAttention] on $SO(n)$,
+  $U(n)$: each is [`SyncAttention`][syncattn.nn.SyncAttention], the one
+  synchronisation-attention layer, on its geometry ([`syncattn.geometry`][]; any
+  geometry of that contract works);
 * [`FrustratedAttention`][syncattn.nn.FrustratedAttention]: Kuramoto attention with a
   learned Daido series per head and a delayed coupling to each key's successor (issue 40;
   syncattn's own formulation of arXiv 2606.18694's abstract), and
@@ -71,6 +73,7 @@ from ._softmax_attention import (
     softmax_projections as softmax_projections,
 )
 from ._sphere_attention import SphereAttention as SphereAttention
+from ._sync_attention import SyncAttention as SyncAttention
 from ._substrate import (
     Substrate as Substrate,
     call_in_model as call_in_model,
@@ -79,6 +82,7 @@ from ._substrate import (
 
 
 __all__ = [
+    "SyncAttention",
     "KuramotoAttention",
     "SphereAttention",
     "GroupAttention",

@@ -1,7 +1,7 @@
 r"""Geometry-native model pieces (issue 28): a feed-forward on the lift, an embedding and
 a prototype readout for states on the torus, a sphere or a group.
 
-`space` names the geometry: `"torus"` ($\theta \in \mathbb{T}^k$, states $(T, k)$),
+`space` is the geometry: a [`syncattn.geometry.Geometry`][], or its name: `"torus"` ($\theta \in \mathbb{T}^k$, states $(T, k)$),
 `"sphere"` with `n` ($z \in (S^{n-1})^k$, $(T, k, n)$), or a group `"so<n>"` /
 `"u<n>"` ($(T, k, n, n)$; $U(n)$ complex).
 """
@@ -31,9 +31,13 @@ __all__ = [
 ]
 
 
-def make_geometry(space: str, n: int | None = None) -> Geometry:
-    """The geometry object for `space` ([`syncattn.geometry.from_space`][]: `"torus"`,
-    `"sphere"` with `n`, `"so<n>"`, `"u<n>"`)."""
+def make_geometry(space: str | Geometry, n: int | None = None) -> Geometry:
+    """The geometry object for `space`: a [`syncattn.geometry.Geometry`][] itself (`n`
+    unused: e.g. the model's, `models.geometry_of(config)`), or a name for
+    [`syncattn.geometry.from_space`][] (`"torus"`, `"sphere"` with `n`, `"so<n>"`,
+    `"u<n>"`)."""
+    if isinstance(space, Geometry):
+        return space
     if space == "sphere":
         n = check_int(n, "n", low=2)
     return from_space(space, n)
@@ -59,7 +63,7 @@ class LiftSwiGLU(eqx.Module):
         d_hidden: hidden width (default $4mk$).
         key: PRNG key.
         bound: $\beta > 0$.
-        space: `"torus"`, `"sphere"` (with `n`), `"so<n>"` or `"u<n>"`.
+        space: a `Geometry`, or `"torus"`, `"sphere"` (with `n`), `"so<n>"` or `"u<n>"`.
         n: the sphere's ambient dimension.
     """
 
