@@ -73,12 +73,12 @@ from ._softmax_attention import (
     softmax_projections as softmax_projections,
 )
 from ._sphere_attention import SphereAttention as SphereAttention
-from ._sync_attention import SyncAttention as SyncAttention
 from ._substrate import (
     Substrate as Substrate,
     call_in_model as call_in_model,
     with_substrate as with_substrate,
 )
+from ._sync_attention import SyncAttention as SyncAttention
 
 
 __all__ = [

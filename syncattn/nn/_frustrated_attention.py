@@ -32,6 +32,7 @@ import jax.numpy as jnp
 from .. import kuramoto
 from .._numerics import sincos
 from .._types import Array, ArrayLike, Bool, Complex, Float, PRNGKeyArray
+from ..geometry import Torus
 from ._common import (
     attend,
     attend_delayed,
@@ -41,7 +42,6 @@ from ._common import (
     check_int,
     check_key_mask,
 )
-from ..geometry import Torus
 from ._sync_attention import SyncAttention, bounded_increment
 
 

@@ -72,7 +72,9 @@ class LiftSwiGLU(eqx.Module):
     bound: float = eqx.field(static=True)
     geometry: Geometry = eqx.field(static=True)
 
-    def __init__(self, k, d_hidden=None, *, key: PRNGKeyArray, bound=1.0, space="torus", n=None):
+    def __init__(
+        self, k, d_hidden=None, *, key: PRNGKeyArray, bound=1.0, space="torus", n=None
+    ):
         self.k = check_int(k, "k")
         self.bound = check_positive(bound, "bound")
         self.geometry = make_geometry(space, n)
@@ -80,7 +82,9 @@ class LiftSwiGLU(eqx.Module):
 
     def __call__(self, state: ArrayLike) -> Array:
         geo = self.geometry
-        state = geo.check(state, self.k, geo.arg_name if geo.arg_name == "theta" else "state")
+        state = geo.check(
+            state, self.k, geo.arg_name if geo.arg_name == "theta" else "state"
+        )
         s = cast(self.ffn, geo.real_dtype(state))
         x = geo.lift(state)  # (T, m, k)
         T, m = x.shape[0], x.shape[1]
@@ -111,7 +115,11 @@ class StateEmbedding(eqx.Module):
 
     def __call__(self, tokens: Int[ArrayLike, " T"]) -> Array:
         tokens = jnp.asarray(tokens)
-        if not jnp.issubdtype(tokens.dtype, jnp.integer) or tokens.ndim != 1 or not tokens.size:
+        if (
+            not jnp.issubdtype(tokens.dtype, jnp.integer)
+            or tokens.ndim != 1
+            or not tokens.size
+        ):
             raise ValueError(
                 f"tokens must be a non-empty 1-D integer array (T,); got dtype {tokens.dtype}, "
                 f"shape {tokens.shape}."
@@ -119,7 +127,9 @@ class StateEmbedding(eqx.Module):
         # the points of the whole table, then the rows: under vmap over a batch the
         # table's V k points are formed once, not once per token (SO(3): 16x fewer
         # exponentials at batch 16 x 256, vocabulary 256); row by row the same numbers
-        return jnp.take(self.geometry.from_params(self.table), tokens, axis=0, mode="clip")
+        return jnp.take(
+            self.geometry.from_params(self.table), tokens, axis=0, mode="clip"
+        )
 
 
 class AlignmentReadout(eqx.Module):
@@ -139,7 +149,9 @@ class AlignmentReadout(eqx.Module):
     k: int = eqx.field(static=True)
     geometry: Geometry = eqx.field(static=True)
 
-    def __init__(self, k, vocab_size, *, key: PRNGKeyArray, space="torus", n=None, scale=1.0):
+    def __init__(
+        self, k, vocab_size, *, key: PRNGKeyArray, space="torus", n=None, scale=1.0
+    ):
         self.k, self.geometry, self.prototypes, V, s = _prototypes(
             k, vocab_size, key, space, n, scale
         )
@@ -198,7 +210,9 @@ class VonMisesReadout(eqx.Module):
     k: int = eqx.field(static=True)
     geometry: Geometry = eqx.field(static=True)
 
-    def __init__(self, k, vocab_size, *, key: PRNGKeyArray, space="torus", n=None, scale=1.0):
+    def __init__(
+        self, k, vocab_size, *, key: PRNGKeyArray, space="torus", n=None, scale=1.0
+    ):
         self.k, self.geometry, self.prototypes, V, s = _prototypes(
             k, vocab_size, key, space, n, scale
         )

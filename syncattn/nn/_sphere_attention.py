@@ -91,8 +91,7 @@ class SphereAttention(SyncAttention):
         n = check_int(n, "n", low=2)
         if generator is not None and drift != "full":
             raise ValueError(
-                "generator is the initial Omega of drift='full'; got "
-                f"drift={drift!r}."
+                f"generator is the initial Omega of drift='full'; got drift={drift!r}."
             )
         super().__init__(
             Sphere(n, drift),

@@ -70,7 +70,9 @@ def tangent_step(
     return geo.exp(state, bounded_tangent(a, bound, geo.fiber_ndim, geo.norm_scale))
 
 
-def bounded_tangent(u: Array, bound: float, fiber_ndim: int, scale: float = 1.0) -> Array:
+def bounded_tangent(
+    u: Array, bound: float, fiber_ndim: int, scale: float = 1.0
+) -> Array:
     r"""`bounded_increment` for tangent vectors: $k$ oscillators per token, each a
     vector or matrix (the last `fiber_ndim` axes), shape $(T, k, \dots)$.
 
@@ -156,18 +158,18 @@ class SyncAttention(eqx.Module):
 
     def __init__(
         self,
-        geometry: Geometry,
-        k: int,
-        n_heads: int,
+        geometry,
+        k,
+        n_heads,
         *,
         key: PRNGKeyArray,
-        value: str = "state",
-        gates: bool = True,
-        causal: bool = True,
-        tau: float = 1.0,
-        bound: float = 1.0,
-        rope_base: float = 10_000.0,
-        gate_norm: str = "mean",
+        value="state",
+        gates=True,
+        causal=True,
+        tau=1.0,
+        bound=1.0,
+        rope_base=10_000.0,
+        gate_norm="mean",
     ):
         r"""The layer on any geometry, through its contract only.
 
@@ -328,7 +330,9 @@ class SyncAttention(eqx.Module):
         if not diagnostics:
             return y
         a = geo.tangent(state, G)  # the coupling: the tangent increment
-        inc = bounded_tangent(geo.gated(gate, a), self.bound, geo.fiber_ndim, geo.norm_scale)
+        inc = bounded_tangent(
+            geo.gated(gate, a), self.bound, geo.fiber_ndim, geo.norm_scale
+        )
         # the global order over the real tokens (all of them if none is real)
         w = None if km is None else jnp.where(jnp.any(km), km, True)
         aux = {
