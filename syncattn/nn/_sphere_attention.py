@@ -5,7 +5,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from .._types import PRNGKeyArray
+from .._types import Array, ArrayLike, Bool, Float, PRNGKeyArray
 from ..geometry import Sphere
 from ._common import check_int
 from ._sync_attention import SyncAttention, from_kuramoto
@@ -108,6 +108,16 @@ class SphereAttention(SyncAttention):
         )
         if generator is not None:
             self.omega = _check_generator(generator, self.k, n)
+
+    def __call__(
+        self,
+        z: Float[ArrayLike, "T k n"],
+        *,
+        mask: Bool[ArrayLike, " T"] | None = None,
+        diagnostics: bool = False,
+    ) -> Float[Array, "T k n"] | tuple[Float[Array, "T k n"], dict]:
+        # the errors name the states `z` (the geometry's own name is the generic "state")
+        return self._call(z, mask, diagnostics, "z")
 
     @property
     def n(self) -> int:
