@@ -11,8 +11,9 @@ $$\langle a, b\rangle_M = c\,\operatorname{Re}\sum a^* b, \qquad c = \texttt{nor
 A state of $k$ oscillators per token has shape $(T, k, *\texttt{fiber})$ (torus: phases
 $(T, k)$; sphere: $(T, k, n)$; group: $(T, k, n, n)$). The contract:
 
-* facts: `fiber` (one oscillator's shape), `m` (the ambient dimension of `embed`),
-  `dim` (the manifold's dimension), `complex`, `norm_scale`, `arg_name`;
+* facts: `space` (its name), `fiber` (one oscillator's shape), `m` (the ambient
+  dimension of `embed`), `dim` (the manifold's dimension), `complex`, `norm_scale`,
+  `arg_name`;
 * points: `embed` $s \mapsto x \in \mathbb{R}^m$ (and `lift`, the layers' layout
   $(T, m, k)$), `check`, `residual` (the distance to the manifold, 0 on it),
   `random` (the uniform / Haar law), `from_params` / `init_params` (learned points);
@@ -66,6 +67,12 @@ class Geometry(abc.ABC):
     @abc.abstractmethod
     def dim(self) -> int:
         r"""The manifold's dimension (of one oscillator's space)."""
+
+    @property
+    @abc.abstractmethod
+    def space(self) -> str:
+        r"""The space's name: its `REGISTRY` key and the parameters the name carries
+        (`"torus"`, `"sphere"`, `"so3"`, `"u2"`); for logs and `models.describe`."""
 
     @property
     def complex(self) -> bool:

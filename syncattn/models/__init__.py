@@ -8,6 +8,9 @@ r"""Language models and the agreement classifier, built from [`syncattn.nn`][].
   a sphere or a group) map token ids ``(T,)`` to
   logits ``(T, vocab)``; the [`Classifier`][syncattn.models.Classifier] maps
   them to one logit per position;
+* [`geometry_of`][syncattn.models.geometry_of]: the
+  [`syncattn.geometry.Geometry`][] a synchronisation model's states live on (one line
+  of ``SPACES`` per geometry);
 * [`attention_diagnostics`][syncattn.models.attention_diagnostics]: one layer's
   attention internals (drives, equilibria) on a sequence;
 * [`shape_for_params`][syncattn.models.shape_for_params] /
@@ -51,6 +54,8 @@ __all__ = [
     "check_dtype",
     "ATTENTIONS",
     "SYNC_ATTENTIONS",
+    "SPACES",
+    "geometry_of",
     "Classifier",
     "Encoder",
     "Block",
@@ -81,6 +86,7 @@ from ._config import (
     parse_overrides as parse_overrides,
     replace as replace,
 )
+from ._geometry import SPACES as SPACES, geometry_of as geometry_of
 from ._inspect import attention_diagnostics as attention_diagnostics
 from ._positions import (
     LearnedPositions as LearnedPositions,

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
+
 import equinox as eqx
 import jax
 
 from .._trees import cast_floating, count_parameters
 from .._types import PRNGKeyArray
 from ._config import SYNC_ATTENTIONS, ModelConfig
+from ._geometry import geometry_of, phase_states
 
 
 __all__ = ["build", "count_params", "describe", "cast", "state_size"]
@@ -16,8 +19,9 @@ __all__ = ["build", "count_params", "describe", "cast", "state_size"]
 def build(config: ModelConfig, *, key: PRNGKeyArray) -> eqx.Module:
     """The model described by ``config``.
 
-    * ``attention`` = ``"kuramoto"``, ``"sphere"``, ``"group"``, ``"frustrated"``,
-      ``"frustrated-mf"``:
+    * ``attention`` in ``SYNC_ATTENTIONS`` (``"kuramoto"``, ``"sphere"``, ``"group"``,
+      ``"frustrated"``, ``"frustrated-mf"``: the geometries of
+      [`geometry_of`][syncattn.models.geometry_of]):
       [`syncattn.models.SyncLM`][] (``"kuramoto"``: seed 000's model,
       ``KuramotoLM``);
     * ``task="lm"``: [`syncattn.models.TransformerLM`][];
@@ -77,18 +81,8 @@ def describe(config: ModelConfig) -> str:
         parts.append(f"{c.positions} positions")
     if c.attention == "oscillator":
         parts.append(f"d_osc {c.osc.d_osc}, p {c.osc.p}, {c.osc.coupling}")
-    if c.attention in SYNC_ATTENTIONS and (c.sync.value != "phase" or not c.sync.gates):
-        parts.append(f"value {c.sync.value}, gates {c.sync.gates}")
-    if c.attention == "sphere":
-        parts.append(f"S^{c.sync.sphere_dim - 1} (n {c.sync.sphere_dim})")
-    if c.attention == "group":
-        parts.append(f"group {c.sync.group}")
-    if c.attention.startswith("frustrated"):
-        parts.append(f"M {c.sync.harmonics}" + (", delayed stream" if c.sync.delay else ", no delay"))
-    if c.attention in ("sphere", "group") and c.sync.drift != "planes":
-        parts.append(f"drift {c.sync.drift}")
-    if c.attention in SYNC_ATTENTIONS and c.sync.readout != "prototype":
-        parts.append(f"readout {c.sync.readout}")
+    if c.attention in SYNC_ATTENTIONS:
+        parts.extend(_sync_parts(c))
     parts.append(f"state {state_size(c)} per token")
     if c.dropout:
         parts.append(f"dropout {c.dropout:g}")
@@ -97,33 +91,49 @@ def describe(config: ModelConfig) -> str:
     return ", ".join(parts)
 
 
+def _sync_parts(c: ModelConfig) -> list[str]:
+    """The synchronisation model's part of `describe`: its geometry (from
+    [`geometry_of`][syncattn.models.geometry_of]) and the ``sync`` fields off their
+    defaults."""
+    geo, s = geometry_of(c), c.sync
+    parts = []
+    if s.value != "phase" or not s.gates:
+        parts.append(f"value {s.value}, gates {s.gates}")
+    if not phase_states(geo):
+        parts.append(f"geometry {geo.space} (dim {geo.dim}, lift {geo.m})")
+    if c.attention.startswith("frustrated"):
+        parts.append(
+            f"M {s.harmonics}" + (", delayed stream" if s.delay else ", no delay")
+        )
+    if s.drift != "planes":  # the phase models' drift is "planes" (SyncConfig)
+        parts.append(f"drift {s.drift}")
+    if s.readout != "prototype":
+        parts.append(f"readout {s.readout}")
+    return parts
+
+
 def state_size(config: ModelConfig) -> int:
     r"""Real numbers per token in the model's state.
 
     $$|s_t| = \begin{cases} d & \text{transformers (the residual stream)} \\
-      k & \text{torus } \mathbb{T}^k \\ k\,n & \text{sphere } (S^{n-1})^k \\
-      k\,n^2 & SO(n)^k \\ 2k\,n^2 & U(n)^k \text{ (complex entries)} \end{cases}$$
+      k\,|\text{fiber}|\,(1 + [\text{complex}]) & \text{a synchronisation model}
+      \end{cases}$$
 
-    with $k$ = ``d_model`` (the stored coordinates, not the manifold's dimension).
+    with $k$ = ``d_model`` and the fiber the shape of one oscillator's state in its
+    geometry ([`geometry_of`][syncattn.models.geometry_of]; the stored coordinates, not
+    the manifold's dimension): torus $k$, sphere $(S^{n-1})^k$ $kn$, $SO(n)^k$ $kn^2$,
+    $U(n)^k$ $2kn^2$ (complex entries).
     """
     k = config.d_model
-    if config.attention == "sphere":
-        return k * config.sync.sphere_dim
-    if config.attention == "group":
-        from ._sync_config import group_kind
-
-        kind, n = group_kind(config.sync.group)
-        return k * n * n * (2 if kind == "u" else 1)
-    return k
+    if config.attention not in SYNC_ATTENTIONS:
+        return k
+    geo = geometry_of(config)
+    return k * math.prod(geo.fiber) * (2 if geo.complex else 1)
 
 
 def complex_states(config: ModelConfig) -> bool:
-    """Whether the model's states are complex (``attention="group"`` on a $U(n)$)."""
-    if config.attention != "group":
-        return False
-    from ._sync_config import group_kind
-
-    return group_kind(config.sync.group)[0] == "u"
+    """Whether the model's states are complex (its geometry's ``complex``: $U(n)$)."""
+    return config.attention in SYNC_ATTENTIONS and geometry_of(config).complex
 
 
 def check_dtype(config: ModelConfig, dtype) -> None:
@@ -140,7 +150,7 @@ def check_dtype(config: ModelConfig, dtype) -> None:
 
     if complex_states(config) and jnp.dtype(float_dtype(dtype)) == jnp.bfloat16:
         raise ValueError(
-            f"group={config.sync.group!r} has complex states (complex64/complex128 only): "
+            f"the {geometry_of(config).space} model has complex states (complex64/complex128 only): "
             "its dtype must be float32 or float64, not bfloat16 (no bfloat16 complex type)."
         )
 

@@ -24,6 +24,7 @@ from .._overrides import (
     split,
     unknown_key,
 )
+from ._geometry import SPACES
 from ._osc_config import OscillatorConfig, check_d_osc as check_d_osc
 from ._sync_config import DRIFTS as DRIFTS, READOUTS as READOUTS, SyncConfig
 
@@ -36,18 +37,16 @@ __all__ = [
     "override_fields",
 ]
 
+SYNC_ATTENTIONS = tuple(SPACES)
+"""The synchronisation family: one LM class ([`syncattn.models.SyncLM`][]), states on the
+geometry ``SPACES`` names ([`syncattn.models.geometry_of`][]): the torus, the sphere
+$S^{n-1}$ or a group."""
 ATTENTIONS = (
     "kuramoto",
     "oscillator",
     "softmax",
-    "sphere",
-    "group",
-    "frustrated",
-    "frustrated-mf",
+    *(a for a in SYNC_ATTENTIONS if a != "kuramoto"),
 )
-SYNC_ATTENTIONS = ("kuramoto", "sphere", "group", "frustrated", "frustrated-mf")
-"""The synchronisation family: one LM class ([`syncattn.models.SyncLM`][]), states on the
-torus, the sphere $S^{n-1}$ or a group."""
 
 TASKS = ("lm", "classifier")
 NORMS = ("layernorm", "rmsnorm")

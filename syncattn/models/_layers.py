@@ -11,6 +11,7 @@ import jax
 
 from .._numerics import default_floating_dtype
 from ._config import ModelConfig
+from ._geometry import geometry_of, phase_states
 
 
 def dtype():
@@ -96,37 +97,24 @@ def call_swiglu(ffn: eqx.Module, x):
 
 
 # --------------------------------------------------------------------------- synchronisation models
-# SyncLM's pieces, one factory each, dispatching on the geometry; the torus (Kuramoto)
-# keeps seed 000's classes, so its parameters and checkpoints are unchanged.
-
-
-def sync_space(config: ModelConfig) -> tuple[str, int | None]:
-    """``(space, n)`` of the nn geometry blocks: ``("torus", None)``, ``("sphere", n)``,
-    ``("so3", None)``, ..."""
-    if config.attention in ("kuramoto", "frustrated", "frustrated-mf"):
-        return "torus", None
-    if config.attention == "sphere":
-        return "sphere", config.sync.sphere_dim
-    from ..group import parse_group
-
-    kind, n = parse_group(config.sync.group)
-    return f"{kind}{n}", None
+# SyncLM's pieces, one factory each, on the model's geometry (`geometry_of`): the phase
+# models (the torus) keep seed 000's classes, so their parameters and checkpoints are
+# unchanged; every other geometry gets the generic layers on its geometry object.
 
 
 def _sync_value(config: ModelConfig) -> str:
     return "state" if config.sync.value == "phase" else "learned"
 
 
-def _torus(config: ModelConfig) -> bool:
-    return config.attention in ("kuramoto", "frustrated", "frustrated-mf")
+def _phases(config: ModelConfig) -> bool:
+    return phase_states(geometry_of(config))
 
 
 def make_state_embedding(config: ModelConfig, *, key) -> eqx.Module:
-    if _torus(config):
+    if _phases(config):
         return make_phase_embedding(config, key=key)
-    space, n = sync_space(config)
     return _nn().StateEmbedding(
-        config.vocab_size, config.d_model, key=key, space=space, n=n
+        config.vocab_size, config.d_model, key=key, space=geometry_of(config)
     )
 
 
@@ -135,8 +123,11 @@ def make_sync_attention(config: ModelConfig, *, key) -> eqx.Module:
         return make_kuramoto_attention(config, key=key)
     if config.attention in ("frustrated", "frustrated-mf"):
         return make_frustrated_attention(config, key=key)
-    nn, c = _nn(), config
-    common = dict(
+    c = config
+    return _nn().SyncAttention(
+        geometry_of(c),
+        c.d_model,
+        c.n_heads,
         key=key,
         value=_sync_value(c),
         gates=c.sync.gates,
@@ -144,11 +135,7 @@ def make_sync_attention(config: ModelConfig, *, key) -> eqx.Module:
         bound=c.sync.bound,
         rope_base=c.rope_base,
         gate_norm=c.sync.gate_norm,
-        drift=c.sync.drift,
     )
-    if c.attention == "sphere":
-        return nn.SphereAttention(c.d_model, c.sync.sphere_dim, c.n_heads, **common)
-    return nn.GroupAttention(c.d_model, c.n_heads, group=sync_space(c)[0], **common)
 
 
 def call_sync_attention(attention: eqx.Module, state, diagnostics: bool = False):
@@ -170,11 +157,15 @@ def make_sync_ffn(config: ModelConfig, *, key) -> eqx.Module:
             tau=config.sync.tau,
             bound=config.sync.bound,
         )
-    if _torus(config):
+    if _phases(config):
         return make_angle_swiglu(config, key=key)
-    space, n = sync_space(config)
-    return _nn().LiftSwiGLU(config.d_model, config.d_ff, key=key, bound=config.sync.bound,
-                            space=space, n=n)  # fmt: skip
+    return _nn().LiftSwiGLU(
+        config.d_model,
+        config.d_ff,
+        key=key,
+        bound=config.sync.bound,
+        space=geometry_of(config),
+    )
 
 
 def call_sync_ffn(ffn: eqx.Module, state):
@@ -184,16 +175,14 @@ def call_sync_ffn(ffn: eqx.Module, state):
 def make_sync_readout(config: ModelConfig, *, key) -> eqx.Module:
     nn, c = _nn(), config
     kind = c.sync.readout
-    if kind == "prototype" and _torus(c):
+    if kind == "prototype" and _phases(c):
         return make_prototype_readout(c, key=key)
-    space, n = sync_space(c)
+    geo, V, scale = geometry_of(c), c.vocab_size, c.sync.readout_scale
     if kind == "prototype":
-        return nn.AlignmentReadout(c.d_model, c.vocab_size, key=key, space=space, n=n,
-                                   scale=c.sync.readout_scale)  # fmt: skip
+        return nn.AlignmentReadout(c.d_model, V, key=key, space=geo, scale=scale)
     if kind == "vonmises":
-        return nn.VonMisesReadout(c.d_model, c.vocab_size, key=key, space=space, n=n,
-                                  scale=c.sync.readout_scale)  # fmt: skip
-    return nn.LiftLinearReadout(c.d_model, c.vocab_size, key=key, space=space, n=n)
+        return nn.VonMisesReadout(c.d_model, V, key=key, space=geo, scale=scale)
+    return nn.LiftLinearReadout(c.d_model, V, key=key, space=geo)
 
 
 # --------------------------------------------------------------------------- Kuramoto model
@@ -248,7 +237,9 @@ def make_angle_swiglu(config: ModelConfig, *, key) -> eqx.Module:
         return _nn().LiftSwiGLU(
             config.d_model, config.d_ff, key=key, bound=config.sync.bound
         )
-    return _nn().AngleSwiGLU(config.d_model, config.d_ff, key=key, bound=config.sync.bound)
+    return _nn().AngleSwiGLU(
+        config.d_model, config.d_ff, key=key, bound=config.sync.bound
+    )
 
 
 def call_angle_swiglu(ffn: eqx.Module, theta):

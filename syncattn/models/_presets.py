@@ -24,7 +24,14 @@ from __future__ import annotations
 from typing import Any
 
 from .._overrides import merge
-from ._config import ATTENTIONS, SYNC_ATTENTIONS, ModelConfig, parse_overrides
+from ._config import (
+    ATTENTIONS,
+    SYNC_ATTENTIONS,
+    ModelConfig,
+    SyncConfig,
+    parse_overrides,
+)
+from ._geometry import SPACES, phase_states
 from ._osc_config import OscillatorConfig
 
 
@@ -47,8 +54,10 @@ def _lm(name, attention, **kw) -> dict[str, Any]:
         kw.setdefault("positions", "rope")
     if attention == "frustrated-mf":
         kw.setdefault("ffn", "modes")
-    if attention in ("sphere", "group"):
-        kw.setdefault("ffn", "lift")
+    if attention in SYNC_ATTENTIONS and not phase_states(
+        SPACES[attention](SyncConfig())
+    ):
+        kw.setdefault("ffn", "lift")  # a geometry's states: the lift feed-forward
     elif attention == "oscillator":
         # The oscillator layer's own positional signal is its per-position
         # anchors r_j; it has no rotary embedding, so give it sinusoids.
@@ -100,7 +109,8 @@ def _presets(name: str, attention: str) -> dict[str, Any]:
             # the lift widths of the Kuramoto model: 2 x 128, sphere 4 x 64, SO(3) 9 x 32
             "sphere": dict(d_model=64, n_layers=4, n_heads=4, d_ff=216),
             "group": dict(d_model=32, n_layers=4, n_heads=4, d_ff=216),
-        }[attention]
+        }
+        sizes = sizes.get(attention, sizes["sphere"])  # a new geometry: the sphere's
         return _lm(name, attention, max_len=256, **sizes)
     if name == "5m":
         sizes = {
@@ -113,7 +123,8 @@ def _presets(name: str, attention: str) -> dict[str, Any]:
             "frustrated-mf": dict(d_model=256, n_layers=6, n_heads=8, d_ff=MODES_5M),
             "sphere": dict(d_model=128, n_layers=6, n_heads=8, d_ff=384),
             "group": dict(d_model=64, n_layers=6, n_heads=8, d_ff=392),
-        }[attention]
+        }
+        sizes = sizes.get(attention, sizes["sphere"])  # a new geometry: the sphere's
         return _lm(name, attention, max_len=256, **sizes)
     if name == "paper-b-lm":
         return dict(

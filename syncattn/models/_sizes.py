@@ -10,9 +10,10 @@ For a target parameter count $N^\ast$ the rule picks
 * the width $d$ = the multiple of 16 whose Kuramoto count $N(d)$ minimises
   $|\ln(N(d)/N^\ast)|$;
 * every other attention has the same $d$, $L$ and heads, and the multiple of 8 for its
-  $d_{ff}$ that brings its count closest to the Kuramoto count; except the sphere and
-  group models, whose $k$ = ``d_model`` makes their lift $mk$ ($m$ = $n$, $n^2$) the
-  Kuramoto lift $2d$ (nearest multiple of the heads; heads reduced to divide $k$):
+  $d_{ff}$ that brings its count closest to the Kuramoto count; except that a
+  synchronisation model's $k$ = ``d_model`` makes its lift $mk$ ($m$ its geometry's,
+  [`geometry_of`][syncattn.models.geometry_of]: torus 2, sphere $n$, $SO(n)$ $n^2$)
+  the Kuramoto lift $2d$ (nearest multiple of the heads; heads reduced to divide $k$):
   the same attention width, then the same $d_{ff}$ rule.
 
 Counts are those of the real models ([`syncattn.models.config_params`][]), built on
@@ -29,12 +30,19 @@ import math
 from typing import Any
 
 from ._build import config_params
-from ._config import ModelConfig
+from ._config import SYNC_ATTENTIONS, ModelConfig
+from ._geometry import geometry_of
 from ._presets import get_config
 
 
-__all__ = ["depth_for_params", "shape_for_params", "config_for_params", "HEAD_WIDTH",
-           "FF_RATIO", "DEPTHS"]  # fmt: skip
+__all__ = [
+    "depth_for_params",
+    "shape_for_params",
+    "config_for_params",
+    "HEAD_WIDTH",
+    "FF_RATIO",
+    "DEPTHS",
+]
 
 HEAD_WIDTH = 16
 FF_RATIO = 2.75
@@ -52,35 +60,49 @@ def _kuramoto_ff(d: int) -> int:
 
 
 @functools.lru_cache(maxsize=512)
-def _count(attention: str, d: int, L: int, ff: int, vocab: int, heads: int | None = None) -> int:
-    return config_params(get_config(
-        "1m", attention=attention, d_model=d, n_layers=L,
-        n_heads=heads or d // HEAD_WIDTH, d_ff=ff, vocab_size=vocab))  # fmt: skip
+def _count(
+    attention: str, d: int, L: int, ff: int, vocab: int, heads: int | None = None
+) -> int:
+    return config_params(
+        get_config(
+            "1m",
+            attention=attention,
+            d_model=d,
+            n_layers=L,
+            n_heads=heads or d // HEAD_WIDTH,
+            d_ff=ff,
+            vocab_size=vocab,
+        )
+    )
 
 
-def _lift_width(attention: str) -> int:
-    """Real coordinates $m$ per oscillator at the 1m preset's ``sync`` (torus 2)."""
-    from ._build import state_size
-
-    config = get_config("1m", attention=attention)
-    return state_size(config) // config.d_model if attention in ("sphere", "group") else 2
+def _lift_width(attention: str) -> int | None:
+    """Real coordinates $m$ per oscillator of `attention`'s geometry at the 1m preset's
+    ``sync`` (torus 2, sphere $n$, $SO(n)$ $n^2$, $U(n)$ $2n^2$); None for the
+    transformers."""
+    if attention not in SYNC_ATTENTIONS:
+        return None
+    return geometry_of(get_config("1m", attention=attention)).m
 
 
 def _width(attention: str, d: int) -> tuple[int, int]:
     """``(d_model, n_heads)`` of `attention` beside a Kuramoto model of width $d$: the
-    same for the transformers; for the sphere and group models the $k$ whose lift
-    $mk$ is nearest the Kuramoto lift $2d$ (a multiple of the heads $d/16$, which
-    shrink to divide it)."""
+    same for the transformers; for a synchronisation model the $k$ whose lift $mk$
+    ($m$ its geometry's) is nearest the Kuramoto lift $2d$ (a multiple of the heads
+    $d/16$, which shrink to divide it; on the torus $k = d$)."""
     heads = d // HEAD_WIDTH
-    if attention not in ("sphere", "group"):
+    m = _lift_width(attention)
+    if m is None:
         return d, heads
-    k = max(heads, heads * round(2 * d / _lift_width(attention) / heads))
+    k = max(heads, heads * round(2 * d / m / heads))
     return k, math.gcd(k, heads)
 
 
 @functools.lru_cache(maxsize=128)
 def shape_for_params(
-    target: int | float, vocab: int = 256, attentions: tuple[str, ...] = ("kuramoto", "softmax")
+    target: int | float,
+    vocab: int = 256,
+    attentions: tuple[str, ...] = ("kuramoto", "softmax"),
 ) -> dict[str, Any]:
     r"""The shape the size rule (module docstring) gives for $N^\ast$ = `target`.
 
@@ -101,7 +123,9 @@ def shape_for_params(
         ValueError: `target` not a finite number > 0.
     """
     if not isinstance(target, (int, float)) or not math.isfinite(target) or target <= 0:
-        raise ValueError(f"target must be a finite number of parameters > 0; got {target!r}.")
+        raise ValueError(
+            f"target must be a finite number of parameters > 0; got {target!r}."
+        )
     L = depth_for_params(target)
     best, d = None, HEAD_WIDTH
     while True:
@@ -128,16 +152,36 @@ def shape_for_params(
         kuramoto = params.pop("kuramoto")
     else:
         kuramoto = params["kuramoto"]
-    name = f"{target // 1_000_000}m" if target % 1_000_000 == 0 else f"{round(target / 1000)}k"
-    shapes = {a: {"d_model": widths[a][0], "n_layers": L, "n_heads": widths[a][1],
-                  "d_ff": ff[a]} for a in ff}  # fmt: skip
-    return {"name": name, "target": target, "d_model": d, "n_layers": L,
-            "n_heads": d // HEAD_WIDTH, "d_ff": ff, "params": params, "shapes": shapes,
-            "mismatch": params["softmax"] / kuramoto - 1 if "softmax" in params else 0.0}  # fmt: skip
+    name = (
+        f"{target // 1_000_000}m"
+        if target % 1_000_000 == 0
+        else f"{round(target / 1000)}k"
+    )
+    shapes = {
+        a: {
+            "d_model": widths[a][0],
+            "n_layers": L,
+            "n_heads": widths[a][1],
+            "d_ff": ff[a],
+        }
+        for a in ff
+    }
+    return {
+        "name": name,
+        "target": target,
+        "d_model": d,
+        "n_layers": L,
+        "n_heads": d // HEAD_WIDTH,
+        "d_ff": ff,
+        "params": params,
+        "shapes": shapes,
+        "mismatch": params["softmax"] / kuramoto - 1 if "softmax" in params else 0.0,
+    }
 
 
-def config_for_params(target: int | float, attention: str, vocab_size: int = 256,
-                      **overrides: Any) -> ModelConfig:  # fmt: skip
+def config_for_params(
+    target: int | float, attention: str, vocab_size: int = 256, **overrides: Any
+) -> ModelConfig:
     """The 1m preset of `attention` with the shape [`shape_for_params`][syncattn.models.shape_for_params]
     gives for `target` (name ``"auto"``), and `overrides` (any other field).
 

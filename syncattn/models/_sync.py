@@ -8,14 +8,15 @@ $$s^{(0)}_t = \pi(E_{w_t}), \qquad
 
 where each layer moves every oscillator $s_{tj}$ by a bounded tangent step along its
 geometry (the state never leaves it: no norms, no additive positions; the attention's
-rotary drift $e^{(t-u)\Omega_j}$ is the position signal). The geometry comes from
-``config.attention`` and ``config.sync``:
+rotary drift $e^{(t-u)\Omega_j}$ is the position signal). The geometry is
+[`geometry_of`][syncattn.models.geometry_of] ``(config)``, from ``config.attention`` and
+``config.sync`` (one line of ``SPACES`` per geometry):
 
 | attention | state $s_{tj}$ | embedding | attention | feed-forward |
 |---|---|---|---|---|
 | ``"kuramoto"`` | $\theta \in \mathbb{T}$ | [`syncattn.nn.PhaseEmbedding`][] | [`syncattn.nn.KuramotoAttention`][] | [`syncattn.nn.AngleSwiGLU`][] / [`syncattn.nn.LiftSwiGLU`][] |
-| ``"sphere"`` | $z \in S^{n-1}$ | [`syncattn.nn.StateEmbedding`][] | [`syncattn.nn.SphereAttention`][] | [`syncattn.nn.LiftSwiGLU`][] |
-| ``"group"`` | $U \in SO(n), U(n)$ | [`syncattn.nn.StateEmbedding`][] | [`syncattn.nn.GroupAttention`][] | [`syncattn.nn.LiftSwiGLU`][] |
+| ``"sphere"`` | $z \in S^{n-1}$ | [`syncattn.nn.StateEmbedding`][] | [`syncattn.nn.SyncAttention`][] (as [`syncattn.nn.SphereAttention`][]) | [`syncattn.nn.LiftSwiGLU`][] |
+| ``"group"`` | $U \in SO(n), U(n)$ | [`syncattn.nn.StateEmbedding`][] | [`syncattn.nn.SyncAttention`][] (as [`syncattn.nn.GroupAttention`][]) | [`syncattn.nn.LiftSwiGLU`][] |
 | ``"frustrated"`` | $\theta \in \mathbb{T}$ | [`syncattn.nn.PhaseEmbedding`][] | [`syncattn.nn.FrustratedAttention`][] | [`syncattn.nn.AngleSwiGLU`][] / [`syncattn.nn.LiftSwiGLU`][] |
 | ``"frustrated-mf"`` | $\theta \in \mathbb{T}$ | [`syncattn.nn.PhaseEmbedding`][] | [`syncattn.nn.FrustratedAttention`][] | [`syncattn.nn.CollectiveModes`][] (no MLP) |
 
@@ -36,6 +37,7 @@ import jax.numpy as jnp
 from .._types import Array, Bool, Float, Int, PRNGKeyArray
 from . import _layers
 from ._config import SYNC_ATTENTIONS, ModelConfig
+from ._geometry import geometry_of, phase_states
 from ._transformer import _split, check_mask, check_tokens, dropout
 
 
@@ -88,7 +90,9 @@ class SyncLM(eqx.Module):
         self.ffns = (
             None
             if config.ffn == "none"
-            else tuple(_layers.make_sync_ffn(config, key=k) for k in jax.random.split(kf, L))
+            else tuple(
+                _layers.make_sync_ffn(config, key=k) for k in jax.random.split(kf, L)
+            )
         )
         self.readout = _layers.make_sync_readout(config, key=kr)
 
@@ -119,7 +123,7 @@ class SyncLM(eqx.Module):
             check_mask(mask, T)
         state = self.embedding(tokens)
         keys = _split(key, 2 * cfg.n_layers)
-        torus = cfg.attention in ("kuramoto", "frustrated", "frustrated-mf")
+        torus = phase_states(geometry_of(cfg))
         layers = []
         for i, attention in enumerate(self.attentions):
             new = _layers.call_sync_attention(attention, state, diagnostics)
@@ -150,6 +154,8 @@ def _step(state, new_state, rate, key, torus: bool):
         return new_state
     if torus:  # theta + Delta: inverted dropout on Delta
         return state + dropout(new_state - state, rate, key)
-    keep = jax.random.bernoulli(key, 1.0 - rate, state.shape[:2])  # (T, k): one per oscillator
+    keep = jax.random.bernoulli(
+        key, 1.0 - rate, state.shape[:2]
+    )  # (T, k): one per oscillator
     keep = keep.reshape(keep.shape + (1,) * (state.ndim - 2))
     return jnp.where(keep, new_state, state)

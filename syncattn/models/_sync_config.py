@@ -7,15 +7,16 @@ import math
 from typing import Any
 
 from .._overrides import check_value, deprecated_item, field_types
+from ..group import parse_group
+from ._geometry import geometry_of, phase_states
 
 
-__all__ = ["SyncConfig", "group_kind", "DRIFTS", "READOUTS", "VALUES", "GATE_NORMS"]
+__all__ = ["SyncConfig", "DRIFTS", "READOUTS", "VALUES", "GATE_NORMS"]
 
 DRIFTS = ("planes", "full", "none")
 READOUTS = ("prototype", "vonmises", "lift_linear")
 VALUES = ("phase", "learned")
 GATE_NORMS = ("mean", "none")
-TORUS = ("kuramoto", "frustrated", "frustrated-mf")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -93,7 +94,7 @@ class SyncConfig:
                 f"sync.sphere_dim must be >= 2 (states on S^(n-1)); got {self.sphere_dim}."
             )
         try:
-            group_kind(self.group)
+            parse_group(self.group)
         except ValueError as e:
             raise ValueError(f"sync.group: {e}") from None
         for field, allowed in (
@@ -121,22 +122,17 @@ class SyncConfig:
         """
         _check_sync(config, sync_attentions)
         _check_frustrated(config)
-        _check_torus(config)
+        _check_torus(config, sync_attentions)
 
     def __getitem__(self, key: str) -> Any:
         """Deprecated, as ``ModelConfig[key]``."""
         return deprecated_item(self, key)
 
 
-def group_kind(name: str) -> tuple[str, int]:
-    """``("so" | "u", n)`` of a group name ([`syncattn.group.parse_group`][]).
-
-    Raises:
-        ValueError: an unknown group name.
-    """
-    from ..group import parse_group
-
-    return parse_group(name)
+def _phases(config) -> bool:
+    """Whether `config` is a model of phases (the torus models: Kuramoto, frustrated),
+    read from its geometry."""
+    return phase_states(geometry_of(config))
 
 
 def _check_sync(config, sync_attentions: tuple[str, ...]) -> None:
@@ -161,7 +157,7 @@ def _check_sync(config, sync_attentions: tuple[str, ...]) -> None:
                 f"needs attention in {sync_attentions}; got attention={a!r}."
             )
         return
-    if a in TORUS and sync.drift != "planes":
+    if _phases(config) and sync.drift != "planes":
         raise ValueError(
             f"the {a} model's drift is its phase drift omega_j (t - u): "
             f"sync.drift must be 'planes'; got {sync.drift!r}."
@@ -173,7 +169,7 @@ def _check_sync(config, sync_attentions: tuple[str, ...]) -> None:
                     f"sync.{f} applies to the frustrated models (attention='frustrated' or "
                     f"'frustrated-mf'); got attention={a!r}."
                 )
-    if a not in TORUS:
+    if not _phases(config):
         _check_geometric(config)
 
 
@@ -202,11 +198,11 @@ def _check_geometric(config) -> None:
         )
 
 
-def _check_torus(config) -> None:
+def _check_torus(config, sync_attentions: tuple[str, ...]) -> None:
     """The models on the torus (Kuramoto, frustrated): a causal LM with the phase drift
     as positions, the angle (or lift) SwiGLU and the prototype phases as head."""
     a = config.attention
-    if a not in TORUS:
+    if a not in sync_attentions or not _phases(config):
         return
     if config.task != "lm":
         raise ValueError(

@@ -4,8 +4,10 @@ r"""Attention layers built from the verified primitives (equinox Modules, unbatc
   update is [`syncattn.kuramoto.tangent_update`][] (seed 000);
 * [`SphereAttention`][syncattn.nn.SphereAttention]: the same layer on $(S^{n-1})^k$,
   its update the Lohe coupling and a geodesic step (issue 28; `from_kuramoto`: $n = 2$
-  is the torus layer). Both are one synchronisation-attention core on a geometry
-  (`_sync_attention`, on [`syncattn.geometry`][]);
+  is the torus layer), and [`GroupAttention`][syncattn.nn.GroupAttention] on $SO(n)$,
+  $U(n)$: each is [`SyncAttention`][syncattn.nn.SyncAttention], the one
+  synchronisation-attention layer, on its geometry ([`syncattn.geometry`][]; any
+  geometry of that contract works);
 * [`FrustratedAttention`][syncattn.nn.FrustratedAttention]: Kuramoto attention with a
   learned Daido series per head and a delayed coupling to each key's successor (issue 40;
   syncattn's own formulation of arXiv 2606.18694's abstract), and
@@ -76,9 +78,11 @@ from ._substrate import (
     call_in_model as call_in_model,
     with_substrate as with_substrate,
 )
+from ._sync_attention import SyncAttention as SyncAttention
 
 
 __all__ = [
+    "SyncAttention",
     "KuramotoAttention",
     "SphereAttention",
     "GroupAttention",

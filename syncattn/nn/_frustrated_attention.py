@@ -32,6 +32,7 @@ import jax.numpy as jnp
 from .. import kuramoto
 from .._numerics import sincos
 from .._types import Array, ArrayLike, Bool, Complex, Float, PRNGKeyArray
+from ..geometry import Torus
 from ._common import (
     attend,
     attend_delayed,
@@ -41,7 +42,6 @@ from ._common import (
     check_int,
     check_key_mask,
 )
-from ..geometry import Torus
 from ._sync_attention import SyncAttention, bounded_increment
 
 
@@ -212,21 +212,21 @@ class FrustratedAttention(SyncAttention):
                 "delay=True (the stream W_t = sum_{u<t} A_tu e^{i m theta_{u+1}}) needs "
                 "causal=True: a non-causal layer would read the successor of t; set delay=False."
             )
-        k, n_heads = self._init_core(
+        super().__init__(
             Torus(),
             k,
             n_heads,
-            key,
-            value="phase",
+            key=key,
+            value="state",
             gates=gates,
             causal=causal,
             tau=tau,
             bound=bound,
-            gate_norm=gate_norm,
             rope_base=rope_base,
-            values=("phase",),
+            gate_norm=gate_norm,
         )
-        self.omega = self._drift_rates(1, rope_base).reshape(-1)
+        self.value = "phase"  # the torus layer's name of the identity values
+        n_heads = self.n_heads
         dtype = self.log_tau.dtype
         self.c_real, self.c_imag = _initial_coefficients(n_heads, self.order, dtype)
         if self.delay:

@@ -1,7 +1,7 @@
 r"""Geometry-native model pieces (issue 28): a feed-forward on the lift, an embedding and
 a prototype readout for states on the torus, a sphere or a group.
 
-`space` names the geometry: `"torus"` ($\theta \in \mathbb{T}^k$, states $(T, k)$),
+`space` is the geometry: a [`syncattn.geometry.Geometry`][], or its name: `"torus"` ($\theta \in \mathbb{T}^k$, states $(T, k)$),
 `"sphere"` with `n` ($z \in (S^{n-1})^k$, $(T, k, n)$), or a group `"so<n>"` /
 `"u<n>"` ($(T, k, n, n)$; $U(n)$ complex).
 """
@@ -31,9 +31,13 @@ __all__ = [
 ]
 
 
-def make_geometry(space: str, n: int | None = None) -> Geometry:
-    """The geometry object for `space` ([`syncattn.geometry.from_space`][]: `"torus"`,
-    `"sphere"` with `n`, `"so<n>"`, `"u<n>"`)."""
+def make_geometry(space: str | Geometry, n: int | None = None) -> Geometry:
+    """The geometry object for `space`: a [`syncattn.geometry.Geometry`][] itself (`n`
+    unused: e.g. the model's, `models.geometry_of(config)`), or a name for
+    [`syncattn.geometry.from_space`][] (`"torus"`, `"sphere"` with `n`, `"so<n>"`,
+    `"u<n>"`)."""
+    if isinstance(space, Geometry):
+        return space
     if space == "sphere":
         n = check_int(n, "n", low=2)
     return from_space(space, n)
@@ -59,7 +63,7 @@ class LiftSwiGLU(eqx.Module):
         d_hidden: hidden width (default $4mk$).
         key: PRNG key.
         bound: $\beta > 0$.
-        space: `"torus"`, `"sphere"` (with `n`), `"so<n>"` or `"u<n>"`.
+        space: a `Geometry`, or `"torus"`, `"sphere"` (with `n`), `"so<n>"` or `"u<n>"`.
         n: the sphere's ambient dimension.
     """
 
@@ -68,7 +72,9 @@ class LiftSwiGLU(eqx.Module):
     bound: float = eqx.field(static=True)
     geometry: Geometry = eqx.field(static=True)
 
-    def __init__(self, k, d_hidden=None, *, key: PRNGKeyArray, bound=1.0, space="torus", n=None):
+    def __init__(
+        self, k, d_hidden=None, *, key: PRNGKeyArray, bound=1.0, space="torus", n=None
+    ):
         self.k = check_int(k, "k")
         self.bound = check_positive(bound, "bound")
         self.geometry = make_geometry(space, n)
@@ -76,7 +82,9 @@ class LiftSwiGLU(eqx.Module):
 
     def __call__(self, state: ArrayLike) -> Array:
         geo = self.geometry
-        state = geo.check(state, self.k, geo.arg_name if geo.arg_name == "theta" else "state")
+        state = geo.check(
+            state, self.k, geo.arg_name if geo.arg_name == "theta" else "state"
+        )
         s = cast(self.ffn, geo.real_dtype(state))
         x = geo.lift(state)  # (T, m, k)
         T, m = x.shape[0], x.shape[1]
@@ -107,7 +115,11 @@ class StateEmbedding(eqx.Module):
 
     def __call__(self, tokens: Int[ArrayLike, " T"]) -> Array:
         tokens = jnp.asarray(tokens)
-        if not jnp.issubdtype(tokens.dtype, jnp.integer) or tokens.ndim != 1 or not tokens.size:
+        if (
+            not jnp.issubdtype(tokens.dtype, jnp.integer)
+            or tokens.ndim != 1
+            or not tokens.size
+        ):
             raise ValueError(
                 f"tokens must be a non-empty 1-D integer array (T,); got dtype {tokens.dtype}, "
                 f"shape {tokens.shape}."
@@ -115,7 +127,9 @@ class StateEmbedding(eqx.Module):
         # the points of the whole table, then the rows: under vmap over a batch the
         # table's V k points are formed once, not once per token (SO(3): 16x fewer
         # exponentials at batch 16 x 256, vocabulary 256); row by row the same numbers
-        return jnp.take(self.geometry.from_params(self.table), tokens, axis=0, mode="clip")
+        return jnp.take(
+            self.geometry.from_params(self.table), tokens, axis=0, mode="clip"
+        )
 
 
 class AlignmentReadout(eqx.Module):
@@ -135,7 +149,9 @@ class AlignmentReadout(eqx.Module):
     k: int = eqx.field(static=True)
     geometry: Geometry = eqx.field(static=True)
 
-    def __init__(self, k, vocab_size, *, key: PRNGKeyArray, space="torus", n=None, scale=1.0):
+    def __init__(
+        self, k, vocab_size, *, key: PRNGKeyArray, space="torus", n=None, scale=1.0
+    ):
         self.k, self.geometry, self.prototypes, V, s = _prototypes(
             k, vocab_size, key, space, n, scale
         )
@@ -194,7 +210,9 @@ class VonMisesReadout(eqx.Module):
     k: int = eqx.field(static=True)
     geometry: Geometry = eqx.field(static=True)
 
-    def __init__(self, k, vocab_size, *, key: PRNGKeyArray, space="torus", n=None, scale=1.0):
+    def __init__(
+        self, k, vocab_size, *, key: PRNGKeyArray, space="torus", n=None, scale=1.0
+    ):
         self.k, self.geometry, self.prototypes, V, s = _prototypes(
             k, vocab_size, key, space, n, scale
         )

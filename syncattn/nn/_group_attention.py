@@ -2,15 +2,10 @@ r"""Group synchronisation attention: the matrix Lohe model on SO(n) and U(n) as 
 
 from __future__ import annotations
 
-import equinox as eqx
-import jax
-import jax.numpy as jnp
-
 from .. import group as group_geometry
-from .._types import Array, ArrayLike, Bool, Inexact, PRNGKeyArray
-from ._common import check_choice
-from ..geometry import Group, plane_generator
-from ._sync_attention import SyncAttention
+from .._types import PRNGKeyArray
+from ..geometry import Group
+from ._sync_attention import SyncAttention, from_kuramoto
 
 
 __all__ = ["GroupAttention"]
@@ -70,10 +65,6 @@ class GroupAttention(SyncAttention):
     $(k,)$ and `coherence` $\frac1n\operatorname{Re}\operatorname{tr}(U_{tj}^H G_{tj})$.
     """
 
-    group: str = eqx.field(static=True)
-    n: int = eqx.field(static=True)
-    drift: str = eqx.field(static=True)
-
     def __init__(
         self,
         k,
@@ -91,57 +82,44 @@ class GroupAttention(SyncAttention):
         drift="planes",
     ):
         kind, n = group_geometry.parse_group(group)
-        self.group, self.n = f"{kind}{n}", n
-        self.drift = check_choice(drift, "drift", ("planes", "full", "none"))
-        geo = Group(kind, n, drift)
-        k, n_heads = self._init_core(
-            geo, k, n_heads, key, value=value, gates=gates, causal=causal, tau=tau,
-            bound=bound, gate_norm=gate_norm, rope_base=rope_base, values=("state", "learned"),
-        )  # fmt: skip
-        P = n if kind == "u" else n // 2
-        if drift == "none" or P == 0:
-            self.omega = None
-            return
-        rates = self._drift_rates(P, rope_base)
-        if drift == "planes":
-            self.omega = rates
-        else:
-            self.omega = plane_generator(rates, n) if kind == "so" else _u_full(rates)
+        super().__init__(
+            Group(kind, n, drift),
+            k,
+            n_heads,
+            key=key,
+            value=value,
+            gates=gates,
+            causal=causal,
+            tau=tau,
+            bound=bound,
+            rope_base=rope_base,
+            gate_norm=gate_norm,
+        )
 
-    def __call__(
-        self,
-        U: Inexact[ArrayLike, "T k n n"],
-        *,
-        mask: Bool[ArrayLike, " T"] | None = None,
-        diagnostics: bool = False,
-    ) -> Inexact[Array, "T k n n"] | tuple[Inexact[Array, "T k n n"], dict]:
-        return self._call(U, mask, diagnostics, "U")
+    @property
+    def group(self) -> str:
+        """The group's name (`"so3"`, `"u2"`), read from the geometry."""
+        return f"{self.geometry.kind}{self.geometry.n}"
 
-    def generator(self) -> Inexact[Array, "k n n"] | None:
-        r"""The drift generators $\Omega_j$ $(k, n, n)$ in the Lie algebra (None: none)."""
-        return self.geometry.generator(self.omega)
+    @property
+    def n(self) -> int:
+        """The matrices' size $n$, read from the geometry."""
+        return self.geometry.n
+
+    @property
+    def drift(self) -> str:
+        """The drift (`"planes"`, `"full"`, `"none"`), read from the geometry."""
+        return self.geometry.drift
 
     @classmethod
     def from_kuramoto(cls, layer, group: str = "u1") -> GroupAttention:
         r"""The $U(1)$ layer with `layer`'s parameters: on $U = e^{i\theta}$ $(T, k, 1, 1)$
-        it returns $e^{i\theta'}$ with $\theta'$ = `layer(theta)`."""
+        it returns $e^{i\theta'}$ with $\theta'$ = `layer(theta)`
+        (`_sync_attention.from_kuramoto`)."""
         if group != "u1":
-            raise ValueError(f"from_kuramoto builds the U(1) layer; group must be 'u1', got {group!r}.")
-        new = cls(
-            layer.k, layer.n_heads, key=jax.random.key(0), group="u1",
-            value="state" if layer.value == "phase" else "learned", gates=layer.gates,
-            causal=layer.causal, bound=layer.bound, gate_norm=layer.gate_norm,
-        )  # fmt: skip
-        return eqx.tree_at(
-            lambda m: (m.gate_q, m.gate_k, m.value_gate, m.value_proj, m.omega, m.log_tau),
-            new,
-            (layer.gate_q, layer.gate_k, layer.value_gate, layer.value_proj,
-             layer.omega[:, None], layer.log_tau),
-            is_leaf=lambda x: x is None,
-        )  # fmt: skip
-
-
-def _u_full(rates):
-    """The full u(n) parameter whose skew-Hermitian part is -i diag(rates): -i diag."""
-    n = rates.shape[-1]
-    return -1j * jnp.einsum("...a,ab->...ab", rates, jnp.eye(n, dtype=rates.dtype))
+            raise ValueError(
+                f"from_kuramoto builds the U(1) layer; group must be 'u1', got {group!r}."
+            )
+        return from_kuramoto(
+            layer, lambda **kw: cls(layer.k, layer.n_heads, group="u1", **kw)
+        )

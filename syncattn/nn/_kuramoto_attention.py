@@ -1,12 +1,13 @@
 r"""Kuramoto phase attention (seed 000): self-attention whose value update is the Kuramoto coupling.
 
-The synchronisation-attention core (`_sync_attention.SyncAttention`) on the torus
-geometry ([`syncattn.geometry.Torus`][])."""
+[`SyncAttention`][syncattn.nn.SyncAttention] on the torus geometry
+([`syncattn.geometry.Torus`][]), its identity values named `"phase"`."""
 
 from __future__ import annotations
 
-from .._types import Array, ArrayLike, Bool, Float, PRNGKeyArray
+from .._types import PRNGKeyArray
 from ..geometry import Torus
+from ._common import check_choice
 from ._sync_attention import SyncAttention, bounded_increment
 
 
@@ -100,17 +101,18 @@ class KuramotoAttention(SyncAttention):
         rope_base=10_000.0,
         gate_norm="mean",
     ):
-        self._init_core(
-            Torus(), k, n_heads, key, value=value, gates=gates, causal=causal, tau=tau,
-            bound=bound, gate_norm=gate_norm, rope_base=rope_base,
-        )  # fmt: skip
-        self.omega = self._drift_rates(1, rope_base).reshape(-1)
-
-    def __call__(
-        self,
-        theta: Float[ArrayLike, "T k"],
-        *,
-        mask: Bool[ArrayLike, " T"] | None = None,
-        diagnostics: bool = False,
-    ) -> Float[Array, "T k"] | tuple[Float[Array, "T k"], dict]:
-        return self._call(theta, mask, diagnostics, "theta")
+        check_choice(value, "value", ("phase", "learned"))
+        super().__init__(
+            Torus(),
+            k,
+            n_heads,
+            key=key,
+            value="state" if value == "phase" else value,
+            gates=gates,
+            causal=causal,
+            tau=tau,
+            bound=bound,
+            rope_base=rope_base,
+            gate_norm=gate_norm,
+        )
+        self.value = value  # the torus layer's name of the identity values

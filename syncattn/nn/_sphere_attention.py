@@ -2,15 +2,13 @@ r"""Sphere synchronisation attention: the Lohe model on $S^{n-1}$ as a layer (is
 
 from __future__ import annotations
 
-import equinox as eqx
-import jax
 import jax.numpy as jnp
 import numpy as np
 
 from .._types import Array, ArrayLike, Bool, Float, PRNGKeyArray
-from ._common import check_choice, check_int
-from ..geometry import Sphere, plane_generator
-from ._sync_attention import SyncAttention
+from ..geometry import Sphere
+from ._common import check_int
+from ._sync_attention import SyncAttention, from_kuramoto
 
 
 __all__ = ["SphereAttention"]
@@ -73,9 +71,6 @@ class SphereAttention(SyncAttention):
     G_{tj}\rangle$ $(T, k)$.
     """
 
-    n: int = eqx.field(static=True)
-    drift: str = eqx.field(static=True)
-
     def __init__(
         self,
         k,
@@ -93,24 +88,26 @@ class SphereAttention(SyncAttention):
         drift="planes",
         generator=None,
     ):
-        self.n = n = check_int(n, "n", low=2)
-        self.drift = check_choice(drift, "drift", ("planes", "full", "none"))
+        n = check_int(n, "n", low=2)
         if generator is not None and drift != "full":
-            raise ValueError(f"generator is the initial Omega of drift='full'; got drift={drift!r}.")
-        k, n_heads = self._init_core(
-            Sphere(n, drift), k, n_heads, key, value=value, gates=gates, causal=causal,
-            tau=tau, bound=bound, gate_norm=gate_norm, rope_base=rope_base,
-            values=("state", "learned"),
-        )  # fmt: skip
-        rates = self._drift_rates(n // 2, rope_base)
-        if drift == "none":
-            self.omega = None
-        elif drift == "planes":
-            self.omega = rates
-        elif generator is None:
-            self.omega = plane_generator(rates, n)
-        else:
-            self.omega = _check_generator(generator, k, n)
+            raise ValueError(
+                f"generator is the initial Omega of drift='full'; got drift={drift!r}."
+            )
+        super().__init__(
+            Sphere(n, drift),
+            k,
+            n_heads,
+            key=key,
+            value=value,
+            gates=gates,
+            causal=causal,
+            tau=tau,
+            bound=bound,
+            rope_base=rope_base,
+            gate_norm=gate_norm,
+        )
+        if generator is not None:
+            self.omega = _check_generator(generator, self.k, n)
 
     def __call__(
         self,
@@ -119,30 +116,26 @@ class SphereAttention(SyncAttention):
         mask: Bool[ArrayLike, " T"] | None = None,
         diagnostics: bool = False,
     ) -> Float[Array, "T k n"] | tuple[Float[Array, "T k n"], dict]:
+        # the errors name the states `z` (the geometry's own name is the generic "state")
         return self._call(z, mask, diagnostics, "z")
 
-    def generator(self) -> Float[Array, "k n n"] | None:
-        r"""The drift generators $\Omega_j \in \mathfrak{so}(n)$ $(k, n, n)$ (None: no drift)."""
-        return self.geometry.generator(self.omega)
+    @property
+    def n(self) -> int:
+        r"""The ambient dimension ($z \in S^{n-1}$), read from the geometry."""
+        return self.geometry.n
+
+    @property
+    def drift(self) -> str:
+        """The drift (`"planes"`, `"full"`, `"none"`), read from the geometry."""
+        return self.geometry.drift
 
     @classmethod
     def from_kuramoto(cls, layer) -> SphereAttention:
         r"""The $n = 2$ layer with `layer`'s parameters ($\omega_j \to$ one plane of rate
         $\omega_j$): on $z = (\cos\theta, \sin\theta)$ it returns $(\cos\theta',
         \sin\theta')$ with $\theta'$ = `layer(theta)` (the value gate, gates and
-        `value_proj` act on the same lift, coordinate-major)."""
-        new = cls(
-            layer.k, 2, layer.n_heads, key=jax.random.key(0),
-            value="state" if layer.value == "phase" else "learned", gates=layer.gates,
-            causal=layer.causal, bound=layer.bound, gate_norm=layer.gate_norm,
-        )  # fmt: skip
-        return eqx.tree_at(
-            lambda m: (m.gate_q, m.gate_k, m.value_gate, m.value_proj, m.omega, m.log_tau),
-            new,
-            (layer.gate_q, layer.gate_k, layer.value_gate, layer.value_proj,
-             layer.omega[:, None], layer.log_tau),
-            is_leaf=lambda x: x is None,
-        )  # fmt: skip
+        `value_proj` act on the same lift, coordinate-major; `_sync_attention.from_kuramoto`)."""
+        return from_kuramoto(layer, lambda **kw: cls(layer.k, 2, layer.n_heads, **kw))
 
 
 def _check_generator(generator, k, n):

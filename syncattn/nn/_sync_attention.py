@@ -19,7 +19,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from .._types import Array, Bool, Float, PRNGKeyArray
+from .._types import Array, ArrayLike, Bool, Float, Inexact, PRNGKeyArray
 from ..geometry import Geometry
 from ._common import (
     attend,
@@ -70,7 +70,9 @@ def tangent_step(
     return geo.exp(state, bounded_tangent(a, bound, geo.fiber_ndim, geo.norm_scale))
 
 
-def bounded_tangent(u: Array, bound: float, fiber_ndim: int, scale: float = 1.0) -> Array:
+def bounded_tangent(
+    u: Array, bound: float, fiber_ndim: int, scale: float = 1.0
+) -> Array:
     r"""`bounded_increment` for tangent vectors: $k$ oscillators per token, each a
     vector or matrix (the last `fiber_ndim` axes), shape $(T, k, \dots)$.
 
@@ -125,7 +127,18 @@ class SyncAttention(eqx.Module):
 
     Fields: the parameters `gate_q`, `gate_k`, `value_gate`, `value_proj`, `omega`
     (the drift generator, in the geometry's parametrisation), `log_tau`; the static
-    `geometry` and switches. Subclasses set them in `__init__` (`_init_core`).
+    `geometry` and switches. The constructor works for any geometry through its
+    contract ([`syncattn.geometry.Geometry`][]); `KuramotoAttention`, `SphereAttention`
+    and `GroupAttention` are this class on `Torus()`, `Sphere(n, drift)` and
+    `Group(kind, n, drift)`, with the same parameters (names, order, values).
+
+    Example:
+        >>> import jax
+        >>> from syncattn import geometry, nn
+        >>> layer = nn.SyncAttention(geometry.from_space("so3"), 4, 2, key=jax.random.key(0))
+        >>> U = geometry.from_space("so3").random(jax.random.key(1), (5, 4))
+        >>> layer(U).shape
+        (5, 4, 3, 3)
     """
 
     gate_q: eqx.nn.Linear
@@ -143,18 +156,61 @@ class SyncAttention(eqx.Module):
     bound: float = eqx.field(static=True)
     geometry: Geometry = eqx.field(static=True)
 
-    def _init_core(
-        self, geometry, k, n_heads, key: PRNGKeyArray, *, value, gates, causal, tau,
-        bound, gate_norm, rope_base, values=("phase", "learned"),
-    ):  # fmt: skip
-        """Checks and the shared parameters; returns the validated `(k, n_heads)`."""
+    def __init__(
+        self,
+        geometry,
+        k,
+        n_heads,
+        *,
+        key: PRNGKeyArray,
+        value="state",
+        gates=True,
+        causal=True,
+        tau=1.0,
+        bound=1.0,
+        rope_base=10_000.0,
+        gate_norm="mean",
+    ):
+        r"""The layer on any geometry, through its contract only.
+
+        The drift starts at the rotary frequencies: with $P$ = `geometry.drift_planes`
+        planes per oscillator, the rates $r_{jp} = b^{-(P j' + p)/(P k_h)}$
+        (`_drift_rates`; $j'$ the index within the head, $b$ = `rope_base`) and
+        $\omega$ = `geometry.omega_from_rates(r)` (torus: $\omega_j = b^{-j'/k_h}$;
+        $P = 0$, a geometry without drift: $\omega$ = None).
+
+        Args:
+            geometry: a [`syncattn.geometry.Geometry`][] (e.g.
+                `geometry.from_space("so3")`, `geometry.Sphere(4, "full")`).
+            k: oscillators per token.
+            n_heads: heads; must divide `k`.
+            key: PRNG key (split in four: the gates, the value gate, `value_proj`).
+            value: `"state"` ($G$ averages the states themselves: the Kuramoto / Lohe
+                coupling; the torus layer calls it `"phase"`) or `"learned"` (values
+                $W_\text{val} x_u$, read as $k$ ambient vectors).
+            gates: learned metric gates ($g^q = g^k = 1$ without).
+            causal: attend to $u \le t$ only.
+            tau: initial temperature $\tau > 0$ (learned as $\log\tau$).
+            bound: the bound $\beta > 0$ on the rms tangent step.
+            rope_base: base $b > 1$ of the initial drift rates.
+            gate_norm: `"mean"` (the gates divided by their mean) or `"none"`.
+
+        Raises:
+            TypeError: `geometry` is not a `Geometry`.
+            ValueError: a bad hyperparameter, named.
+        """
+        if not isinstance(geometry, Geometry):
+            raise TypeError(
+                "geometry must be a syncattn.geometry.Geometry (e.g. "
+                f"geometry.from_space('so3')); got {type(geometry).__name__}."
+            )
         check_positive(rope_base, "rope_base")
         if rope_base <= 1:
             raise ValueError(f"rope_base must be > 1; got {rope_base}.")
         k, n_heads = check_int(k, "k"), check_int(n_heads, "n_heads")
         if k % n_heads:
             raise ValueError(f"k={k} phases must be divisible by n_heads={n_heads}.")
-        check_choice(value, "value", values)
+        self.value = check_choice(value, "value", ("state", "learned"))
         self.gate_norm = check_choice(gate_norm, "gate_norm", ("mean", "none"))
         tau = check_positive(tau, "tau")
         self.bound = check_positive(bound, "bound")
@@ -172,10 +228,35 @@ class SyncAttention(eqx.Module):
         # a strongly typed scalar: a weak-typed one turns strong after the first optimiser
         # update, and the jit-compiled train step would be traced and compiled twice
         self.log_tau = jnp.asarray(math.log(tau), dtype=jnp.result_type(float))
-        self.k, self.n_heads, self.value = k, n_heads, value
+        self.k, self.n_heads = k, n_heads
         self.gates, self.causal = bool(gates), bool(causal)
         self.geometry = geometry
-        return k, n_heads
+        planes = geometry.drift_planes
+        self.omega = (
+            None
+            if planes == 0
+            else geometry.omega_from_rates(self._drift_rates(planes, rope_base))
+        )
+
+    def __call__(
+        self,
+        state: Inexact[ArrayLike, "T k ..."],
+        *,
+        mask: Bool[ArrayLike, " T"] | None = None,
+        diagnostics: bool = False,
+    ) -> Inexact[Array, "T k ..."] | tuple[Inexact[Array, "T k ..."], dict]:
+        r"""The updated states $(T, k, *\text{fiber})$ of `state` (on the geometry;
+        unbatched), or `(states, aux)` with `diagnostics=True` (`weights` $(n_h, T,
+        T)$, `coupling`, `increment`, `local_order`, `global_order`, `coherence`).
+        `mask` (bool $(T,)$, True = a real token) gives the padded keys zero weight.
+        Errors name the argument as the geometry does (`theta`, `z`, `U`)."""
+        return self._call(state, mask, diagnostics, self.geometry.arg_name)
+
+    def generator(self) -> Array | None:
+        r"""The drift generators $\Omega_j$ from `omega` (the geometry's `generator`:
+        torus the rates $\omega_j$; sphere and group $(k, n, n)$ in the Lie algebra;
+        None: no drift)."""
+        return self.geometry.generator(self.omega)
 
     def _drift_rates(self, planes: int, rope_base: float) -> Float[Array, "k planes"]:
         r"""The initial drift rates $(k, P)$: head by head, oscillator $j'$ of a head
@@ -249,7 +330,9 @@ class SyncAttention(eqx.Module):
         if not diagnostics:
             return y
         a = geo.tangent(state, G)  # the coupling: the tangent increment
-        inc = bounded_tangent(geo.gated(gate, a), self.bound, geo.fiber_ndim, geo.norm_scale)
+        inc = bounded_tangent(
+            geo.gated(gate, a), self.bound, geo.fiber_ndim, geo.norm_scale
+        )
         # the global order over the real tokens (all of them if none is real)
         w = None if km is None else jnp.where(jnp.any(km), km, True)
         aux = {
@@ -259,3 +342,45 @@ class SyncAttention(eqx.Module):
             "increment": inc,
         }
         return y, aux
+
+
+def from_kuramoto(layer, build):
+    r"""A layer with one drift plane per oscillator (the sphere at $n = 2$, $U(1)$) that
+    carries the Kuramoto `layer`'s parameters: `build(**options)` makes it with
+    `layer`'s options (`value` `"phase"` read as `"state"`, `gates`, `causal`, `bound`,
+    `gate_norm`), then `gate_q`, `gate_k`, `value_gate`, `value_proj` and `log_tau` are
+    `layer`'s and $\omega_j \to$ one plane of rate $\omega_j$ $(k, 1)$. The lifts agree
+    coordinate-major ($z = (\cos\theta, \sin\theta)$, $U = e^{i\theta}$), so on the lift
+    of $\theta$ it returns the lift of $\theta'$ = `layer(theta)`.
+
+    Raises:
+        ValueError: the built layer's drift is not one plane per oscillator.
+    """
+    new = build(
+        key=jax.random.key(0),
+        value="learned" if layer.value == "learned" else "state",
+        gates=layer.gates,
+        causal=layer.causal,
+        bound=layer.bound,
+        gate_norm=layer.gate_norm,
+    )
+    omega = layer.omega[:, None]
+    if new.omega is None or new.omega.shape != omega.shape:
+        raise ValueError(
+            "from_kuramoto needs a geometry with one drift plane per oscillator (omega "
+            f"{omega.shape}, e.g. the sphere at n = 2, U(1)); got omega "
+            f"{None if new.omega is None else new.omega.shape}."
+        )
+    return eqx.tree_at(
+        lambda m: (m.gate_q, m.gate_k, m.value_gate, m.value_proj, m.omega, m.log_tau),
+        new,
+        (
+            layer.gate_q,
+            layer.gate_k,
+            layer.value_gate,
+            layer.value_proj,
+            omega,
+            layer.log_tau,
+        ),
+        is_leaf=lambda x: x is None,
+    )

@@ -31,8 +31,8 @@ def test_kuramoto_lm_is_sync_lm():
 
 
 @pytest.mark.parametrize(("attention", "sync", "attn_cls"), [
-    ("sphere", {"sync.sphere_dim": 3}, nn.SphereAttention),
-    ("group", {"sync.group": "so3"}, nn.GroupAttention),
+    ("sphere", {"sync.sphere_dim": 3}, nn.SyncAttention),
+    ("group", {"sync.group": "so3"}, nn.SyncAttention),
 ])
 def test_is_the_composition_of_its_layers(attention, sync, attn_cls):
     model = build(attention, **sync)
@@ -143,7 +143,7 @@ def test_state_size_and_describe():
     assert models.state_size(cfg("group")) == 32 * 9
     assert models.state_size(cfg("group", **{"sync.group": "u2"})) == 32 * 8
     line = models.describe(cfg("group", **{"sync.readout": "vonmises"}))
-    assert "group so3" in line and "state 288 per token" in line and "readout vonmises" in line
+    assert "geometry so3" in line and "state 288 per token" in line and "readout vonmises" in line
 
 
 def test_u2_model_trains_and_its_grad_norm_counts_the_imaginary_parts():

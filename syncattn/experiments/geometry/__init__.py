@@ -85,6 +85,7 @@ from ._families import (
     family_shape as family_shape,
     geometry_cell,
     ladder_dir,
+    state_dim as state_dim,
     state_size as state_size,
 )
 from ._report import (
@@ -102,8 +103,8 @@ from ._report import (
 
 
 __all__ = ["Config", "EXPERIMENT", "run", "rebuild", "summary", "aggregate", "FAMILIES",
-           "REFERENCES", "family_shape", "state_size", "geometry_cell", "available", "choose_best",
-           "choose_top", "compare", "adjust", "fraction_closed", "verdict", "ladder_dir", "plot"]  # fmt: skip
+           "REFERENCES", "family_shape", "state_size", "state_dim", "geometry_cell", "available",
+           "choose_best", "choose_top", "compare", "adjust", "fraction_closed", "verdict", "ladder_dir", "plot"]  # fmt: skip
 
 
 @dataclasses.dataclass(frozen=True)

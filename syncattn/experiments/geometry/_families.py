@@ -38,11 +38,35 @@ READOUTS = ("kuramoto-vonmises", "kuramoto-liftlinear")
 NUMBER = {"softmax": 0, "kuramoto": 1, "kuramoto-lift": 2, "kuramoto-vonmises": 3, "kuramoto-liftlinear": 3,
           BEST: 4, "sphere-n3": 5, "sphere-n4": 5, "sphere-n8": 5, "so3": 6, "u2": 6}  # fmt: skip
 """Each family's number in issue 29, section 1 (0: the softmax baseline)."""
-DIM = {"softmax": None, "kuramoto": 2, "kuramoto-lift": 2, "kuramoto-vonmises": 2, "kuramoto-liftlinear": 2,
-       BEST: 2, "sphere-n3": 3, "sphere-n4": 4, "sphere-n8": 8, "so3": 3, "u2": 4}  # fmt: skip
-r"""The plot's state dimension $n$: the real dimension of the space one unit lives in or
-acts on (torus $S^1 \subset \mathbb{R}^2$: 2; $S^{n-1} \subset \mathbb{R}^n$: $n$;
-SO(3) on $\mathbb{R}^3$: 3; U(2) on $\mathbb{C}^2 = \mathbb{R}^4$: 4; softmax: none)."""
+
+
+def family_geometry(family: Family):
+    """The [`syncattn.geometry.Geometry`][] of a family's model
+    ([`syncattn.models.geometry_of`][] of its 1m config); None for the transformers."""
+    if family.attention not in models.SYNC_ATTENTIONS:
+        return None
+    config = models.get_config("1m", attention=family.attention, **dict(family.model))
+    return models.geometry_of(config)
+
+
+def state_dim(family: Family) -> int | None:
+    r"""The plot's state dimension $n$ of a family: the real dimension of the space one
+    unit lives in or acts on, read from its geometry: the last axis of one state,
+    doubled when complex, or the embedding's $m$ for scalar states (torus $S^1 \subset
+    \mathbb{R}^2$: 2; $S^{n-1} \subset \mathbb{R}^n$: $n$; SO(3) on $\mathbb{R}^3$:
+    3; U(2) on $\mathbb{C}^2 = \mathbb{R}^4$: 4); None for the softmax baseline."""
+    geo = family_geometry(family)
+    if geo is None:
+        return None
+    return geo.fiber[-1] * (2 if geo.complex else 1) if geo.fiber else geo.m
+
+
+DIM = {
+    f.name: state_dim(f)
+    for f in (*REFERENCES, *FAMILIES, Family(BEST, KURAMOTO.attention))
+}
+"""Each family's [`state_dim`][syncattn.experiments.geometry.state_dim] (``None``: the
+softmax baseline)."""
 
 
 # --------------------------------------------------------------------------- families
@@ -85,20 +109,13 @@ def _matched(family: Family, d: int, L: int, heads: int, n: int, vocab: int,
 
 
 def state_size(family: Family, d_model: int) -> int:
-    r"""Real numbers per token in the model's state: ``models.state_size`` where the
-    library has it; else $k$ (torus $\mathbb{T}^k$), $kn$ (sphere $(S^{n-1})^k$),
-    $kn^2$ ($SO(n)^k$), $2kn^2$ ($U(n)^k$), $d$ (softmax), with $k$ = ``d_model``."""
-    if hasattr(models, "state_size"):
-        return models.state_size(models.get_config(
-            "1m", attention=family.attention, d_model=d_model, n_heads=1, **dict(family.model)))
-    if family.attention not in ("sphere", "group"):
-        return d_model
-    fields = dict(family.model)
-    if family.attention == "sphere":
-        return d_model * int(fields.get("sync.sphere_dim", 4))
-    g = str(fields.get("sync.group", "so3"))
-    n = int(g.lstrip("sou"))
-    return d_model * n * n * (2 if g.startswith("u") else 1)
+    r"""Real numbers per token in the model's state: ``models.state_size`` of the family's
+    config at width `d_model` ($k$ times one state's real coordinates, from its
+    geometry; $d$ for softmax)."""
+    config = models.get_config(
+        "1m", attention=family.attention, d_model=d_model, n_heads=1, **dict(family.model)
+    )
+    return models.state_size(config)
 
 
 @functools.lru_cache(maxsize=256)
