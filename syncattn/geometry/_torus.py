@@ -14,6 +14,14 @@ from ._base import Geometry, drift_dtype, positions
 from ._checks import check_states
 
 
+@jax.jit
+def _project(theta, re, im):
+    # compiled as one kernel (as kuramoto.tangent_update's core): eager callers get
+    # the same rounding as a jit-compiled layer
+    st, ct = sincos(theta)
+    return (-st * re + ct * im).astype(theta.dtype)
+
+
 @dataclasses.dataclass(frozen=True)
 class Torus(Geometry):
     r"""$\mathbb{T}^1 = \mathbb{R}/2\pi\mathbb{Z}$, a phase $\theta$ per oscillator.
@@ -70,9 +78,7 @@ class Torus(Geometry):
         return raw
 
     def project(self, theta, v):
-        st, ct = sincos(theta)
-        re, im = v[..., 0].astype(theta.dtype), v[..., 1].astype(theta.dtype)
-        return (-st * re + ct * im).astype(theta.dtype)
+        return _project(theta, v[..., 0].astype(theta.dtype), v[..., 1].astype(theta.dtype))
 
     def ambient_tangent(self, theta, a):
         st, ct = sincos(theta)

@@ -68,8 +68,14 @@ def test_outputs_and_gradients_equal_the_pre_refactor_layer(case, pad):
     y, aux = L(th, diagnostics=True, **kw)
     # float64: the same operations in the same order, so the same bits
     np.testing.assert_array_equal(np.asarray(y), REF[f"{name}/y64"])
-    for key in ("weights", "coupling", "local_order", "global_order", "coherence", "increment"):
+    for key in ("weights", "coupling", "increment"):
         np.testing.assert_array_equal(np.asarray(aux[key]), REF[f"{name}/aux/{key}"])
+    # the order diagnostics come from the generic Geometry.orders since issue 41 (real
+    # sums over the lift, not complex moduli): equal to float64 rounding, not bit for bit
+    for key in ("local_order", "global_order", "coherence"):
+        np.testing.assert_allclose(
+            np.asarray(aux[key]), REF[f"{name}/aux/{key}"], rtol=1e-14, atol=1e-15
+        )
     assert list(aux) == ["weights", "coupling", "local_order", "global_order", "coherence",
                          "increment"]  # fmt: skip
     y32 = eqx.filter_jit(lambda m, t: m(t, **kw))(L, th.astype(jnp.float32))
