@@ -139,6 +139,7 @@ def test_fast_path_equals_plain_composition(group, monkeypatch):
     want = plain(L, U)
     assert_close(L(U), want, scale=100)  # the plain side's expm of (t-u) Omega rounds ~1e-11
     low = jnp.complex64 if group.startswith("u") else jnp.float32
+    monkeypatch.setenv("SYNCATTN_ATTENTION_KERNEL", "0")  # the pure-XLA path (no kernel)
     monkeypatch.setattr(_common, "CPU_ATTENTION_BLOCK", 5)  # the blocked float32 path
     jaxpr = str(jax.make_jaxpr(L)(U.astype(low)))
     assert f"f32[{H},5,10]" in jaxpr and f"f32[{H},13,13]" not in jaxpr

@@ -152,6 +152,7 @@ def test_fast_path_equals_plain_composition(drift, monkeypatch):
     # float64: the einsum path (the plain side's expm of (t-u) Omega, |t-u| <= 12, rounds
     # at ~1e-11: scaling and squaring)
     assert_close(L(z), want, scale=100)
+    monkeypatch.setenv("SYNCATTN_ATTENTION_KERNEL", "0")  # the pure-XLA path (no kernel)
     monkeypatch.setattr(_common, "CPU_ATTENTION_BLOCK", 5)  # the blocked float32 path
     L32 = L  # the layer casts its parameters to the input dtype
     jaxpr = str(jax.make_jaxpr(L32)(z.astype(jnp.float32)))
@@ -235,13 +236,14 @@ def test_bad_inputs():
 
 @pytest.mark.parametrize("gated", [True, False])
 def test_fused_step_equals_the_composition(gated):
-    """The sphere's fused coordinate-major step against `retract(bounded_tangent(gated(
+    """The sphere's fused coordinate-major step against `exp(bounded_tangent(gated(
     tangent)))` (the verified functions), float64, with a token whose coupling is zero
     (G = 0: the step is the identity) and an oscillator with a zero gate; the gradients
     in the state, G and the gate agree too."""
-    from syncattn.nn import _geometry, _sync_attention
+    from syncattn import geometry
+    from syncattn.nn import _sync_attention
 
-    geo, Tn, k, n = _geometry.Sphere(4), 6, 5, 4
+    geo, Tn, k, n = geometry.Sphere(4), 6, 5, 4
     z = states(20, (Tn, k, n))
     G = jax.random.normal(jax.random.key(21), (Tn, n, k)).at[2].set(0.0)
     gate = jax.random.normal(jax.random.key(22), (Tn, k)).at[1, 3].set(0.0) if gated else None
@@ -249,7 +251,7 @@ def test_fused_step_equals_the_composition(gated):
     def plain_step(z, G, gate):
         a = geo.tangent(z, G)
         a = a if gate is None else geo.gated(gate, a)
-        return geo.retract(z, _sync_attention.bounded_tangent(a, 0.7, 1, 1.0))
+        return geo.exp(z, _sync_attention.bounded_tangent(a, 0.7, 1, 1.0))
 
     def fused(z, G, gate):
         return geo.fused_step(z, G, gate, 0.7)
