@@ -66,7 +66,9 @@ def _espeak_version(exe: str) -> str:
 
 
 def _espeak_variants(exe: str) -> set[str]:
-    out = subprocess.run([exe, "--voices=variant"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [exe, "--voices=variant"], capture_output=True, text=True, check=True
+    )
     names = set()
     for line in out.stdout.splitlines()[1:]:
         parts = line.split()
@@ -90,7 +92,13 @@ def _librosa():
 
 
 def synthesize(
-    word: str, *, accent: str, variant: str, speed: int, pitch: int, exe: str | None = None
+    word: str,
+    *,
+    accent: str,
+    variant: str,
+    speed: int,
+    pitch: int,
+    exe: str | None = None,
 ) -> np.ndarray:
     r"""One word spoken by espeak-ng, resampled to 16 kHz, silence trimmed.
 
@@ -116,13 +124,15 @@ def synthesize(
     from scipy.signal import resample_poly
 
     exe = exe or espeak_path()
-    cmd = [exe, "-v", f"{accent}+{variant}", "-s", str(int(speed)), "-p", str(int(pitch)),
-           "-z", "--stdout", word]  # fmt: skip
+    voice = ["-v", f"{accent}+{variant}", "-s", str(int(speed)), "-p", str(int(pitch))]
+    cmd = [exe, *voice, "-z", "--stdout", word]
     proc = subprocess.run(cmd, capture_output=True)
     raw = proc.stdout
     i = raw.find(b"data")
     if proc.returncode != 0 or i < 0:
-        raise RuntimeError(f"espeak-ng failed on {cmd}: {proc.stderr.decode(errors='replace')}")
+        raise RuntimeError(
+            f"espeak-ng failed on {cmd}: {proc.stderr.decode(errors='replace')}"
+        )
     pcm = np.frombuffer(raw[i + 8 : i + 8 + (len(raw) - i - 8) // 2 * 2], dtype="<i2")
     x = resample_poly(pcm.astype(np.float64) / 32768.0, 320, 441)
     loud = np.nonzero(np.abs(x) >= 0.01 * np.abs(x).max(initial=0.0))[0]
@@ -166,10 +176,14 @@ def add_noise(signal: np.ndarray, noise: np.ndarray, snr_db: float) -> np.ndarra
     """
     s, v = np.asarray(signal, np.float64), np.asarray(noise, np.float64)
     if s.shape != v.shape or s.ndim != 1:
-        raise ValueError(f"signal and noise must be 1-D of one length; got {s.shape}, {v.shape}.")
+        raise ValueError(
+            f"signal and noise must be 1-D of one length; got {s.shape}, {v.shape}."
+        )
     ps, pn = float(np.sum(s**2)), float(np.sum(v**2))
     if not (ps > 0 and pn > 0):
-        raise ValueError("signal and noise must not be all zeros (the SNR is undefined).")
+        raise ValueError(
+            "signal and noise must not be all zeros (the SNR is undefined)."
+        )
     return s + np.sqrt(ps / pn) * 10.0 ** (-float(snr_db) / 20.0) * v
 
 
@@ -207,9 +221,20 @@ def log_mel(audio: np.ndarray) -> np.ndarray:
     x = np.asarray(audio, np.float64).reshape(-1)
     x = np.pad(x, (0, max(0, SAMPLE_RATE - x.size)))[:SAMPLE_RATE]
     S = librosa.feature.melspectrogram(
-        y=x, sr=SAMPLE_RATE, n_fft=N_FFT, hop_length=HOP_LENGTH, win_length=WIN_LENGTH,
-        window="hann", center=True, pad_mode="reflect", power=2.0, n_mels=N_MELS,
-        fmin=0.0, fmax=SAMPLE_RATE / 2, htk=True, norm=None,
-    )  # fmt: skip
+        y=x,
+        sr=SAMPLE_RATE,
+        n_fft=N_FFT,
+        hop_length=HOP_LENGTH,
+        win_length=WIN_LENGTH,
+        window="hann",
+        center=True,
+        pad_mode="reflect",
+        power=2.0,
+        n_mels=N_MELS,
+        fmin=0.0,
+        fmax=SAMPLE_RATE / 2,
+        htk=True,
+        norm=None,
+    )
     db = librosa.power_to_db(S, ref=1.0, amin=1e-10, top_db=None)
     return np.ascontiguousarray(db.T[:N_FRAMES], dtype=np.float32)

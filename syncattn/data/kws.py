@@ -88,39 +88,41 @@ __all__ = [
     "config_hash",
 ]
 
+
+def _words(text: str) -> tuple[str, ...]:
+    """The whitespace-separated words of `text`, in order."""
+    return tuple(text.split())
+
+
 KEYWORDS = ("yes", "no", "up", "down", "left", "right", "on", "off", "stop", "go")
 """Speech Commands' ten keywords (seed 001's ``CLASSES_10``), class ids 0-9."""
 
-UNKNOWN_WORDS = (
-    "bed", "bird", "cat", "dog", "eight", "five", "four", "happy", "house", "marvin",
-    "nine", "one", "seven", "sheila", "six", "three", "tree", "two", "wow", "zero",
-    "learn", "follow", "forward", "backward", "visual",
-)  # fmt: skip
+UNKNOWN_WORDS = _words("""
+    bed bird cat dog eight five four happy house marvin nine one seven sheila six
+    three tree two wow zero learn follow forward backward visual
+""")
 """The auxiliary Speech Commands v0.02 words: class ``"unknown"``."""
 
 CLASSES = (*KEYWORDS, "unknown", "silence")
 """Class names by id: the keywords, then ``"unknown"`` (10) and ``"silence"`` (11)."""
 
-ACCENTS = (
-    "en-us", "en-gb", "en-gb-scotland", "en-gb-x-rp", "en-gb-x-gbclan",
-    "en-gb-x-gbcwmd", "en-029", "en-us-nyc",
-)  # fmt: skip
+ACCENTS = _words("""
+    en-us en-gb en-gb-scotland en-gb-x-rp en-gb-x-gbclan en-gb-x-gbcwmd en-029
+    en-us-nyc
+""")
 """espeak-ng's English voices (pronunciation rules), drawn per clip."""
 
-VARIANTS = (
-    "adam", "Alex", "Alicia", "Andrea", "Andy", "Annie", "antonio", "aunty", "belinda",
-    "benjamin", "boris", "caleb", "david", "Demonic", "Denis", "Diogo", "ed", "edward",
-    "edward2", "Gene", "Gene2", "gustave", "announcer", "Henrique", "Hugo", "iven",
-    "iven2", "iven3", "iven4", "Jacky", "john", "kaukovalta", "Lee", "linda", "marcelo",
-    "Marco", "Mario", "max", "Michael", "michel", "miguel", "Mike", "Nguyen", "pablo",
-    "paul", "pedro", "quincy", "RicishayMax", "RicishayMax2", "RicishayMax3", "rob",
-    "robert", "robosoft", "robosoft2", "robosoft3", "robosoft4", "robosoft5",
-    "robosoft6", "robosoft7", "robosoft8", "steph", "steph2", "steph3", "Storm",
-    "Tweaky", "UniRobot", "zac", "anika", "anikaRobot", "AnxiousAndy", "fast", "f2",
-    "f3", "f4", "f5", "whisperf", "grandpa", "klatt", "klatt2", "klatt3", "klatt4",
-    "klatt5", "klatt6", "m2", "m3", "m4", "m5", "m6", "m7", "norbert", "sandro",
-    "shelby", "travis", "victor", "whisper", "m8", "f1", "croak", "m1", "grandma",
-)  # fmt: skip
+VARIANTS = _words("""
+    adam Alex Alicia Andrea Andy Annie antonio aunty belinda benjamin boris caleb
+    david Demonic Denis Diogo ed edward edward2 Gene Gene2 gustave announcer
+    Henrique Hugo iven iven2 iven3 iven4 Jacky john kaukovalta Lee linda marcelo
+    Marco Mario max Michael michel miguel Mike Nguyen pablo paul pedro quincy
+    RicishayMax RicishayMax2 RicishayMax3 rob robert robosoft robosoft2 robosoft3
+    robosoft4 robosoft5 robosoft6 robosoft7 robosoft8 steph steph2 steph3 Storm
+    Tweaky UniRobot zac anika anikaRobot AnxiousAndy fast f2 f3 f4 f5 whisperf
+    grandpa klatt klatt2 klatt3 klatt4 klatt5 klatt6 m2 m3 m4 m5 m6 m7 norbert
+    sandro shelby travis victor whisper m8 f1 croak m1 grandma
+""")
 """espeak-ng 1.51's voice variants (file names under ``voices/!v``): the speakers."""
 
 GENERATOR_VERSION = 1
@@ -161,21 +163,29 @@ class KWSDataConfig:
 
     def __post_init__(self):
         if len(self.voices) != 3 or min(self.voices) < 1:
-            raise ValueError(f"voices must be 3 counts >= 1 (train, val, test); got {self.voices}.")
+            raise ValueError(
+                f"voices must be 3 counts >= 1 (train, val, test); got {self.voices}."
+            )
         if sum(self.voices) > len(VARIANTS):
             raise ValueError(
                 f"voices: {sum(self.voices)} speakers in all, but only {len(VARIANTS)} variants."
             )
         if self.clips_per_class < 1:
-            raise ValueError(f"clips_per_class must be >= 1; got {self.clips_per_class}.")
+            raise ValueError(
+                f"clips_per_class must be >= 1; got {self.clips_per_class}."
+            )
         for name, lo, hi in (("speed", 80, 450), ("pitch", 0, 99)):
             r = getattr(self, name)
             if len(r) != 2 or not lo <= r[0] <= r[1] <= hi:
-                raise ValueError(f"{name} must be a range (lo, hi) within [{lo}, {hi}]; got {r}.")
+                raise ValueError(
+                    f"{name} must be a range (lo, hi) within [{lo}, {hi}]; got {r}."
+                )
         for name in ("peak_db", "silence_db"):
             r = getattr(self, name)
             if len(r) != 2 or not r[0] <= r[1] <= 0:
-                raise ValueError(f"{name} must be a range (lo, hi) of dBFS <= 0; got {r}.")
+                raise ValueError(
+                    f"{name} must be a range (lo, hi) of dBFS <= 0; got {r}."
+                )
         if not self.snr_db or not all(np.isfinite(self.snr_db)):
             raise ValueError(f"snr_db must be non-empty and finite; got {self.snr_db}.")
 
@@ -183,8 +193,11 @@ class KWSDataConfig:
 def config_hash(config: KWSDataConfig, espeak_version: str) -> str:
     """16 hex digits of the SHA-256 of the config, the espeak-ng version and
     `GENERATOR_VERSION`: the cache folder's name."""
-    payload = {"config": dataclasses.asdict(config), "espeak": espeak_version,
-               "generator": GENERATOR_VERSION}  # fmt: skip
+    payload = {
+        "config": dataclasses.asdict(config),
+        "espeak": espeak_version,
+        "generator": GENERATOR_VERSION,
+    }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -213,23 +226,33 @@ def clip_plan(config: KWSDataConfig) -> list[dict[str, Any]]:
             for label, name in enumerate(CLASSES):
                 for r in range(config.clips_per_class):
                     rng = np.random.default_rng((config.seed, 1, s, v, label, r))
-                    word = name if name in KEYWORDS else (
-                        UNKNOWN_WORDS[int(rng.integers(len(UNKNOWN_WORDS)))]
-                        if name == "unknown" else ""
-                    )  # fmt: skip
-                    plan.append({
-                        "split": split, "voice": variant, "label": label, "word": word,
-                        "accent": ACCENTS[int(rng.integers(len(ACCENTS)))],
-                        "speed": int(rng.integers(config.speed[0], config.speed[1] + 1)),
-                        "pitch": int(rng.integers(config.pitch[0], config.pitch[1] + 1)),
-                        "offset": float(rng.uniform()),
-                        "peak_db": float(rng.uniform(*config.peak_db)),
-                        "color": NOISE_COLORS[int(rng.integers(len(NOISE_COLORS)))],
-                        "snr_db": float(config.snr_db[int(rng.integers(len(config.snr_db)))]),
-                        "silence_db": float(rng.uniform(*config.silence_db)),
-                        "noise_seed": int(rng.integers(2**63)),
-                    })  # fmt: skip
+                    plan.append(_clip(config, rng, split, variant, label, name))
     return plan
+
+
+def _clip(config: KWSDataConfig, rng, split: str, variant: str, label: int, name: str):
+    """One clip's parameters (`clip_plan`), drawn from `rng` in the order listed."""
+    if name in KEYWORDS:
+        word = name
+    elif name == "unknown":
+        word = UNKNOWN_WORDS[int(rng.integers(len(UNKNOWN_WORDS)))]
+    else:
+        word = ""
+    return {
+        "split": split,
+        "voice": variant,
+        "label": label,
+        "word": word,
+        "accent": ACCENTS[int(rng.integers(len(ACCENTS)))],
+        "speed": int(rng.integers(config.speed[0], config.speed[1] + 1)),
+        "pitch": int(rng.integers(config.pitch[0], config.pitch[1] + 1)),
+        "offset": float(rng.uniform()),
+        "peak_db": float(rng.uniform(*config.peak_db)),
+        "color": NOISE_COLORS[int(rng.integers(len(NOISE_COLORS)))],
+        "snr_db": float(config.snr_db[int(rng.integers(len(config.snr_db)))]),
+        "silence_db": float(rng.uniform(*config.silence_db)),
+        "noise_seed": int(rng.integers(2**63)),
+    }
 
 
 def render_clip(clip: dict[str, Any], exe: str | None = None) -> dict[str, np.ndarray]:
@@ -251,8 +274,14 @@ def render_clip(clip: dict[str, Any], exe: str | None = None) -> dict[str, np.nd
         speech = np.zeros(SAMPLE_RATE)
         noise = 10.0 ** (clip["silence_db"] / 20.0) * nu
         return {"audio": speech + noise, "speech": speech, "noise": noise}
-    w = synthesize(clip["word"], accent=clip["accent"], variant=clip["voice"],
-                   speed=clip["speed"], pitch=clip["pitch"], exe=exe)  # fmt: skip
+    w = synthesize(
+        clip["word"],
+        accent=clip["accent"],
+        variant=clip["voice"],
+        speed=clip["speed"],
+        pitch=clip["pitch"],
+        exe=exe,
+    )
     w = w * (10.0 ** (clip["peak_db"] / 20.0) / np.abs(w).max())
     speech = place(w, clip["offset"])
     audio = add_noise(speech, nu, clip["snr_db"])
@@ -263,7 +292,9 @@ def _features(clip, exe):
     return log_mel(render_clip(clip, exe)["audio"])
 
 
-def generate(config: KWSDataConfig, *, workers: int = 2, progress: bool = False) -> dict:
+def generate(
+    config: KWSDataConfig, *, workers: int = 2, progress: bool = False
+) -> dict:
     """Render and featurise every clip of `config`: ``{"x", "y", "split", "voice",
     "meta"}`` (``x``: ``(N, 49, 40)`` float32; ``meta``: the plan).
 
@@ -346,20 +377,35 @@ def load_kws(
     librosa = _librosa()
     speakers = voice_split(config)
     manifest = {
-        "hash": h, "config": dataclasses.asdict(config), "generator": GENERATOR_VERSION,
-        "espeak_ng": version, "librosa": librosa.__version__, "classes": list(CLASSES),
+        "hash": h,
+        "config": dataclasses.asdict(config),
+        "generator": GENERATOR_VERSION,
+        "espeak_ng": version,
+        "librosa": librosa.__version__,
+        "classes": list(CLASSES),
         "speakers": {k: list(v) for k, v in speakers.items()},
         "counts": {s: int((data["split"] == i).sum()) for i, s in enumerate(SPLITS)},
-        "features": {"sample_rate": SAMPLE_RATE, "n_fft": N_FFT, "win_length": WIN_LENGTH,
-                     "hop_length": HOP_LENGTH, "n_mels": N_MELS, "frames": N_FRAMES,
-                     "scale": "10 log10(power), htk mels, centred reflect-padded frames"},
+        "features": {
+            "sample_rate": SAMPLE_RATE,
+            "n_fft": N_FFT,
+            "win_length": WIN_LENGTH,
+            "hop_length": HOP_LENGTH,
+            "n_mels": N_MELS,
+            "frames": N_FRAMES,
+            "scale": "10 log10(power), htk mels, centred reflect-padded frames",
+        },
         "features_sha256": hashlib.sha256(data["x"].tobytes()).hexdigest(),
         "clips": data["meta"],
-    }  # fmt: skip
+    }
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{h}-"))
-    np.savez(tmp / "features.npz", x=data["x"], y=data["y"], split=data["split"],
-             voice=data["voice"])  # fmt: skip
+    np.savez(
+        tmp / "features.npz",
+        x=data["x"],
+        y=data["y"],
+        split=data["split"],
+        voice=data["voice"],
+    )
     (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1))
     try:
         os.replace(tmp, folder)
@@ -379,9 +425,8 @@ def _find_cached(root: Path, config: KWSDataConfig) -> Path | None:
             continue
         man = json.loads(m.read_text())
         if man.get("config") == want and man.get("generator") == GENERATOR_VERSION:
-            if shutil.which("espeak-ng") is None or man.get("espeak_ng") == _espeak_version(
-                shutil.which("espeak-ng")
-            ):
+            exe = shutil.which("espeak-ng")
+            if exe is None or man.get("espeak_ng") == _espeak_version(exe):
                 return folder
     return None
 
@@ -393,16 +438,27 @@ def _read(folder: Path) -> KWSData:
     splits = {}
     for i, s in enumerate(SPLITS):
         sel = arrays["split"] == i
-        splits[s] = {"x": arrays["x"][sel], "y": arrays["y"][sel], "voice": arrays["voice"][sel]}
-    return KWSData(splits=splits, classes=tuple(manifest["classes"]), manifest=manifest,
-                   path=folder)  # fmt: skip
+        splits[s] = {
+            "x": arrays["x"][sel],
+            "y": arrays["y"][sel],
+            "voice": arrays["voice"][sel],
+        }
+    return KWSData(
+        splits=splits,
+        classes=tuple(manifest["classes"]),
+        manifest=manifest,
+        path=folder,
+    )
 
 
-def normalize(splits: dict[str, dict[str, np.ndarray]]) -> dict[str, dict[str, np.ndarray]]:
+def normalize(
+    splits: dict[str, dict[str, np.ndarray]],
+) -> dict[str, dict[str, np.ndarray]]:
     r"""Per-mel standardisation with the training statistics (seed 001's):
     $x \mapsto (x - \mu)/\max(\sigma, 10^{-5})$, $\mu_m, \sigma_m$ the mean and sample
     standard deviation of mel $m$ over all training frames."""
-    tr = splits["train"]["x"].reshape(-1, splits["train"]["x"].shape[-1]).astype(np.float64)
+    x = splits["train"]["x"]
+    tr = x.reshape(-1, x.shape[-1]).astype(np.float64)
     mu, sd = tr.mean(0), np.maximum(tr.std(0, ddof=1), 1e-5)
     return {
         s: d | {"x": ((d["x"] - mu) / sd).astype(np.float32)} for s, d in splits.items()

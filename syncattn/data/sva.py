@@ -30,32 +30,37 @@ import numpy as np
 from jaxtyping import Bool, Int
 
 
+def _words(text: str) -> tuple[str, ...]:
+    """The whitespace-separated words of `text`, in order."""
+    return tuple(text.split())
+
+
 # The word lists are seed 001's (R:training/sva_dataset.py); order matters for the
 # random draws. fish, deer (both numbers) and fly / flies (noun and verb) repeat.
-NOUNS_SG = (
-    "key", "book", "cat", "dog", "child", "box", "plant", "lamp", "table", "chair",
-    "map", "cup", "bag", "ball", "coin", "door", "bird", "fish", "tree", "car",
-    "star", "ring", "shoe", "hat", "pen", "rock", "leaf", "wall", "flag", "seed",
-    "duck", "fox", "frog", "mouse", "horse", "goat", "wolf", "bear", "deer", "owl",
-    "ant", "bee", "fly", "crab", "boat", "ship", "tank", "van", "bus", "jet",
-)  # fmt: skip
-NOUNS_PL = (
-    "keys", "books", "cats", "dogs", "children", "boxes", "plants", "lamps", "tables", "chairs",
-    "maps", "cups", "bags", "balls", "coins", "doors", "birds", "fish", "trees", "cars",
-    "stars", "rings", "shoes", "hats", "pens", "rocks", "leaves", "walls", "flags", "seeds",
-    "ducks", "foxes", "frogs", "mice", "horses", "goats", "wolves", "bears", "deer", "owls",
-    "ants", "bees", "flies", "crabs", "boats", "ships", "tanks", "vans", "buses", "jets",
-)  # fmt: skip
-VERBS_SG = (
-    "is", "has", "was", "sits", "runs", "falls", "works", "stands", "flies", "swims",
-    "waits", "plays", "stays", "eats", "sleeps", "moves", "looks", "grows", "lives", "walks",
-    "rests", "talks", "stops", "drops", "rolls", "spins", "hops", "digs", "pulls", "bites",
-)  # fmt: skip
-VERBS_PL = (
-    "are", "have", "were", "sit", "run", "fall", "work", "stand", "fly", "swim",
-    "wait", "play", "stay", "eat", "sleep", "move", "look", "grow", "live", "walk",
-    "rest", "talk", "stop", "drop", "roll", "spin", "hop", "dig", "pull", "bite",
-)  # fmt: skip
+NOUNS_SG = _words("""
+    key book cat dog child box plant lamp table chair
+    map cup bag ball coin door bird fish tree car
+    star ring shoe hat pen rock leaf wall flag seed
+    duck fox frog mouse horse goat wolf bear deer owl
+    ant bee fly crab boat ship tank van bus jet
+""")
+NOUNS_PL = _words("""
+    keys books cats dogs children boxes plants lamps tables chairs
+    maps cups bags balls coins doors birds fish trees cars
+    stars rings shoes hats pens rocks leaves walls flags seeds
+    ducks foxes frogs mice horses goats wolves bears deer owls
+    ants bees flies crabs boats ships tanks vans buses jets
+""")
+VERBS_SG = _words("""
+    is has was sits runs falls works stands flies swims
+    waits plays stays eats sleeps moves looks grows lives walks
+    rests talks stops drops rolls spins hops digs pulls bites
+""")
+VERBS_PL = _words("""
+    are have were sit run fall work stand fly swim
+    wait play stay eat sleep move look grow live walk
+    rest talk stop drop roll spin hop dig pull bite
+""")
 PREPS = ("on", "under", "near", "beside", "above", "with", "by")
 
 PAD_ID, BOS_ID, EOS_ID, UNK_ID = 0, 1, 2, 3

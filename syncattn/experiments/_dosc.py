@@ -29,20 +29,35 @@ PAPER = {
     "source": "seed 001 (arXiv 2606.12059); ../shared/EXPERIMENTS.md B3, B4",
     "dims": [2, 4, 8, 16, 32],
     "wikitext2": {
-        "ppl": [110.67, 107.20, 105.23, 103.78, 102.56], "softmax": 99.00,
-        "gap_text": [11.09, 2.98], "alpha": 0.420, "alpha_ci": [0.386, 0.463], "C": 15.17,
+        "ppl": [110.67, 107.20, 105.23, 103.78, 102.56],
+        "softmax": 99.00,
+        "gap_text": [11.09, 2.98],
+        "alpha": 0.420,
+        "alpha_ci": [0.386, 0.463],
+        "C": 15.17,
     },
     "tinystories": {
-        "ppl": [10.911, 10.276, 9.784, 9.345, 9.105], "softmax": 8.671,
-        "gap_text": [2.39, 0.57], "alpha": 0.599, "alpha_ci": [0.572, 0.627], "C": 3.58,
-        "p_sweep": {"d2": {"1": 10.91, "2": 10.42, "4": 10.17}, "d8": {"1": 9.78, "2": 9.18, "4": 8.98}},
+        "ppl": [10.911, 10.276, 9.784, 9.345, 9.105],
+        "softmax": 8.671,
+        "gap_text": [2.39, 0.57],
+        "alpha": 0.599,
+        "alpha_ci": [0.572, 0.627],
+        "C": 3.58,
+        "p_sweep": {
+            "d2": {"1": 10.91, "2": 10.42, "4": 10.17},
+            "d8": {"1": 9.78, "2": 9.18, "4": 8.98},
+        },
     },
-}  # fmt: skip
+}
 
 RECIPE = {
-    "lr": 5e-4, "weight_decay": 1e-4, "warmup_steps": 0, "min_lr_ratio": 0.0, "b2": 0.999,
+    "lr": 5e-4,
+    "weight_decay": 1e-4,
+    "warmup_steps": 0,
+    "min_lr_ratio": 0.0,
+    "b2": 0.999,
     "clip_norm": 1.0,
-}  # fmt: skip
+}
 """Seed 001's optimiser (PyTorch AdamW defaults for the betas)."""
 
 
@@ -66,11 +81,19 @@ def corpus_choice(config) -> tuple[str, str | None]:
         return config.data, config.data_path
     if config.data_path is None:
         return "embedded-words", None
-    return ("tinystories" if "tinystories" in str(config.data_path).lower() else "wikitext2"), config.data_path
+    tiny = "tinystories" in str(config.data_path).lower()
+    return ("tinystories" if tiny else "wikitext2"), config.data_path
 
 
-def lm_cell(config, model: str, seed: int, d: int | None = None, p: int = 1,
-            coupling: str | None = None, impl: str | None = None) -> TrainCell:
+def lm_cell(
+    config,
+    model: str,
+    seed: int,
+    d: int | None = None,
+    p: int = 1,
+    coupling: str | None = None,
+    impl: str | None = None,
+) -> TrainCell:
     """The [`TrainCell`][syncattn.experiments.TrainCell] of one LM training of this recipe.
 
     Experiments 6 and 7 build their cells here, so that they find (and reuse) the
@@ -79,8 +102,11 @@ def lm_cell(config, model: str, seed: int, d: int | None = None, p: int = 1,
     data, path = corpus_choice(config)
     coupling = coupling or config.coupling
     impl = impl or config.impl
-    settings = {"batch_size": config.batch_size, "eval_every": config.steps,
-                "ckpt_every": max(1, config.steps // 3)}  # fmt: skip
+    settings = {
+        "batch_size": config.batch_size,
+        "eval_every": config.steps,
+        "ckpt_every": max(1, config.steps // 3),
+    }
     if model == "softmax":
         name = f"softmax-seed{seed}"
     else:
@@ -91,10 +117,16 @@ def lm_cell(config, model: str, seed: int, d: int | None = None, p: int = 1,
             tag = f"-{coupling}-{impl}"
         name = f"oscillator-d{d}-p{p}{tag}-seed{seed}"
     return TrainCell(
-        name=name, model=model, config="paper-b-lm", seed=seed, data=data, data_path=path,
-        steps=config.steps, overrides=layered_overrides(RECIPE, settings, config.train),
+        name=name,
+        model=model,
+        config="paper-b-lm",
+        seed=seed,
+        data=data,
+        data_path=path,
+        steps=config.steps,
+        overrides=layered_overrides(RECIPE, settings, config.train),
         eval_batches=config.eval_batches,
-    )  # fmt: skip
+    )
 
 
 def drives(model, rows, layer: int = -1, pad_id: int | None = 0) -> np.ndarray:
@@ -106,7 +138,9 @@ def drives(model, rows, layer: int = -1, pad_id: int | None = 0) -> np.ndarray:
 
     rows = np.asarray(rows)
     inputs = rows[:, :-1]
-    aux = eqx.filter_jit(jax.vmap(lambda t: models.attention_diagnostics(model, t, layer)["h"]))(inputs)
+    aux = eqx.filter_jit(
+        jax.vmap(lambda t: models.attention_diagnostics(model, t, layer)["h"])
+    )(inputs)
     h = np.asarray(aux)  # (B, heads, T, d)
     real = inputs != pad_id if pad_id is not None else np.ones(inputs.shape, bool)
     return h.transpose(0, 2, 1, 3)[real].reshape(-1, h.shape[-1])
@@ -126,8 +160,14 @@ def law(config, osc: dict, soft, sweep: dict) -> dict:
 
     table = {str(d): describe_values(osc[d]) for d in config.dims}
     base = describe_values(soft)
-    gaps = {str(d): (t["mean"] - base["mean"]) if t["mean"] is not None and base["mean"] is not None
-            else None for d, t in table.items()}  # fmt: skip
+    gaps = {
+        str(d): (
+            (t["mean"] - base["mean"])
+            if t["mean"] is not None and base["mean"] is not None
+            else None
+        )
+        for d, t in table.items()
+    }
     fit: dict = {"status": "ok"}
     good = [d for d in config.dims if gaps[str(d)] is not None and gaps[str(d)] > 0]
     if len(good) < len(config.dims) or len({*config.dims}) < 2:
@@ -136,10 +176,17 @@ def law(config, osc: dict, soft, sweep: dict) -> dict:
     else:
         vals = [[x for x in osc[d] if math.isfinite(x)] for d in config.dims]
         b = stats.power_law_bootstrap(
-            list(config.dims), vals, [x for x in soft if math.isfinite(x)],
-            n_boot=config.n_boot, seed=config.boot_seed, confidence=config.confidence,
+            list(config.dims),
+            vals,
+            [x for x in soft if math.isfinite(x)],
+            n_boot=config.n_boot,
+            seed=config.boot_seed,
+            confidence=config.confidence,
         )
-        fit |= {k: b[k] for k in ("alpha", "C", "r2", "alpha_ci", "C_ci", "n_boot", "n_invalid")}
+        fit |= {
+            k: b[k]
+            for k in ("alpha", "C", "r2", "alpha_ci", "C_ci", "n_boot", "n_invalid")
+        }
         if max(len(v) for v in vals) < 2:
             fit["note"] = "one seed per d: the bootstrap interval has zero width"
     p_sweep = {"d": config.p_dim, "1": table.get(str(config.p_dim))}
@@ -159,7 +206,13 @@ def plot_law(config, agg, path, split: str = "validation") -> Path:
         vals = agg["ppl"][str(d)]["values"]
         ax.scatter([d] * len(vals), vals, s=14, color="C0", alpha=0.7)
     means = [agg["ppl"][str(d)]["mean"] for d in config.dims]
-    ax.plot(dims, [np.nan if m is None else m for m in means], "o-", color="C0", label="oscillator")
+    ax.plot(
+        dims,
+        [np.nan if m is None else m for m in means],
+        "o-",
+        color="C0",
+        label="oscillator",
+    )
     if agg["softmax"]["mean"] is not None:
         ax.axhline(agg["softmax"]["mean"], color="C1", label="softmax (mean)")
     ax.set_xscale("log", base=2)
@@ -168,19 +221,35 @@ def plot_law(config, agg, path, split: str = "validation") -> Path:
     ax.legend(fontsize=8)
     corpus = (agg.get("corpus") or {}).get("name", "?")
     ax.set_title(f"PPL vs d_osc on {corpus}")
-    g = np.array([np.nan if agg["gap"][str(d)] is None else agg["gap"][str(d)] for d in config.dims])
+    g = np.array(
+        [
+            np.nan if agg["gap"][str(d)] is None else agg["gap"][str(d)]
+            for d in config.dims
+        ]
+    )
     ok = g > 0
     bx.loglog(dims[ok], g[ok], "o", color="C0", label="gap (ours)")
     fit = agg["fit"]
     if fit["status"] == "ok":
         xs = np.geomspace(dims.min(), dims.max(), 50)
         lo, hi = fit["alpha_ci"]
-        bx.loglog(xs, fit["C"] * xs ** -fit["alpha"], "-", color="C0",
-                  label=f"fit alpha={fit['alpha']:.2f} [{lo:.2f}, {hi:.2f}]")  # fmt: skip
+        bx.loglog(
+            xs,
+            fit["C"] * xs ** -fit["alpha"],
+            "-",
+            color="C0",
+            label=f"fit alpha={fit['alpha']:.2f} [{lo:.2f}, {hi:.2f}]",
+        )
     for key, col in (("wikitext2", "C2"), ("tinystories", "C3")):
         p = PAPER[key]
-        bx.loglog(PAPER["dims"], np.array(p["ppl"]) - p["softmax"], "x--", color=col, lw=0.8,
-                  label=f"paper {key} (alpha={p['alpha']})")  # fmt: skip
+        bx.loglog(
+            PAPER["dims"],
+            np.array(p["ppl"]) - p["softmax"],
+            "x--",
+            color=col,
+            lw=0.8,
+            label=f"paper {key} (alpha={p['alpha']})",
+        )
     bx.set_xticks(PAPER["dims"], [str(d) for d in PAPER["dims"]])
     bx.xaxis.set_minor_formatter("")  # log-axis minor labels overlap the dims
     bx.set_xlabel("d_osc")
@@ -209,16 +278,20 @@ def summary(results: dict) -> str:
             paper = f" | {p['wikitext2']['ppl'][j]} / {p['tinystories']['ppl'][j]}"
         g = "-" if gap is None else f"{gap:+.2f}"
         lines.append(f"  d={d:<3} {fmt_mean_std(t, 2)}  gap {g}{paper}")
-    lines.append(f"  softmax {fmt_mean_std(results['softmax'], 2)}"
-                 f" | {p['wikitext2']['softmax']} / {p['tinystories']['softmax']}")  # fmt: skip
+    lines.append(
+        f"  softmax {fmt_mean_std(results['softmax'], 2)}"
+        f" | {p['wikitext2']['softmax']} / {p['tinystories']['softmax']}"
+    )
     f = results["fit"]
     if f["status"] == "ok":
         lo, hi = f["alpha_ci"]
-        lines.append(f"  fit: alpha = {f['alpha']:.3f} (CI {lo:.3f}-{hi:.3f}), C = {f['C']:.3g}, "
-                     f"R2 = {f['r2']:.3f} | paper 0.420 (0.386-0.463) / 0.599 (0.572-0.627)")  # fmt: skip
+        lines.append(
+            f"  fit: alpha = {f['alpha']:.3f} (CI {lo:.3f}-{hi:.3f}), C = {f['C']:.3g}, "
+            f"R2 = {f['r2']:.3f} | paper 0.420 (0.386-0.463) / 0.599 (0.572-0.627)"
+        )
     else:
         lines.append(f"  fit: {f['status']}")
     ps = results["p_sweep"]
-    lines.append(f"  p sweep at d={ps['d']}: " + ", ".join(
-        f"p={k}: {fmt_mean_std(v, 2)}" for k, v in ps.items() if k != "d" and v))  # fmt: skip
+    at_p = [f"p={k}: {fmt_mean_std(v, 2)}" for k, v in ps.items() if k != "d" and v]
+    lines.append(f"  p sweep at d={ps['d']}: " + ", ".join(at_p))
     return "\n".join(lines)

@@ -52,8 +52,11 @@ class KWSRecipe:
         """The [`syncattn.data.kws.KWSDataConfig`][] of this recipe."""
         from ..data.kws import KWSDataConfig
 
-        return KWSDataConfig(seed=self.data_seed, voices=tuple(self.voices),
-                             clips_per_class=self.clips_per_class)  # fmt: skip
+        return KWSDataConfig(
+            seed=self.data_seed,
+            voices=tuple(self.voices),
+            clips_per_class=self.clips_per_class,
+        )
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -74,13 +77,23 @@ def kws_model(recipe: KWSRecipe, attention: str, *, key, n_classes: int | None =
     from ._variants import variant_fields
 
     cfg = models.get_config(
-        "paper-b-sva", **variant_fields(attention), d_osc=recipe.d_osc, d_model=recipe.d_model,
-        n_heads=recipe.n_heads, d_ff=recipe.d_ff, n_layers=recipe.n_layers,
-        dropout=recipe.dropout, positions=recipe.positions, max_len=kws.N_FRAMES,
-        final_norm=False, pad_id=None, normalize_anchors=recipe.normalize_anchors,
-    )  # fmt: skip
-    return models.Classifier(cfg, key=key, in_features=kws.N_MELS,
-                             n_classes=n_classes or len(kws.CLASSES))  # fmt: skip
+        "paper-b-sva",
+        **variant_fields(attention),
+        d_osc=recipe.d_osc,
+        d_model=recipe.d_model,
+        n_heads=recipe.n_heads,
+        d_ff=recipe.d_ff,
+        n_layers=recipe.n_layers,
+        dropout=recipe.dropout,
+        positions=recipe.positions,
+        max_len=kws.N_FRAMES,
+        final_norm=False,
+        pad_id=None,
+        normalize_anchors=recipe.normalize_anchors,
+    )
+    return models.Classifier(
+        cfg, key=key, in_features=kws.N_MELS, n_classes=n_classes or len(kws.CLASSES)
+    )
 
 
 def kws_optimizer(recipe: KWSRecipe, per_epoch: int):
@@ -134,7 +147,9 @@ def _kws_loss(model, batch, key):
     x, y = batch["x"], batch["y"]
     keys = jax.random.split(key, x.shape[0])
     logits = jax.vmap(lambda a, k: model.pooled(a, key=k))(x, keys).astype(jnp.float32)
-    return jnp.mean(jax.nn.logsumexp(logits, -1) - jnp.take_along_axis(logits, y[:, None], 1)[:, 0])
+    return jnp.mean(
+        jax.nn.logsumexp(logits, -1) - jnp.take_along_axis(logits, y[:, None], 1)[:, 0]
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -149,8 +164,12 @@ class _KWSOptimizer:
     per_epoch: int
 
     def recipe(self) -> KWSRecipe:
-        return KWSRecipe(lr=self.lr, weight_decay=self.weight_decay,
-                         clip_norm=self.clip_norm, epochs=self.epochs)  # fmt: skip
+        return KWSRecipe(
+            lr=self.lr,
+            weight_decay=self.weight_decay,
+            clip_norm=self.clip_norm,
+            epochs=self.epochs,
+        )
 
     def lr_at(self, step) -> float:
         e = int(step) // self.per_epoch
@@ -205,7 +224,9 @@ def kws_task(cell: KWSRecipe, splits: dict, *, seed: int):
     per_epoch = len(ytr) // bs
     if per_epoch < 1:
         raise ValueError(f"batch_size={bs} exceeds the {len(ytr)} training clips.")
-    opt = _KWSOptimizer(cell.lr, cell.weight_decay, cell.clip_norm, cell.epochs, per_epoch)
+    opt = _KWSOptimizer(
+        cell.lr, cell.weight_decay, cell.clip_norm, cell.epochs, per_epoch
+    )
     predict = _eval_predict()
     order: dict[int, np.ndarray] = {}
 
@@ -223,16 +244,29 @@ def kws_task(cell: KWSRecipe, splits: dict, *, seed: int):
         now = time.time()
         seconds, clock[0] = now - clock[0], now
         e = -(-step // per_epoch)
-        return {"epoch": e, "loss": mean_float32(losses), "lr": opt.lr_at((e - 1) * per_epoch),
-                "seconds": seconds}  # fmt: skip
+        return {
+            "epoch": e,
+            "loss": mean_float32(losses),
+            "lr": opt.lr_at((e - 1) * per_epoch),
+            "seconds": seconds,
+        }
 
     def evaluate(model, devices):
-        return {f"{s}_acc": _accuracy(predict, model, splits[s]["x"], splits[s]["y"])
-                for s in ("val", "test")}  # fmt: skip
+        return {
+            f"{s}_acc": _accuracy(predict, model, splits[s]["x"], splits[s]["y"])
+            for s in ("val", "test")
+        }
 
-    return Task(loss=_kws_loss, sample_batch=batch, evaluate=evaluate,
-                metrics=("val_acc", "test_acc"), name="kws", log_train=False,
-                train_summary=summary, optimizer=opt)  # fmt: skip
+    return Task(
+        loss=_kws_loss,
+        sample_batch=batch,
+        evaluate=evaluate,
+        metrics=("val_acc", "test_acc"),
+        name="kws",
+        log_train=False,
+        train_summary=summary,
+        optimizer=opt,
+    )
 
 
 def kws_cell(cell: KWSCell, folder) -> dict:
@@ -259,10 +293,18 @@ def kws_cell(cell: KWSCell, folder) -> dict:
     per_epoch = len(splits["train"]["y"]) // cell.batch_size
     steps = cell.epochs * per_epoch
     config = TrainConfig(
-        steps=steps, batch_size=cell.batch_size, lr=cell.lr, warmup_steps=0,
-        weight_decay=cell.weight_decay, clip_norm=cell.clip_norm, seed=cell.seed,
-        eval_every=per_epoch, ckpt_every=per_epoch, keep=1, log_every=per_epoch,
-    )  # fmt: skip
+        steps=steps,
+        batch_size=cell.batch_size,
+        lr=cell.lr,
+        warmup_steps=0,
+        weight_decay=cell.weight_decay,
+        clip_norm=cell.clip_norm,
+        seed=cell.seed,
+        eval_every=per_epoch,
+        ckpt_every=per_epoch,
+        keep=1,
+        log_every=per_epoch,
+    )
     model = kws_model(cell, cell.model, key=jax.random.key(cell.seed))
     log = lambda m: print(m, file=sys.stderr)  # noqa: E731
     try:
@@ -270,14 +312,22 @@ def kws_cell(cell: KWSCell, folder) -> dict:
             res = fit(model, config, task, folder, progress=False, log=log)
     except TrainingDiverged as err:
         return {"status": "diverged", "error": str(err)}
-    records = [r for r in read_log(Path(folder) / "log.jsonl") if r.get("kind") == "eval"]
+    records = [
+        r for r in read_log(Path(folder) / "log.jsonl") if r.get("kind") == "eval"
+    ]
     if not records:  # resumed after the last epoch with its log lost: fit scored it now
         records = [{"epoch": res["step"] // per_epoch, **res["eval"]}]
     best = max(records, key=lambda r: (r["val_acc"], -r["epoch"]))  # first best epoch
     return {
-        "status": "ok", "epochs": cell.epochs, "steps": steps,
-        "params": models.count_params(res["model"]), "best_epoch": best["epoch"],
-        "best_val_acc": best["val_acc"], "test_at_best": best["test_acc"],
-        "final_val_acc": records[-1]["val_acc"], "final_test_acc": records[-1]["test_acc"],
-        "n": {s: int(len(splits[s]["y"])) for s in splits}, "data_hash": data.manifest["hash"],
-    }  # fmt: skip
+        "status": "ok",
+        "epochs": cell.epochs,
+        "steps": steps,
+        "params": models.count_params(res["model"]),
+        "best_epoch": best["epoch"],
+        "best_val_acc": best["val_acc"],
+        "test_at_best": best["test_acc"],
+        "final_val_acc": records[-1]["val_acc"],
+        "final_test_acc": records[-1]["test_acc"],
+        "n": {s: int(len(splits[s]["y"])) for s in splits},
+        "data_hash": data.manifest["hash"],
+    }

@@ -48,8 +48,8 @@ from pathlib import Path
 import numpy as np
 
 from . import _protocol as protocol
+from ._agreement_stats import PAPER, aggregate
 from ._common import (
-    describe_values,
     fmt_mean_std,
     new_figure,
     save_figure,
@@ -57,7 +57,7 @@ from ._common import (
     write_json,
 )
 from ._grid import RESULT, Grid
-from ._protocol import CellResult, Context, Experiment, committed_dir
+from ._protocol import Context, Experiment, committed_dir
 from ._sva import (
     SVACell as SVACell,
     SVARecipe,
@@ -66,30 +66,24 @@ from ._sva import (
     sva_fit as sva_fit,
     sva_splits as sva_splits,
 )
-from ._variants import (
-    COMPARISONS,
-    check_models,
-    paired as paired_difference,
-)
+from ._variants import check_models
 
 
-__all__ = ["Config", "SVARecipe", "SVACell", "sva_cell", "sva_fit", "sva_splits", "cells", "run",
-           "rebuild", "summary", "PAPER"]  # fmt: skip
+__all__ = [
+    "Config",
+    "SVARecipe",
+    "SVACell",
+    "sva_cell",
+    "sva_fit",
+    "sva_splits",
+    "cells",
+    "run",
+    "rebuild",
+    "summary",
+    "PAPER",
+]
 
 NAME = "agreement"
-
-PAPER = {
-    "source": "seed 001 (arXiv 2606.12059); ../shared/EXPERIMENTS.md B2",
-    "5 seeds": {
-        "softmax": {"all": 92.19, "all_std": 7.80, "hard": 92.11, "hard_std": 7.87, "failures": 1, "n": 5},
-        "oscillator": {"all": 97.81, "all_std": 0.15, "hard": 97.38, "hard_std": 0.33, "failures": 0, "n": 5},
-    },
-    "50 seeds": {
-        "softmax": {"all": 91.04, "hard": 90.77, "failures": 12, "n": 50},
-        "oscillator": {"all": 95.78, "hard": 95.76, "failures": 3, "n": 50},
-    },
-    "hard_gain_points": 5.27,
-}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -144,79 +138,19 @@ def cells(config: Config) -> list[SVACell]:
     return sva_cells(config, config.models, config.seeds)
 
 
-def aggregate(config: Config, cell_list, results) -> dict:
-    """Per model: accuracy summaries (percent), failures with intervals and Fisher's test
-    against the paper's 50 seeds; the hard-accuracy gain, with its paired interval, and
-    Fisher's test between the models. Cells without a result are listed in ``missing``."""
-    from .. import stats
-
-    rows, missing = [], []
-    for c, r in zip(cell_list, results, strict=True):
-        r = CellResult.of(r)
-        v = r.get("val")
-        if not r.ok or not v:
-            missing.append(c.name)
-            continue
-        rows.append({
-            "model": c.model, "seed": c.seed, "status": r.status.value,
-            "acc_all": 100 * v["acc_all"], "acc_simple": 100 * v["acc_simple"],
-            "acc_hard": 100 * v["acc_hard"], "failed": bool(v["failed"]),
-        })  # fmt: skip
-    table = {}
-    for m in config.models:
-        sel = [r for r in rows if r["model"] == m]
-        k, n = sum(r["failed"] for r in sel), len(sel)
-        entry = {key: describe_values([r[f"acc_{key}"] for r in sel])
-                 for key in ("all", "simple", "hard")} | {"failures": k, "n": n}  # fmt: skip
-        if n:
-            cp = stats.clopper_pearson(k, n, config.confidence)
-            wl = stats.wilson(k, n, config.confidence)
-            p50 = PAPER["50 seeds"].get(m)
-            entry |= {
-                "failure_rate": k / n,
-                "clopper_pearson": [float(cp[0]), float(cp[1])],
-                "wilson": [float(wl[0]), float(wl[1])],
-                "fisher_vs_paper_50": None if p50 is None
-                else stats.fisher_exact(k, n, p50["failures"], p50["n"]),
-            }  # fmt: skip
-        table[m] = entry
-    gap = gain = between = None
-    if {"oscillator", "softmax"} <= set(config.models) and all(table[m]["n"] for m in
-                                                                ("oscillator", "softmax")):
-        gap = table["oscillator"]["hard"]["mean"] - table["softmax"]["hard"]["mean"]
-        hard = {(r["model"], r["seed"]): r["acc_hard"] for r in rows}
-        paired = [hard["oscillator", s] - hard["softmax", s] for s in config.seeds
-                  if ("oscillator", s) in hard and ("softmax", s) in hard]  # fmt: skip
-        ci = stats.t_interval(paired, config.confidence) if len(paired) > 1 else None
-        gain = {"mean": float(np.mean(paired)) if paired else None, "n": len(paired),
-                "ci": None if ci is None else [float(ci[0]), float(ci[1])]}  # fmt: skip
-        o, sm = table["oscillator"], table["softmax"]
-        between = {
-            "oscillator_vs_softmax": stats.fisher_exact(o["failures"], o["n"], sm["failures"], sm["n"]),
-            "paper_50": stats.fisher_exact(*(PAPER["50 seeds"][m][f] for m in ("oscillator", "softmax")
-                                             for f in ("failures", "n"))),
-        }  # fmt: skip
-    acc = {key: {(r["model"], r["seed"]): r[f"acc_{key}"] for r in rows} for key in ("hard", "all")}
-    comparisons = [{key: paired_difference(acc[key], config.seeds, a, b, config.confidence)
-                    for key in ("hard", "all")} | {"a": a, "b": b}
-                   for a, b in COMPARISONS if {a, b} <= set(config.models)]  # fmt: skip
-    return {"rows": rows, "table": table, "hard_gain_points": gap, "paired_hard_gain": gain,
-            "fisher_between_models": between, "comparisons": comparisons, "missing": missing,
-            "confidence": config.confidence}  # fmt: skip
-
-
 def tables(config, walked, ctx: Context) -> tuple[dict, dict[str, Path]]:
     """``results.json`` and ``runs.csv``."""
     cell_list, results = walked
     agg = aggregate(config, cell_list, results)
     data = next((r.get("data") for r in results if r.get("data")), None)
     extra = {} if ctx.rebuilt_from is None else {"rebuilt_from": ctx.rebuilt_from}
-    files = {"results": write_json(ctx.out / "results.json", payload := {
-        "experiment": NAME, **agg, "data": data, "paper": PAPER, **extra,
-    })}  # fmt: skip
+    payload = {"experiment": NAME, **agg, "data": data, "paper": PAPER, **extra}
+    files = {"results": write_json(ctx.out / "results.json", payload)}
     rows = agg["rows"]
     keys = ("model", "seed", "status", "acc_all", "acc_simple", "acc_hard", "failed")
-    files["csv"] = write_csv(ctx.out / "runs.csv", {k: [r[k] for r in rows] for k in keys})
+    files["csv"] = write_csv(
+        ctx.out / "runs.csv", {k: [r[k] for r in rows] for k in keys}
+    )
     return payload, files
 
 
@@ -249,10 +183,12 @@ def _walk(config: Config, ctx: Context) -> tuple:
     """The cells and their results; in a run, first the committed 50-seed cohort's cells
     with the same settings adopted (when the committed folder is another)."""
     cell_list = cells(config)
-    base = _cohort(config) if config.committed is not None and not ctx.rebuilding else None
+    adopt = config.committed is not None and not ctx.rebuilding
+    base = _cohort(config) if adopt else None
     if base is not None and base != ctx.committed and (base / "runs").is_dir():
         protocol.fetcher(ctx.grid, ctx.runs, None, ctx.cell, NAME, adopt_from=base)(
-            [c for c in cell_list if _same_settings(c, base / "runs" / c.name / RESULT)])
+            [c for c in cell_list if _same_settings(c, base / "runs" / c.name / RESULT)]
+        )
     return cell_list, ctx.fetch(cell_list)
 
 
@@ -260,22 +196,46 @@ def _plot(config, agg, path):
     fig, (ax, bx) = new_figure(2, 1, width=4.2)
     for j, m in enumerate(config.models):
         vals = [r["acc_hard"] for r in agg["rows"] if r["model"] == m]
-        ax.scatter(np.full(len(vals), j) + np.linspace(-0.15, 0.15, len(vals)), vals,
-                   s=16, color=f"C{j}", alpha=0.8)  # fmt: skip
+        ax.scatter(
+            np.full(len(vals), j) + np.linspace(-0.15, 0.15, len(vals)),
+            vals,
+            s=16,
+            color=f"C{j}",
+            alpha=0.8,
+        )
         p = PAPER["5 seeds"].get(m)
         if p:
-            ax.errorbar([j + 0.3], [p["hard"]], yerr=[p["hard_std"]], fmt="*", color="k",
-                        capsize=3, label="paper, 5 seeds" if j == 0 else None)  # fmt: skip
+            ax.errorbar(
+                [j + 0.3],
+                [p["hard"]],
+                yerr=[p["hard_std"]],
+                fmt="*",
+                color="k",
+                capsize=3,
+                label="paper, 5 seeds" if j == 0 else None,
+            )
         t = agg["table"][m]
         if not t["n"]:
             continue
         lo, hi = t["clopper_pearson"]
-        bx.errorbar([j], [t["failure_rate"]], yerr=[[t["failure_rate"] - lo], [hi - t["failure_rate"]]],
-                    fmt="o", color=f"C{j}", capsize=4)  # fmt: skip
+        bx.errorbar(
+            [j],
+            [t["failure_rate"]],
+            yerr=[[t["failure_rate"] - lo], [hi - t["failure_rate"]]],
+            fmt="o",
+            color=f"C{j}",
+            capsize=4,
+        )
         p50 = PAPER["50 seeds"].get(m)
         if p50:
-            bx.scatter([j + 0.2], [p50["failures"] / p50["n"]], marker="*", s=80, color="k",
-                       label="paper, 50 seeds" if j == 0 else None)  # fmt: skip
+            bx.scatter(
+                [j + 0.2],
+                [p50["failures"] / p50["n"]],
+                marker="*",
+                s=80,
+                color="k",
+                label="paper, 50 seeds" if j == 0 else None,
+            )
     ax.axhline(85, color="grey", ls="--", lw=1)
     ax.set_xticks(range(len(config.models)), config.models, rotation=30, fontsize=7)
     ax.set_ylabel("hard-sentence accuracy (%)")
@@ -293,7 +253,9 @@ def _plot(config, agg, path):
 def summary(results: dict) -> str:
     """The table as text, next to the paper's 5- and 50-seed numbers, with Fisher's tests."""
     paper = results["paper"]
-    lines = ["SVA final validation accuracy (%), mean ± std over seeds | paper (5 seeds)"]
+    lines = [
+        "SVA final validation accuracy (%), mean ± std over seeds | paper (5 seeds)"
+    ]
     for m, t in results["table"].items():
         p = paper["5 seeds"].get(m, {})
         lines.append(
@@ -308,19 +270,29 @@ def summary(results: dict) -> str:
         line = f"  {'':<10} failures {t['failures']}/{t['n']} (CI {100 * lo:.1f}-{100 * hi:.1f}%)"
         if m in paper["50 seeds"]:
             p50 = paper["50 seeds"][m]["failures"]
-            line += (f" | paper {p.get('failures')}/5, {p50}/50; "
-                     f"Fisher p = {t['fisher_vs_paper_50']:.3g} against {p50}/50")  # fmt: skip
+            line += (
+                f" | paper {p.get('failures')}/5, {p50}/50; "
+                f"Fisher p = {t['fisher_vs_paper_50']:.3g} against {p50}/50"
+            )
         lines.append(line)
     if results.get("hard_gain_points") is not None:
         g = results.get("paired_hard_gain") or {}
         ci = g.get("ci")
-        pair = f", paired over {g['n']} seeds CI {ci[0]:+.2f} to {ci[1]:+.2f}" if ci else ""
-        lines.append(f"  hard gain oscillator - softmax: {results['hard_gain_points']:+.2f} points"
-                     f"{pair} | paper {paper['hard_gain_points']:+.2f}")  # fmt: skip
+        pair = (
+            f", paired over {g['n']} seeds CI {ci[0]:+.2f} to {ci[1]:+.2f}"
+            if ci
+            else ""
+        )
+        lines.append(
+            f"  hard gain oscillator - softmax: {results['hard_gain_points']:+.2f} points"
+            f"{pair} | paper {paper['hard_gain_points']:+.2f}"
+        )
     b = results.get("fisher_between_models")
     if b:
-        lines.append(f"  failures, oscillator against softmax: Fisher p = {b['oscillator_vs_softmax']:.3g}"
-                     f" | paper's 3/50 against 12/50: p = {b['paper_50']:.3g}")  # fmt: skip
+        lines.append(
+            f"  failures, oscillator against softmax: Fisher p = {b['oscillator_vs_softmax']:.3g}"
+            f" | paper's 3/50 against 12/50: p = {b['paper_50']:.3g}"
+        )
     for c in results.get("comparisons") or ():
         if c["a"] == "oscillator" and c["b"] == "softmax":
             continue  # the hard gain above
@@ -332,20 +304,37 @@ def summary(results: dict) -> str:
             ci = f" [{d['ci'][0]:+.2f}, {d['ci'][1]:+.2f}]" if d["ci"] else ""
             parts.append(f"{key} {d['mean']:+.2f}{ci}")
         if parts:
-            lines.append(f"  {c['a']} - {c['b']} (paired, {c['hard']['n']} seeds): "
-                         + ", ".join(parts))  # fmt: skip
+            lines.append(
+                f"  {c['a']} - {c['b']} (paired, {c['hard']['n']} seeds): "
+                + ", ".join(parts)
+            )
     if results.get("missing"):
         lines.append(f"  missing cells: {len(results['missing'])}")
     return "\n".join(lines)
 
 
-EXPERIMENT = Experiment(NAME, Config, _walk, tables, plots, sva_cell, summary=summary,
-                        committed_dir=_committed, tables_at=("full",))  # fmt: skip
+EXPERIMENT = Experiment(
+    NAME,
+    Config,
+    _walk,
+    tables,
+    plots,
+    sva_cell,
+    summary=summary,
+    committed_dir=_committed,
+    tables_at=("full",),
+)
 """Experiment 4 as an [`Experiment`][syncattn.experiments.Experiment]."""
 
 
-def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
-        size: str | None = None) -> dict[str, Path]:
+def run(
+    config: Config,
+    out,
+    *,
+    grid: Grid | None = None,
+    progress: bool = True,
+    size: str | None = None,
+) -> dict[str, Path]:
     """Train the grid (resuming; adopting committed cells), write config.json,
     results.json, runs.csv, agreement.png (and, with ``export``, the cells, and at the
     full size the tables, into the committed folder)."""

@@ -111,22 +111,43 @@ def _measure(config, d, h):
     hj = jnp.asarray(h)
     norm = np.linalg.norm(h, axis=-1)
     pred = lohe.predict_convergence(
-        norm, d, config.T, converged_tol=config.converged_tol, antipodal_tol=config.antipodal_tol
+        norm,
+        d,
+        config.T,
+        converged_tol=config.converged_tol,
+        antipodal_tol=config.antipodal_tol,
     )
-    z0 = sphere.sample_uniform(jax.random.key(config.start_seed), (config.n_starts, h.shape[0]), d,
-                               dtype=hj.dtype)  # fmt: skip
-    err = np.asarray(lohe.fixed_query_errors(
-        jnp.broadcast_to(hj, z0.shape), z0, config.T, rtol=config.rtol, atol=config.atol))  # fmt: skip
+    z0 = sphere.sample_uniform(
+        jax.random.key(config.start_seed),
+        (config.n_starts, h.shape[0]),
+        d,
+        dtype=hj.dtype,
+    )
+    err = np.asarray(
+        lohe.fixed_query_errors(
+            jnp.broadcast_to(hj, z0.shape),
+            z0,
+            config.T,
+            rtol=config.rtol,
+            atol=config.atol,
+        )
+    )
     q = np.quantile(norm, [0.05, 0.25, 0.5, 0.75, 0.95])
     return {
-        "oscillators": int(h.shape[0]), "solves": int(err.size),
-        "norm_h": {"mean": float(norm.mean()), "quantiles_5_25_50_75_95": q.tolist(),
-                   "degenerate": int(np.sum(norm <= 1e-8))},
+        "oscillators": int(h.shape[0]),
+        "solves": int(err.size),
+        "norm_h": {
+            "mean": float(norm.mean()),
+            "quantiles_5_25_50_75_95": q.tolist(),
+            "degenerate": int(np.sum(norm <= 1e-8)),
+        },
         "predicted": {k: float(np.mean(np.asarray(v))) for k, v in pred.items()},
-        "measured": {"converged": float(np.mean(err < config.converged_tol)),
-                     "antipodal": float(np.mean(err > config.antipodal_tol)),
-                     "mean_error": float(err.mean())},
-    }, norm  # fmt: skip
+        "measured": {
+            "converged": float(np.mean(err < config.converged_tol)),
+            "antipodal": float(np.mean(err > config.antipodal_tol)),
+            "mean_error": float(err.mean()),
+        },
+    }, norm
 
 
 def _walk(config, ctx: Context) -> tuple:
@@ -145,7 +166,11 @@ def _walk(config, ctx: Context) -> tuple:
         corpus = res.get("corpus")
         h = drives(model, corp.val[: config.n_chunks], config.layer, corp.pad_id)
         per_d[str(d)], norms[d] = _measure(config, d, h)
-        per_d[str(d)] |= {"run": str(folder), "step": int(step), "val_ppl": res["val"]["ppl"]}
+        per_d[str(d)] |= {
+            "run": str(folder),
+            "step": int(step),
+            "val_ppl": res["val"]["ppl"],
+        }
     return per_d, norms, corpus
 
 
@@ -154,10 +179,14 @@ def tables(config, walked, ctx: Context) -> tuple[dict, dict[str, Path]]:
     the drives' norms, which the results do not keep)."""
     per_d, norms, corpus = walked
     out = ctx.out
-    files = {"results": write_json(out / "results.json", payload := {
-        "experiment": NAME, "per_d": per_d, "paper": PAPER, "corpus": corpus,
+    payload = {
+        "experiment": NAME,
+        "per_d": per_d,
+        "paper": PAPER,
+        "corpus": corpus,
         "paper_corpus_matches": (corpus or {}).get("name") == "tinystories",
-    })}  # fmt: skip
+    }
+    files = {"results": write_json(out / "results.json", payload)}
     ds = [d for d in config.dims if "measured" in per_d[str(d)]]
     cols = {"d_osc": ds}
     for src in ("predicted", "measured"):
@@ -171,17 +200,34 @@ def tables(config, walked, ctx: Context) -> tuple[dict, dict[str, Path]]:
 def _plot(ds, per_d, norms, path):
     fig, (ax, bx) = new_figure(2, 1, width=4.4)
     x = np.arange(len(ds))
-    for j, (src, lab) in enumerate((("paper", "paper (TS)"), ("predicted", "predicted from |h|"),
-                                     ("measured", "measured (flow)"))):  # fmt: skip
-        vals = [(PAPER.get(str(d), {}).get("converged", np.nan) if src == "paper"
-                 else per_d[str(d)][src]["converged"]) for d in ds]  # fmt: skip
+    sources = (
+        ("paper", "paper (TS)"),
+        ("predicted", "predicted from |h|"),
+        ("measured", "measured (flow)"),
+    )
+    for j, (src, lab) in enumerate(sources):
+        vals = [
+            (
+                PAPER.get(str(d), {}).get("converged", np.nan)
+                if src == "paper"
+                else per_d[str(d)][src]["converged"]
+            )
+            for d in ds
+        ]
         ax.bar(x + (j - 1) * 0.27, vals, width=0.27, label=lab, color=f"C{j}")
     ax.set_xticks(x, [f"d={d}" for d in ds])
     ax.set_ylabel("converged fraction (error < 0.01, T = 30)")
     ax.set_ylim(0, 1.05)
     ax.legend(fontsize=8)
     for i, d in enumerate(ds):
-        bx.hist(norms[d], bins=40, histtype="step", color=f"C{i}", label=f"d={d}", density=True)
+        bx.hist(
+            norms[d],
+            bins=40,
+            histtype="step",
+            color=f"C{i}",
+            label=f"d={d}",
+            density=True,
+        )
     bx.set_xlabel("||h|| (last layer)")
     bx.set_ylabel("density")
     bx.legend(fontsize=8)
@@ -191,7 +237,9 @@ def _plot(ds, per_d, norms, path):
 
 def summary(results: dict) -> str:
     """Prediction beside measurement beside the paper, per d."""
-    lines = ["convergence at T = 30 from uniform starts (converged / antipodal / mean error)"]
+    lines = [
+        "convergence at T = 30 from uniform starts (converged / antipodal / mean error)"
+    ]
     for d, r in results["per_d"].items():
         if "measured" not in r:
             lines.append(f"  d={d}: {r.get('status')}")
@@ -202,8 +250,10 @@ def summary(results: dict) -> str:
             return f"{100 * x['converged']:.1f}% / {100 * x['antipodal']:.2f}% / {x['mean_error']:.4f}"
 
         paper = f" | paper {f(pp)}" if pp else ""
-        lines.append(f"  d={d:<3} predicted {f(p)}  measured {f(m)}{paper}  "
-                     f"({r['oscillators']} oscillators, median |h| {r['norm_h']['quantiles_5_25_50_75_95'][2]:.3g})")  # fmt: skip
+        lines.append(
+            f"  d={d:<3} predicted {f(p)}  measured {f(m)}{paper}  "
+            f"({r['oscillators']} oscillators, median |h| {r['norm_h']['quantiles_5_25_50_75_95'][2]:.3g})"
+        )
     return "\n".join(lines)
 
 
@@ -211,8 +261,14 @@ EXPERIMENT = Experiment(NAME, Config, _walk, tables, summary=summary, rebuildabl
 """Experiment 6 as an [`Experiment`][syncattn.experiments.Experiment]."""
 
 
-def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
-        size: str | None = None) -> dict[str, Path]:
+def run(
+    config: Config,
+    out,
+    *,
+    grid: Grid | None = None,
+    progress: bool = True,
+    size: str | None = None,
+) -> dict[str, Path]:
     """Train or reuse the models, measure and predict, write config.json, results.json,
     convergence.csv and convergence.png."""
     return EXPERIMENT.run(config, out, grid=grid, progress=progress, size=size)

@@ -71,27 +71,37 @@ import math
 from pathlib import Path
 
 from . import _protocol as protocol
-from ._common import layered_overrides, write_csv, write_json
-from ._dosc import PAPER, RECIPE, corpus_choice, law, plot_law, summary as law_summary
-from ._grid import Grid, TrainCell
-from ._protocol import (
-    Context,
-    Experiment,
-    Family,
-    ProtocolConfig,
-    budget as protocol_budget,
-    record_lines,
-    scored_cell,
+from ._common import write_csv, write_json
+from ._dosc import PAPER, law, plot_law, summary as law_summary
+from ._dosc_cells import (
+    FAMILIES,
+    budget,
+    budget_params,
+    cell,
+    dosc_cell,
+    walk,
 )
+from ._grid import Grid, TrainCell
+from ._protocol import Context, Experiment, ProtocolConfig, record_lines
 
 
-__all__ = ["Config", "EXPERIMENT", "run", "rebuild", "walk", "summary", "aggregate", "budget",
-           "cell", "dosc_cell", "budget_params", "PAPER", "FAMILIES"]  # fmt: skip
+__all__ = [
+    "Config",
+    "EXPERIMENT",
+    "run",
+    "rebuild",
+    "walk",
+    "summary",
+    "aggregate",
+    "budget",
+    "cell",
+    "dosc_cell",
+    "budget_params",
+    "PAPER",
+    "FAMILIES",
+]
 
 NAME = "dosc_law"
-FAMILIES = (Family("oscillator", "oscillator"), Family("softmax", "softmax"))
-"""The law's families: the oscillator LM (swept at ``sweep_dim``, $p = 1$; its lr then
-serves every $d_{osc}$ and $p$) and softmax."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -150,10 +160,26 @@ class Config(ProtocolConfig):
     def smoke(cls) -> Config:
         """Seconds: d in {2, 4}, 2 lrs, 2 seeds, p = 2 at d = 2, a 16-wide model on
         0.2 N tokens."""
-        return cls(dims=(2, 4), seeds=(0, 1), p_values=(2,), p_dim=2, sweep_dim=2,
-                   lrs=(3e-3, 1e-2), extend=0, d_model=16, n_heads=2, d_ff=32,
-                   vocab_size=200, tokens_per_param=0.2, batch_size=4, evals=4,
-                   eval_batches=1, final_batches=2, n_boot=50, committed=None)  # fmt: skip
+        return cls(
+            dims=(2, 4),
+            seeds=(0, 1),
+            p_values=(2,),
+            p_dim=2,
+            sweep_dim=2,
+            lrs=(3e-3, 1e-2),
+            extend=0,
+            d_model=16,
+            n_heads=2,
+            d_ff=32,
+            vocab_size=200,
+            tokens_per_param=0.2,
+            batch_size=4,
+            evals=4,
+            eval_batches=1,
+            final_batches=2,
+            n_boot=50,
+            committed=None,
+        )
 
     @classmethod
     def default(cls) -> Config:
@@ -167,86 +193,6 @@ class Config(ProtocolConfig):
         """For a GPU: seed 001's width (d 128, d_ff 512), its 10,000-word vocabulary and
         5 seeds, p swept at d = 8."""
         return cls(seeds=(0, 1, 2, 3, 4), d_model=128, d_ff=512, vocab_size=10_000)
-
-
-# --------------------------------------------------------------------------- cells
-
-
-def _model_config(config, model: str, d: int | None = None):
-    from .. import models
-
-    extra = {} if d is None else {"d_osc": d}
-    return models.get_config("paper-b-lm", attention=model, d_model=config.d_model,
-                             n_layers=config.n_layers, n_heads=config.n_heads,
-                             d_ff=config.d_ff, vocab_size=config.vocab_size, **extra)  # fmt: skip
-
-
-def budget_params(config) -> int:
-    """$N$: the softmax model's parameters less the token embedding ($Vd$) and the
-    output layer ($dV + V$)."""
-    from .. import models
-
-    m = _model_config(config, "softmax")
-    total = models.config_params(m)
-    return total - m.vocab_size * m.d_model - (m.d_model * m.vocab_size + m.vocab_size)
-
-
-def budget(config) -> dict:
-    """``{"params", "tokens", "target_tokens", "steps", "warmup_steps", "eval_every"}``
-    of every cell."""
-    n = budget_params(config)
-    return {"params": n} | protocol_budget(config, n)
-
-
-def cell(config, model: str, lr: float, seed: int, d: int | None = None, p: int = 1) -> TrainCell:
-    """The cell ``oscillator-dD-pP-lrLR-seedS`` or ``softmax-lrLR-seedS``."""
-    data, path = corpus_choice(config)
-    b = budget(config)
-    settings = {
-        "model.d_model": config.d_model, "model.n_layers": config.n_layers,
-        "model.n_heads": config.n_heads, "model.d_ff": config.d_ff,
-        "data.vocab_size": config.vocab_size,
-    } | protocol.schedule(config, b, lr, logs_per_eval=4)  # fmt: skip
-    if model == "softmax":
-        name = f"softmax-lr{lr:g}-seed{seed}"
-    else:
-        settings |= {"model.d_osc": d, "model.p": p}
-        name = f"oscillator-d{d}-p{p}-lr{lr:g}-seed{seed}"
-    return TrainCell(name=name, model=model, config="paper-b-lm", seed=seed, data=data,
-                     data_path=path, steps=b["steps"],
-                     overrides=layered_overrides(RECIPE, settings, config.train),
-                     eval_batches=config.final_batches)  # fmt: skip
-
-
-def dosc_cell(cell: TrainCell, folder) -> dict:
-    """The protocol's cell function ([`scored_cell`][syncattn.experiments._protocol.scored_cell])
-    on a word corpus: test scores, curves of the validation loss and PPL."""
-    return scored_cell(cell, folder, metrics=("loss", "ppl"))
-
-
-def _family_cell(config, family: str, lr: float) -> TrainCell:
-    d = config.sweep_dim if family == "oscillator" else None
-    return cell(config, family, lr, config.seeds[0], d)
-
-
-def _law_cells(config, family: str, lr: float, seed: int) -> list[TrainCell]:
-    if family == "softmax":
-        return [cell(config, "softmax", lr, seed)]
-    return [cell(config, "oscillator", lr, seed, d) for d in config.dims]
-
-
-def walk(config, fetch) -> tuple[list[TrainCell], list, dict]:
-    """Every cell in order (module docstring): `fetch(cells)` returns their results."""
-    cells, results, _, best = protocol.sweep(
-        config, FAMILIES, lambda f, lr: _family_cell(config, f.name, lr), fetch, metric="loss")
-    more = protocol.at_best(FAMILIES, best, config.seeds,
-                            lambda f, lr, s: _law_cells(config, f.name, lr, s), skip=cells)
-    if best["oscillator"] is not None:
-        more += [cell(config, "oscillator", best["oscillator"], s, config.p_dim, p)
-                 for s in config.seeds for p in config.p_values if p != 1]  # fmt: skip
-    cells += more
-    results += fetch(more) if more else []
-    return cells, results, best
 
 
 # --------------------------------------------------------------------------- outputs
@@ -263,52 +209,101 @@ def gap_interval(osc: dict, soft: dict, config) -> dict:
     return d | {"p": stats.t_pvalue(d["values"]) if d["values"] else None}
 
 
+def _head(c: TrainCell) -> dict:
+    """A cell's labels in its row: its model, d_osc and p."""
+    d, p = c.overrides.get("model.d_osc"), c.overrides.get("model.p")
+    return {"model": c.model, "d_osc": d, "p": p}
+
+
 def aggregate(config, cells, results, best) -> dict:
     """Per cell its scores and convergence record; the lr sweep; the law on the test
     and the validation split; the test gap at each $d_{osc}$ paired by seed with its t
     interval ([`gap_interval`][syncattn.experiments.dosc_law.gap_interval])."""
-    rows = [protocol.cell_row(config, c, r, {"model": c.model, "d_osc": c.overrides.get("model.d_osc"),
-                                             "p": c.overrides.get("model.p")},
-                              {"val_loss": ("val", "loss"), "val_ppl": ("val", "ppl"),
-                               "test_ppl": ("test", "ppl")}, "loss", also=("ppl",))
-            for c, r in zip(cells, results, strict=True)]  # fmt: skip
+    scores = {
+        "val_loss": ("val", "loss"),
+        "val_ppl": ("val", "ppl"),
+        "test_ppl": ("test", "ppl"),
+    }
+    rows = [
+        protocol.cell_row(config, c, r, _head(c), scores, "loss", also=("ppl",))
+        for c, r in zip(cells, results, strict=True)
+    ]
     by = {(w["model"], w["d_osc"], w["p"], w["lr"], w["seed"]): w for w in rows}
 
     def per_seed(split, model, d=None, p=None):
         lr = best[model]
-        return [by.get((model, d, p, lr, s), {}).get(f"{split}_ppl", math.nan) for s in config.seeds]
+        return [
+            by.get((model, d, p, lr, s), {}).get(f"{split}_ppl", math.nan)
+            for s in config.seeds
+        ]
 
     laws = {}
     for split in ("test", "val"):
-        laws[split] = law(config, {d: per_seed(split, "oscillator", d, 1) for d in config.dims},
-                          per_seed(split, "softmax"),
-                          {p: per_seed(split, "oscillator", config.p_dim, p)
-                           for p in config.p_values if p != 1})  # fmt: skip
+        laws[split] = law(
+            config,
+            {d: per_seed(split, "oscillator", d, 1) for d in config.dims},
+            per_seed(split, "softmax"),
+            {
+                p: per_seed(split, "oscillator", config.p_dim, p)
+                for p in config.p_values
+                if p != 1
+            },
+        )
     names = [f.name for f in FAMILIES]
     soft = dict(zip(config.seeds, per_seed("test", "softmax")))
-    osc = {d: dict(zip(config.seeds, per_seed("test", "oscillator", d, 1))) for d in config.dims}
+    osc = {
+        d: dict(zip(config.seeds, per_seed("test", "oscillator", d, 1)))
+        for d in config.dims
+    }
     gap_paired = {d: gap_interval(osc[d], soft, config) for d in config.dims}
-    sweep = {f: protocol.lr_sweep(rows, "val_loss", lambda w, f=f: w["seed"] == config.seeds[0]
-                                  and w["model"] == f and (f == "softmax" or (w["d_osc"], w["p"]) == (config.sweep_dim, 1)))
-             for f in names}  # fmt: skip
-    return {**laws["test"], "gap_paired": gap_paired, "val_law": laws["val"], "budget": budget(config),
-            "best_lr": best, "lr_sweep": sweep,
-            "lr_at_edge": {f: protocol.at_edge(best[f], sweep[f]) for f in names},
-            "sweep_complete": {f: all(math.isfinite(v) for v in sweep[f].values()) for f in names},
-            "rows": rows, **protocol.record(rows), "compute": protocol.compute(rows, tokens=False),
-            "corpus": protocol.corpus(results)}  # fmt: skip
+    sweep = {
+        f: protocol.lr_sweep(
+            rows,
+            "val_loss",
+            lambda w, f=f: (
+                w["seed"] == config.seeds[0]
+                and w["model"] == f
+                and (f == "softmax" or (w["d_osc"], w["p"]) == (config.sweep_dim, 1))
+            ),
+        )
+        for f in names
+    }
+    return {
+        **laws["test"],
+        "gap_paired": gap_paired,
+        "val_law": laws["val"],
+        "budget": budget(config),
+        "best_lr": best,
+        "lr_sweep": sweep,
+        "lr_at_edge": {f: protocol.at_edge(best[f], sweep[f]) for f in names},
+        "sweep_complete": {
+            f: all(math.isfinite(v) for v in sweep[f].values()) for f in names
+        },
+        "rows": rows,
+        **protocol.record(rows),
+        "compute": protocol.compute(rows, tokens=False),
+        "corpus": protocol.corpus(results),
+    }
 
 
 def tables(config, walked, ctx: Context) -> tuple[dict, dict[str, Path]]:
     """``results.json`` and ``cells.csv`` of the walk's cells and best lrs."""
     agg = aggregate(config, *walked)
-    payload = {"experiment": NAME, **agg, "paper": PAPER, "rebuilt_from": ctx.rebuilt_from,
-               "split": "test",
-               "paper_corpus_matches": (agg.get("corpus") or {}).get("name") in ("wikitext2", "tinystories")}  # fmt: skip
+    corpus = (agg.get("corpus") or {}).get("name")
+    payload = {
+        "experiment": NAME,
+        **agg,
+        "paper": PAPER,
+        "rebuilt_from": ctx.rebuilt_from,
+        "split": "test",
+        "paper_corpus_matches": corpus in ("wikitext2", "tinystories"),
+    }
     files = {"results": write_json(ctx.out / "results.json", payload)}
     rows = agg["rows"]
-    files["csv"] = write_csv(ctx.out / "cells.csv", {
-        k: [("" if w[k] is None else w[k]) for w in rows] for k in rows[0]})  # fmt: skip
+    files["csv"] = write_csv(
+        ctx.out / "cells.csv",
+        {k: [("" if w[k] is None else w[k]) for w in rows] for k in rows[0]},
+    )
     return payload, files
 
 
@@ -321,35 +316,61 @@ def plots(config, results: dict, out: Path) -> dict[str, Path]:
 def summary(results: dict) -> str:
     """The law (test PPL), the fit, the p sweep, the lrs and the convergence record."""
     b = results["budget"]
-    lines = [law_summary(results).replace("validation PPL", "test PPL", 1),
-             f"  budget: N = {b['params']:,} non-embedding parameters, {b['tokens']:,} tokens, "
-             f"{b['steps']} steps"]  # fmt: skip
+    lines = [
+        law_summary(results).replace("validation PPL", "test PPL", 1),
+        f"  budget: N = {b['params']:,} non-embedding parameters, {b['tokens']:,} tokens, "
+        f"{b['steps']} steps",
+    ]
     f = results["val_law"]["fit"]
-    lines.append("  the same fit on the validation split: " + (
-        f"alpha = {f['alpha']:.3f} (CI {f['alpha_ci'][0]:.3f}-{f['alpha_ci'][1]:.3f})"
-        if f["status"] == "ok" else f["status"]))  # fmt: skip
+    if f["status"] == "ok":
+        a_ci = f["alpha_ci"]
+        val_fit = f"alpha = {f['alpha']:.3f} (CI {a_ci[0]:.3f}-{a_ci[1]:.3f})"
+    else:
+        val_fit = f["status"]
+    lines.append("  the same fit on the validation split: " + val_fit)
     for d, g in (results.get("gap_paired") or {}).items():
         ci, head = g.get("ci"), f"  d = {d}: test gap paired by seed {g['mean']:+.2f}"
         if ci:
-            head += f" [{ci[0]:+.2f}, {ci[1]:+.2f}] (t, {g['n']} seeds), p = {g['p']:.2g}"
+            head += (
+                f" [{ci[0]:+.2f}, {ci[1]:+.2f}] (t, {g['n']} seeds), p = {g['p']:.2g}"
+            )
         lines.append(head)
     for fam, sweep in results["lr_sweep"].items():
-        vals = ", ".join(f"{lr}: {v:.3f}" for lr, v in sweep.items() if v is not None and math.isfinite(v))
+        vals = ", ".join(
+            f"{lr}: {v:.3f}"
+            for lr, v in sweep.items()
+            if v is not None and math.isfinite(v)
+        )
         edge = " (at the sweep's edge)" if results["lr_at_edge"][fam] else ""
         if not results["sweep_complete"][fam]:
             edge += " (provisional: the sweep has unfinished cells)"
-        lines.append(f"  {fam} lr {results['best_lr'][fam]}{edge}; val loss by lr: {vals}")
+        lines.append(
+            f"  {fam} lr {results['best_lr'][fam]}{edge}; val loss by lr: {vals}"
+        )
     return "\n".join(lines + record_lines(results, "val loss"))
 
 
-
-EXPERIMENT = Experiment(NAME, Config, lambda config, ctx: walk(config, ctx.fetch), tables, plots,
-                        dosc_cell, FAMILIES, summary)  # fmt: skip
+EXPERIMENT = Experiment(
+    NAME,
+    Config,
+    lambda config, ctx: walk(config, ctx.fetch),
+    tables,
+    plots,
+    dosc_cell,
+    FAMILIES,
+    summary,
+)
 """The d_osc law as an [`Experiment`][syncattn.experiments._protocol.Experiment]."""
 
 
-def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
-        size: str | None = None) -> dict[str, Path]:
+def run(
+    config: Config,
+    out,
+    *,
+    grid: Grid | None = None,
+    progress: bool = True,
+    size: str | None = None,
+) -> dict[str, Path]:
     """Train the grid (resuming; adopting committed cells), write config.json,
     results.json, cells.csv and dosc_law.png; return the files written."""
     return EXPERIMENT.run(config, out, grid=grid, progress=progress, size=size)

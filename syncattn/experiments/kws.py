@@ -89,8 +89,16 @@ PAPER = {
     "source": "seed 001 (arXiv 2606.12059) Table 1; ../shared/EXPERIMENTS.md B1",
     "data": "Google Speech Commands v0.02, 10 keywords, official splits",
     "metric": "best validation accuracy over 30 epochs, seeds 0-4",
-    "softmax": {"mean": 87.71, "std": 0.70, "values": [87.69, 88.63, 86.85, 87.28, 88.12]},
-    "oscillator": {"mean": 88.79, "std": 0.29, "values": [88.90, 88.63, 88.41, 89.20, 88.79]},
+    "softmax": {
+        "mean": 87.71,
+        "std": 0.70,
+        "values": [87.69, 88.63, 86.85, 87.28, 88.12],
+    },
+    "oscillator": {
+        "mean": 88.79,
+        "std": 0.29,
+        "values": [88.90, 88.63, 88.41, 89.20, 88.79],
+    },
     "gain_points": 1.00,
     "gain_points_files": 1.07,
     "oscillator-frozen-wv": {"seed 0": 88.5},
@@ -125,8 +133,10 @@ class Config(KWSRecipe):
     def __post_init__(self):
         if not self.models or not self.seeds:
             raise ValueError("models and seeds must be non-empty.")
-        check_models(self.models, ("oscillator", "softmax", "oscillator-frozen-wv",
-                                   "softmax-frozen-wv"))  # fmt: skip
+        check_models(
+            self.models,
+            ("oscillator", "softmax", "oscillator-frozen-wv", "softmax-frozen-wv"),
+        )
         if not 0 < self.confidence < 1:
             raise ValueError(f"confidence must lie in (0, 1); got {self.confidence}.")
         if self.epochs < 1 or self.batch_size < 1:
@@ -137,7 +147,9 @@ class Config(KWSRecipe):
     def smoke(cls) -> Config:
         """Seconds (CI): 7 voices x 2 clips per class (168 clips), 2 epochs of batch 16,
         2 seeds x 2 models."""
-        return cls(seeds=(0, 1), voices=(3, 2, 2), clips_per_class=2, epochs=2, batch_size=16)
+        return cls(
+            seeds=(0, 1), voices=(3, 2, 2), clips_per_class=2, epochs=2, batch_size=16
+        )
 
     @classmethod
     def default(cls) -> Config:
@@ -156,15 +168,23 @@ def cells(config: Config) -> list[KWSCell]:
     """One [`KWSCell`][syncattn.experiments.kws.KWSCell] per (model, seed), seed by seed
     (both models of a seed before the next seed: a partial grid is already paired)."""
     return [
-        KWSCell(name=f"{m}-d{config.d_osc}{_suffix(config, m)}-seed{s}", model=m, seed=s,
-                **recipe_fields(config, KWSRecipe))  # fmt: skip
+        KWSCell(
+            name=f"{m}-d{config.d_osc}{_suffix(config, m)}-seed{s}",
+            model=m,
+            seed=s,
+            **recipe_fields(config, KWSRecipe),
+        )
         for s in config.seeds
         for m in config.models
     ]
 
 
 def _suffix(config: KWSRecipe, model: str) -> str:
-    return "-raw" if model.startswith("oscillator") and not config.normalize_anchors else ""
+    return (
+        "-raw"
+        if model.startswith("oscillator") and not config.normalize_anchors
+        else ""
+    )
 
 
 def t_interval(values, confidence: float = 0.95) -> tuple[float, float] | None:
@@ -178,42 +198,56 @@ def t_interval(values, confidence: float = 0.95) -> tuple[float, float] | None:
 def aggregate(config: Config, cell_list, results) -> dict:
     """Per model: test accuracy at the best validation epoch, best val and final test
     accuracy (percent; mean, sd, t interval); the paired gap oscillator - softmax."""
+    keys = ("test_at_best", "best_val", "final_test")
     rows = []
     for c, r in zip(cell_list, results, strict=True):
         r = protocol.CellResult.of(r)
         ok = r.ok
-        rows.append({
-            "model": c.model, "seed": c.seed, "status": r.status.value,
-            "test_at_best": 100 * r["test_at_best"] if ok else math.nan,
-            "best_val": 100 * r["best_val_acc"] if ok else math.nan,
-            "final_test": 100 * r["final_test_acc"] if ok else math.nan,
-            "best_epoch": r.get("best_epoch", -1),
-        })  # fmt: skip
+        rows.append(
+            {
+                "model": c.model,
+                "seed": c.seed,
+                "status": r.status.value,
+                "test_at_best": 100 * r["test_at_best"] if ok else math.nan,
+                "best_val": 100 * r["best_val_acc"] if ok else math.nan,
+                "final_test": 100 * r["final_test_acc"] if ok else math.nan,
+                "best_epoch": r.get("best_epoch", -1),
+            }
+        )
     table = {}
     for m in config.models:
         sel = [r for r in rows if r["model"] == m]
         table[m] = {}
-        for k in ("test_at_best", "best_val", "final_test"):
+        for k in keys:
             vals = [r[k] for r in sel]
-            table[m][k] = describe_values(vals) | {"ci": t_interval(
-                [v for v in vals if math.isfinite(v)], config.confidence)}  # fmt: skip
+            finite = [v for v in vals if math.isfinite(v)]
+            ci = t_interval(finite, config.confidence)
+            table[m][k] = describe_values(vals) | {"ci": ci}
     gap = None
     if {"oscillator", "softmax"} <= set(config.models):
         by = {(r["model"], r["seed"]): r for r in rows}
         gap = {}
-        for k in ("test_at_best", "best_val", "final_test"):
+        for k in keys:
             d = [by["oscillator", s][k] - by["softmax", s][k] for s in config.seeds]
             d = [v for v in d if math.isfinite(v)]
             gap[k] = describe_values(d) | {"ci": t_interval(d, config.confidence)}
-    comparisons = []
-    for a, b in COMPARISONS:
-        if {a, b} <= set(config.models):
-            comparisons.append({"a": a, "b": b} | {
-                k: paired_difference({(r["model"], r["seed"]): r[k] for r in rows},
-                                     config.seeds, a, b, config.confidence)
-                for k in ("test_at_best", "best_val", "final_test")})  # fmt: skip
-    return {"rows": rows, "table": table, "gap": gap, "comparisons": comparisons,
-            "confidence": config.confidence}  # fmt: skip
+
+    def paired(k, a, b):
+        by_cell = {(r["model"], r["seed"]): r[k] for r in rows}
+        return paired_difference(by_cell, config.seeds, a, b, config.confidence)
+
+    comparisons = [
+        {"a": a, "b": b} | {k: paired(k, a, b) for k in keys}
+        for a, b in COMPARISONS
+        if {a, b} <= set(config.models)
+    ]
+    return {
+        "rows": rows,
+        "table": table,
+        "gap": gap,
+        "comparisons": comparisons,
+        "confidence": config.confidence,
+    }
 
 
 def _walk(config, ctx: Context) -> tuple:
@@ -229,13 +263,22 @@ def _walk(config, ctx: Context) -> tuple:
     from ..data import kws
 
     t0 = time.time()
-    data = kws.load_kws(config.data_config(), workers=config.workers, progress=ctx.grid.progress)
+    data = kws.load_kws(
+        config.data_config(), workers=config.workers, progress=ctx.grid.progress
+    )
     data_seconds = time.time() - t0
     results = ctx.fetch(cell_list)
     man = data.manifest
-    info = {"hash": man["hash"], "path": str(data.path), "espeak_ng": man["espeak_ng"],
-            "librosa": man["librosa"], "counts": man["counts"], "speakers": man["speakers"],
-            "classes": man["classes"], "seconds_this_run": data_seconds}  # fmt: skip
+    info = {
+        "hash": man["hash"],
+        "path": str(data.path),
+        "espeak_ng": man["espeak_ng"],
+        "librosa": man["librosa"],
+        "counts": man["counts"],
+        "speakers": man["speakers"],
+        "classes": man["classes"],
+        "seconds_this_run": data_seconds,
+    }
     return cell_list, results, info
 
 
@@ -243,13 +286,21 @@ def tables(config, walked, ctx: Context) -> tuple[dict, dict[str, Path]]:
     """``results.json`` and ``runs.csv``."""
     cell_list, results, data_info = walked
     agg = aggregate(config, cell_list, results)
-    files = {"results": write_json(ctx.out / "results.json", payload := {
-        "experiment": NAME, "note": PROXY_NOTE, **agg, "data": data_info,
-        "params": {c.model: r.get("params") for c, r in zip(cell_list, results, strict=True)},
-        "paper": PAPER, "rebuilt_from": ctx.rebuilt_from,
-    })}  # fmt: skip
+    params = {c.model: r.get("params") for c, r in zip(cell_list, results, strict=True)}
+    payload = {
+        "experiment": NAME,
+        "note": PROXY_NOTE,
+        **agg,
+        "data": data_info,
+        "params": params,
+        "paper": PAPER,
+        "rebuilt_from": ctx.rebuilt_from,
+    }
+    files = {"results": write_json(ctx.out / "results.json", payload)}
     rows = agg["rows"]
-    files["csv"] = write_csv(ctx.out / "runs.csv", {k: [r[k] for r in rows] for k in rows[0]})
+    files["csv"] = write_csv(
+        ctx.out / "runs.csv", {k: [r[k] for r in rows] for k in rows[0]}
+    )
     return payload, files
 
 
@@ -262,12 +313,23 @@ def _plot(config, agg, path):
     fig, (ax, bx) = new_figure(2, 1, width=4.2)
     for j, m in enumerate(config.models):
         vals = [r["test_at_best"] for r in agg["rows"] if r["model"] == m]
-        ax.scatter(np.full(len(vals), j) + np.linspace(-0.15, 0.15, len(vals)), vals,
-                   s=16, color=f"C{j}", alpha=0.8)  # fmt: skip
+        ax.scatter(
+            np.full(len(vals), j) + np.linspace(-0.15, 0.15, len(vals)),
+            vals,
+            s=16,
+            color=f"C{j}",
+            alpha=0.8,
+        )
         t = agg["table"][m]["test_at_best"]
         if t["ci"]:
-            ax.errorbar([j + 0.25], [t["mean"]], yerr=[[t["mean"] - t["ci"][0]], [t["ci"][1] - t["mean"]]],
-                        fmt="o", color=f"C{j}", capsize=4)  # fmt: skip
+            ax.errorbar(
+                [j + 0.25],
+                [t["mean"]],
+                yerr=[[t["mean"] - t["ci"][0]], [t["ci"][1] - t["mean"]]],
+                fmt="o",
+                color=f"C{j}",
+                capsize=4,
+            )
     ax.set_xticks(range(len(config.models)), config.models, rotation=30, fontsize=7)
     ax.set_ylabel("test accuracy at best val epoch (%)")
     ax.set_title("synthetic KWS proxy (dots: seeds)", fontsize=9)
@@ -276,21 +338,35 @@ def _plot(config, agg, path):
             g = agg["gap"][k]
             if g["mean"] is None:
                 continue
-            err = [[g["mean"] - g["ci"][0]], [g["ci"][1] - g["mean"]]] if g["ci"] else None
+            err = (
+                [[g["mean"] - g["ci"][0]], [g["ci"][1] - g["mean"]]]
+                if g["ci"]
+                else None
+            )
             bx.errorbar([i], [g["mean"]], yerr=err, fmt="o", color="C2", capsize=4)
-        bx.axhline(PAPER["gain_points"], color="k", ls="--", lw=1, label="paper +1.00 (Speech Commands)")
+        bx.axhline(
+            PAPER["gain_points"],
+            color="k",
+            ls="--",
+            lw=1,
+            label="paper +1.00 (Speech Commands)",
+        )
         bx.axhline(0, color="grey", lw=0.8)
         bx.set_xticks(range(3), ["test@best", "best val", "final test"])
         bx.set_ylabel("oscillator - softmax (points)")
-        bx.set_title(f"paired gap, {int(100 * config.confidence)}% t interval", fontsize=9)
+        bx.set_title(
+            f"paired gap, {int(100 * config.confidence)}% t interval", fontsize=9
+        )
         bx.legend(fontsize=7)
     return save_figure(fig, path)
 
 
 def summary(results: dict) -> str:
     """The table as text, next to the paper's numbers."""
-    lines = [f"KWS ({results['note']})",
-             "accuracy (%), mean ± sd over seeds [t interval] | paper best val (Speech Commands)"]  # fmt: skip
+    lines = [
+        f"KWS ({results['note']})",
+        "accuracy (%), mean ± sd over seeds [t interval] | paper best val (Speech Commands)",
+    ]
 
     def ci(d):
         return f"[{d['ci'][0]:.2f}, {d['ci'][1]:.2f}]" if d.get("ci") else ""
@@ -300,8 +376,11 @@ def summary(results: dict) -> str:
         lines.append(
             f"  {m:<10} test@best {fmt_mean_std(t['test_at_best'], 2)} {ci(t['test_at_best'])}  "
             f"best val {fmt_mean_std(t['best_val'], 2)}  final test {fmt_mean_std(t['final_test'], 2)}"
-            + (f" | paper {p['mean']} ± {p['std']}" if "mean" in p
-               else "".join(f" | paper {k}: {v}" for k, v in p.items()))
+            + (
+                f" | paper {p['mean']} ± {p['std']}"
+                if "mean" in p
+                else "".join(f" | paper {k}: {v}" for k, v in p.items())
+            )
         )
     g = results.get("gap")
     if g and g["test_at_best"]["mean"] is not None:
@@ -313,11 +392,16 @@ def summary(results: dict) -> str:
     for c in results.get("comparisons") or ():
         if (c["a"], c["b"]) == ("oscillator", "softmax"):
             continue
-        parts = [f"{k} {c[k]['mean']:+.2f}{ci(c[k])}" for k in ("test_at_best", "best_val")
-                 if c[k]["mean"] is not None]  # fmt: skip
+        parts = [
+            f"{k} {c[k]['mean']:+.2f}{ci(c[k])}"
+            for k in ("test_at_best", "best_val")
+            if c[k]["mean"] is not None
+        ]
         if parts:
-            lines.append(f"  {c['a']} - {c['b']} (paired, {c['best_val']['n']} seeds): "
-                         + ", ".join(parts))  # fmt: skip
+            lines.append(
+                f"  {c['a']} - {c['b']} (paired, {c['best_val']['n']} seeds): "
+                + ", ".join(parts)
+            )
     return "\n".join(lines)
 
 
@@ -325,8 +409,14 @@ EXPERIMENT = Experiment(NAME, Config, _walk, tables, plots, kws_cell, summary=su
 """The keyword-spotting experiment as an [`Experiment`][syncattn.experiments.Experiment]."""
 
 
-def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
-        size: str | None = None) -> dict[str, Path]:
+def run(
+    config: Config,
+    out,
+    *,
+    grid: Grid | None = None,
+    progress: bool = True,
+    size: str | None = None,
+) -> dict[str, Path]:
     """Generate the data (cached), train the grid (resuming), write config.json,
     results.json, runs.csv and kws.png."""
     return EXPERIMENT.run(config, out, grid=grid, progress=progress, size=size)

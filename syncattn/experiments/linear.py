@@ -49,8 +49,9 @@ NAME = "linear"
 
 PAPER = {
     "source": "../shared/EXPERIMENTS.md B4 (coupling ablation, TinyStories, d_osc = 8, 5 seeds)",
-    "softplus": 9.784, "elu1_published_form": 9.782,
-}  # fmt: skip
+    "softplus": 9.784,
+    "elu1_published_form": 9.782,
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,7 +75,9 @@ class Config(ReusedRecipe):
 
     def __post_init__(self):
         if self.d < 2 or not self.seeds:
-            raise ValueError(f"d must be >= 2 and seeds non-empty; got {self.d}, {self.seeds}.")
+            raise ValueError(
+                f"d must be >= 2 and seeds non-empty; got {self.d}, {self.seeds}."
+            )
 
     @classmethod
     def smoke(cls) -> Config:
@@ -96,7 +99,11 @@ def _speed(path) -> dict | None:
     if path is None or not Path(path).is_file():
         return None
     raw = json.loads(Path(path).read_text())
-    rows = [r for r in raw.get("rows", []) if r.get("layer") in ("softmax", "osc-closed", "osc-linear")]
+    rows = [
+        r
+        for r in raw.get("rows", [])
+        if r.get("layer") in ("softmax", "osc-closed", "osc-linear")
+    ]
     table: dict = {}
     for r in rows:
         table.setdefault(str(r["T"]), {})[r["layer"]] = r.get("time_s")
@@ -105,22 +112,33 @@ def _speed(path) -> dict | None:
             t["linear_over_quadratic"] = t["osc-linear"] / t["osc-closed"]
         if t.get("osc-linear") and t.get("softmax"):
             t["linear_over_softmax"] = t["osc-linear"] / t["softmax"]
-    return {"source": str(path), "command": raw.get("env", {}).get("command"), "time_s": table}
+    return {
+        "source": str(path),
+        "command": raw.get("env", {}).get("command"),
+        "time_s": table,
+    }
 
 
 def _kinds(config) -> dict:
     sc = recipe(config)
 
     def unit(c):  # the linear layer needs unit anchors (max(0, 1 + z.r) must not clip)
-        return dataclasses.replace(c, overrides={**c.overrides, "model.normalize_anchors": True})
+        return dataclasses.replace(
+            c, overrides={**c.overrides, "model.normalize_anchors": True}
+        )
 
     return {
-        "linear": [unit(lm_cell(sc, "oscillator", s, config.d, 1, "elu1_features", "linear"))
-                   for s in config.seeds],
+        "linear": [
+            unit(lm_cell(sc, "oscillator", s, config.d, 1, "elu1_features", "linear"))
+            for s in config.seeds
+        ],
         "softplus": [lm_cell(sc, "oscillator", s, config.d) for s in config.seeds],
-        "elu1": [lm_cell(sc, "oscillator", s, config.d, 1, "elu1", "quadratic") for s in config.seeds],
+        "elu1": [
+            lm_cell(sc, "oscillator", s, config.d, 1, "elu1", "quadratic")
+            for s in config.seeds
+        ],
         "softmax": [lm_cell(sc, "softmax", s) for s in config.seeds],
-    }  # fmt: skip
+    }
 
 
 def _walk(config, ctx: Context) -> tuple:
@@ -148,28 +166,46 @@ def tables(config, walked, ctx: Context) -> tuple[dict, dict[str, Path]]:
         return r["val"]["ppl"] if r.get("status") == "ok" else float("nan")
 
     table = {k: describe_values([ppl(c) for c in cs]) for k, cs in kinds.items()}
-    paired = describe_values([ppl(a) - ppl(b) for a, b in zip(kinds["linear"], kinds["softplus"], strict=True)])
-    paired_elu1 = describe_values([ppl(a) - ppl(b) for a, b in zip(kinds["linear"], kinds["elu1"], strict=True)])
+    lin = kinds["linear"]
+    paired = describe_values(
+        [ppl(a) - ppl(b) for a, b in zip(lin, kinds["softplus"], strict=True)]
+    )
+    paired_elu1 = describe_values(
+        [ppl(a) - ppl(b) for a, b in zip(lin, kinds["elu1"], strict=True)]
+    )
     speed = _speed(config.benchmark)
     first = next((r for r in results if r.get("status") == "ok"), {})
-    files = {}
-    files["results"] = write_json(out / "results.json", payload := {
-        "experiment": NAME, "d": config.d, "ppl": table, "linear_minus_softplus": paired,
-        "linear_minus_elu1": paired_elu1, "couplings": {
+    payload = {
+        "experiment": NAME,
+        "d": config.d,
+        "ppl": table,
+        "linear_minus_softplus": paired,
+        "linear_minus_elu1": paired_elu1,
+        "couplings": {
             "linear": "elu1_features (phi(q).phi(k)/d_h, phi = elu + 1; unit anchors)",
-            "softplus": "softplus(q.k/sqrt(d_h))", "elu1": "elu(q.k/sqrt(d_h)) + 1 (published)"},
-        "speed": speed, "corpus": first.get("corpus"), "paper": PAPER,
-        "reused": reused, "missing": [c.name for c in flat if by[c.name].get("status") != "ok"],
+            "softplus": "softplus(q.k/sqrt(d_h))",
+            "elu1": "elu(q.k/sqrt(d_h)) + 1 (published)",
+        },
+        "speed": speed,
+        "corpus": first.get("corpus"),
+        "paper": PAPER,
+        "reused": reused,
+        "missing": [c.name for c in flat if by[c.name].get("status") != "ok"],
         "rebuilt_from": rebuilt_from,
-    })  # fmt: skip
-    files["csv"] = write_csv(out / "runs.csv", {
-        "cell": [c.name for c in flat], "val_ppl": [ppl(c) for c in flat]})  # fmt: skip
+    }
+    files = {"results": write_json(out / "results.json", payload)}
+    files["csv"] = write_csv(
+        out / "runs.csv",
+        {"cell": [c.name for c in flat], "val_ppl": [ppl(c) for c in flat]},
+    )
     return payload, files
 
 
 def plots(config, results: dict, out: Path) -> dict[str, Path]:
     """``linear.png``: the PPLs and the speed."""
-    return {"png": _plot(config, results["ppl"], results["speed"], Path(out) / "linear.png")}
+    return {
+        "png": _plot(config, results["ppl"], results["speed"], Path(out) / "linear.png")
+    }
 
 
 def _plot(config, table, speed, path):
@@ -177,7 +213,14 @@ def _plot(config, table, speed, path):
     for j, (k, t) in enumerate(table.items()):
         ax.scatter([j] * len(t["values"]), t["values"], color=f"C{j}", s=16)
         if t["mean"] is not None:
-            ax.errorbar([j + 0.2], [t["mean"]], yerr=[t["std"] or 0.0], fmt="o", color=f"C{j}", capsize=3)
+            ax.errorbar(
+                [j + 0.2],
+                [t["mean"]],
+                yerr=[t["std"] or 0.0],
+                fmt="o",
+                color=f"C{j}",
+                capsize=3,
+            )
     ax.set_xticks(range(len(table)), list(table))
     ax.set_ylabel("validation PPL")
     ax.set_title(f"d_osc = {config.d} (dots: seeds)")
@@ -185,15 +228,26 @@ def _plot(config, table, speed, path):
         Ts = sorted(speed["time_s"], key=int)
         for j, layer in enumerate(("softmax", "osc-closed", "osc-linear")):
             ys = [speed["time_s"][T].get(layer) for T in Ts]
-            bx.loglog([int(T) for T in Ts], [np.nan if y is None else y for y in ys], "o-",
-                      label=layer, color=f"C{j}")  # fmt: skip
+            bx.loglog(
+                [int(T) for T in Ts],
+                [np.nan if y is None else y for y in ys],
+                "o-",
+                label=layer,
+                color=f"C{j}",
+            )
         bx.set_xlabel("sequence length T")
         bx.set_ylabel("fwd+bwd time (s)")
         bx.legend(fontsize=8)
         bx.set_title("benchmarks/attention.py")
     else:
-        bx.text(0.5, 0.5, "no benchmark results\n(run benchmarks/attention.py)", ha="center",
-                va="center", transform=bx.transAxes)  # fmt: skip
+        bx.text(
+            0.5,
+            0.5,
+            "no benchmark results\n(run benchmarks/attention.py)",
+            ha="center",
+            va="center",
+            transform=bx.transAxes,
+        )
         bx.set_axis_off()
     return save_figure(fig, path)
 
@@ -201,19 +255,27 @@ def _plot(config, table, speed, path):
 def summary(results: dict) -> str:
     """PPL of the four layers, the paired cost, the speed ratios."""
     corpus = (results.get("corpus") or {}).get("name")
-    lines = [f"validation PPL at d_osc = {results['d']} on {corpus} (mean ± std over seeds)"]
+    lines = [
+        f"validation PPL at d_osc = {results['d']} on {corpus} (mean ± std over seeds)"
+    ]
     for k, t in results["ppl"].items():
         lines.append(f"  {k:<9} {fmt_mean_std(t, 2)}")
-    lines.append(f"  linear - softplus (paired): {fmt_mean_std(results['linear_minus_softplus'], 2)}")
+    lines.append(
+        f"  linear - softplus (paired): {fmt_mean_std(results['linear_minus_softplus'], 2)}"
+    )
     if "linear_minus_elu1" in results:
-        lines.append(f"  linear - elu1 (paired): {fmt_mean_std(results['linear_minus_elu1'], 2)}")
+        lines.append(
+            f"  linear - elu1 (paired): {fmt_mean_std(results['linear_minus_elu1'], 2)}"
+        )
     sp = results.get("speed")
     if sp:
         for T, t in sorted(sp["time_s"].items(), key=lambda kv: int(kv[0])):
             r = t.get("linear_over_quadratic")
             s = t.get("linear_over_softmax")
-            lines.append(f"  T={T}: linear / quadratic oscillator time {r if r is None else f'{r:.2f}'}, "
-                         f"linear / softmax {s if s is None else f'{s:.2f}'}")  # fmt: skip
+            lines.append(
+                f"  T={T}: linear / quadratic oscillator time {r if r is None else f'{r:.2f}'}, "
+                f"linear / softmax {s if s is None else f'{s:.2f}'}"
+            )
     else:
         lines.append("  speed: no benchmarks/attention.py results found")
     return "\n".join(lines)
@@ -223,8 +285,14 @@ EXPERIMENT = Experiment(NAME, Config, _walk, tables, plots, summary=summary)
 """Experiment 7 as an [`Experiment`][syncattn.experiments.Experiment]."""
 
 
-def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
-        size: str | None = None) -> dict[str, Path]:
+def run(
+    config: Config,
+    out,
+    *,
+    grid: Grid | None = None,
+    progress: bool = True,
+    size: str | None = None,
+) -> dict[str, Path]:
     """Train (or reuse) the four models per seed, write config.json, results.json,
     runs.csv and linear.png."""
     return EXPERIMENT.run(config, out, grid=grid, progress=progress, size=size)

@@ -50,8 +50,19 @@ from ._grid import Grid, TrainCell
 from ._protocol import Context, Experiment, walk_cells
 
 
-__all__ = ["Config", "cells", "lm_cell", "law", "run", "summary", "PAPER", "CPU_STEPS", "CPU_TRAIN", "corpus_choice",
-           "plot_law"]
+__all__ = [
+    "Config",
+    "cells",
+    "lm_cell",
+    "law",
+    "run",
+    "summary",
+    "PAPER",
+    "CPU_STEPS",
+    "CPU_TRAIN",
+    "corpus_choice",
+    "plot_law",
+]
 
 NAME = "scaling"
 
@@ -116,10 +127,16 @@ class Config(ScalingRecipe):
 
 def cells(config: Config) -> list[TrainCell]:
     """Oscillator cells per (d, seed) at p = 1, the softmax cells, the p sweep."""
-    out = [lm_cell(config, "oscillator", s, d) for d in config.dims for s in config.seeds]
+    out = [
+        lm_cell(config, "oscillator", s, d) for d in config.dims for s in config.seeds
+    ]
     out += [lm_cell(config, "softmax", s) for s in config.seeds]
-    out += [lm_cell(config, "oscillator", s, config.p_dim, p)
-            for p in config.p_values if p != 1 for s in config.seeds]  # fmt: skip
+    out += [
+        lm_cell(config, "oscillator", s, config.p_dim, p)
+        for p in config.p_values
+        if p != 1
+        for s in config.seeds
+    ]
     return out
 
 
@@ -130,15 +147,26 @@ def _ppl(res):
 def aggregate(config: Config, cell_list, results) -> dict:
     """Per-d PPL summaries, the softmax baseline, the gaps and their power-law fit."""
     by = {c.name: r for c, r in zip(cell_list, results, strict=True)}
-    osc = {d: [_ppl(by[lm_cell(config, "oscillator", s, d).name]) for s in config.seeds]
-           for d in config.dims}  # fmt: skip
+    osc = {
+        d: [_ppl(by[lm_cell(config, "oscillator", s, d).name]) for s in config.seeds]
+        for d in config.dims
+    }
     soft = [_ppl(by[lm_cell(config, "softmax", s).name]) for s in config.seeds]
-    sweep = {p: [_ppl(by[lm_cell(config, "oscillator", s, config.p_dim, p).name]) for s in config.seeds]
-             for p in config.p_values if p != 1}  # fmt: skip
+    sweep = {
+        p: [
+            _ppl(by[lm_cell(config, "oscillator", s, config.p_dim, p).name])
+            for s in config.seeds
+        ]
+        for p in config.p_values
+        if p != 1
+    }
     first = next((r for r in results if r.get("status") == "ok"), {})
     return law(config, osc, soft, sweep) | {
         "corpus": first.get("corpus"),
-        "params": {c.name: r.get("params") for c, r in zip(cell_list, results, strict=True)}}  # fmt: skip
+        "params": {
+            c.name: r.get("params") for c, r in zip(cell_list, results, strict=True)
+        },
+    }
 
 
 def tables(config, walked, ctx: Context) -> tuple[dict, dict[str, Path]]:
@@ -146,15 +174,21 @@ def tables(config, walked, ctx: Context) -> tuple[dict, dict[str, Path]]:
     cell_list, results = walked
     agg = aggregate(config, cell_list, results)
     name = (agg.get("corpus") or {}).get("name")
-    files = {"results": write_json(ctx.out / "results.json", payload := {
-        "experiment": NAME, **agg, "paper": PAPER,
+    payload = {
+        "experiment": NAME,
+        **agg,
+        "paper": PAPER,
         "paper_corpus_matches": name in ("wikitext2", "tinystories"),
-    })}  # fmt: skip
-    files["csv"] = write_csv(ctx.out / "runs.csv", {
-        "cell": [c.name for c in cell_list],
-        "status": [r.get("status") for r in results],
-        "val_ppl": [_ppl(r) for r in results],
-    })  # fmt: skip
+    }
+    files = {"results": write_json(ctx.out / "results.json", payload)}
+    files["csv"] = write_csv(
+        ctx.out / "runs.csv",
+        {
+            "cell": [c.name for c in cell_list],
+            "status": [r.get("status") for r in results],
+            "val_ppl": [_ppl(r) for r in results],
+        },
+    )
     return payload, files
 
 
@@ -163,12 +197,19 @@ def plots(config, results: dict, out: Path) -> dict[str, Path]:
     return {"png": plot_law(config, results, Path(out) / "scaling.png")}
 
 
-EXPERIMENT = Experiment(NAME, Config, walk_cells(cells), tables, plots, summary=summary,
-                        rebuildable=False)  # fmt: skip
+EXPERIMENT = Experiment(
+    NAME, Config, walk_cells(cells), tables, plots, summary=summary, rebuildable=False
+)
 """Experiment 5 as an [`Experiment`][syncattn.experiments.Experiment]."""
 
 
-def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
-        size: str | None = None) -> dict[str, Path]:
+def run(
+    config: Config,
+    out,
+    *,
+    grid: Grid | None = None,
+    progress: bool = True,
+    size: str | None = None,
+) -> dict[str, Path]:
     """Train the grid (resuming), fit, write config.json, results.json, runs.csv, scaling.png."""
     return EXPERIMENT.run(config, out, grid=grid, progress=progress, size=size)

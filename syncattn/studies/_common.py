@@ -86,7 +86,8 @@ class DefaultSize:
         """Deprecated name of ``smoke()`` (the experiments' name of the test size)."""
         warnings.warn(
             f"{cls.__module__}.Config.small() is deprecated; use Config.smoke().",
-            DeprecationWarning, stacklevel=2,
+            DeprecationWarning,
+            stacklevel=2,
         )
         return cls.smoke()
 
@@ -99,8 +100,9 @@ def at_size(config_cls, size: str):
         ValueError: another size.
     """
     if size == "small":
-        warnings.warn("size 'small' is deprecated; use 'smoke'.", DeprecationWarning,
-                      stacklevel=2)
+        warnings.warn(
+            "size 'small' is deprecated; use 'smoke'.", DeprecationWarning, stacklevel=2
+        )
         size = "smoke"
     if size not in SIZES:
         raise ValueError(f"size must be one of {', '.join(SIZES)}; got {size!r}.")
@@ -184,12 +186,14 @@ def finished_run(outdir: str | Path, study: str, config: Any) -> dict | None:
     was = old.get("config") or {}
     diffs = [
         f"{k}: {was.get(k, '<absent>')!r} in the folder, {v!r} now"
-        for k, v in new.items() if json.dumps(was.get(k)) != json.dumps(v)
-    ]  # fmt: skip
+        for k, v in new.items()
+        if json.dumps(was.get(k)) != json.dumps(v)
+    ]
     if diffs:
         raise ValueError(
             f"{outdir} holds a finished {study} run with another config:\n  "
-            + "\n  ".join(diffs) + "\nRepeat its settings to reuse it, or pass another --out."
+            + "\n  ".join(diffs)
+            + "\nRepeat its settings to reuse it, or pass another --out."
         )
     return old
 

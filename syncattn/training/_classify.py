@@ -53,13 +53,23 @@ FAILURE_THRESHOLD = 0.85
 SVA_LENGTH = 8
 """Padded row length: BOS + the longest sentence (6 words) + EOS."""
 
-SVA_METRICS = ("acc_hard", "acc_all", "acc_simple", "n_all", "n_simple", "n_hard", "failed")
+SVA_METRICS = (
+    "acc_hard",
+    "acc_all",
+    "acc_simple",
+    "n_all",
+    "n_simple",
+    "n_hard",
+    "failed",
+)
 """The names [`syncattn.training.sva_metrics`][] returns (the hard accuracy first)."""
 
 
 def _verb_logits(model, tokens, mask, verb_pos, key):
     if key is None:
-        return jax.vmap(lambda t, m, p: model.classify(t, p, mask=m))(tokens, mask, verb_pos)
+        return jax.vmap(lambda t, m, p: model.classify(t, p, mask=m))(
+            tokens, mask, verb_pos
+        )
     keys = jax.random.split(key, tokens.shape[0])
     return jax.vmap(lambda t, m, p, k: model.classify(t, p, mask=m, key=k))(
         tokens, mask, verb_pos, keys
@@ -164,14 +174,18 @@ def _eval_logits(model, tokens, mask, verb_pos):
     return _verb_logits(model, tokens, mask, verb_pos, None)
 
 
-def evaluate_sva(model, examples: list[dict], *, batch_size: int = 512) -> dict[str, Any]:
+def evaluate_sva(
+    model, examples: list[dict], *, batch_size: int = 512
+) -> dict[str, Any]:
     """[`syncattn.training.sva_metrics`][] of `model` (no dropout) on the records `examples`."""
     if not examples:
         raise ValueError("examples must not be empty.")
     parts = {k: [] for k in ("logits", "label", "hard", "has_distractor")}
     for i in range(0, len(examples), batch_size):
         b = _pad(sva_batch(examples, np.arange(i, min(i + batch_size, len(examples)))))
-        parts["logits"].append(np.asarray(_eval_logits(model, b["tokens"], b["mask"], b["verb_pos"])))
+        parts["logits"].append(
+            np.asarray(_eval_logits(model, b["tokens"], b["mask"], b["verb_pos"]))
+        )
         for k in ("label", "hard", "has_distractor"):
             parts[k].append(b[k])
     return sva_metrics(*(np.concatenate(parts[k]) for k in parts))
@@ -180,7 +194,12 @@ def evaluate_sva(model, examples: list[dict], *, batch_size: int = 512) -> dict[
 def _sva_loss(model, batch, key):
     # the task's loss (module level: hashable, so the compiled step is cached)
     return verb_bce_loss(
-        model, batch["tokens"], batch["mask"], batch["verb_pos"], batch["label"], key=key
+        model,
+        batch["tokens"],
+        batch["mask"],
+        batch["verb_pos"],
+        batch["label"],
+        key=key,
     )
 
 
@@ -204,7 +223,9 @@ def mean_float32(losses: list[float]) -> float:
     return float(jnp.mean(jnp.asarray(np.asarray(losses, dtype=np.float32))))
 
 
-def sva_task(config: TrainConfig, splits: dict[str, list[dict]], *, epochs: int) -> Task:
+def sva_task(
+    config: TrainConfig, splits: dict[str, list[dict]], *, epochs: int
+) -> Task:
     r"""The agreement classifier's training as a [`Task`][syncattn.training.Task].
 
     With $n_b$ = ``len(splits["train"]) // config.batch_size`` batches per epoch, step
@@ -243,7 +264,7 @@ def sva_task(config: TrainConfig, splits: dict[str, list[dict]], *, epochs: int)
 
     def batch(step: int) -> dict:
         epoch, i = divmod(step, per_epoch)
-        b = _pad(sva_batch(train, order(epoch)[i * bs:(i + 1) * bs]))
+        b = _pad(sva_batch(train, order(epoch)[i * bs : (i + 1) * bs]))
         return {k: b[k] for k in ("tokens", "mask", "verb_pos", "label")}
 
     clock = [time.perf_counter()]
@@ -252,7 +273,11 @@ def sva_task(config: TrainConfig, splits: dict[str, list[dict]], *, epochs: int)
         # wall-clock seconds since the previous evaluation (the first: since the task was made)
         now = time.perf_counter()
         seconds, clock[0] = now - clock[0], now
-        return {"epoch": -(-step // per_epoch), "loss": mean_float32(losses), "seconds": seconds}
+        return {
+            "epoch": -(-step // per_epoch),
+            "loss": mean_float32(losses),
+            "seconds": seconds,
+        }
 
     return Task(
         loss=_sva_loss,
@@ -307,8 +332,21 @@ def fit_classifier(
     per_epoch = config.steps // epochs
     config = dataclasses.replace(config, eval_every=per_epoch, ckpt_every=per_epoch)
     with held_run_folder(run_dir, what="fit_classifier", log=log):
-        res = fit(model, config, task, run_dir, devices=devices, progress=progress, log=log,
-                  restart=restart, stop_on_signal=stop_on_signal)
-    return {"step": res["step"], "epochs": epochs,
-            "val": {k: res["eval"][k] for k in SVA_METRICS},
-            "resumed_from": res["resumed_from"], "model": res["model"]}  # fmt: skip
+        res = fit(
+            model,
+            config,
+            task,
+            run_dir,
+            devices=devices,
+            progress=progress,
+            log=log,
+            restart=restart,
+            stop_on_signal=stop_on_signal,
+        )
+    return {
+        "step": res["step"],
+        "epochs": epochs,
+        "val": {k: res["eval"][k] for k in SVA_METRICS},
+        "resumed_from": res["resumed_from"],
+        "model": res["model"],
+    }

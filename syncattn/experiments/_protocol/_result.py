@@ -46,8 +46,10 @@ class CellResult:
         try:
             status = Status(raw.get("status"))
         except ValueError:
-            raise ValueError(f"a cell result's status must be one of "
-                             f"{[s.value for s in Status]}; got {raw.get('status')!r}.") from None
+            raise ValueError(
+                f"a cell result's status must be one of "
+                f"{[s.value for s in Status]}; got {raw.get('status')!r}."
+            ) from None
         return cls(status, raw)
 
     @property
@@ -80,6 +82,7 @@ def converged(config, result, metric: str = "bpc") -> dict | None:
     curve = r.get("curve") if r.ok else None
     if not curve or len(curve) < 2:
         return None
-    got = stats.relative_improvement([p["step"] for p in curve], [p[metric] for p in curve],
-                                     config.window)  # fmt: skip
+    got = stats.relative_improvement(
+        [p["step"] for p in curve], [p[metric] for p in curve], config.window
+    )
     return got | {"converged": got["improvement"] < config.tol}

@@ -30,8 +30,10 @@ HEAD_WIDTH, FF_RATIO, DEPTHS = models.HEAD_WIDTH, models.FF_RATIO, models.DEPTHS
 """The size rule's constants (`syncattn.models.shape_for_params`, the rule for one
 attention, which ``syncattn train --config auto`` uses; ``rung_shape`` applies it to
 families)."""
-REFERENCES = (Family("kuramoto", "kuramoto", "Kuramoto", ff_ratio=FF_RATIO),
-              Family("softmax", "softmax", "RoPE + SwiGLU"))
+REFERENCES = (
+    Family("kuramoto", "kuramoto", "Kuramoto", ff_ratio=FF_RATIO),
+    Family("softmax", "softmax", "RoPE + SwiGLU"),
+)
 """The ladder's families, the references of the experiments on rungs: the first is the
 reference of the rule (its count sets the rung's width), the others are matched to its
 count by their feed-forward width."""
@@ -52,9 +54,18 @@ def _ff(ratio: float, d: int) -> int:
 
 @functools.lru_cache(maxsize=256)
 def _count(family: Family, d: int, L: int, ff: int, vocab: int = 256) -> int:
-    return models.config_params(models.get_config(
-        "1m", attention=family.attention, d_model=d, n_layers=L, n_heads=d // HEAD_WIDTH,
-        d_ff=ff, vocab_size=vocab, **dict(family.model)))  # fmt: skip
+    return models.config_params(
+        models.get_config(
+            "1m",
+            attention=family.attention,
+            d_model=d,
+            n_layers=L,
+            n_heads=d // HEAD_WIDTH,
+            d_ff=ff,
+            vocab_size=vocab,
+            **dict(family.model),
+        )
+    )
 
 
 def _matched_ff(family: Family, d: int, L: int, n: int, vocab: int) -> int:
@@ -65,7 +76,9 @@ def _matched_ff(family: Family, d: int, L: int, n: int, vocab: int) -> int:
 
 
 @functools.lru_cache(maxsize=64)
-def rung_shape(target: int, vocab: int = 256, families: tuple[Family, ...] = REFERENCES) -> dict:
+def rung_shape(
+    target: int, vocab: int = 256, families: tuple[Family, ...] = REFERENCES
+) -> dict:
     """The rung rule (module docstring), for the first of `families` as the reference
     and the others matched to its count: ``{"name", "target", "d_model", "n_layers",
     "n_heads", "d_ff": {family: int}, "params": {family: int}, "mismatch"}`` with
@@ -81,14 +94,32 @@ def rung_shape(target: int, vocab: int = 256, families: tuple[Family, ...] = REF
         d += HEAD_WIDTH
     d = best[1]
     n_ref = _count(ref, d, L, _ff(ref.ff_ratio, d), vocab)
-    ff = {f.name: _ff(f.ff_ratio, d) if f.ff_ratio is not None else _matched_ff(f, d, L, n_ref, vocab)
-          for f in families}  # fmt: skip
+    ff = {
+        f.name: (
+            _ff(f.ff_ratio, d)
+            if f.ff_ratio is not None
+            else _matched_ff(f, d, L, n_ref, vocab)
+        )
+        for f in families
+    }
     params = {f.name: _count(f, d, L, ff[f.name], vocab) for f in families}
-    name = f"{target // 1_000_000}m" if target % 1_000_000 == 0 else f"{round(target / 1000)}k"
-    return {"name": name, "target": target, "d_model": d, "n_layers": L,
-            "n_heads": d // HEAD_WIDTH, "d_ff": ff, "params": params,
-            "mismatch": max((params[f.name] / n_ref - 1 for f in families[1:]), key=abs,
-                            default=0.0)}  # fmt: skip
+    name = (
+        f"{target // 1_000_000}m"
+        if target % 1_000_000 == 0
+        else f"{round(target / 1000)}k"
+    )
+    return {
+        "name": name,
+        "target": target,
+        "d_model": d,
+        "n_layers": L,
+        "n_heads": d // HEAD_WIDTH,
+        "d_ff": ff,
+        "params": params,
+        "mismatch": max(
+            (params[f.name] / n_ref - 1 for f in families[1:]), key=abs, default=0.0
+        ),
+    }
 
 
 def family(name: str, families: tuple[Family, ...] = REFERENCES) -> Family:
@@ -96,7 +127,9 @@ def family(name: str, families: tuple[Family, ...] = REFERENCES) -> Family:
     for f in families:
         if f.name == name:
             return f
-    raise ValueError(f"unknown family {name!r}; choose among {[f.name for f in families]}.")
+    raise ValueError(
+        f"unknown family {name!r}; choose among {[f.name for f in families]}."
+    )
 
 
 def family_of(cell: TrainCell, families: tuple[Family, ...] = REFERENCES) -> str:
@@ -111,17 +144,29 @@ def rung_budget(config, params: int) -> dict:
     return budget(config, params)
 
 
-def rung_overrides(config, shape: dict, model: str, lr: float,
-                   families: tuple[Family, ...] = REFERENCES) -> dict:  # fmt: skip
+def rung_overrides(
+    config,
+    shape: dict,
+    model: str,
+    lr: float,
+    families: tuple[Family, ...] = REFERENCES,
+) -> dict:
     """The typed overrides of one cell of family `model` (of `families`, whose first is
     the rung's reference): the shape, the family's model fields, the budget's schedule,
     the lr."""
     b = rung_budget(config, shape["params"][families[0].name])
-    return layered_overrides({
-        "model.d_model": shape["d_model"], "model.n_layers": shape["n_layers"],
-        "model.n_heads": shape["n_heads"], "model.d_ff": shape["d_ff"][model],
-        "train.seq_len": config.seq_len,
-    } | schedule(config, b, lr) | family(model, families).overrides(), config.train)  # fmt: skip
+    return layered_overrides(
+        {
+            "model.d_model": shape["d_model"],
+            "model.n_layers": shape["n_layers"],
+            "model.n_heads": shape["n_heads"],
+            "model.d_ff": shape["d_ff"][model],
+            "train.seq_len": config.seq_len,
+        }
+        | schedule(config, b, lr)
+        | family(model, families).overrides(),
+        config.train,
+    )
 
 
 def corpus_choice(config) -> tuple[str, str | None, dict]:
@@ -132,11 +177,23 @@ def corpus_choice(config) -> tuple[str, str | None, dict]:
         return "embedded", None, {}
     if Path(config.data_path).name.lower().startswith("enwik8"):
         return "enwik8", config.data_path, {}
-    return "text", config.data_path, {"data.val_fraction": 0.05, "data.test_fraction": 0.05}
+    return (
+        "text",
+        config.data_path,
+        {"data.val_fraction": 0.05, "data.test_fraction": 0.05},
+    )
 
 
-def rung_cell(config, target: int, model: str, lr: float, seed: int, variant: str = "",
-              extra=(), families: tuple[Family, ...] = REFERENCES) -> TrainCell:  # fmt: skip
+def rung_cell(
+    config,
+    target: int,
+    model: str,
+    lr: float,
+    seed: int,
+    variant: str = "",
+    extra=(),
+    families: tuple[Family, ...] = REFERENCES,
+) -> TrainCell:
     """The [`TrainCell`][syncattn.experiments.TrainCell] ``RUNG-MODEL-[VARIANT-]lrLR-seedS``
     of family `model` at rung `target` (the rule applied to `families`, the ladder's by
     default): its shape, budget and schedule at peak lr `lr`; `extra` (a variant's model
@@ -147,12 +204,17 @@ def rung_cell(config, target: int, model: str, lr: float, seed: int, variant: st
     tag = f"{variant}-" if variant else ""
     return TrainCell(
         name=f"{shape['name']}-{model}-{tag}lr{lr:g}-seed{seed}",
-        model=family(model, families).attention, config="1m", seed=seed, data=data,
-        data_path=path, steps=rung_budget(config, shape["params"][families[0].name])["steps"],
-        overrides=layered_overrides(opts, rung_overrides(config, shape, model, lr, families),
-                                    extra),  # fmt: skip
+        model=family(model, families).attention,
+        config="1m",
+        seed=seed,
+        data=data,
+        data_path=path,
+        steps=rung_budget(config, shape["params"][families[0].name])["steps"],
+        overrides=layered_overrides(
+            opts, rung_overrides(config, shape, model, lr, families), extra
+        ),
         eval_batches=config.final_batches,
-    )  # fmt: skip
+    )
 
 
 def rung_seeds(config, target: int, targets, top_seeds: int | None) -> tuple[int, ...]:
@@ -162,8 +224,13 @@ def rung_seeds(config, target: int, targets, top_seeds: int | None) -> tuple[int
     return config.seeds[:top_seeds] if top else config.seeds
 
 
-def rung_walk(config, fetch, targets, top_seeds: int | None = None,
-              families: tuple[Family, ...] = REFERENCES):
+def rung_walk(
+    config,
+    fetch,
+    targets,
+    top_seeds: int | None = None,
+    families: tuple[Family, ...] = REFERENCES,
+):
     """Every cell of `families` at the rungs `targets`, rung by rung: the lr sweep at
     ``config.seeds[0]`` (the first rung's ``config.lrs``, family by family; above it as
     many values of the same grid centred on each family's best lr of the rung below,
@@ -178,14 +245,25 @@ def rung_walk(config, fetch, targets, top_seeds: int | None = None,
     cells, results, best, prior = [], [], {}, {}
     for target in sorted(targets):
         sw, got, _, best[target] = sweep(
-            config, families,
-            lambda f, lr, t=target: rung_cell(config, t, f.name, lr, config.seeds[0], families=families),
-            fetch, lrs={f.name: centred_lrs(config.lrs, prior.get(f.name)) for f in families},
-            interleave=bool(prior))
+            config,
+            families,
+            lambda f, lr, t=target: rung_cell(
+                config, t, f.name, lr, config.seeds[0], families=families
+            ),
+            fetch,
+            lrs={f.name: centred_lrs(config.lrs, prior.get(f.name)) for f in families},
+            interleave=bool(prior),
+        )
         prior = {m: lr for m, lr in best[target].items() if lr is not None}
-        more = at_best(families, best[target], rung_seeds(config, target, targets, top_seeds)[1:],
-                       lambda f, lr, s, t=target: rung_cell(config, t, f.name, lr, s, families=families),
-                       by_seed=False)
+        more = at_best(
+            families,
+            best[target],
+            rung_seeds(config, target, targets, top_seeds)[1:],
+            lambda f, lr, s, t=target: rung_cell(
+                config, t, f.name, lr, s, families=families
+            ),
+            by_seed=False,
+        )
         cells += sw + more
         results += got + (fetch(more) if more else [])
     return cells, results, best
@@ -205,11 +283,17 @@ def scored_cell(cell: TrainCell, folder, metrics: tuple[str, ...] = ("bpc",)) ->
         return res
     log = read_log(Path(folder) / "log.jsonl")
     test = eval_run(folder, split="test", max_batches=cell.eval_batches, record=False)
-    tps = [r["tokens_per_s"] for r in log if r.get("kind") == "train" and r.get("tokens_per_s")]
+    tps = [
+        r["tokens_per_s"]
+        for r in log
+        if r.get("kind") == "train" and r.get("tokens_per_s")
+    ]
     return res | {
         "test": {k: test[k] for k in ("loss", *metrics, "tokens") if k in test},
-        "curve": [{"step": r["step"]} | {m: r[m] for m in metrics} for r in log
-                  if r.get("kind") == "eval"],
+        "curve": [
+            {"step": r["step"]} | {m: r[m] for m in metrics}
+            for r in log
+            if r.get("kind") == "eval"
+        ],
         "tokens_per_s": statistics.median(tps) if tps else None,
     }
-

@@ -96,7 +96,11 @@ def check_protocol(config) -> None:
     """
     if any(not lr > 0 for lr in config.lrs):
         raise ValueError(f"lrs must be > 0; got {config.lrs}.")
-    if isinstance(config.extend, bool) or not isinstance(config.extend, int) or config.extend < 0:
+    if (
+        isinstance(config.extend, bool)
+        or not isinstance(config.extend, int)
+        or config.extend < 0
+    ):
         raise ValueError(f"extend must be an int >= 0; got {config.extend!r}.")
     if not config.tokens_per_param > 0 or config.evals < 2:
         raise ValueError("tokens_per_param must be > 0 and evals >= 2.")
@@ -109,9 +113,13 @@ def budget(config, params: int) -> dict:
     per_step = config.batch_size * config.seq_len
     tokens = math.ceil(config.tokens_per_param * params)
     steps = config.evals * math.ceil(tokens / (config.evals * per_step))
-    return {"tokens": steps * per_step, "target_tokens": tokens, "steps": steps,
-            "warmup_steps": round(config.warmup_fraction * steps),
-            "eval_every": steps // config.evals}  # fmt: skip
+    return {
+        "tokens": steps * per_step,
+        "target_tokens": tokens,
+        "steps": steps,
+        "warmup_steps": round(config.warmup_fraction * steps),
+        "eval_every": steps // config.evals,
+    }
 
 
 def schedule(config, b: dict, lr: float, logs_per_eval: int = 5) -> dict[str, Any]:
@@ -119,10 +127,15 @@ def schedule(config, b: dict, lr: float, logs_per_eval: int = 5) -> dict[str, An
     ([`budget`][syncattn.experiments._protocol.budget]): batch size, peak lr, warm-up,
     ``config.eval_batches`` validation batches every ``b["eval_every"]`` steps, a
     checkpoint every two evaluations, `logs_per_eval` log rows per evaluation."""
-    return {"train.batch_size": config.batch_size, "train.lr": float(lr),
-            "train.warmup_steps": b["warmup_steps"], "train.eval_every": b["eval_every"],
-            "train.eval_batches": config.eval_batches, "train.ckpt_every": 2 * b["eval_every"],
-            "train.log_every": max(1, b["eval_every"] // logs_per_eval)}  # fmt: skip
+    return {
+        "train.batch_size": config.batch_size,
+        "train.lr": float(lr),
+        "train.warmup_steps": b["warmup_steps"],
+        "train.eval_every": b["eval_every"],
+        "train.eval_batches": config.eval_batches,
+        "train.ckpt_every": 2 * b["eval_every"],
+        "train.log_every": max(1, b["eval_every"] // logs_per_eval),
+    }
 
 
 # --------------------------------------------------------------------------- the lr sweep
@@ -150,7 +163,9 @@ def centred_lrs(lrs, prior: float | None) -> list[float]:
     if prior is None or len(lrs) < 2:
         return list(lrs)
     n, k = len(lrs), _grid_index(lrs, prior)
-    ks = sorted(range(k - (n - 1) // 2, k - (n - 1) // 2 + n), key=lambda j: (abs(j - k), j))
+    ks = sorted(
+        range(k - (n - 1) // 2, k - (n - 1) // 2 + n), key=lambda j: (abs(j - k), j)
+    )
     return [lr_grid(lrs, j) for j in ks]
 
 
@@ -167,14 +182,24 @@ def next_lr(lrs, tried, best: float | None) -> float | None:
 def best_lr(results: Mapping[float, Any], metric: str = "bpc") -> float | None:
     """The lr whose cell has the lowest final validation `metric` (ties: the smaller
     lr); ``None`` when no cell finished. `results` maps lrs to cell results."""
-    ok = [(b, lr) for lr, r in results.items()
-          if math.isfinite(b := CellResult.of(r).score("val", metric))]  # fmt: skip
+    ok = [
+        (b, lr)
+        for lr, r in results.items()
+        if math.isfinite(b := CellResult.of(r).score("val", metric))
+    ]
     return min(ok)[1] if ok else None
 
 
-def sweep(config, families: Sequence[Family], make: Callable, fetch: Callable, *,
-          lrs: Mapping[str, Sequence[float]] | None = None, interleave: bool = True,
-          metric: str = "bpc"):  # fmt: skip
+def sweep(
+    config,
+    families: Sequence[Family],
+    make: Callable,
+    fetch: Callable,
+    *,
+    lrs: Mapping[str, Sequence[float]] | None = None,
+    interleave: bool = True,
+    metric: str = "bpc",
+):
     """Each family's lr sweep at ``config.seeds[0]``, extended past an edge.
 
     `make(family, lr)` is the family's cell at `lr` (and the first seed); `fetch(cells)`
@@ -192,12 +217,15 @@ def sweep(config, families: Sequence[Family], make: Callable, fetch: Callable, *
     by = {f.name: f for f in families}
     if interleave:
         n = max(len(v) for v in lrs.values())
-        order = [(f, lr) for i in range(n) for f in lrs for lr in lrs[f][i:i + 1]]
+        order = [(f, lr) for i in range(n) for f in lrs for lr in lrs[f][i : i + 1]]
     else:
         order = [(f, lr) for f in lrs for lr in lrs[f]]
     cells = [make(by[f], lr) for f, lr in order]
     results = [CellResult.of(r) for r in fetch(cells)]
-    tried = {f: {lr: r for (g, lr), r in zip(order, results, strict=True) if g == f} for f in lrs}
+    tried = {
+        f: {lr: r for (g, lr), r in zip(order, results, strict=True) if g == f}
+        for f in lrs
+    }
     for f in lrs:
         for _ in range(config.extend):
             lr = next_lr(grids[f], tried[f], best_lr(tried[f], metric))
@@ -211,13 +239,23 @@ def sweep(config, families: Sequence[Family], make: Callable, fetch: Callable, *
     return cells, results, tried, {f: best_lr(tried[f], metric) for f in lrs}
 
 
-def at_best(families: Sequence[Family], best: Mapping[str, float | None], seeds, make: Callable,
-            *, by_seed: bool = True, skip=()) -> list:  # fmt: skip
+def at_best(
+    families: Sequence[Family],
+    best: Mapping[str, float | None],
+    seeds,
+    make: Callable,
+    *,
+    by_seed: bool = True,
+    skip=(),
+) -> list:
     """The cells of each family at its best lr (none without one) and each of `seeds`:
     ``make(family, lr, seed)`` (a cell or a list of cells), seed by seed (`by_seed`) or
     family by family; the cells named as one of `skip` (the sweep's) left out."""
-    pairs = ([(f, s) for s in seeds for f in families] if by_seed
-             else [(f, s) for f in families for s in seeds])  # fmt: skip
+    pairs = (
+        [(f, s) for s in seeds for f in families]
+        if by_seed
+        else [(f, s) for f in families for s in seeds]
+    )
     out = []
     for f, s in pairs:
         if best.get(f.name) is not None:

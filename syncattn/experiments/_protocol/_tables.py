@@ -11,25 +11,47 @@ from .._common import describe_values
 from ._result import CellResult, Status, converged
 
 
-def cell_row(config, cell, result, head: Mapping[str, Any], scores: Mapping[str, tuple[str, str]],
-             metric: str, also: Sequence[str] = ()) -> dict:  # fmt: skip
+def cell_row(
+    config,
+    cell,
+    result,
+    head: Mapping[str, Any],
+    scores: Mapping[str, tuple[str, str]],
+    metric: str,
+    also: Sequence[str] = (),
+) -> dict:
     """One cell's row: its name, `head` (the experiment's labels), lr, seed, status,
     parameters, steps, ``{column: score(split, metric)}`` of `scores`, tokens/s, wall
     time and its convergence record on `metric` (with ``improvement_M`` for each `also`)."""
     r = CellResult.of(result)
     conv = converged(config, r, metric)
-    more = {f"improvement_{m}": (c := converged(config, r, m)) and c["improvement"] for m in also}
-    return {"cell": cell.name, **head, "lr": cell.overrides["train.lr"], "seed": cell.seed,
-            "status": r.status.value, "params": r.get("params"), "steps": cell.steps,
-            **{k: r.score(*v) for k, v in scores.items()}, "tokens_per_s": r.get("tokens_per_s"),
-            "wall_s": r.get("wall_s"), "improvement": conv and conv["improvement"], **more,
-            "converged": conv and conv["converged"]}  # fmt: skip
+    more = {
+        f"improvement_{m}": (c := converged(config, r, m)) and c["improvement"]
+        for m in also
+    }
+    return {
+        "cell": cell.name,
+        **head,
+        "lr": cell.overrides["train.lr"],
+        "seed": cell.seed,
+        "status": r.status.value,
+        "params": r.get("params"),
+        "steps": cell.steps,
+        **{k: r.score(*v) for k, v in scores.items()},
+        "tokens_per_s": r.get("tokens_per_s"),
+        "wall_s": r.get("wall_s"),
+        "improvement": conv and conv["improvement"],
+        **more,
+        "converged": conv and conv["converged"],
+    }
 
 
 def record_lines(results: dict, metric: str) -> list[str]:
     """A summary's lines on the cells not converged (by `metric`) and missing."""
     nc = results["not_converged"]
-    lines = [f"  not converged ({metric} fell >= 1 % over the last 20 %): {', '.join(nc) or 'none'}"]
+    lines = [
+        f"  not converged ({metric} fell >= 1 % over the last 20 %): {', '.join(nc) or 'none'}"
+    ]
     if results.get("missing"):
         lines.append(f"  missing cells: {len(results['missing'])}")
     return lines
@@ -37,8 +59,10 @@ def record_lines(results: dict, metric: str) -> list[str]:
 
 def record(rows) -> dict:
     """``{"not_converged": [cells], "missing": [cells]}`` of the rows."""
-    return {"not_converged": [w["cell"] for w in rows if w["converged"] is False],
-            "missing": [w["cell"] for w in rows if w["status"] == Status.MISSING.value]}
+    return {
+        "not_converged": [w["cell"] for w in rows if w["converged"] is False],
+        "missing": [w["cell"] for w in rows if w["status"] == Status.MISSING.value],
+    }
 
 
 def compute(rows, tokens: bool = True) -> dict:
@@ -59,17 +83,24 @@ def corpus(results) -> dict | None:
 
 def lr_sweep(rows, score: str, keep: Callable[[dict], bool]) -> dict[str, float]:
     """``{lr (as %g text): row[score]}`` of the rows `keep` selects, by lr."""
-    return {f"{w['lr']:g}": w[score] for w in sorted(rows, key=lambda w: w["lr"]) if keep(w)}
+    return {
+        f"{w['lr']:g}": w[score] for w in sorted(rows, key=lambda w: w["lr"]) if keep(w)
+    }
 
 
 def at_edge(lr: float | None, sweep_scores: Mapping[str, float]) -> bool:
     """Whether `lr` is the smallest or largest of a sweep of more than one lr."""
     keys = list(sweep_scores)
-    return lr is not None and len(keys) > 1 and f"{lr:g}" in (min(keys, key=float),
-                                                             max(keys, key=float))
+    return (
+        lr is not None
+        and len(keys) > 1
+        and f"{lr:g}" in (min(keys, key=float), max(keys, key=float))
+    )
 
 
-def paired(a: Mapping[int, float], b: Mapping[int, float], seeds, confidence: float) -> dict:
+def paired(
+    a: Mapping[int, float], b: Mapping[int, float], seeds, confidence: float
+) -> dict:
     r"""$a_s - b_s$ over the `seeds` both hold (finite ones), summarised
     ([`describe_values`][syncattn.experiments._common.describe_values]) with a Student-t
     interval ([`syncattn.stats.t_interval`][]; ``None`` under two values)."""

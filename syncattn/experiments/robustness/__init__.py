@@ -81,10 +81,14 @@ __all__ = ["Config", "run", "summary", "NONIDEALITIES", "SOFTMAX", "PAPER"]
 NAME = "robustness"
 
 PAPER = {
-    "source": "seed 001 (arXiv 2606.12059); its published code has robustness scripts for "
-              "coupling mismatch, state noise, frequency disorder and finite settling time",
-    "claim": "the mechanism is substrate-independent; the paper reports no tolerance numbers "
-             "that this run could be set beside",
+    "source": (
+        "seed 001 (arXiv 2606.12059); its published code has robustness scripts for "
+        "coupling mismatch, state noise, frequency disorder and finite settling time"
+    ),
+    "claim": (
+        "the mechanism is substrate-independent; the paper reports no tolerance numbers "
+        "that this run could be set beside"
+    ),
 }
 
 
@@ -195,44 +199,71 @@ class Config(ReusedRecipe):
 
     def __post_init__(self):
         models = ("oscillator", "softmax")
-        for name, allowed in (("tasks", ("agreement", "lm")), ("models", models),
-                              ("lm_models", models), ("nonidealities", NONIDEALITIES)):  # fmt: skip
+        for name, allowed in (
+            ("tasks", ("agreement", "lm")),
+            ("models", models),
+            ("lm_models", models),
+            ("nonidealities", NONIDEALITIES),
+        ):
             vals = getattr(self, name)
             bad = [v for v in vals if v not in allowed]
             if not vals or bad:
-                raise ValueError(f"{name} must be a non-empty subset of {allowed}; got {vals}.")
+                raise ValueError(
+                    f"{name} must be a non-empty subset of {allowed}; got {vals}."
+                )
         if "oscillator" not in self.models or "oscillator" not in self.lm_models:
-            raise ValueError("models and lm_models must include 'oscillator' (the substrate's model).")
+            raise ValueError(
+                "models and lm_models must include 'oscillator' (the substrate's model)."
+            )
         for name in ("seeds", "lm_seeds"):
             vals = getattr(self, name)
-            if not vals or any(isinstance(v, bool) or int(v) != v or v < 0 for v in vals):
+            if not vals or any(
+                isinstance(v, bool) or int(v) != v or v < 0 for v in vals
+            ):
                 raise ValueError(f"{name} must be non-empty ints >= 0; got {vals}.")
         if not self.dims or any(d < 2 for d in self.dims):
             raise ValueError(f"dims must be non-empty, each >= 2; got {self.dims}.")
         for kind in NONIDEALITIES:
             s = getattr(self, kind)
             if kind in self.nonidealities and (not s or any(not x > 0 for x in s)):
-                raise ValueError(f"{kind}: the strengths must be non-empty and > 0; got {s}.")
+                raise ValueError(
+                    f"{kind}: the strengths must be non-empty and > 0; got {s}."
+                )
         if any(int(b) != b or b < 1 for b in self.readout_bits):
-            raise ValueError(f"readout_bits must be ints >= 1; got {self.readout_bits}.")
+            raise ValueError(
+                f"readout_bits must be ints >= 1; got {self.readout_bits}."
+            )
         if self.lm_every < 1 or (self.lm_draws is not None and self.lm_draws < 1):
-            raise ValueError(f"lm_every and lm_draws must be >= 1; got {self.lm_every}, {self.lm_draws}.")
+            raise ValueError(
+                f"lm_every and lm_draws must be >= 1; got {self.lm_every}, {self.lm_draws}."
+            )
         if self.draws < 1:
             raise ValueError(f"draws must be >= 1; got {self.draws}.")
         for name in ("noise_quantile", "disorder_quantile"):
             if not 0 < getattr(self, name) < 1:
-                raise ValueError(f"{name} must lie in (0, 1); got {getattr(self, name)}.")
+                raise ValueError(
+                    f"{name} must lie in (0, 1); got {getattr(self, name)}."
+                )
         if self.disorder_horizon is not None and not self.disorder_horizon > 0:
-            raise ValueError(f"disorder_horizon must be > 0 or None; got {self.disorder_horizon}.")
+            raise ValueError(
+                f"disorder_horizon must be > 0 or None; got {self.disorder_horizon}."
+            )
         if self.check_rows is not None and not self.check_rows >= 1:
             raise ValueError(f"check_rows must be >= 1 or None; got {self.check_rows}.")
-        for name in ("noise_horizon", "noise_drift_step", "noise_diffusion_step", "disorder_atol",
-                     "lm_disorder_atol"):  # fmt: skip
+        for name in (
+            "noise_horizon",
+            "noise_drift_step",
+            "noise_diffusion_step",
+            "disorder_atol",
+            "lm_disorder_atol",
+        ):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be > 0; got {getattr(self, name)}.")
         for name in ("disorder_rtol", "lm_disorder_rtol"):
             if getattr(self, name) is not None and not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be > 0 or None; got {getattr(self, name)}.")
+                raise ValueError(
+                    f"{name} must be > 0 or None; got {getattr(self, name)}."
+                )
         if not 0 < self.delta < np.pi:
             raise ValueError(f"delta must lie in (0, pi); got {self.delta}.")
         if not (self.acc_limit > 0 and self.ppl_limit > 0):
@@ -244,11 +275,24 @@ class Config(ReusedRecipe):
         seed, the softmax classifier but no softmax LM, one strength per non-ideality, 1
         draw, no checks (each strength is one more compilation of the model)."""
         return cls._smoke(
-            seeds=(0,), lm_seeds=(0,), dims=(2,), models=("oscillator", "softmax"),
-            lm_models=("oscillator",), sva_epochs=1, sva_n_train=256, sva_n_val=64,
-            sweep_batches=1, noise=(1.0,), coupling_mismatch=(0.3,), frequency_disorder=(3.0,),
-            settle_time=(0.1,), readout_bits=(2,), draws=1, check_noise=None, check_disorder=None,
-        )  # fmt: skip
+            seeds=(0,),
+            lm_seeds=(0,),
+            dims=(2,),
+            models=("oscillator", "softmax"),
+            lm_models=("oscillator",),
+            sva_epochs=1,
+            sva_n_train=256,
+            sva_n_val=64,
+            sweep_batches=1,
+            noise=(1.0,),
+            coupling_mismatch=(0.3,),
+            frequency_disorder=(3.0,),
+            settle_time=(0.1,),
+            readout_bits=(2,),
+            draws=1,
+            check_noise=None,
+            check_disorder=None,
+        )
 
     @classmethod
     def default(cls) -> Config:
@@ -261,25 +305,37 @@ class Config(ReusedRecipe):
         on its whole validation split (4,000 sentences) but noise and disorder on the
         first 2,000, the LMs on 2 validation batches (noise and disorder on 1)."""
         return cls._cpu(
-            seeds=(0, 1), lm_seeds=(0,), dims=(2, 8, 32), lm_every=2, lm_draws=1,
+            seeds=(0, 1),
+            lm_seeds=(0,),
+            dims=(2, 8, 32),
+            lm_every=2,
+            lm_draws=1,
             noise=(0.5, 1.0, 2.0, 4.0),
-            coupling_mismatch=(0.03, 0.1, 0.3, 1.0), frequency_disorder=(0.5, 1.0, 2.0, 4.0),
-            settle_time=(0.1, 0.3, 1.0, 3.0), readout_bits=(1, 2, 4, 8), draws=2,
-            sweep_sentences=None, dynamic_sentences=2000, sweep_batches=2, dynamic_batches=1,
-        )  # fmt: skip
+            coupling_mismatch=(0.03, 0.1, 0.3, 1.0),
+            frequency_disorder=(0.5, 1.0, 2.0, 4.0),
+            settle_time=(0.1, 0.3, 1.0, 3.0),
+            readout_bits=(1, 2, 4, 8),
+            draws=2,
+            sweep_sentences=None,
+            dynamic_sentences=2000,
+            sweep_batches=2,
+            dynamic_batches=1,
+        )
 
     @classmethod
     def full(cls) -> Config:
         """Experiment 5's full recipe (WikiText-2 with `data_path`), 8 validation batches,
         more strengths, 5 draws."""
         return cls._full(
-            dims=(2, 4, 8, 16, 32), draws=5, sweep_batches=8,
+            dims=(2, 4, 8, 16, 32),
+            draws=5,
+            sweep_batches=8,
             noise=(0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0),
             coupling_mismatch=(0.003, 0.01, 0.03, 0.1, 0.3, 1.0),
             frequency_disorder=(0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0),
             settle_time=(0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0),
             readout_bits=(1, 2, 3, 4, 5, 6, 8, 10),
-        )  # fmt: skip
+        )
 
     def grids(self, task: str = "agreement") -> dict[str, tuple]:
         """``{non-ideality: strengths}`` of the swept ones, for `task` (the LMs: every
@@ -309,36 +365,72 @@ def _walk(config: Config, ctx: Context) -> dict:
         model, scorer, h = _models.load(t, config)
         perturb = perturber(config, t.model, model, h, t.task)
         dyn = _models.dynamic_scorer(scorer, config)
-        draws = config.lm_draws if t.task == "lm" and config.lm_draws is not None else config.draws
-        state = sweep(ctx.out / "sweeps" / f"{key}.json", model, scorer, config.grids(t.task),
-                      draws=draws, seed=config.substrate_seed, perturb=perturb,
-                      applies=applies(t.model), measure=config.measure, progress=ctx.grid.progress,
-                      desc=f"robustness: {key}", dynamic_scorer=dyn)  # fmt: skip
-        entry = {"task": t.task, "model": t.model, "d_osc": t.d_osc, "seed": t.seed,
-                 "run": str(t.folder), "metric": scorer.metric, "ideal": state["ideal"],
-                 "ideal_dynamic": state.get("ideal_dynamic"), "trained_val": t.result.get("val"),
-                 "settings": state.get("settings", {}), "seconds": state.get("seconds", {})}  # fmt: skip
-        if t.model == "oscillator" and config.measure and t.seed == min(
-                config.seeds if t.task == "agreement" else config.lm_seeds):  # the first seed's
-            entry["checks"] = measure_checks(config, ctx.out / "sweeps" / f"{key}-checks.json", model, scorer, h, perturb)
-        elif (ctx.out / "sweeps" / f"{key}-checks.json").is_file():  # a report: the checks measured so far
-            entry["checks"] = _sweep._load(ctx.out / "sweeps" / f"{key}-checks.json")
+        draws = (
+            config.lm_draws
+            if t.task == "lm" and config.lm_draws is not None
+            else config.draws
+        )
+        state = sweep(
+            ctx.out / "sweeps" / f"{key}.json",
+            model,
+            scorer,
+            config.grids(t.task),
+            draws=draws,
+            seed=config.substrate_seed,
+            perturb=perturb,
+            applies=applies(t.model),
+            measure=config.measure,
+            progress=ctx.grid.progress,
+            desc=f"robustness: {key}",
+            dynamic_scorer=dyn,
+        )
+        entry = {
+            "task": t.task,
+            "model": t.model,
+            "d_osc": t.d_osc,
+            "seed": t.seed,
+            "run": str(t.folder),
+            "metric": scorer.metric,
+            "ideal": state["ideal"],
+            "ideal_dynamic": state.get("ideal_dynamic"),
+            "trained_val": t.result.get("val"),
+            "settings": state.get("settings", {}),
+            "seconds": state.get("seconds", {}),
+        }
+        checks = ctx.out / "sweeps" / f"{key}-checks.json"
+        first_seed = min(config.seeds if t.task == "agreement" else config.lm_seeds)
+        if t.model == "oscillator" and config.measure and t.seed == first_seed:
+            entry["checks"] = measure_checks(config, checks, model, scorer, h, perturb)
+        elif checks.is_file():  # a report: the checks measured so far
+            entry["checks"] = _sweep._load(checks)
         entry["curves"] = curves(config, state, scorer.metric, t.task)
         entry["theory_strengths"] = config.grids(t.task)
         if h is not None:
             entry["drives"] = _theory.drive_summary(h)
-            entry["theory"] = {k: th for k, g in config.grids(t.task).items()
-                               if (th := _theory.predict(k, h, g, delta=config.delta))}  # fmt: skip
+            entry["theory"] = {
+                k: th
+                for k, g in config.grids(t.task).items()
+                if (th := _theory.predict(k, h, g, delta=config.delta))
+            }
         per_model[key] = entry
     return per_model
 
 
-def tables(config: Config, per_model: dict, ctx: Context) -> tuple[dict, dict[str, Path]]:
+def tables(
+    config: Config, per_model: dict, ctx: Context
+) -> tuple[dict, dict[str, Path]]:
     """``results.json``, ``robustness.csv`` and ``tolerances.csv``."""
     out = ctx.out
-    results = {"experiment": NAME, "models": per_model, "softmax_analogue": SOFTMAX,
-               "limits": {"acc_hard_points": config.acc_limit, "ppl_relative": config.ppl_limit},
-               "paper": PAPER}  # fmt: skip
+    results = {
+        "experiment": NAME,
+        "models": per_model,
+        "softmax_analogue": SOFTMAX,
+        "limits": {
+            "acc_hard_points": config.acc_limit,
+            "ppl_relative": config.ppl_limit,
+        },
+        "paper": PAPER,
+    }
     files = {"results": write_json(out / "results.json", results)}
     files["csv"] = write_csv(out / "robustness.csv", rows(per_model))
     files["tolerances"] = write_csv(out / "tolerances.csv", tolerance_table(per_model))
@@ -351,18 +443,32 @@ def plots(config: Config, results: dict, out: Path) -> dict[str, Path]:
 
     files = {}
     for task in config.tasks:
-        sel = {k: v for k, v in results["models"].items() if v.get("task") == task and "curves" in v}
+        sel = {
+            k: v
+            for k, v in results["models"].items()
+            if v.get("task") == task and "curves" in v
+        }
         if sel:
-            files[f"png_{task}"] = plot(task, sel, config, Path(out) / f"robustness_{task}.png")
+            files[f"png_{task}"] = plot(
+                task, sel, config, Path(out) / f"robustness_{task}.png"
+            )
     return files
 
 
-EXPERIMENT = Experiment(NAME, Config, _walk, tables, plots, summary=summary, rebuildable=False)
+EXPERIMENT = Experiment(
+    NAME, Config, _walk, tables, plots, summary=summary, rebuildable=False
+)
 """The robustness experiment as an [`Experiment`][syncattn.experiments.Experiment]."""
 
 
-def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
-        size: str | None = None) -> dict[str, Path]:
+def run(
+    config: Config,
+    out,
+    *,
+    grid: Grid | None = None,
+    progress: bool = True,
+    size: str | None = None,
+) -> dict[str, Path]:
     """Train (or reuse) the models, sweep them, write config.json, results.json,
     robustness.csv and one PNG per task."""
     return EXPERIMENT.run(config, out, grid=grid, progress=progress, size=size)

@@ -61,8 +61,13 @@ def sva_recipe(config):
     """Experiment 4's recipe with this run's choices (d_osc = 2, the paper's)."""
     from .._sva import SVARecipe
 
-    return SVARecipe(d_osc=2, epochs=config.sva_epochs, n_train=config.sva_n_train,
-                     n_val=config.sva_n_val, data_path=config.sva_data_path)  # fmt: skip
+    return SVARecipe(
+        d_osc=2,
+        epochs=config.sva_epochs,
+        n_train=config.sva_n_train,
+        n_val=config.sva_n_val,
+        data_path=config.sva_data_path,
+    )
 
 
 def sva_cells(config) -> list:
@@ -91,9 +96,15 @@ def _reused(cells, source: str | None, out: Path, grid, fn, desc: str):
     trained (or resumed) by `fn` in ``out/runs``."""
     shared = Path(source) / "runs" if source is not None else None
     if shared is not None and not shared.is_dir():
-        raise FileNotFoundError(f"{source!r} has no runs/ folder; pass an experiment's --out folder.")
-    folders = [shared / c.name if shared is not None and (shared / c.name / RESULT).is_file()
-               else out / "runs" / c.name for c in cells]  # fmt: skip
+        raise FileNotFoundError(
+            f"{source!r} has no runs/ folder; pass an experiment's --out folder."
+        )
+    folders = [
+        shared / c.name
+        if shared is not None and (shared / c.name / RESULT).is_file()
+        else out / "runs" / c.name
+        for c in cells
+    ]
     todo = [c for c, f in zip(cells, folders, strict=True) if f.parent == out / "runs"]
     if todo:
         grid.run(todo, out / "runs", fn, desc=desc)
@@ -108,15 +119,25 @@ def train(config, out: Path, grid) -> list[Trained]:
     trained = []
     if "agreement" in config.tasks:
         cells = sva_cells(config)
-        results, folders = _reused(cells, config.agreement_from, out, grid, sva_cell, "robustness: agreement")
-        trained += [Trained("agreement", c.model, 2 if c.model == "oscillator" else None, c, f, r)
-                    for c, r, f in zip(cells, results, folders, strict=True)]  # fmt: skip
+        results, folders = _reused(
+            cells, config.agreement_from, out, grid, sva_cell, "robustness: agreement"
+        )
+        trained += [
+            Trained(
+                "agreement", c.model, 2 if c.model == "oscillator" else None, c, f, r
+            )
+            for c, r, f in zip(cells, results, folders, strict=True)
+        ]
     if "lm" in config.tasks:
         cells = lm_cells(config)
-        results, folders = _reused(cells, config.runs_from, out, grid, train_cell, "robustness: lm")
+        results, folders = _reused(
+            cells, config.runs_from, out, grid, train_cell, "robustness: lm"
+        )
         for c, r, f in zip(cells, results, folders, strict=True):
             d = c.overrides.get("model.d_osc")
-            trained.append(Trained("lm", c.model, d if c.model == "oscillator" else None, c, f, r))
+            trained.append(
+                Trained("lm", c.model, d if c.model == "oscillator" else None, c, f, r)
+            )
     return trained
 
 
@@ -198,19 +219,28 @@ def _sva_batches(examples, batch_size: int = 500) -> list[dict]:
 def _verb_logits(model, tokens, mask, verb_pos, key):
     keyed = Keyed(model)
     if key is None:
-        return jax.vmap(lambda t, m, p: keyed.classify(t, p, mask=m))(tokens, mask, verb_pos)
+        return jax.vmap(lambda t, m, p: keyed.classify(t, p, mask=m))(
+            tokens, mask, verb_pos
+        )
     keys = jax.random.split(key, tokens.shape[0])
-    return jax.vmap(lambda t, m, p, k: keyed.classify(t, p, mask=m, key=k))(tokens, mask, verb_pos, keys)
+    return jax.vmap(lambda t, m, p, k: keyed.classify(t, p, mask=m, key=k))(
+        tokens, mask, verb_pos, keys
+    )
 
 
 def _sva_accuracy(model, batches, key) -> float:
     from ...training import sva_metrics
 
-    logits = [np.asarray(_verb_logits(model, b["tokens"], b["mask"], b["verb_pos"],
-                                      None if key is None else jax.random.fold_in(key, i)))
-              for i, b in enumerate(batches)]  # fmt: skip
-    cat = {k: np.concatenate([b[k] for b in batches]) for k in ("label", "hard", "has_distractor")}
-    m = sva_metrics(np.concatenate(logits), cat["label"], cat["hard"], cat["has_distractor"])
+    def logits(i, b):
+        k = None if key is None else jax.random.fold_in(key, i)
+        return np.asarray(_verb_logits(model, b["tokens"], b["mask"], b["verb_pos"], k))
+
+    all_logits = np.concatenate([logits(i, b) for i, b in enumerate(batches)])
+    cat = {
+        k: np.concatenate([b[k] for b in batches])
+        for k in ("label", "hard", "has_distractor")
+    }
+    m = sva_metrics(all_logits, cat["label"], cat["hard"], cat["has_distractor"])
     return 100.0 * m["acc_hard"]
 
 
@@ -219,7 +249,11 @@ def _nll_sums(model, tokens, key, pad_id):
     from ...training import token_nll
 
     nll = token_nll(Keyed(model), tokens, key=key)
-    w = jnp.ones(nll.shape, nll.dtype) if pad_id is None else (tokens[:, 1:] != pad_id).astype(nll.dtype)
+    w = (
+        jnp.ones(nll.shape, nll.dtype)
+        if pad_id is None
+        else (tokens[:, 1:] != pad_id).astype(nll.dtype)
+    )
     return jnp.sum(nll * w), jnp.sum(w)
 
 
@@ -254,22 +288,41 @@ def load(trained: Trained, config) -> tuple[Any, Scorer, np.ndarray | None]:
 
     spec, corpus, model, _ = training.load_run(trained.folder, log=lambda m: None)
     tr = spec.train
-    n = config.sweep_batches if config.sweep_batches is not None else trained.cell.eval_batches
-    batches = list(data.eval_batches(corpus.val, batch_size=tr.batch_size, seq_len=tr.seq_len,
-                                     max_batches=n))  # fmt: skip
-    scorer = Scorer("lm", "bpc" if corpus.kind == "byte" else "ppl", batches, corpus.kind, corpus.pad_id)
+    n = (
+        config.sweep_batches
+        if config.sweep_batches is not None
+        else trained.cell.eval_batches
+    )
+    batches = list(
+        data.eval_batches(
+            corpus.val, batch_size=tr.batch_size, seq_len=tr.seq_len, max_batches=n
+        )
+    )
+    scorer = Scorer(
+        "lm",
+        "bpc" if corpus.kind == "byte" else "ppl",
+        batches,
+        corpus.kind,
+        corpus.pad_id,
+    )
     h = None
     if trained.model == "oscillator":
         rows = np.concatenate(batches)
-        h = np.concatenate([drives(model, rows, layer, corpus.pad_id)
-                            for layer in range(len(model.encoder.blocks))])  # fmt: skip
+        h = np.concatenate(
+            [
+                drives(model, rows, layer, corpus.pad_id)
+                for layer in range(len(model.encoder.blocks))
+            ]
+        )
     return model, scorer, h
 
 
 def _sva_drives(model, batches) -> np.ndarray:
     from ... import models
 
-    fn = eqx.filter_jit(jax.vmap(lambda t, m: models.attention_diagnostics(model, t, 0, mask=m)["h"]))
+    fn = eqx.filter_jit(
+        jax.vmap(lambda t, m: models.attention_diagnostics(model, t, 0, mask=m)["h"])
+    )
     out = []
     for b in batches:
         h = np.asarray(fn(b["tokens"], b["mask"]))  # (B, heads, T, d)
@@ -299,7 +352,9 @@ def with_tolerances(model, rtol: float, atol: float):
         object.__setattr__(new, "ode_atol", float(atol))
         return new
 
-    return jax.tree_util.tree_map(lambda a: loosen(a) if is_layer(a) else a, model, is_leaf=is_layer)
+    return jax.tree_util.tree_map(
+        lambda a: loosen(a) if is_layer(a) else a, model, is_leaf=is_layer
+    )
 
 
 def ode_t1(model) -> float:
@@ -307,9 +362,15 @@ def ode_t1(model) -> float:
     from ... import nn
 
     is_layer = lambda a: isinstance(a, nn.OscillatorAttention)
-    t1 = {a.ode_t1 for a in jax.tree_util.tree_leaves(model, is_leaf=is_layer) if is_layer(a)}
+    t1 = {
+        a.ode_t1
+        for a in jax.tree_util.tree_leaves(model, is_leaf=is_layer)
+        if is_layer(a)
+    }
     if len(t1) != 1:
-        raise ValueError(f"the model's oscillator layers have ode_t1 {sorted(t1)}; expected one value.")
+        raise ValueError(
+            f"the model's oscillator layers have ode_t1 {sorted(t1)}; expected one value."
+        )
     return float(t1.pop())
 
 
@@ -334,10 +395,16 @@ class PerturbedSoftmax(eqx.Module):
         from ... import nn
 
         if not isinstance(base, nn.SoftmaxAttention):
-            raise TypeError(f"base must be a syncattn.nn.SoftmaxAttention; got {type(base).__name__}.")
+            raise TypeError(
+                f"base must be a syncattn.nn.SoftmaxAttention; got {type(base).__name__}."
+            )
         if not (np.isfinite(mismatch) and mismatch >= 0):
-            raise ValueError(f"mismatch must be a finite number >= 0; got {mismatch!r}.")
-        if bits is not None and (isinstance(bits, bool) or int(bits) != bits or bits < 1):
+            raise ValueError(
+                f"mismatch must be a finite number >= 0; got {mismatch!r}."
+            )
+        if bits is not None and (
+            isinstance(bits, bool) or int(bits) != bits or bits < 1
+        ):
             raise ValueError(f"bits must be an int >= 1 or None; got {bits!r}.")
         self.base, self.key = base, key
         self.mismatch, self.bits = float(mismatch), None if bits is None else int(bits)
@@ -345,8 +412,9 @@ class PerturbedSoftmax(eqx.Module):
     def __call__(self, x, *, mask=None):
         from ... import nn
 
-        return nn.perturbed_softmax(self.base, x, self.key, mismatch=self.mismatch,
-                                    bits=self.bits, mask=mask)  # fmt: skip
+        return nn.perturbed_softmax(
+            self.base, x, self.key, mismatch=self.mismatch, bits=self.bits, mask=mask
+        )
 
 
 def perturb_softmax(model, key, *, mismatch: float = 0.0, bits: int | None = None):
@@ -359,6 +427,10 @@ def perturb_softmax(model, key, *, mismatch: float = 0.0, bits: int | None = Non
     count = iter(range(1 << 30))
 
     def wrap(a):
-        return PerturbedSoftmax(a, key=jax.random.fold_in(key, next(count)), mismatch=mismatch, bits=bits)
+        return PerturbedSoftmax(
+            a, key=jax.random.fold_in(key, next(count)), mismatch=mismatch, bits=bits
+        )
 
-    return jax.tree_util.tree_map(lambda a: wrap(a) if is_layer(a) else a, model, is_leaf=is_layer)
+    return jax.tree_util.tree_map(
+        lambda a: wrap(a) if is_layer(a) else a, model, is_leaf=is_layer
+    )

@@ -14,11 +14,22 @@ from pathlib import Path
 from ..._outputs import progress as progress_bar, to_jsonable
 
 
-NONIDEALITIES = ("noise", "coupling_mismatch", "frequency_disorder", "settle_time", "readout_bits")
+NONIDEALITIES = (
+    "noise",
+    "coupling_mismatch",
+    "frequency_disorder",
+    "settle_time",
+    "readout_bits",
+)
 """The sweep's non-idealities: the fields of [`syncattn.nn.Substrate`][] they set."""
 
-HARSHER = {"noise": "larger", "coupling_mismatch": "larger", "frequency_disorder": "larger",
-           "settle_time": "smaller", "readout_bits": "smaller"}  # fmt: skip
+HARSHER = {
+    "noise": "larger",
+    "coupling_mismatch": "larger",
+    "frequency_disorder": "larger",
+    "settle_time": "smaller",
+    "readout_bits": "smaller",
+}
 """Which way a strength is harsher (less settling time and fewer bits are worse)."""
 
 STOCHASTIC = {"noise", "coupling_mismatch", "frequency_disorder"}
@@ -30,8 +41,13 @@ DYNAMIC = {"noise", "frequency_disorder"}
 """Non-idealities that run the query's dynamics numerically (an SDE or ODE per point):
 the costly ones, which may be measured on a subset of the validation data."""
 
-SYMBOLS = {"noise": "sigma", "coupling_mismatch": "eps", "frequency_disorder": "||Omega||",
-           "settle_time": "T_set", "readout_bits": "bits"}  # fmt: skip
+SYMBOLS = {
+    "noise": "sigma",
+    "coupling_mismatch": "eps",
+    "frequency_disorder": "||Omega||",
+    "settle_time": "T_set",
+    "readout_bits": "bits",
+}
 
 
 def substrate(kind: str, strength):
@@ -55,9 +71,21 @@ def _save(path: Path, payload: dict) -> None:
     os.replace(tmp, path)
 
 
-def sweep(path: Path, model, scorer, grids: dict, *, draws: int, seed: int, perturb,
-          applies, measure: bool = True, progress: bool = True, desc: str = "sweep",
-          dynamic_scorer=None) -> dict:
+def sweep(
+    path: Path,
+    model,
+    scorer,
+    grids: dict,
+    *,
+    draws: int,
+    seed: int,
+    perturb,
+    applies,
+    measure: bool = True,
+    progress: bool = True,
+    desc: str = "sweep",
+    dynamic_scorer=None,
+) -> dict:
     """Measure `model` under each non-ideality of `grids` (``{kind: strengths}``).
 
     Args:
@@ -98,17 +126,28 @@ def sweep(path: Path, model, scorer, grids: dict, *, draws: int, seed: int, pert
     if "ideal" not in state:
         state["ideal"] = scorer(model, None)
         _save(path, state)
-    if dynamic_scorer is not None and "ideal_dynamic" not in state and any(k in DYNAMIC for k in grids):
+    if (
+        dynamic_scorer is not None
+        and "ideal_dynamic" not in state
+        and any(k in DYNAMIC for k in grids)
+    ):
         state["ideal_dynamic"] = dynamic_scorer(model, None)
         _save(path, state)
-    todo = [(k, j, s) for k in grids if applies(k) for j, s in enumerate(grids[k])
-            if measure and str(s) not in state["points"].get(k, {})]  # fmt: skip
+    todo = [
+        (k, j, s)
+        for k in grids
+        if applies(k)
+        for j, s in enumerate(grids[k])
+        if measure and str(s) not in state["points"].get(k, {})
+    ]
     base = jax.random.key(seed)
     for kind, j, s in progress_bar(todo, desc=desc, total=len(todo), enabled=progress):
         n = draws if kind in STOCHASTIC else 1
         kk = jax.random.fold_in(jax.random.fold_in(base, NONIDEALITIES.index(kind)), j)
         values, settings = [], {}
-        score = dynamic_scorer if dynamic_scorer is not None and kind in DYNAMIC else scorer
+        score = (
+            dynamic_scorer if dynamic_scorer is not None and kind in DYNAMIC else scorer
+        )
         wall, cpu = time.perf_counter(), time.process_time()
         for i in range(n):
             key = jax.random.fold_in(kk, i)
@@ -117,6 +156,8 @@ def sweep(path: Path, model, scorer, grids: dict, *, draws: int, seed: int, pert
         state["points"].setdefault(kind, {})[str(s)] = values
         state["settings"].setdefault(kind, {})[str(s)] = settings
         state["seconds"].setdefault(kind, {})[str(s)] = {
-            "wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu}  # fmt: skip
+            "wall": time.perf_counter() - wall,
+            "cpu": time.process_time() - cpu,
+        }
         _save(path, state)
     return state

@@ -16,7 +16,11 @@ def curves(config, state, metric: str, task: str) -> dict:
         pts = state["points"].get(kind)
         if not pts:
             continue
-        ideal = state.get("ideal_dynamic", state["ideal"]) if kind in _sweep.DYNAMIC else state["ideal"]
+        ideal = (
+            state.get("ideal_dynamic", state["ideal"])
+            if kind in _sweep.DYNAMIC
+            else state["ideal"]
+        )
         strengths = [s for s in strengths if str(s) in pts]  # all, unless unfinished
         vals = [pts[str(s)] for s in strengths]
         mean = [float(np.mean(v)) for v in vals]
@@ -24,16 +28,42 @@ def curves(config, state, metric: str, task: str) -> dict:
         lim = config.acc_limit if metric.startswith("acc") else config.ppl_limit
         loss = _tolerance.loss(metric, ideal, mean)
         tol = _tolerance.tolerance(strengths, loss, lim, harsher=HARSHER[kind])
-        out[kind] = {"strengths": list(strengths), "ideal": ideal, "mean": mean, "std": std, "draws": vals,
-                     "loss": loss.tolist(), "tolerance": tol}  # fmt: skip
+        out[kind] = {
+            "strengths": list(strengths),
+            "ideal": ideal,
+            "mean": mean,
+            "std": std,
+            "draws": vals,
+            "loss": loss.tolist(),
+            "tolerance": tol,
+        }
     return out
 
 
 def rows(per_model) -> dict[str, list]:
-    cols = {k: [] for k in ("task", "model", "d_osc", "seed", "nonideality", "strength", "metric",
-                            "ideal", "mean", "std", "loss", "draws", "theory")}  # fmt: skip
-    theory_key = {"noise": "contrast_kept", "frequency_disorder": "locked_fraction",
-                  "settle_time": "mean_error"}  # fmt: skip
+    cols = {
+        k: []
+        for k in (
+            "task",
+            "model",
+            "d_osc",
+            "seed",
+            "nonideality",
+            "strength",
+            "metric",
+            "ideal",
+            "mean",
+            "std",
+            "loss",
+            "draws",
+            "theory",
+        )
+    }
+    theory_key = {
+        "noise": "contrast_kept",
+        "frequency_disorder": "locked_fraction",
+        "settle_time": "mean_error",
+    }
     for e in per_model.values():
         for kind, c in e.get("curves", {}).items():
             th = (e.get("theory") or {}).get(kind)
@@ -48,10 +78,14 @@ def rows(per_model) -> dict[str, list]:
                 cols["metric"].append(e["metric"])
                 cols["ideal"].append(float(e["ideal"]))
                 cols["mean"].append(c["mean"][j])
-                cols["std"].append(c["std"][j] if c["std"][j] is not None else float("nan"))
+                cols["std"].append(
+                    c["std"][j] if c["std"][j] is not None else float("nan")
+                )
                 cols["loss"].append(c["loss"][j])
                 cols["draws"].append(len(c["draws"][j]))
-                cols["theory"].append(th[theory_key[kind]][grid.index(str(s))] if th else float("nan"))
+                cols["theory"].append(
+                    th[theory_key[kind]][grid.index(str(s))] if th else float("nan")
+                )
     return cols
 
 
@@ -62,31 +96,60 @@ def tolerance_table(per_model: dict) -> dict[str, list]:
     groups: dict = {}
     for e in per_model.values():
         for kind, c in e.get("curves", {}).items():
-            key = (e["task"], e["model"], e["d_osc"] if e["d_osc"] is not None else "", kind)
+            key = (
+                e["task"],
+                e["model"],
+                e["d_osc"] if e["d_osc"] is not None else "",
+                kind,
+            )
             groups.setdefault(key, []).append((e["seed"], c["tolerance"]))
-    cols = {k: [] for k in ("task", "model", "d_osc", "nonideality", "seeds", "tolerances",
-                            "crossed_geomean")}  # fmt: skip
+    cols = {
+        k: []
+        for k in (
+            "task",
+            "model",
+            "d_osc",
+            "nonideality",
+            "seeds",
+            "tolerances",
+            "crossed_geomean",
+        )
+    }
     for (task, model, d, kind), vals in groups.items():
         vals.sort(key=lambda sv: sv[0])
         crossed = [t["value"] for _, t in vals if t["status"] == "crossed"]
-        for name, v in zip(("task", "model", "d_osc", "nonideality"), (task, model, d, kind), strict=True):
+        for name, v in zip(
+            ("task", "model", "d_osc", "nonideality"),
+            (task, model, d, kind),
+            strict=True,
+        ):
             cols[name].append(v)
         cols["seeds"].append(" ".join(str(sd) for sd, _ in vals))
-        cols["tolerances"].append(" / ".join(_tolerance.describe(t, HARSHER[kind]) for _, t in vals))
-        cols["crossed_geomean"].append(float(np.exp(np.mean(np.log(crossed)))) if crossed else float("nan"))
+        cols["tolerances"].append(
+            " / ".join(_tolerance.describe(t, HARSHER[kind]) for _, t in vals)
+        )
+        cols["crossed_geomean"].append(
+            float(np.exp(np.mean(np.log(crossed)))) if crossed else float("nan")
+        )
     return cols
 
 
 def summary(results: dict) -> str:
     """Per model: the ideal metric and the tolerance to each non-ideality."""
     lim = results["limits"]
-    lines = [f"tolerance: strength at which hard accuracy drops {lim['acc_hard_points']:g} point "
-             f"or perplexity rises {100 * lim['ppl_relative']:g} %"]  # fmt: skip
+    lines = [
+        f"tolerance: strength at which hard accuracy drops {lim['acc_hard_points']:g} point "
+        f"or perplexity rises {100 * lim['ppl_relative']:g} %"
+    ]
     for key, e in results["models"].items():
         if "curves" not in e:
             lines.append(f"  {key}: {e.get('status')}")
             continue
-        tol = ", ".join(f"{SYMBOLS[k]} {_tolerance.describe(c['tolerance'], HARSHER[k])}"
-                        for k, c in e["curves"].items())  # fmt: skip
-        lines.append(f"  {key:<22} ideal {e['metric']} {e['ideal']:.2f} | {tol or 'no analogue swept'}")
+        tol = ", ".join(
+            f"{SYMBOLS[k]} {_tolerance.describe(c['tolerance'], HARSHER[k])}"
+            for k, c in e["curves"].items()
+        )
+        lines.append(
+            f"  {key:<22} ideal {e['metric']} {e['ideal']:.2f} | {tol or 'no analogue swept'}"
+        )
     return "\n".join(lines)

@@ -50,7 +50,9 @@ HORIZON_QUANTILES = (0.5, 0.9, 0.99)
 def _as_drives(h) -> np.ndarray:
     h = np.asarray(h, dtype=np.float64)
     if h.ndim != 2 or h.shape[0] == 0 or h.shape[1] < 2:
-        raise ValueError(f"h must be a non-empty (N, d >= 2) array of drives; got shape {h.shape}.")
+        raise ValueError(
+            f"h must be a non-empty (N, d >= 2) array of drives; got shape {h.shape}."
+        )
     return h
 
 
@@ -58,9 +60,13 @@ def drive_summary(h) -> dict:
     """Count, degenerate count and quantiles of $\\|h\\|$ over the queries."""
     norm = np.linalg.norm(_as_drives(h), axis=-1)
     q = np.quantile(norm, [0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99])
-    return {"queries": int(norm.size), "d": int(np.shape(h)[-1]),
-            "degenerate": int(np.sum(norm <= 1e-8)), "mean": float(norm.mean()),
-            "quantiles_1_5_25_50_75_95_99": q.tolist()}  # fmt: skip
+    return {
+        "queries": int(norm.size),
+        "d": int(np.shape(h)[-1]),
+        "degenerate": int(np.sum(norm <= 1e-8)),
+        "mean": float(norm.mean()),
+        "quantiles_1_5_25_50_75_95_99": q.tolist(),
+    }
 
 
 def regular(h) -> np.ndarray:
@@ -78,13 +84,23 @@ def noise(h, sigmas) -> dict:
 
     h = jnp.asarray(regular(h))
     d = int(h.shape[-1])
-    kept = [float(jnp.mean(lohe.mean_resultant(lohe.vmf_concentration(h, float(s)), d)))
-            for s in sigmas]  # fmt: skip
+    kept = [
+        float(jnp.mean(lohe.mean_resultant(lohe.vmf_concentration(h, float(s)), d)))
+        for s in sigmas
+    ]
     return {"contrast_kept": kept}
 
 
-def noise_schedule(h, sigma: float, *, horizon: float = 5.0, quantile: float = 0.05,
-                   step: float = 0.5, noise_step: float = 0.1, t_max: float = 30.0) -> dict:
+def noise_schedule(
+    h,
+    sigma: float,
+    *,
+    horizon: float = 5.0,
+    quantile: float = 0.05,
+    step: float = 0.5,
+    noise_step: float = 0.1,
+    t_max: float = 30.0,
+) -> dict:
     r"""The horizon $T_\sigma$ and step $\Delta t_\sigma$ of the noisy settling, from the relaxation rates.
 
     Near its fixed point $\hat h$ the noiseless flow relaxes at the rate $\|h\|$
@@ -120,16 +136,25 @@ def noise_schedule(h, sigma: float, *, horizon: float = 5.0, quantile: float = 0
         ValueError: `sigma` not a finite number $> 0$; `horizon`, `step`, `noise_step`
             or `t_max` not $> 0$; `quantile` outside $(0, 1)$; no regular drive.
     """
-    if isinstance(sigma, bool) or not (isinstance(sigma, (int, float)) and 0 < sigma < math.inf):
+    if isinstance(sigma, bool) or not (
+        isinstance(sigma, (int, float)) and 0 < sigma < math.inf
+    ):
         raise ValueError(f"sigma must be a finite number > 0; got {sigma!r}.")
-    for name, v in (("horizon", horizon), ("step", step), ("noise_step", noise_step), ("t_max", t_max)):
+    for name, v in (
+        ("horizon", horizon),
+        ("step", step),
+        ("noise_step", noise_step),
+        ("t_max", t_max),
+    ):
         if not v > 0:
             raise ValueError(f"{name} must be > 0; got {v!r}.")
     if not 0 < quantile < 1:
         raise ValueError(f"quantile must lie in (0, 1); got {quantile!r}.")
     h = regular(h)
     if h.shape[0] == 0:
-        raise ValueError("h has no regular drive (all ||h|| <= 1e-8): no relaxation rate.")
+        raise ValueError(
+            "h has no regular drive (all ||h|| <= 1e-8): no relaxation rate."
+        )
     d = int(h.shape[-1])
     norm = np.linalg.norm(h, axis=-1)
     s2 = float(sigma) ** 2
@@ -137,11 +162,18 @@ def noise_schedule(h, sigma: float, *, horizon: float = 5.0, quantile: float = 0
     fast = float(np.quantile(norm, 1 - quantile / 5))
     T = min(float(t_max), horizon / slow)
     dt = min(step / fast, noise_step / ((d - 1) * s2), T)
-    return {"settle_time": T, "dt": dt, "steps": math.ceil(T / dt - 1e-9),
-            "rate_slow": slow, "rate_fast": fast}  # fmt: skip
+    return {
+        "settle_time": T,
+        "dt": dt,
+        "steps": math.ceil(T / dt - 1e-9),
+        "rate_slow": slow,
+        "rate_fast": fast,
+    }
 
 
-def locking_rates(h, strength: float, n_omega: int = 4, max_queries: int = 4096) -> np.ndarray:
+def locking_rates(
+    h, strength: float, n_omega: int = 4, max_queries: int = 4096
+) -> np.ndarray:
     r"""The relaxation rates $\lambda^\star$ of the locked queries under the substrate's law of $\Omega$.
 
     A locked query relaxes to its locked state $z^\star$ at the rate
@@ -181,8 +213,15 @@ def locking_rates(h, strength: float, n_omega: int = 4, max_queries: int = 4096)
     return np.concatenate(out)
 
 
-def disorder_schedule(h, strength: float, *, horizon: float = 5.0, quantile: float = 0.1,
-                      t_max: float = 30.0, n_omega: int = 4) -> dict:
+def disorder_schedule(
+    h,
+    strength: float,
+    *,
+    horizon: float = 5.0,
+    quantile: float = 0.1,
+    t_max: float = 30.0,
+    n_omega: int = 4,
+) -> dict:
     r"""The horizon $T_\Omega$ of the disordered settling, from the locking rates.
 
     $$T_\Omega = \min\Bigl(t_\max, \frac{c_T}{q_\alpha(\lambda^\star)}\Bigr)$$
@@ -207,7 +246,9 @@ def disorder_schedule(h, strength: float, *, horizon: float = 5.0, quantile: flo
         ValueError: `strength` not a finite number $> 0$; `horizon` or `t_max` not
             $> 0$; `quantile` outside $(0, 1)$.
     """
-    if isinstance(strength, bool) or not (isinstance(strength, (int, float)) and 0 < strength < math.inf):
+    if isinstance(strength, bool) or not (
+        isinstance(strength, (int, float)) and 0 < strength < math.inf
+    ):
         raise ValueError(f"strength must be a finite number > 0; got {strength!r}.")
     for name, v in (("horizon", horizon), ("t_max", t_max)):
         if not v > 0:
@@ -228,7 +269,11 @@ def snap_schedule(schedule: dict, per_octave: int = 4) -> dict:
     down (never coarser, never shorter), the steps recounted (a schedule without
     ``"dt"``: the horizon only). Models of one setting
     (seeds) then share their noisy schedules, so their compilations are shared too."""
-    if isinstance(per_octave, bool) or not isinstance(per_octave, int) or per_octave < 1:
+    if (
+        isinstance(per_octave, bool)
+        or not isinstance(per_octave, int)
+        or per_octave < 1
+    ):
         raise ValueError(f"per_octave must be an int >= 1; got {per_octave!r}.")
     n = float(per_octave)
     up = lambda x: 2.0 ** (math.ceil(n * math.log2(x) - 1e-9) / n)
@@ -268,8 +313,17 @@ def disorder(h, strengths, n_omega: int = 16) -> dict:
         ok, ang = np.concatenate(ok), np.concatenate(ang)
         locked.append(float(ok.mean()))
         angle.append(float(ang[ok].mean()) if ok.any() else math.nan)
-    rule = "Adler: |omega| <= ||h||" if d == 2 else "the locked state of lohe.locked_state exists"
-    return {"locked_fraction": locked, "locked_angle": angle, "rule": rule, "n_omega": n_omega}
+    rule = (
+        "Adler: |omega| <= ||h||"
+        if d == 2
+        else "the locked state of lohe.locked_state exists"
+    )
+    return {
+        "locked_fraction": locked,
+        "locked_angle": angle,
+        "rule": rule,
+        "n_omega": n_omega,
+    }
 
 
 def settling(h, times, delta: float) -> dict:
@@ -286,8 +340,14 @@ def settling(h, times, delta: float) -> dict:
         conv.append(float(np.mean(np.asarray(p["converged"]))))
     horizon = np.asarray(lohe.time_to_converge(math.pi / 2, norm, float(delta)))
     q = np.quantile(horizon, HORIZON_QUANTILES)
-    return {"mean_error": err, "converged_fraction": conv, "delta": float(delta),
-            "horizon_quantiles": dict(zip([str(x) for x in HORIZON_QUANTILES], q.tolist(), strict=True))}  # fmt: skip
+    return {
+        "mean_error": err,
+        "converged_fraction": conv,
+        "delta": float(delta),
+        "horizon_quantiles": dict(
+            zip([str(x) for x in HORIZON_QUANTILES], q.tolist(), strict=True)
+        ),
+    }
 
 
 def predict(kind: str, h, strengths, *, delta: float) -> dict | None:

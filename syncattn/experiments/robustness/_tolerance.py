@@ -31,7 +31,9 @@ def loss(metric: str, ideal: float, values) -> np.ndarray:
         return ideal - v
     if metric in ("ppl", "bpc"):
         return v / ideal - 1.0
-    raise ValueError(f"metric must be an accuracy (acc_*) or 'ppl'/'bpc'; got {metric!r}.")
+    raise ValueError(
+        f"metric must be an accuracy (acc_*) or 'ppl'/'bpc'; got {metric!r}."
+    )
 
 
 def tolerance(strengths, losses, limit: float, *, harsher: str = "larger") -> dict:
@@ -55,7 +57,9 @@ def tolerance(strengths, losses, limit: float, *, harsher: str = "larger") -> di
     s = np.asarray(strengths, dtype=float)
     ell = np.asarray(losses, dtype=float)
     if s.ndim != 1 or s.shape != ell.shape or s.size == 0:
-        raise ValueError(f"strengths and losses must be non-empty 1-D of one length; got {s.shape}, {ell.shape}.")
+        raise ValueError(
+            f"strengths and losses must be non-empty 1-D of one length; got {s.shape}, {ell.shape}."
+        )
     if np.any(~(s > 0)):
         raise ValueError(f"strengths must be > 0; got {s.tolist()}.")
     if harsher not in ("larger", "smaller"):
