@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..geometry import Geometry, Sphere, Torus, from_space
+from ..geometry import Geometry, Sphere, Stiefel, Torus, from_space
 
 
 __all__ = ["SPACES", "geometry_of", "phase_states"]
@@ -30,6 +30,7 @@ SPACES: dict[str, Callable[..., Geometry]] = {
     "kuramoto": _torus,
     "sphere": lambda sync: Sphere(sync.sphere_dim, sync.drift),
     "group": lambda sync: from_space(sync.group, drift=sync.drift),
+    "stiefel": lambda sync: Stiefel(sync.stiefel_p, sync.sphere_dim, sync.drift),
     "frustrated": _torus,
     "frustrated-mf": _torus,
 }
@@ -45,7 +46,8 @@ def geometry_of(config) -> Geometry:
     ``"kuramoto"``, ``"frustrated"``, ``"frustrated-mf"``: $\mathbb{T}^1$
     ([`Torus`][syncattn.geometry.Torus]); ``"sphere"``: $S^{n-1}$,
     ``Sphere(sync.sphere_dim, sync.drift)``; ``"group"``: $SO(n)$ or $U(n)$,
-    ``geometry.from_space(sync.group, drift=sync.drift)``.
+    ``geometry.from_space(sync.group, drift=sync.drift)``; ``"stiefel"``:
+    $\mathrm{St}(p, n)$, ``Stiefel(sync.stiefel_p, sync.sphere_dim, sync.drift)``.
 
     Args:
         config: a [`ModelConfig`][syncattn.models.ModelConfig] (anything with

@@ -92,6 +92,7 @@ def _presets(name: str, attention: str) -> dict[str, Any]:
         shape = {
             "sphere": dict(d_model=4, d_ff=64),
             "group": dict(d_model=2, d_ff=48),
+            "stiefel": dict(d_model=2, d_ff=64),  # St(2, 4): 14,551
             "frustrated-mf": dict(d_model=16, d_ff=TINY_MODES),
         }.get(attention, dict(d_model=16, d_ff=32))
         return _lm(
@@ -109,6 +110,8 @@ def _presets(name: str, attention: str) -> dict[str, Any]:
             # the lift widths of the Kuramoto model: 2 x 128, sphere 4 x 64, SO(3) 9 x 32
             "sphere": dict(d_model=64, n_layers=4, n_heads=4, d_ff=216),
             "group": dict(d_model=32, n_layers=4, n_heads=4, d_ff=216),
+            # St(2, 4): lift 8 x 32 (991,877)
+            "stiefel": dict(d_model=32, n_layers=4, n_heads=4, d_ff=248),
         }
         sizes = sizes.get(attention, sizes["sphere"])  # a new geometry: the sphere's
         return _lm(name, attention, max_len=256, **sizes)
@@ -123,6 +126,7 @@ def _presets(name: str, attention: str) -> dict[str, Any]:
             "frustrated-mf": dict(d_model=256, n_layers=6, n_heads=8, d_ff=MODES_5M),
             "sphere": dict(d_model=128, n_layers=6, n_heads=8, d_ff=384),
             "group": dict(d_model=64, n_layers=6, n_heads=8, d_ff=392),
+            "stiefel": dict(d_model=64, n_layers=6, n_heads=8, d_ff=448),  # 4,982,663
         }
         sizes = sizes.get(attention, sizes["sphere"])  # a new geometry: the sphere's
         return _lm(name, attention, max_len=256, **sizes)

@@ -31,7 +31,11 @@ class SyncConfig:
 
     Attributes:
         sphere_dim: $n \ge 2$, the ambient dimension of the sphere model's states
-            $z_{tj} \in S^{n-1}$ (``attention="sphere"``).
+            $z_{tj} \in S^{n-1}$ (``attention="sphere"``) and of the Stiefel model's
+            frames $X_{tj} \in \mathrm{St}(p, n)$ (``attention="stiefel"``).
+        stiefel_p: $1 \le p \le n$, the Stiefel model's frame size: orthonormal
+            $p$-frames in $\mathbb{R}^n$ ([`syncattn.geometry.Stiefel`][]; $p = 1$ is
+            the sphere model's state space).
         group: the group model's group (``attention="group"``): ``"so<n>"`` ($n \ge 2$,
             real states) or ``"u<n>"`` ($n \ge 1$, complex states), as
             [`syncattn.group.parse_group`][] reads it: ``"so3"``, ``"u2"``, ``"u1"``.
@@ -68,6 +72,7 @@ class SyncConfig:
     """
 
     sphere_dim: int = 4
+    stiefel_p: int = 2
     group: str = "so3"
     drift: str = "planes"
     readout: str = "prototype"
@@ -92,6 +97,11 @@ class SyncConfig:
         if self.sphere_dim < 2:
             raise ValueError(
                 f"sync.sphere_dim must be >= 2 (states on S^(n-1)); got {self.sphere_dim}."
+            )
+        if not 1 <= self.stiefel_p <= self.sphere_dim:
+            raise ValueError(
+                f"sync.stiefel_p must be in [1, sync.sphere_dim = {self.sphere_dim}] "
+                f"(p-frames in R^n); got {self.stiefel_p}."
             )
         try:
             parse_group(self.group)

@@ -141,22 +141,15 @@ def test_bad_arguments_are_named():
 
 # ------------------------------------------------------------------ the layer
 def _stiefel_layer(geo, k, n_heads, omega, key):
-    """The attention core (nn's SyncAttention) on St(p, n), through the contract only: a
-    test-only layer (nn has no Stiefel layer class), with the reference layer's drift."""
-    from syncattn.nn._sync_attention import SyncAttention
+    """`nn.SyncAttention` on St(p, n), with the reference layer's drift, returning the
+    diagnostics."""
+    import equinox as eqx
 
-    class StiefelAttention(SyncAttention):
-        def __init__(self):
-            self._init_core(
-                geo, k, n_heads, key, value="state", gates=True, causal=True, tau=1.0,
-                bound=1.0, gate_norm="mean", rope_base=10_000.0, values=("state",),
-            )  # fmt: skip
-            self.omega = omega
+    from syncattn import nn
 
-        def __call__(self, X):
-            return self._call(X, None, True, "X")
-
-    return StiefelAttention()
+    layer = nn.SyncAttention(geo, k, n_heads, key=key)
+    layer = eqx.tree_at(lambda m: m.omega, layer, omega)
+    return lambda X: layer(X, diagnostics=True)
 
 
 def test_the_attention_core_on_st_1_n_is_the_sphere_layer():

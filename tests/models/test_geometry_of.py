@@ -32,7 +32,20 @@ CASES = [
         {"sync.group": "so4", "sync.drift": "none"},
         geometry.Group("so", 4, "none"),
     ),
+    ("stiefel", {}, geometry.Stiefel(2, 4)),
+    (
+        "stiefel",
+        {"sync.stiefel_p": 3, "sync.sphere_dim": 5, "sync.drift": "full"},
+        geometry.Stiefel(3, 5, "full"),
+    ),
 ]
+
+
+def test_stiefel_p_is_checked_against_n():
+    with pytest.raises(ValueError, match="sync.stiefel_p must be in"):
+        cfg("stiefel", **{"sync.stiefel_p": 5})  # n = sync.sphere_dim = 4
+    with pytest.raises(ValueError, match="sync.stiefel_p applies to the synchron"):
+        cfg("softmax", **{"sync.stiefel_p": 1})
 
 
 @pytest.mark.parametrize(("attention", "sync", "want"), CASES)

@@ -6,6 +6,10 @@ Run once on the code being pinned (main 1cb8d03.. c2fdd36, before the geometry
 refactor of issue 41), from the repository root:
 
     python tests/models/data/pins/make_pins.py
+
+A family added later is pinned alone, leaving the others' pins as they are:
+
+    python tests/models/data/pins/make_pins.py stiefel
 """
 
 import json
@@ -37,6 +41,7 @@ CASES = {
     "so4-learned": dict(attention="group", **{"sync.group": "so4", "sync.value": "learned"}),
     "u2": dict(attention="group", **{"sync.group": "u2"}),
     "u2-full": dict(attention="group", **{"sync.group": "u2", "sync.drift": "full"}),
+    "stiefel": dict(attention="stiefel"),  # added after the refactor (issue 41 §2)
     "frustrated": dict(attention="frustrated", **{"sync.harmonics": 2}),
     "frustrated-mf": dict(attention="frustrated-mf"),
 }
@@ -66,8 +71,14 @@ def logits(model):
 
 
 if __name__ == "__main__":
+    import sys
+
+    only = sys.argv[1:]
     out, meta = {}, {}
-    for case in CASES:
+    if only:  # keep the other pins
+        out = dict(np.load(HERE / "logits.npz"))
+        meta = json.loads((HERE / "names.json").read_text())
+    for case in only or CASES:
         m = build(case)
         out[case] = logits(m)
         meta[case] = names(m)
