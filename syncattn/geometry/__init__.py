@@ -6,7 +6,9 @@ $U(n)$).
 The attention layers ([`syncattn.nn.SyncAttention`][]), the geometry-native blocks and
 the flows take a geometry object and call only its contract. Adding a geometry is one
 new module that subclasses `Geometry` and one line in `REGISTRY` (docs: "Adding a
-geometry").
+geometry"). On a geometry that declares `has_lie_algebra` (`Group`, `Torus`) the
+Runge-Kutta-Munthe-Kaas integrators [`rkmk4`][syncattn.geometry.rkmk4] and
+[`rkmk43`][syncattn.geometry.rkmk43] integrate any left-trivialised field.
 
 Example:
     >>> from syncattn import geometry
@@ -20,6 +22,7 @@ from __future__ import annotations
 from ._base import Geometry as Geometry
 from ._drift import DRIFTS as DRIFTS, plane_generator as plane_generator
 from ._group import Group as Group
+from ._lie import LieSolution as LieSolution, rkmk4 as rkmk4, rkmk43 as rkmk43
 from ._sphere import Sphere as Sphere
 from ._torus import Torus as Torus
 
@@ -33,6 +36,9 @@ __all__ = [
     "from_space",
     "plane_generator",
     "DRIFTS",
+    "rkmk4",
+    "rkmk43",
+    "LieSolution",
 ]
 
 

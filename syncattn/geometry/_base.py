@@ -27,8 +27,10 @@ $(T, k)$; sphere: $(T, k, n)$; group: $(T, k, n, n)$). The contract:
 
 Written once here from those: `unlift`/`tangent` (the Kuramoto-Lohe coupling
 $P_s(G)$ from the layers' attention average), `gated`, `norm_sq`, `order_parameter`
-and `orders` (the layers' diagnostics). The optional ability `fused_step` is declared by
-`has_fused_step`. Geometries are frozen dataclasses: hashable, a static field of a
+and `orders` (the layers' diagnostics). The optional abilities are declared: `fused_step`
+by `has_fused_step`; a Lie group structure by `has_lie_algebra` (the tangent
+representation is the Lie algebra, `exp(s, a)` is $s\exp(a)$, `bracket` is $[a, b]$),
+which the Runge-Kutta-Munthe-Kaas integrators `rkmk4` / `rkmk43` need. Geometries are frozen dataclasses: hashable, a static field of a
 layer. The conformance test (tests/geometry/test_conformance.py) checks every
 registered geometry against this contract.
 """
@@ -49,6 +51,7 @@ class Geometry(abc.ABC):
 
     # optional abilities, declared (diffrax-style), never discovered
     has_fused_step: ClassVar[bool] = False
+    has_lie_algebra: ClassVar[bool] = False
     arg_name: ClassVar[str] = "state"  # the layers' name of the state argument
 
     # ------------------------------------------------------------------ facts
@@ -145,6 +148,15 @@ class Geometry(abc.ABC):
     @abc.abstractmethod
     def exp(self, state: Array, a: Array) -> Array:
         r"""The exponential map $\operatorname{Exp}_s(a)$ (the layers' retraction)."""
+
+    def bracket(self, a: Array, b: Array) -> Array:
+        r"""The Lie bracket $[a, b]$ of two tangents in the (left-trivialised) tangent
+        representation, where the geometry declares `has_lie_algebra`: then the
+        representation is the Lie algebra $\mathfrak g$ of a Lie group, and `exp(s, a)`
+        is $s\exp(a)$ (the RKMK integrators, `syncattn.geometry.rkmk4`)."""
+        raise NotImplementedError(
+            f"{type(self).__name__} declares no Lie algebra (has_lie_algebra is False)"
+        )
 
     def inner(self, a: Array, b: Array) -> Array:
         r"""The metric of two tangents (or ambient vectors) of one oscillator:
