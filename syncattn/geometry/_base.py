@@ -236,7 +236,8 @@ class Geometry(abc.ABC):
         r"""$R = \sqrt c\,\bigl\|\sum_i w_i x_i / \sum_i w_i\bigr\|$ over `axis` of the
         states ($x = $ `embed`; $w = 1$ by default): the Kuramoto $|\langle
         e^{i\theta}\rangle|$, the sphere's $\|\langle z\rangle\|$, the group's
-        $\|\langle U\rangle\|_F/\sqrt n$. 1 when all states agree, in $[0, 1]$."""
+        $\|\langle U\rangle\|_F/\sqrt n$. 1 when all states agree, in $[0, 1]$; the
+        gradient at $R = 0$ is 0 (double `where`)."""
         x = self.embed(state)
         axis = axis % (state.ndim - self.fiber_ndim)
         if weights is None:
@@ -245,7 +246,9 @@ class Geometry(abc.ABC):
             w = weights.astype(x.dtype)
             w = w.reshape(w.shape + (1,) * (x.ndim - w.ndim))
             mean = jnp.sum(w * x, axis) / jnp.sum(w, axis)
-        return jnp.sqrt(self.norm_scale * jnp.sum(mean * mean, -1))
+        sq = self.norm_scale * jnp.sum(mean * mean, -1)
+        pos = sq > 0  # double where: a finite gradient (0) at R = 0
+        return jnp.where(pos, jnp.sqrt(jnp.where(pos, sq, 1.0)), 0.0)
 
     def orders(self, state: Array, G: Array, w: Array | None) -> dict[str, Array]:
         r"""The attention layers' diagnostics from the average $G$ $(T, m, k)$:
