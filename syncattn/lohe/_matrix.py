@@ -214,7 +214,7 @@ def matrix_simulate(
 
     the classical RK4 applied to $\dot\Omega = \operatorname{dexp}^{-1}_{-\Omega}
     \xi(U_0e^{\Omega})$ (the truncation after the double commutator keeps order 4):
-    the generic [`syncattn.geometry.rkmk4`][] (and [`syncattn.geometry.rkmk43`][]) on
+    the generic `syncattn.geometry.rkmk4` (and `syncattn.geometry.rkmk43`) on
     the group geometry `Group("so" | "u", n)`, with $\xi$ its tangent projection
     `project`$(U, M + WU)$.
     Every update multiplies by the exponential of a Lie algebra element, so the states
