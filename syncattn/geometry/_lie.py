@@ -42,7 +42,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._checks import check_scalar_range, is_concrete
-from .._types import Array
+from .._types import Array, ArrayLike
 from ._base import Geometry
 
 
@@ -190,8 +190,8 @@ def _real_dtype(s0):
 def rkmk4(
     geo: Geometry,
     field: Field,
-    s0: Array,
-    ts,
+    s0: ArrayLike,
+    ts: ArrayLike,
     *,
     args: Any = None,
     dt0: float = 1e-2,
@@ -251,8 +251,8 @@ def rkmk4(
 def rkmk43(
     geo: Geometry,
     field: Field,
-    s0: Array,
-    ts,
+    s0: ArrayLike,
+    ts: ArrayLike,
     *,
     args: Any = None,
     rtol: float = 1e-6,
