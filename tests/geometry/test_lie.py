@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from syncattn import geometry, group, lohe
+from syncattn import geometry, group, kuramoto, lohe
 from syncattn.geometry import _lie
 
 
@@ -112,6 +112,31 @@ def test_on_the_torus_rkmk4_is_the_classical_rk4():
         atol=1e-13,
     )
     assert not np.allclose(first, sol.states[0], rtol=0, atol=1e-9)  # the grid matters
+
+
+def _kuramoto(t, theta, args):
+    """The Kuramoto field of `syncattn.kuramoto.vector_field` (a rate on each circle)."""
+    omega, K = args
+    return kuramoto.vector_field(theta, omega, K)
+
+
+def test_the_kuramoto_flow_on_the_torus_geometry_is_kuramoto_simulate():
+    """The generic RKMK4 and RKMK4(3) on `Torus` with the Kuramoto field agree with
+    `kuramoto.simulate` (Dopri8 at 1e-13) to their own accuracy (RK4 at h = 0.005:
+    3.5e-9, 16x less than at h = 0.01)."""
+    rng = np.random.default_rng(4)
+    theta0, omega = rng.uniform(-3, 3, (2, 6)), rng.normal(size=6)
+    K = np.abs(rng.normal(size=(6, 6)))
+    ref = kuramoto.simulate(
+        theta0, omega, K, 2.0, saveat=3, solver="dopri8", rtol=1e-13, atol=1e-13
+    )
+    args, geo, ts = (jnp.asarray(omega), jnp.asarray(K)), geometry.Torus(), ref.ts
+    fixed = geometry.rkmk4(geo, _kuramoto, theta0, ts, args=args, dt0=0.005)
+    np.testing.assert_allclose(fixed.states, ref.theta, rtol=0, atol=1e-8)  # 3.5e-9
+    adap = geometry.rkmk43(
+        geo, _kuramoto, theta0, ts, args=args, rtol=1e-10, atol=1e-10
+    )
+    np.testing.assert_allclose(adap.states, ref.theta, rtol=0, atol=2e-9)  # 3.6e-10
 
 
 def _two_sided(t, U, args):
