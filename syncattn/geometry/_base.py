@@ -30,9 +30,10 @@ $P_s(G)$ from the layers' attention average), `gated`, `norm_sq`, `order_paramet
 and `orders` (the layers' diagnostics). The optional abilities are declared: `fused_step`
 by `has_fused_step`; a Lie group structure by `has_lie_algebra` (the tangent
 representation is the Lie algebra, `exp(s, a)` is $s\exp(a)$, `bracket` is $[a, b]$),
-which the Runge-Kutta-Munthe-Kaas integrators `rkmk4` / `rkmk43` need. Geometries are frozen dataclasses: hashable, a static field of a
-layer. The conformance test (tests/geometry/test_conformance.py) checks every
-registered geometry against this contract.
+which the Runge-Kutta-Munthe-Kaas integrators `rkmk4` / `rkmk43` need. Geometries are
+frozen dataclasses: hashable, a static field of a layer. The conformance test
+(tests/geometry/test_conformance.py) checks every registered geometry against this
+contract.
 """
 
 from __future__ import annotations

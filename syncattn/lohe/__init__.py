@@ -16,7 +16,7 @@ Files: `_flow.py` (general Lohe flow and its simulation), `_fixed_query.py` (fix
 flow, equilibrium, exact solution, Jacobian), `_settle.py` (its one numerical
 integrator, [`syncattn.lohe.settle`][]), `_attention.py` (couplings, drive, readout
 kernel, row normalisation, readout), `_identities.py` (the attention identities on
-spheres and matrix groups), `_matrix.py` (the Lohe matrix flow on SO(n)/U(n), RKMK4),
+spheres and matrix groups), `_matrix.py` (the Lohe matrix flow on SO(n)/U(n), integrated by `syncattn.geometry`'s RKMK4),
 `_matrix_theory.py` (its gradient structure and synchronisation bound), `_fused.py` (the masked drive and readout sums
 with memory-light VJPs), `_failure.py` (failure odds, the finite-time threshold), `_convergence.py` (predicted and
 measured convergence from uniform starts), `_scale_free.py`
