@@ -1,7 +1,8 @@
 """The package's import graph (issues 16 and 31): no cycles, nothing inside imports the
 CLI, every import goes downward in the layer order of the house (LAYERS below), no package
 reaches into another package's private ``_module`` or a public module's private ``_name``
-(PRIVATE_CORES: the one documented exception), and no file is over 500 lines.
+(PRIVATE_CORES: the documented exceptions, none since issue 41), and no file is over 500
+lines.
 
 The graph is read from the source with `ast` (every ``import`` and ``from ... import``,
 at module level or inside functions), so the test needs no import side effects. A
@@ -141,15 +142,11 @@ LAYERS = (
 )  # fmt: skip
 RANK = {room: r for r, rooms in enumerate(LAYERS) for room in rooms}
 
-# The one exception to "no private _name of another package": the geometry's private
-# cores (the unchecked forms of its public functions, e.g. `sphere._exp_map`,
-# `group._skew`) are called by the flows one row up, since "checks happen once, at the
-# public boundary; private cores call only private cores" (ARCHITECTURE.md).
-PRIVATE_CORES = {
-    "syncattn.torus": ("syncattn.kuramoto",),
-    "syncattn.sphere": ("syncattn.lohe",),
-    "syncattn.group": ("syncattn.lohe",),  # the matrix Lohe flow on SO(n) / U(n)
-}
+# Exceptions to "no private _name of another package": {public module: the packages
+# that may take its private names}. Empty since issue 41 §1: the flows call the
+# geometry objects (`syncattn.geometry`) and the spaces' public functions, whose checks
+# are shape checks at trace time inside jit (value checks only on concrete input).
+PRIVATE_CORES: dict[str, tuple[str, ...]] = {}
 
 
 def room(module: str) -> str | None:
@@ -212,8 +209,9 @@ def test_layer_and_private_checks_find_planted_violations():
         ("syncattn.studies.x", "syncattn.experiments", None, 5),  # sideways (one row)
         ("syncattn.experiments.a", "syncattn.experiments.ladder._report", None, 6),
         ("syncattn.experiments.a", "syncattn.experiments.scaling", "_plot", 7),
-        ("syncattn.nn._x", "syncattn.sphere", "_exp_map", 8),  # not nn's private core
+        ("syncattn.nn._x", "syncattn.sphere", "_exp_map", 8),  # a private core
         ("syncattn.newroom", "syncattn.nn", None, 9),
+        ("syncattn.kuramoto._simulate", "syncattn.torus", "_mean_xy", 10),  # likewise
     ]
     assert layer_violations(edges) == [
         "syncattn.nn._blocks (line 3) imports syncattn.models._config: room 'models' "
@@ -234,15 +232,17 @@ def test_layer_and_private_checks_find_planted_violations():
         "private name of the public module syncattn.experiments.scaling",
         "syncattn.nn._x (line 8) imports syncattn.sphere._exp_map: a private name of the "
         "public module syncattn.sphere",
+        "syncattn.kuramoto._simulate (line 10) imports syncattn.torus._mean_xy: a private "
+        "name of the public module syncattn.torus",
     ]
     # allowed: inside a package, its private modules and their private names; the
-    # root's private leaves from anywhere; the geometry's private cores by the flows
+    # root's private leaves from anywhere; public names of the spaces and the geometry
     ok = [
         ("syncattn.lohe._flow", "syncattn.lohe._fixed_query", "_equilibrium", 1),
         ("syncattn.data.kws", "syncattn.data._audio", "_librosa", 2),
         ("syncattn.experiments.x", "syncattn._outputs", None, 3),
-        ("syncattn.lohe._flow", "syncattn.sphere", "_exp_map", 4),
-        ("syncattn.kuramoto._simulate", "syncattn.torus", "_mean_xy", 5),
+        ("syncattn.lohe._flow", "syncattn.geometry", None, 4),
+        ("syncattn.kuramoto._simulate", "syncattn.torus", None, 5),
     ]
     assert private_violations(ok) == [] and layer_violations(ok) == []
 
@@ -261,7 +261,7 @@ def test_every_import_goes_downward():
 
 def test_no_package_imports_another_packages_private_module():
     """``pkg._module`` (and ``_name``s of public modules) only from inside ``pkg``;
-    the one exception is PRIVATE_CORES."""
+    the exceptions are PRIVATE_CORES (none)."""
     bad = private_violations(imports())
     assert not bad, "imports of private modules or names:\n  " + "\n  ".join(bad)
 

@@ -6,7 +6,9 @@ $U(n)$) and [`Stiefel`][syncattn.geometry.Stiefel] ($St(p, n)$).
 The attention layers (`syncattn.nn.SyncAttention` and its constructors), the geometry-native blocks and
 the flows take a geometry object and call only its contract. Adding a geometry is one
 new module that subclasses `Geometry` and one line in `REGISTRY` (docs: "Adding a
-geometry").
+geometry"). On a geometry that declares `has_lie_algebra` (`Group`, `Torus`) the
+Runge-Kutta-Munthe-Kaas integrators [`rkmk4`][syncattn.geometry.rkmk4] and
+[`rkmk43`][syncattn.geometry.rkmk43] integrate any left-trivialised field.
 
 Example:
     >>> from syncattn import geometry
@@ -22,6 +24,7 @@ import re
 from ._base import Geometry as Geometry
 from ._drift import DRIFTS as DRIFTS, plane_generator as plane_generator
 from ._group import Group as Group
+from ._lie import LieSolution as LieSolution, rkmk4 as rkmk4, rkmk43 as rkmk43
 from ._sphere import Sphere as Sphere
 from ._stiefel import Stiefel as Stiefel
 from ._torus import Torus as Torus
@@ -37,6 +40,9 @@ __all__ = [
     "from_space",
     "plane_generator",
     "DRIFTS",
+    "rkmk4",
+    "rkmk43",
+    "LieSolution",
 ]
 
 

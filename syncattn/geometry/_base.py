@@ -28,10 +28,13 @@ $(T, k)$; sphere: $(T, k, n)$; group: $(T, k, n, n)$). The contract:
 
 Written once here from those: `unlift`/`tangent` (the Kuramoto-Lohe coupling
 $P_s(G)$ from the layers' attention average), `gated`, `norm_sq`, `order_parameter`
-and `orders` (the layers' diagnostics). The optional ability `fused_step` is declared by
-`has_fused_step`. Geometries are frozen dataclasses: hashable, a static field of a
-layer. The conformance test (tests/geometry/test_conformance.py) checks every
-registered geometry against this contract.
+and `orders` (the layers' diagnostics). The optional abilities are declared: `fused_step`
+by `has_fused_step`; a Lie group structure by `has_lie_algebra` (the tangent
+representation is the Lie algebra, `exp(s, a)` is $s\exp(a)$, `bracket` is $[a, b]$),
+which the Runge-Kutta-Munthe-Kaas integrators `rkmk4` / `rkmk43` need. Geometries are
+frozen dataclasses: hashable, a static field of a layer. The conformance test
+(tests/geometry/test_conformance.py) checks every registered geometry against this
+contract.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ class Geometry(abc.ABC):
 
     # optional abilities, declared (diffrax-style), never discovered
     has_fused_step: ClassVar[bool] = False
+    has_lie_algebra: ClassVar[bool] = False
     arg_name: ClassVar[str] = "state"  # the layers' name of the state argument
 
     # ------------------------------------------------------------------ facts
@@ -153,6 +157,15 @@ class Geometry(abc.ABC):
     def exp(self, state: Array, a: Array) -> Array:
         r"""The exponential map $\operatorname{Exp}_s(a)$ (the layers' retraction)."""
 
+    def bracket(self, a: Array, b: Array) -> Array:
+        r"""The Lie bracket $[a, b]$ of two tangents in the (left-trivialised) tangent
+        representation, where the geometry declares `has_lie_algebra`: then the
+        representation is the Lie algebra $\mathfrak g$ of a Lie group, and `exp(s, a)`
+        is $s\exp(a)$ (the RKMK integrators, `syncattn.geometry.rkmk4`)."""
+        raise NotImplementedError(
+            f"{type(self).__name__} declares no Lie algebra (has_lie_algebra is False)"
+        )
+
     def inner(self, a: Array, b: Array) -> Array:
         r"""The metric of two tangents (or ambient vectors) of one oscillator:
         $\langle a, b\rangle = c\,\operatorname{Re}\sum_{\text{fiber}} a^* b$, over the
@@ -231,7 +244,8 @@ class Geometry(abc.ABC):
         r"""$R = \sqrt c\,\bigl\|\sum_i w_i x_i / \sum_i w_i\bigr\|$ over `axis` of the
         states ($x = $ `embed`; $w = 1$ by default): the Kuramoto $|\langle
         e^{i\theta}\rangle|$, the sphere's $\|\langle z\rangle\|$, the group's
-        $\|\langle U\rangle\|_F/\sqrt n$. 1 when all states agree, in $[0, 1]$."""
+        $\|\langle U\rangle\|_F/\sqrt n$. 1 when all states agree, in $[0, 1]$; the
+        gradient at $R = 0$ is 0 (double `where`)."""
         x = self.embed(state)
         axis = axis % (state.ndim - self.fiber_ndim)
         if weights is None:
@@ -240,7 +254,9 @@ class Geometry(abc.ABC):
             w = weights.astype(x.dtype)
             w = w.reshape(w.shape + (1,) * (x.ndim - w.ndim))
             mean = jnp.sum(w * x, axis) / jnp.sum(w, axis)
-        return jnp.sqrt(self.norm_scale * jnp.sum(mean * mean, -1))
+        sq = self.norm_scale * jnp.sum(mean * mean, -1)
+        pos = sq > 0  # double where: a finite gradient (0) at R = 0
+        return jnp.where(pos, jnp.sqrt(jnp.where(pos, sq, 1.0)), 0.0)
 
     def orders(self, state: Array, G: Array, w: Array | None) -> dict[str, Array]:
         r"""The attention layers' diagnostics from the average $G$ $(T, m, k)$:

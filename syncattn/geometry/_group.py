@@ -40,12 +40,15 @@ class Group(Geometry):
     sphere's plane rotations of the rows, U(n) $\Omega_j = -i\operatorname{diag}
     (\omega_j)$, $\omega$ $(k, n)$; `"full"`: $\omega$ $(k, n, n)$ used as its
     skew(-Hermitian) part; `"none"`); symmetry left multiplication $U \mapsto VU$.
+    A Lie group (`has_lie_algebra`): `bracket` is the commutator, so the RKMK
+    integrators ([`syncattn.geometry.rkmk4`][]) run on it.
     """
 
     kind: str
     n: int
     drift: str = "planes"
     arg_name = "U"
+    has_lie_algebra = True
 
     def __post_init__(self):
         group.parse_group(f"{self.kind}{self.n}")  # the group's own error
@@ -137,6 +140,11 @@ class Group(Geometry):
         # least float32
         wdt = jnp.promote_types(xi.dtype, jnp.float32)
         return (U.astype(wdt) @ group.expm(xi.astype(wdt))).astype(U.dtype)
+
+    def bracket(self, a, b):
+        r"""The matrix commutator $[a, b] = ab - ba$ of $\mathfrak{so}(n)$ /
+        $\mathfrak u(n)$."""
+        return a @ b - b @ a
 
     @property
     def drift_planes(self):

@@ -32,10 +32,12 @@ class Torus(Geometry):
     (v_1 + i v_2))$ (for $v = G = \sum_u A_{tu}e^{i\theta_u}$ the Kuramoto coupling
     $\sum_u A_{tu}\sin(\theta_u - \theta_t)$, [`syncattn.kuramoto.tangent_update`][]);
     $\operatorname{Exp}_\theta a = \theta + a$; drift $\theta \mapsto \theta + \omega_j t$
-    (statement 2: RoPE); symmetry the shifts $\theta \mapsto \theta + g$.
+    (statement 2: RoPE); symmetry the shifts $\theta \mapsto \theta + g$. An abelian
+    Lie group (`has_lie_algebra`, `bracket` 0, $\theta\exp(a) = \theta + a$).
     """
 
     arg_name = "theta"
+    has_lie_algebra = True
 
     @property
     def fiber(self):
@@ -92,6 +94,13 @@ class Torus(Geometry):
 
     def exp(self, theta, a):
         return theta + a
+
+    def bracket(self, a, b):
+        r"""$[a, b] = 0$: the circle is abelian (so RKMK4 is the classical RK4 on the
+        phases)."""
+        return jnp.zeros(
+            jnp.broadcast_shapes(jnp.shape(a), jnp.shape(b)), jnp.result_type(a, b)
+        )
 
     @property
     def drift_planes(self):

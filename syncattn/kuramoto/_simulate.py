@@ -7,10 +7,10 @@ import jax.numpy as jnp
 from jax.experimental import sparse as jsparse
 
 from .. import _simulate as driver
-from .._numerics import safe_norm
+from .._numerics import mean_field, safe_norm
 from .._simulate import Solution
 from .._types import ArrayLike, Float, PRNGKeyArray, ScalarLike
-from ..torus import _mean_xy
+from ..geometry import Torus
 from ._coupling import (
     EdgeList,
     _check_coupling,
@@ -30,9 +30,10 @@ def _rhs(t, theta, args):  # module level: the jit cache hits across calls
 
 
 def _order(theta):
-    """Order parameter $Z = R e^{i\\psi}$ and $R$, via the torus core."""
-    x, y = _mean_xy(theta, None, -1)
-    return jnp.asarray(x + 1j * y), safe_norm(jnp.stack([x, y], axis=-1))
+    """Order parameter $Z = R e^{i\\psi}$ and $R$: the mean of the torus geometry's
+    embedding $(\\cos\\theta_j, \\sin\\theta_j)$ over the oscillators."""
+    xy = mean_field(Torus().embed(theta), -2)
+    return jnp.asarray(xy[..., 0] + 1j * xy[..., 1]), safe_norm(xy)
 
 
 def simulate(

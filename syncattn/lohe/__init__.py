@@ -16,9 +16,11 @@ Files: `_flow.py` (general Lohe flow and its simulation), `_fixed_query.py` (fix
 flow, equilibrium, exact solution, Jacobian), `_settle.py` (its one numerical
 integrator, [`syncattn.lohe.settle`][]), `_attention.py` (couplings, drive, readout
 kernel, row normalisation, readout), `_identities.py` (the attention identities on
-spheres and matrix groups), `_matrix.py` (the Lohe matrix flow on SO(n)/U(n), RKMK4),
-`_matrix_theory.py` (its gradient structure and synchronisation bound), `_geometric.py`
-(the flow on any [`syncattn.geometry.Geometry`][], the Markdahl form on $St(p, n)$), `_fused.py` (the masked drive and readout sums
+spheres and matrix groups), `_matrix.py` (the Lohe matrix flow on SO(n)/U(n), integrated
+by `syncattn.geometry`'s RKMK4), `_matrix_theory.py` (its gradient structure and
+synchronisation bound), `_geometric.py` (the flow on any
+[`syncattn.geometry.Geometry`][], the Markdahl form on $St(p, n)$), `_fused.py` (the
+masked drive and readout sums
 with memory-light VJPs), `_failure.py` (failure odds, the finite-time threshold), `_convergence.py` (predicted and
 measured convergence from uniform starts), `_scale_free.py`
 (scale-free degenerate events: the convex-hull law, the relative threshold), `_noise.py`

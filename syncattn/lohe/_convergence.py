@@ -28,6 +28,7 @@ from .._checks import (
 )
 from .._numerics import eps_for
 from .._types import Array, ArrayLike, Float, ScalarLike
+from ..sphere import cap_probability
 from ._settle import settle
 
 
@@ -38,8 +39,6 @@ def _error_angle(err):
 
 @functools.partial(jax.jit, static_argnums=(4, 5))
 def _predict(a, T, delta_c, delta_a, d, n_grid):
-    from ..sphere import _cap
-
     dtype = a.dtype
     dd = jnp.asarray(d, dtype)
 
@@ -47,7 +46,7 @@ def _predict(a, T, delta_c, delta_a, d, n_grid):
         alpha = 2 * jnp.arctan2(
             jnp.cos(delta / 2) * jnp.exp(-a * T), jnp.sin(delta / 2)
         )
-        return _cap(alpha, dd)
+        return cap_probability(alpha, d)
 
     # mean chord error: s = log tan(phi0/2) has density sech(s)^(d-1) / Z on R,
     # Z = sqrt(pi) Gamma((d-1)/2) / Gamma(d/2), and phi(T) = 2 atan(e^(s - |h| T)),

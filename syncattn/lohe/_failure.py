@@ -22,7 +22,7 @@ from .._types import (
     PRNGKeyArray,
     ScalarLike,
 )
-from ..sphere import _cap_probability, _check_alpha, _sample_uniform
+from ..sphere import cap_probability, sample_uniform
 
 
 def antipodal_probability(alpha: ScalarLike, d: int) -> Float[Array, "*batch"]:
@@ -48,8 +48,7 @@ def antipodal_probability(alpha: ScalarLike, d: int) -> Float[Array, "*batch"]:
         >>> antipodal_probability(jnp.pi / 2, 3)  # 0.5
     """
     d = check_dim(d)
-    alpha, _ = _check_alpha(alpha)
-    return _cap_probability(alpha, d)
+    return cap_probability(alpha, d)
 
 
 def finite_time_failure_probability(
@@ -91,7 +90,7 @@ def finite_time_failure_probability(
         delta, "delta", low=0.0, high=math.pi, low_inclusive=False
     )
     alpha = 2 * jnp.arctan2(jnp.cos(delta / 2) * jnp.exp(-a * T), jnp.sin(delta / 2))
-    return _cap_probability(alpha, d)
+    return cap_probability(alpha, d)
 
 
 def _threshold(a, delta):
@@ -154,7 +153,7 @@ def _drive_hits(key, eps, scale, d, m, chunk, n_samples, relative):
     def hits(args):
         k, i = args
         k_r, k_g = jax.random.split(k)
-        r = _sample_uniform(k_r, (chunk, m), d, default_floating_dtype())
+        r = sample_uniform(k_r, (chunk, m), d, dtype=default_floating_dtype())
         w = jax.nn.softplus(scale * jax.random.normal(k_g, (chunk, m), r.dtype))
         h = jnp.einsum("sj,sjd->sd", w, r)
         if relative:  # static: |h|^2 < eps^2 |w|_2^2, no square roots

@@ -22,7 +22,8 @@ from .._types import (
     Float,
     ScalarLike,
 )
-from ..sphere import _project_tangent, _tangent_basis
+from ..geometry import Sphere
+from ..sphere import tangent_basis
 
 
 def _vec_pair(z, h, zname="z", hname="h"):
@@ -64,7 +65,8 @@ def fixed_query_field(
     Example:
         >>> fixed_query_field(jnp.array([1.0, 0.0]), jnp.array([1.0, 1.0]))  # [0, 1]
     """
-    return _project_tangent(*_vec_pair(z, h))
+    z, h = jnp.broadcast_arrays(*_vec_pair(z, h))
+    return Sphere(z.shape[-1]).project(z, h)
 
 
 @jax.jit
@@ -227,7 +229,7 @@ def lyapunov(
 @jax.jit
 def _jacobian_spectrum(z, h):
     z, h = jnp.broadcast_arrays(z, h)
-    B = _tangent_basis(z)
+    B = tangent_basis(z)
     zh = jnp.sum(z * h, axis=-1)[..., None, None]
     eye = jnp.eye(z.shape[-1], dtype=z.dtype)[(None,) * (z.ndim - 1)]
     J = -(z[..., :, None] * h[..., None, :] + zh * eye)

@@ -18,7 +18,7 @@ from .._checks import (
     check_scalar_range,
     is_concrete,
 )
-from .._numerics import eps_for, mean_field, safe_norm
+from .._numerics import eps_for, mean_field
 from .._simulate import Solution
 from .._types import (
     Array,
@@ -27,7 +27,7 @@ from .._types import (
     PRNGKeyArray,
     ScalarLike,
 )
-from ..sphere import _exp_map, _project_tangent
+from ..geometry import Sphere
 
 
 def _check_field_args(x, Omega, coupling, xname: str):
@@ -71,10 +71,13 @@ def _field(x, Omega, K, conserve=False):
     # sum_j K_ij (x_j - <x_i, x_j> x_i) = m_i - <x_i, m_i> x_i, m_i = sum_j K_ij x_j;
     # scalar K (K_ij = K/n): m_i = K mean_j x_j, an O(n d) mean field.
     m = K * mean_field(x, -2, True) if K.ndim == 0 else K @ x
-    c = jnp.sum(x * m, axis=-1, keepdims=True)
-    # conserve: |x_i|^2 m_i - <x_i, m_i> x_i, equal on the sphere and orthogonal to
-    # x_i everywhere, so |x_i| is an exact invariant of the ambient ODE (see simulate)
-    f = (jnp.sum(x * x, axis=-1, keepdims=True) * m if conserve else m) - c * x
+    if conserve:
+        # |x_i|^2 m_i - <x_i, m_i> x_i, equal on the sphere and orthogonal to x_i
+        # everywhere, so |x_i| is an exact invariant of the ambient ODE (see simulate)
+        c = jnp.sum(x * m, axis=-1, keepdims=True)
+        f = jnp.sum(x * x, axis=-1, keepdims=True) * m - c * x
+    else:  # the sphere's tangent projection (I - x_i x_i^T) m_i
+        f = Sphere(x.shape[-1]).project(x, jnp.broadcast_to(m, x.shape))
     return f if Omega is None else f + (Omega @ x[..., None])[..., 0]
 
 
@@ -116,18 +119,20 @@ def _ode_rhs(t, y, args):  # module level: diffrax's jit cache then hits across 
 
 
 def _order(x):
-    """Order parameter $Z = \\frac1n\\sum_i x_i$ and $\\rho = \\|Z\\|$."""
-    Z = mean_field(x, -2)
-    return Z, safe_norm(Z)
+    """Order parameter $Z = \\frac1n\\sum_i x_i$ and $\\rho = \\|Z\\|$ (the sphere
+    geometry's order parameter over the oscillator axis)."""
+    return mean_field(x, -2), Sphere(x.shape[-1]).order_parameter(x, axis=-1)
 
 
 @functools.partial(jax.jit, static_argnames="m")
 def _geodesic(x0, Omega, K, steps, m):
     # Lie-Euler: m steps of length h per save interval, x <- exp_x(h P_x f(x))
+    geo = Sphere(x0.shape[-1])
+
     def interval(x, h):
         def step(y, _):
-            v = h * _project_tangent(y, _field(y, Omega, K))
-            return _exp_map(y, v), None
+            v = h * geo.project(y, _field(y, Omega, K))
+            return geo.exp(y, v), None
 
         x, _ = jax.lax.scan(step, x, None, length=m)
         return x, x

@@ -21,8 +21,9 @@ import jax.numpy as jnp
 
 from .._checks import as_float, check_broadcast, check_finite
 from .._types import Array, ArrayLike, Float, Inexact
-from ..group import _h, _skew, as_matrix, check_member
-from ..sphere import _project_tangent as _sphere_project
+from ..geometry import Sphere
+from ..group import as_matrix, check_member
+from ._matrix import _adjoint, _geometry
 
 
 def sphere_tangent_update(
@@ -53,7 +54,8 @@ def sphere_tangent_update(
     )
     check_finite(z, "z")
     check_finite(G, "G")
-    return _sphere_project(z, G.astype(z.dtype))
+    z, G = jnp.broadcast_arrays(z, G.astype(z.dtype))
+    return Sphere(z.shape[-1]).project(z, G)
 
 
 def _check_tokens(x_t, x_u, A, names, tail: int):
@@ -167,7 +169,7 @@ def matrix_tangent_update(
 
 @jax.jit
 def _matrix_tangent_update(U, G):
-    return _skew(_h(U) @ G)
+    return _geometry(U).project(U, G)  # skew(U^H G)
 
 
 def matrix_coupling(
@@ -209,5 +211,5 @@ def matrix_coupling(
 def _matrix_coupling(U_t, U_u, A):
     A = A.astype(U_t.dtype)
     pull = jnp.einsum("...tu,...ukab->...tkab", A, U_u)
-    back = jnp.einsum("...tu,...ukab->...tkab", A, _h(U_u))
+    back = jnp.einsum("...tu,...ukab->...tkab", A, _adjoint(U_u))
     return 0.5 * (pull - U_t @ back @ U_t)

@@ -9,11 +9,7 @@ States are `(*batch, N, n, n)`; saved trajectories put time first.
 
 from __future__ import annotations
 
-import functools
-import math
-
 import equinox as eqx
-import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -22,7 +18,8 @@ from .._checks import as_float, check_broadcast, check_scalar_range, is_concrete
 from .._numerics import eps_for
 from .._simulate import Solution
 from .._types import Array, ArrayLike, Inexact, ScalarLike
-from ..group import _expm, _h, _order_parameter, _skew, as_matrix, check_member
+from ..geometry import Group, rkmk4, rkmk43
+from ..group import as_matrix, check_member
 
 
 def _check_states(U, name):
@@ -91,6 +88,20 @@ def _check_field_args(U, H, coupling, name):
     return U, _generator(H, U), _check_coupling(coupling, U.shape[-3], U.dtype)
 
 
+def _geometry(U) -> Group:
+    """The group of the states: U(n) for complex, SO(n) for real `U` (the dtype names
+    the group)."""
+    return Group("u" if jnp.iscomplexobj(U) else "so", U.shape[-1])
+
+
+def _adjoint(M):
+    return (
+        jnp.conj(jnp.swapaxes(M, -1, -2))
+        if jnp.iscomplexobj(M)
+        else jnp.swapaxes(M, -1, -2)
+    )
+
+
 def _pull(U, K):
     r"""$M_j = \sum_k K_{jk} U_k$ (scalar $K$: $K \cdot$ mean, one shared $M$)."""
     if K.ndim == 0:
@@ -99,16 +110,19 @@ def _pull(U, K):
 
 
 def _field(U, W, K):
-    # the literal ambient formula W U + 1/2 (M - U M^H U)
+    # the literal ambient formula W U + 1/2 (M - U M^H U): the ODE of method="diffrax",
+    # defined off the group too (equal there to U xi)
     M = _pull(U, K)
-    f = 0.5 * (M - U @ _h(M) @ U)
+    f = 0.5 * (M - U @ _adjoint(M) @ U)
     return f if W is None else f + W @ U
 
 
-def _xi(U, W, K):
-    # left-trivialised field U^H f = skew(U^H (W U + M)) (exact on the group)
-    X = _h(U) @ _pull(U, K)
-    return _skew(X if W is None else X + _h(U) @ W @ U)
+def _xi(t, U, args):
+    # the left-trivialised field U^H f = skew(U^H (M + W U)): the group's tangent
+    # projection of the pull plus the drift (exact on the group; autonomous)
+    W, K = args
+    M = _pull(U, K)
+    return _geometry(U).project(U, M if W is None else M + W @ U)
 
 
 def matrix_vector_field(
@@ -136,89 +150,10 @@ def matrix_vector_field(
     return _field(U, W, K)
 
 
-def _dexpinv(om, x):
-    # inverse of the left-trivialised derivative of exp, to the order RKMK4 needs:
-    # x + [om, x]/2 + [om, [om, x]]/12
-    c1 = om @ x - x @ om
-    return x + 0.5 * c1 + (om @ c1 - c1 @ om) / 12.0
-
-
-def _rkmk4_stages(U, h, W, K):
-    # the four RKMK4 stages: k4 and the Lie algebra increment om
-    k1 = h * _xi(U, W, K)
-    k2 = h * _dexpinv(0.5 * k1, _xi(U @ _expm(0.5 * k1), W, K))
-    k3 = h * _dexpinv(0.5 * k2, _xi(U @ _expm(0.5 * k2), W, K))
-    k4 = h * _dexpinv(k3, _xi(U @ _expm(k3), W, K))
-    return k4, (k1 + 2.0 * k2 + 2.0 * k3 + k4) / 6.0
-
-
-def _rkmk4_step(U, h, W, K):
-    return U @ _expm(_rkmk4_stages(U, h, W, K)[1])
-
-
-def _rkmk43_step(U, h, W, K):
-    # the RKMK4 step and its embedded third-order estimate: a fifth stage at the new
-    # point, k5 = h dexp^-1_{-om} xi(U e^om), and weights (1/6, 1/3, 1/3, 0, 1/6)
-    # (order 3 for any weight x on k5 with 1/6 - x on k4) give E = (k5 - k4)/6
-    k4, om = _rkmk4_stages(U, h, W, K)
-    V = U @ _expm(om)
-    k5 = h * _dexpinv(om, _xi(V, W, K))
-    return V, (k5 - k4) / 6.0
-
-
-def _error_norm(E, U, rtol, atol):
-    # max |E_ij| against atol + rtol max |U_ij| (|U_ij| <= 1 on the group)
-    return jnp.max(jnp.abs(E)) / (atol + rtol * jnp.max(jnp.abs(U)))
-
-
-@functools.partial(jax.jit, static_argnames="max_steps")
-def _rkmk43(U0, W, K, t_ends, h0, rtol, atol, max_steps):
-    real = t_ends.dtype
-    tiny = 8 * jnp.finfo(real).eps
-
-    def interval(carry, t_end):
-        def cond(c):
-            t, _, _, n, _ = c
-            return (t_end - t > tiny * jnp.maximum(1.0, jnp.abs(t_end))) & (
-                n < max_steps
-            )
-
-        def body(c):
-            t, U, h, n, ok = c
-            h_try = jnp.minimum(h, t_end - t)
-            V, E = _rkmk43_step(U, h_try, W, K)
-            err = _error_norm(E, V, rtol, atol)
-            good = err <= 1.0
-            fac = jnp.clip(0.9 * jnp.where(err > 0, err, 1e-10) ** -0.25, 0.2, 5.0)
-            fac = jnp.where(jnp.isfinite(err), fac, 0.2)
-            t = jnp.where(good, jnp.where(h_try == t_end - t, t_end, t + h_try), t)
-            return t, jnp.where(good, V, U), h_try * fac, n + 1, ok + good
-
-        t0, U, h, n, ok = carry
-        t, U, h, n, ok = jax.lax.while_loop(cond, body, (t0, U, h, n, ok))
-        return (t, U, h, n, ok), U
-
-    zero = jnp.zeros((), jnp.int32)
-    (t, _, _, n, ok), Us = jax.lax.scan(
-        interval, (jnp.zeros((), real), U0, h0.astype(real), zero, zero), t_ends
-    )
-    return Us, t, n, ok
-
-
-@functools.partial(jax.jit, static_argnames="m")
-def _rkmk4(U0, W, K, steps, m):
-    def interval(U, h):
-        def step(V, _):
-            return _rkmk4_step(V, h, W, K), None
-
-        U, _ = jax.lax.scan(step, U, None, length=m)
-        return U, U
-
-    return jax.lax.scan(interval, U0, steps)[1]
-
-
 def _order(U):
-    return jnp.mean(U, axis=-3), _order_parameter(U, -3)
+    # Z = mean_j U_j and R = |Z|_F / sqrt(n): the group geometry's order parameter over
+    # the oscillator axis (the last batch axis of the geometry's convention)
+    return jnp.mean(U, axis=-3), _geometry(U).order_parameter(U, axis=-1)
 
 
 def _to_real(U):
@@ -278,7 +213,10 @@ def matrix_simulate(
     $$U \leftarrow U\exp\bigl(\tfrac16(k_1 + 2k_2 + 2k_3 + k_4)\bigr),$$
 
     the classical RK4 applied to $\dot\Omega = \operatorname{dexp}^{-1}_{-\Omega}
-    \xi(U_0e^{\Omega})$ (the truncation after the double commutator keeps order 4).
+    \xi(U_0e^{\Omega})$ (the truncation after the double commutator keeps order 4):
+    the generic `syncattn.geometry.rkmk4` (and `syncattn.geometry.rkmk43`) on
+    the group geometry `Group("so" | "u", n)`, with $\xi$ its tangent projection
+    `project`$(U, M + WU)$.
     Every update multiplies by the exponential of a Lie algebra element, so the states
     stay in the group to rounding (no projection). Each interval between save times
     (and to $t_1$) takes the same number of equal steps of at most `dt0` (default
@@ -392,14 +330,12 @@ def _rkmk4_solution(U0, W, K, ts, ts_np, t1_np, dt0) -> Solution:
     last save time is earlier) the same number of equal RKMK4 steps, of at most
     `dt0`."""
     tail = t1_np > ts_np[-1]
-    real = jnp.finfo(U0.dtype).dtype
-    gaps = np.diff(np.append(ts_np, t1_np) if tail else ts_np, prepend=0.0)
-    m = max(1, math.ceil(float(gaps.max()) / float(dt0) - 1e-9))
-    Us = _rkmk4(U0, W, K, jnp.asarray(gaps / m, dtype=real), m)
-    final = Us[-1]
+    t_ends = np.append(ts_np, t1_np) if tail else ts_np
+    sol = rkmk4(_geometry(U0), _xi, U0, t_ends, args=(W, K), dt0=dt0)
+    Us, final = sol.states, sol.states[-1]
     Us = Us[:-1] if tail else Us
     Z, r = _order(Us)
-    return Solution(ts, Us, Z, r, final, jnp.asarray(m * gaps.size))
+    return Solution(ts, Us, Z, r, final, sol.num_steps)
 
 
 def _adaptive(U0, W, K, ts, ts_np, t1_np, dt0, rtol, atol, max_steps) -> Solution:
@@ -414,18 +350,21 @@ def _adaptive(U0, W, K, ts, ts_np, t1_np, dt0, rtol, atol, max_steps) -> Solutio
     if not (isinstance(max_steps, int) and max_steps >= 1):
         raise ValueError(f"max_steps must be an int >= 1; got {max_steps!r}.")
     t_ends = np.append(ts_np, t1_np) if tail else ts_np
-    Us, t, n, ok = _rkmk43(
+    sol = rkmk43(
+        _geometry(U0),
+        _xi,
         U0,
-        W,
-        K,
-        jnp.asarray(t_ends, dtype=real),
-        jnp.asarray(dt0, dtype=real),
-        jnp.asarray(rtol, dtype=real),
-        jnp.asarray(atol, dtype=real),
-        int(max_steps),
+        t_ends,
+        args=(W, K),
+        rtol=rtol,
+        atol=atol,
+        dt0=dt0,
+        max_steps=int(max_steps),
+        throw=False,
     )
+    Us = sol.states
     tol = 8 * jnp.finfo(real).eps * max(1.0, abs(float(t_ends[-1])))
-    unfinished = (t_ends[-1] - t) > tol
+    unfinished = (t_ends[-1] - sol.t) > tol
     Us = eqx.error_if(
         Us,
         unfinished,
@@ -435,4 +374,4 @@ def _adaptive(U0, W, K, ts, ts_np, t1_np, dt0, rtol, atol, max_steps) -> Solutio
     final = Us[-1]
     Us = Us[:-1] if tail else Us
     Z, r = _order(Us)
-    return Solution(ts, Us, Z, r, final, ok)
+    return Solution(ts, Us, Z, r, final, sol.num_steps)

@@ -21,7 +21,8 @@ from .._checks import (
     is_concrete,
 )
 from .._types import Array, ArrayLike, Float, Inexact, ScalarLike
-from ..group import _h, _skew, check_member
+from ..group import check_member
+from ._matrix import _geometry
 
 
 def _states(U, name="U"):
@@ -37,7 +38,7 @@ def _states(U, name="U"):
 def _order_rate(U, K):
     N, n = U.shape[-3], U.shape[-1]
     M = jnp.mean(U, axis=-3, keepdims=True)
-    S = _skew(_h(U) @ M)
+    S = _geometry(U).project(U, M)  # skew(U_j^H M)
     sq = jnp.sum(jnp.abs(S) ** 2, axis=(-3, -2, -1))
     return 2.0 * K * sq / (n * N)
 

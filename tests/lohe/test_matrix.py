@@ -181,12 +181,21 @@ def test_adaptive_rkmk4_meets_its_tolerance_against_dopri8(kind, n):
 def test_adaptive_step_is_rkmk4_and_its_estimate_is_fourth_order_local():
     """The accepted update is the fixed RKMK4 step bit for bit; the embedded estimate E is
     the difference to a third-order solution, O(h^4): 16x smaller per halving."""
-    from syncattn.lohe._matrix import _check_field_args, _rkmk4_step, _rkmk43_step
+    from syncattn.geometry._lie import _rkmk4_step, _rkmk43_step
+    from syncattn.lohe._matrix import _check_field_args, _geometry, _xi
 
     U0, H = _problem("so", 3)
     U, W, K = _check_field_args(U0, H, 2.0, "U")
-    np.testing.assert_array_equal(_rkmk43_step(U, 0.1, W, K)[0], _rkmk4_step(U, 0.1, W, K))
-    E = [float(jnp.max(jnp.abs(_rkmk43_step(U, h, W, K)[1]))) for h in (0.2, 0.1, 0.05)]
+    geo = _geometry(U)
+
+    def step(h):
+        return _rkmk4_step(geo, _xi, 0.0, U, h, (W, K))
+
+    def step43(h):
+        return _rkmk43_step(geo, _xi, 0.0, U, h, (W, K))
+
+    np.testing.assert_array_equal(step43(0.1)[0], step(0.1))
+    E = [float(jnp.max(jnp.abs(step43(h)[1]))) for h in (0.2, 0.1, 0.05)]
     assert 13.0 < E[0] / E[1] < 23.0 and 13.0 < E[1] / E[2] < 23.0, E
 
 
