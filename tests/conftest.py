@@ -75,6 +75,7 @@ TYPECHECKED = (
     "syncattn.lohe",
     "syncattn.entropic",
     "syncattn._simulate",
+    "syncattn.geometry",
     "syncattn.nn",
     "syncattn.models",
     "syncattn.data",

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import equinox as eqx
@@ -191,7 +191,7 @@ def rkmk4(
     geo: Geometry,
     field: Field,
     s0: ArrayLike,
-    ts: ArrayLike,
+    ts: ArrayLike | Sequence[float],
     *,
     args: Any = None,
     dt0: float = 1e-2,
@@ -252,7 +252,7 @@ def rkmk43(
     geo: Geometry,
     field: Field,
     s0: ArrayLike,
-    ts: ArrayLike,
+    ts: ArrayLike | Sequence[float],
     *,
     args: Any = None,
     rtol: float = 1e-6,

@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 
 from .._types import Array, ArrayLike, Float, PRNGKeyArray
+from ..geometry import Torus
 from ._common import cast, check_input, check_int, check_positive, linear
 from ._frustrated_attention import (
     _daido_by_head,
@@ -21,7 +22,6 @@ from ._frustrated_attention import (
     _to_heads,
     harmonic_lift,
 )
-from ..geometry import Torus
 from ._sync_attention import bounded_increment
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import jax
 
+
 jax.config.update("jax_enable_x64", True)
 
 import equinox as eqx  # noqa: E402
