@@ -3,7 +3,7 @@ and its implementations, [`Torus`][syncattn.geometry.Torus],
 [`Sphere`][syncattn.geometry.Sphere], [`Group`][syncattn.geometry.Group] ($SO(n)$,
 $U(n)$) and [`Stiefel`][syncattn.geometry.Stiefel] ($St(p, n)$).
 
-The attention layers (`syncattn.nn.SyncAttention` and its constructors), the geometry-native blocks and
+The attention layers ([`syncattn.nn.SyncAttention`][] and its constructors), the geometry-native blocks and
 the flows take a geometry object and call only its contract. Adding a geometry is one
 new module that subclasses `Geometry` and one line in `REGISTRY` (docs: "Adding a
 geometry"). On a geometry that declares `has_lie_algebra` (`Group`, `Torus`) the
