@@ -80,7 +80,9 @@ class Torus(Geometry):
         return raw
 
     def project(self, theta, v):
-        return _project(theta, v[..., 0].astype(theta.dtype), v[..., 1].astype(theta.dtype))
+        return _project(
+            theta, v[..., 0].astype(theta.dtype), v[..., 1].astype(theta.dtype)
+        )
 
     def ambient_tangent(self, theta, a):
         st, ct = sincos(theta)
