@@ -32,13 +32,13 @@ Every error is an [`OverrideError`][syncattn._overrides.OverrideError] (a
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import types
 import typing
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
+from ._items import Items, OverrideError, _pairs, _twice, split, stack, unknown_key
 from ._nested import field_types, is_nested, merge, put
 
 
@@ -63,48 +63,8 @@ _TRUE = ("true", "1", "yes", "on")
 _FALSE = ("false", "0", "no", "off")
 _NONE = ("none", "null")
 
-Items = Iterable[str] | Iterable[tuple[str, Any]] | Mapping[str, Any]
-"""``"key=value"`` strings, ``(key, value)`` pairs or a ``{key: value}`` mapping."""
-
-
-class OverrideError(ValueError):
-    """A bad ``KEY=VALUE`` override: malformed, unknown key, wrong type, given twice."""
-
-    exit_code = 2
-
-
-def split(item: str) -> tuple[str, str]:
-    """``"key=value"`` as ``(key, value text)``, the key stripped (the value's first
-    ``=`` splits: ``train=lr=1e-3`` is key ``train``).
-
-    Raises:
-        OverrideError: ``overrides are KEY=VALUE; got ...`` without ``=`` or a key.
-    """
-    key, sep, value = str(item).partition("=")
-    key = key.strip()
-    if not sep or not key:
-        raise OverrideError(f"overrides are KEY=VALUE; got {item!r}.")
-    return key, value
-
-
-def _pairs(items: Items) -> list[tuple[str, Any, str]]:
-    """``(key, value, how it was written)`` for each item."""
-    if isinstance(items, Mapping):
-        return [(str(k), v, f"{k}={v}") for k, v in items.items()]
-    if isinstance(items, str):
-        raise OverrideError(f"overrides are a list of KEY=VALUE items; got the string {items!r}.")
-    out = []
-    for item in items:
-        if isinstance(item, tuple) and len(item) == 2:
-            out.append((str(item[0]), item[1], f"{item[0]}={item[1]}"))
-        else:
-            key, text = split(item)
-            out.append((key, text, str(item).strip()))
-    return out
-
 
 # --------------------------------------------------------------------------- types
-
 
 
 def _describe(tp: Any) -> str:
@@ -198,7 +158,9 @@ def _from_text(key: str, tp: Any, text: str) -> Any:
         return _tuple_from_text(key, tp, args, s)
     if is_nested(tp):
         names = ", ".join(f"{key}.{f}" for f in field_types(tp))
-        raise OverrideError(f"{key} is a group of fields; set them one by one: {names}.")
+        raise OverrideError(
+            f"{key} is a group of fields; set them one by one: {names}."
+        )
     raise OverrideError(f"{key}: a field of type {_plain(tp)} cannot be set from text.")
 
 
@@ -221,8 +183,11 @@ def _tuple_from_text(key: str, tp: Any, args: tuple, s: str) -> tuple:
     if len(args) == 2 and args[1] is Ellipsis:
         item = args[0]
         if item is int and len(parts) == 1 and "-" in parts[0][1:]:
-            lo_text, hi_text = parts[0].rsplit("-", 1) if not parts[0].startswith("-") else (
-                parts[0], "")
+            lo_text, hi_text = (
+                parts[0].rsplit("-", 1)
+                if not parts[0].startswith("-")
+                else (parts[0], "")
+            )
             try:
                 lo, hi = int(lo_text), int(hi_text)
             except ValueError:
@@ -288,7 +253,9 @@ def check_value(key: str, tp: Any, value: Any) -> Any:
                 return tuple(check_value(key, args[0], v) for v in value)
             if len(value) != len(args):
                 raise _bad(key, tp, value)
-            return tuple(check_value(key, a, v) for a, v in zip(args, value, strict=True))
+            return tuple(
+                check_value(key, a, v) for a, v in zip(args, value, strict=True)
+            )
         except OverrideError:
             raise _bad(key, tp, value) from None
     if is_nested(tp) and isinstance(value, Mapping):
@@ -302,28 +269,13 @@ def check_value(key: str, tp: Any, value: Any) -> Any:
 # --------------------------------------------------------------------------- keys
 
 
-def unknown_key(
-    key: str, valid: Iterable[str], what: str = "config", listing: str | None = None
-) -> OverrideError:
-    """``unknown {what} key 'd_os' (did you mean 'd_osc'?); valid keys: ...`` (the
-    suggestion only when a field is close, by ``difflib``; `listing` replaces the
-    comma-separated `valid`)."""
-    valid = list(valid)
-    close = difflib.get_close_matches(key, valid, n=1, cutoff=0.6)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    listing = ", ".join(valid) if listing is None else listing
-    return OverrideError(f"unknown {what} key {key!r}{hint}; valid keys: {listing}.")
-
-
-def _twice(key: str, first: str, second: str) -> OverrideError:
-    return OverrideError(f"{key} is given twice ({first!r} and {second!r}); give each key once.")
-
-
 def _fields(target: type | Mapping[str, Any]) -> dict[str, Any]:
     return dict(target) if isinstance(target, Mapping) else field_types(target)
 
 
-def parse_items(items: Items, target: type | Mapping[str, Any], what: str = "config") -> dict[str, Any]:
+def parse_items(
+    items: Items, target: type | Mapping[str, Any], what: str = "config"
+) -> dict[str, Any]:
     """``{field: typed value}`` from `items` for the dataclass `target` (or a
     ``{field: annotation}`` mapping).
 
@@ -340,8 +292,11 @@ def parse_items(items: Items, target: type | Mapping[str, Any], what: str = "con
             raise _twice(key, seen[key], written)
         # a whole sub-config and one of its fields: given twice
         head, dot, _ = key.partition(".")
-        other = (head if head in seen else None) if dot else next(
-            (k for k in seen if k.startswith(key + ".")), None)  # fmt: skip
+        other = (
+            (head if head in seen else None)
+            if dot
+            else next((k for k in seen if k.startswith(key + ".")), None)
+        )
         if other is not None:
             raise _twice(head, seen[other], written)
         seen[key] = written
@@ -354,7 +309,6 @@ def _parse(key: str, tp: Any, value: Any, what: str) -> Any:
     if is_nested(tp) and isinstance(value, Mapping):
         return parse_items(value, tp, f"{what} {key}")
     return parse_value(key, tp, value)
-
 
 
 def lookup(fields: Mapping[str, Any], key: str, what: str = "config") -> Any:
@@ -373,15 +327,16 @@ def lookup(fields: Mapping[str, Any], key: str, what: str = "config") -> Any:
     if head not in fields or not is_nested(fields[head]):
         nested = [f for f, t in fields.items() if is_nested(t)]
         listing = ", ".join(list(fields) + [f"{f}.FIELD" for f in nested])
-        raise unknown_key(key, list(fields) + [f"{f}.{s}" for f in nested
-                                               for s in field_types(fields[f])],
-                          what, listing)  # fmt: skip
+        raise unknown_key(
+            key,
+            list(fields) + [f"{f}.{s}" for f in nested for s in field_types(fields[f])],
+            what,
+            listing,
+        )
     subfields = field_types(fields[head])
     if sub not in subfields:
         raise unknown_key(sub, subfields, f"{what} {head}")
     return subfields[sub]
-
-
 
 
 def apply(config: Any, items: Items, what: str = "config") -> Any:
@@ -418,7 +373,9 @@ def parse_grouped(
             if known is not None:
                 lookup(known, field, group)
         else:
-            owners = [g for g, fs in fields.items() if fs is not None and _knows(fs, key)]
+            owners = [
+                g for g, fs in fields.items() if fs is not None and _knows(fs, key)
+            ]
             if not owners and dot:  # an unknown field of a sub-config: its own message
                 for fs in fields.values():
                     if fs is not None and is_nested(fs.get(group)):
@@ -455,27 +412,6 @@ def _knows(fields: Mapping[str, Any], key: str) -> bool:
     return True
 
 
-def stack(*layers: Items) -> dict[str, Any]:
-    """One ``{key: value}`` from layers of overrides, a later layer's key replacing an
-    earlier one's; keys stay in the order of first mention. Within one layer a key
-    given twice is an error (layers are a program's fixed refinements: a recipe, a
-    cell's settings, a user's ``train=``). Values are kept as given (text is parsed
-    later, by the target's types).
-
-    Raises:
-        OverrideError: a malformed item, or a key given twice within one layer.
-    """
-    merged: dict[str, Any] = {}
-    for layer in layers:
-        seen: dict[str, str] = {}
-        for key, value, written in _pairs(layer):
-            if key in seen:
-                raise _twice(key, seen[key], written)
-            seen[key] = written
-            merged[key] = value
-    return merged
-
-
 def deprecated_item(config: Any, key: str) -> Any:
     """``getattr(config, key)`` with a ``DeprecationWarning``: the ``config[key]`` of
     [`syncattn.training.TrainConfig`][] and `syncattn.models.ModelConfig`, from when a
@@ -487,7 +423,9 @@ def deprecated_item(config: Any, key: str) -> Any:
     name = type(config).__name__
     warnings.warn(
         f"{name}[{key!r}] is deprecated (RunSpec holds typed configs now); use the "
-        f"attribute .{key}.", DeprecationWarning, stacklevel=3,
+        f"attribute .{key}.",
+        DeprecationWarning,
+        stacklevel=3,
     )
     if key not in field_types(type(config)):
         raise KeyError(key)

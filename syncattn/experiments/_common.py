@@ -74,7 +74,9 @@ def parse_field(key: str, tp: Any, text: str) -> Any:
     ``key`` with annotation ``tp``)."""
     warnings.warn(
         "syncattn.experiments._common.parse_field is deprecated; use "
-        "syncattn._overrides.parse_value.", DeprecationWarning, stacklevel=2,
+        "syncattn._overrides.parse_value.",
+        DeprecationWarning,
+        stacklevel=2,
     )
     return _overrides.parse_value(key, tp, text)
 
@@ -102,7 +104,9 @@ def default_outdir(name: str, size: str) -> Path:
     return Path(f"syncattn-experiment-{name}-{size}")
 
 
-def write_experiment_config(config, out: str | Path, name: str, size: str | None) -> Path:
+def write_experiment_config(
+    config, out: str | Path, name: str, size: str | None
+) -> Path:
     """Write ``config.json``: experiment name, size, config, revision and versions."""
     import jax
 
@@ -121,7 +125,9 @@ def write_experiment_config(config, out: str | Path, name: str, size: str | None
     return write_json(Path(out) / "config.json", payload)
 
 
-def start_run(config, out, name: str, size: str | None, grid=None, progress: bool = True):
+def start_run(
+    config, out, name: str, size: str | None, grid=None, progress: bool = True
+):
     """Begin experiment `name`'s ``run``: ``(out, grid, files)``.
 
     ``out`` is created (as a `Path`), its ``config.json`` written
@@ -160,7 +166,6 @@ models learn word order within the budget (PPL 87 vs 84 for d = 2 vs softmax at 
 one seed, measured); ``--full`` keeps the published recipe."""
 
 
-
 def recipe_fields(config, recipe) -> dict[str, Any]:
     """``{name: value}`` in `config` of the fields of the dataclass `recipe` (a base of
     ``type(config)``, or any class whose fields `config` has)."""
@@ -196,18 +201,37 @@ class TableRecipe:
     @classmethod
     def _smoke(cls, **fields):
         """``cls(**fields)`` trained for seconds: 8 steps of 4 x 32 bytes (the tests)."""
-        return cls(**{
-            "steps": 8, "batch_size": 4, "seq_len": 32, "eval_batches": 2,
-            "train": ("eval_every=4", "ckpt_every=4", "log_every=2", "eval_batches=1",
-                      "warmup_steps=2"),
-        } | fields)  # fmt: skip
+        return cls(
+            **{
+                "steps": 8,
+                "batch_size": 4,
+                "seq_len": 32,
+                "eval_batches": 2,
+                "train": (
+                    "eval_every=4",
+                    "ckpt_every=4",
+                    "log_every=2",
+                    "eval_batches=1",
+                    "warmup_steps=2",
+                ),
+            }
+            | fields
+        )
 
     @classmethod
     def _full(cls, **fields):
         """``cls(**fields)`` with the presets' own steps, batches and warm-up, evaluated
         on the whole validation split."""
-        return cls(**{"steps": None, "batch_size": None, "seq_len": None,
-                      "eval_batches": None, "train": ()} | fields)  # fmt: skip
+        return cls(
+            **{
+                "steps": None,
+                "batch_size": None,
+                "seq_len": None,
+                "eval_batches": None,
+                "train": (),
+            }
+            | fields
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -234,10 +258,20 @@ class ScalingRecipe:
     @classmethod
     def _smoke(cls, **fields):
         """``cls(**fields)`` trained for seconds: 3 steps of 4 rows (the tests)."""
-        return cls(**{
-            "steps": 3, "batch_size": 4, "eval_batches": 1,
-            "train": ("eval_every=3", "ckpt_every=3", "log_every=1", "eval_batches=1"),
-        } | fields)  # fmt: skip
+        return cls(
+            **{
+                "steps": 3,
+                "batch_size": 4,
+                "eval_batches": 1,
+                "train": (
+                    "eval_every=3",
+                    "ckpt_every=3",
+                    "log_every=1",
+                    "eval_batches=1",
+                ),
+            }
+            | fields
+        )
 
     @classmethod
     def _cpu(cls, **fields):
@@ -272,7 +306,7 @@ def describe_values(values: Sequence[float]) -> dict[str, Any]:
     n = int(ok.size)
     out: dict[str, Any] = {"n": n, "n_dropped": int(x.size - n), "values": x.tolist()}
     if n == 0:
-        return out | {"mean": None, "std": None, "median": None, "min": None, "max": None}
+        return out | dict.fromkeys(("mean", "std", "median", "min", "max"))
     s = stats.summarize(ok)
     return out | s | {"std": s["std"] if n > 1 else None}
 

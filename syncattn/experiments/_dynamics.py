@@ -29,14 +29,18 @@ def layer_statistics(model, tokens) -> dict[str, np.ndarray]:
     def stats(m, x):
         def one(t):
             _, layers = m(t, diagnostics=True)
-            return (jnp.stack([jnp.mean(a["local_order"]) for a in layers]),
-                    jnp.stack([jnp.mean(a["global_order"]) for a in layers]))
+            return (
+                jnp.stack([jnp.mean(a["local_order"]) for a in layers]),
+                jnp.stack([jnp.mean(a["global_order"]) for a in layers]),
+            )
 
         loc, glob = jax.vmap(one)(x)
         return loc.mean(0), glob.mean(0)
 
     loc, glob = stats(model, jnp.asarray(tokens, jnp.int32))
-    omega = np.stack([np.abs(np.asarray(a.omega, np.float64)) for a in model.attentions])
+    omega = np.stack(
+        [np.abs(np.asarray(a.omega, np.float64)) for a in model.attentions]
+    )
     return {
         "local_order": np.asarray(loc, np.float64),
         "global_order": np.asarray(glob, np.float64),
@@ -70,7 +74,10 @@ def block_grad_norms(model, tokens) -> dict[str, float]:
     g = grads(model, jnp.asarray(tokens, jnp.int32))
 
     def norm(tree) -> float:
-        leaves = [np.asarray(v, np.float64) for v in jax.tree.leaves(eqx.filter(tree, eqx.is_inexact_array))]
+        leaves = [
+            np.asarray(v, np.float64)
+            for v in jax.tree.leaves(eqx.filter(tree, eqx.is_inexact_array))
+        ]
         return float(np.sqrt(sum(np.sum(v * v) for v in leaves))) if leaves else 0.0
 
     out = {"embedding": norm(g.embedding)}
@@ -98,7 +105,8 @@ def verdicts(stats: dict, local_threshold: float) -> dict[str, str]:
     loc = np.asarray(stats["local_order"], float)
     return {
         "local_order_near_1": (
-            "holds" if np.all(loc >= local_threshold)
+            "holds"
+            if np.all(loc >= local_threshold)
             else f"does not hold (min {loc.min():.3f} < {local_threshold})"
         ),
         "global_order_falls_with_depth": _trend(stats["global_order"]),
@@ -124,15 +132,26 @@ def measure_run(folder, n_sequences: int, local_threshold: float = 0.9) -> dict:
     from ..training import load_run
 
     spec, corpus, model, step = load_run(folder, log=lambda m: None)
-    batch = next(data_mod.eval_batches(
-        corpus.val, batch_size=n_sequences, seq_len=spec.train.seq_len, max_batches=1))
+    batch = next(
+        data_mod.eval_batches(
+            corpus.val,
+            batch_size=n_sequences,
+            seq_len=spec.train.seq_len,
+            max_batches=1,
+        )
+    )
     window = batch[:, :-1]
     init = models.build(spec.model, key=jax.random.key(spec.train.seed))
     trained = layer_statistics(model, window)
     initial = layer_statistics(init, window)
-    return {"step": step, "corpus": corpus.name,
-            "trained": {k: v.tolist() for k, v in trained.items()},
-            "init": {k: v.tolist() for k, v in initial.items()},
-            "verdicts": verdicts(trained, local_threshold),
-            "grad_norms": {"trained": block_grad_norms(model, batch),
-                           "init": block_grad_norms(init, batch)}}  # fmt: skip
+    return {
+        "step": step,
+        "corpus": corpus.name,
+        "trained": {k: v.tolist() for k, v in trained.items()},
+        "init": {k: v.tolist() for k, v in initial.items()},
+        "verdicts": verdicts(trained, local_threshold),
+        "grad_norms": {
+            "trained": block_grad_norms(model, batch),
+            "init": block_grad_norms(init, batch),
+        },
+    }

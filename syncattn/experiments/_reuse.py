@@ -46,20 +46,28 @@ def recipe(config) -> LMRecipe:
                 "of `syncattn experiment scaling`."
             )
         raw = json.loads(path.read_text())["config"]
-        kw = {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items() if k in fields}
+        kw = {
+            k: tuple(v) if isinstance(v, list) else v
+            for k, v in raw.items()
+            if k in fields
+        }
         return LMRecipe(**kw)
     return LMRecipe(**recipe_fields(config, ScalingRecipe))
 
 
-def run_cells(config, cells, out: Path, grid: Grid, desc: str) -> tuple[list[dict], list[Path]]:
+def run_cells(
+    config, cells, out: Path, grid: Grid, desc: str
+) -> tuple[list[dict], list[Path]]:
     """Results and folders of `cells`: finished ones in ``runs_from/runs`` are reused, the
     others are trained (or resumed) in ``out/runs``."""
     shared = Path(config.runs_from) / "runs" if config.runs_from is not None else None
-    folders = [
-        shared / c.name if shared is not None and (shared / c.name / RESULT).is_file()
-        else out / "runs" / c.name
-        for c in cells
-    ]  # fmt: skip
+
+    def folder(c):
+        if shared is not None and (shared / c.name / RESULT).is_file():
+            return shared / c.name
+        return out / "runs" / c.name
+
+    folders = [folder(c) for c in cells]
     todo = [c for c, f in zip(cells, folders, strict=True) if f.parent == out / "runs"]
     grid.run(todo, out / "runs", desc=desc)
     results = [json.loads((f / RESULT).read_text()) for f in folders]

@@ -21,13 +21,17 @@ def corpus_choice(config) -> tuple[str, str | None]:
 def train_overrides(config) -> dict:
     """The cells' typed training overrides from the config (``{"train.batch_size": 16,
     ...}``, [`cell_overrides`][syncattn.experiments._grid.cell_overrides])."""
-    settings = {k: getattr(config, k) for k in ("batch_size", "seq_len")
-                if getattr(config, k) is not None}  # fmt: skip
+    settings = {
+        k: getattr(config, k)
+        for k in ("batch_size", "seq_len")
+        if getattr(config, k) is not None
+    }
     return layered_overrides(settings, config.train)
 
 
-def table_cell(config, size: str, model: str, seed: int, variant: str = "",
-               extra=()) -> TrainCell:  # fmt: skip
+def table_cell(
+    config, size: str, model: str, seed: int, variant: str = "", extra=()
+) -> TrainCell:
     """The [`TrainCell`][syncattn.experiments.TrainCell] ``SIZE-MODEL-[VARIANT-]seedS`` of
     this recipe (`extra`: the variant's model overrides, ``{key: value}`` or
     ``key=value`` text, replacing the recipe's).
@@ -38,8 +42,13 @@ def table_cell(config, size: str, model: str, seed: int, variant: str = "",
     data, path = corpus_choice(config)
     tag = f"{variant}-" if variant else ""
     return TrainCell(
-        name=f"{size}-{model}-{tag}seed{seed}", model=model, config=size, seed=seed,
-        data=data, data_path=path, steps=config.steps,
+        name=f"{size}-{model}-{tag}seed{seed}",
+        model=model,
+        config=size,
+        seed=seed,
+        data=data,
+        data_path=path,
+        steps=config.steps,
         overrides=layered_overrides(train_overrides(config), extra),
         eval_batches=config.eval_batches,
-    )  # fmt: skip
+    )

@@ -50,8 +50,14 @@ def sva_splits(recipe: SVARecipe) -> dict[str, list[dict]]:
     from ..data import sva
 
     splits = sva.load_sva(recipe.data_path)
-    return {"train": splits["train"][: recipe.n_train] if recipe.n_train else splits["train"],
-            "val": splits["val"][: recipe.n_val] if recipe.n_val else splits["val"]}  # fmt: skip
+
+    def head(rows, n):
+        return rows[:n] if n else rows
+
+    return {
+        "train": head(splits["train"], recipe.n_train),
+        "val": head(splits["val"], recipe.n_val),
+    }
 
 
 def sva_fit(cell: SVACell, folder) -> dict:
@@ -63,13 +69,24 @@ def sva_fit(cell: SVACell, folder) -> dict:
 
     splits = sva_splits(cell)
     train, val = splits["train"], splits["val"]
-    mcfg = models.get_config("paper-b-sva", d_osc=cell.d_osc, **variant_fields(cell.model))
+    mcfg = models.get_config(
+        "paper-b-sva", d_osc=cell.d_osc, **variant_fields(cell.model)
+    )
     per_epoch = len(train) // cell.batch_size
     tcfg = training.TrainConfig(
-        steps=cell.epochs * per_epoch, batch_size=cell.batch_size, seq_len=training.SVA_LENGTH,
-        lr=cell.lr, min_lr_ratio=0.0, warmup_steps=0, weight_decay=cell.weight_decay,
-        b1=0.9, b2=0.999, clip_norm=1.0, seed=cell.seed, keep=2,
-    )  # fmt: skip
+        steps=cell.epochs * per_epoch,
+        batch_size=cell.batch_size,
+        seq_len=training.SVA_LENGTH,
+        lr=cell.lr,
+        min_lr_ratio=0.0,
+        warmup_steps=0,
+        weight_decay=cell.weight_decay,
+        b1=0.9,
+        b2=0.999,
+        clip_norm=1.0,
+        seed=cell.seed,
+        keep=2,
+    )
     model = models.build(mcfg, key=jax.random.key(cell.seed))
     return training.fit_classifier(
         model, tcfg, {"train": train, "val": val}, folder, epochs=cell.epochs
@@ -81,12 +98,13 @@ def sva_cell(cell: SVACell, folder) -> dict:
     from .. import models
 
     res = sva_fit(cell, folder)
+    data = "files" if cell.data_path else "generated (seed 001's generator, seeds 0/1)"
     return {
         "status": "ok",
         "step": res["step"],
         "params": models.count_params(res["model"]),
         "val": res["val"],
-        "data": "files" if cell.data_path else "generated (seed 001's generator, seeds 0/1)",
+        "data": data,
     }
 
 
@@ -94,8 +112,12 @@ def sva_cells(recipe: SVARecipe, models, seeds) -> list[SVACell]:
     """One [`SVACell`][syncattn.experiments._sva.SVACell] ``MODEL-dD-seedS`` per (model,
     seed) with the recipe fields of `recipe`, seed by seed."""
     return [
-        SVACell(name=f"{m}-d{recipe.d_osc}-seed{s}", model=m, seed=s,
-                **recipe_fields(recipe, SVARecipe))  # fmt: skip
+        SVACell(
+            name=f"{m}-d{recipe.d_osc}-seed{s}",
+            model=m,
+            seed=s,
+            **recipe_fields(recipe, SVARecipe),
+        )
         for s in seeds
         for m in models
     ]

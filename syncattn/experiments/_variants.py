@@ -65,11 +65,20 @@ def paired(values: dict, seeds, a: str, b: str, confidence: float) -> dict:
 
     from .. import stats
 
-    d = [values[a, s] - values[b, s] for s in seeds if (a, s) in values and (b, s) in values]
+    d = [
+        values[a, s] - values[b, s]
+        for s in seeds
+        if (a, s) in values and (b, s) in values
+    ]
     d = [v for v in d if np.isfinite(v)]
     ci = stats.t_interval(d, confidence) if len(d) > 1 else None
-    return {"a": a, "b": b, "n": len(d), "mean": float(np.mean(d)) if d else None,
-            "ci": None if ci is None else [float(ci[0]), float(ci[1])]}  # fmt: skip
+    return {
+        "a": a,
+        "b": b,
+        "n": len(d),
+        "mean": float(np.mean(d)) if d else None,
+        "ci": None if ci is None else [float(ci[0]), float(ci[1])],
+    }
 
 
 __all__ = ["VARIANTS", "COMPARISONS", "variant_fields", "check_models", "paired"]

@@ -102,11 +102,17 @@ class Config(TableRecipe):
 def cells(config) -> list[TrainCell]:
     """One Kuramoto-LM [`TrainCell`][syncattn.experiments.TrainCell] per (variant, seed)."""
     return [
-        table_cell(config, config.size, "kuramoto", seed,
-                   "" if variant == "full" else variant, VARIANTS[variant])
+        table_cell(
+            config,
+            config.size,
+            "kuramoto",
+            seed,
+            "" if variant == "full" else variant,
+            VARIANTS[variant],
+        )
         for variant in config.variants
         for seed in config.seeds
-    ]  # fmt: skip
+    ]
 
 
 def aggregate(config, cell_list, results) -> dict:
@@ -115,9 +121,16 @@ def aggregate(config, cell_list, results) -> dict:
         variant = config.variants[i // len(config.seeds)]
         seed = cell_list[i].seed
         ok = res.get("status") == "ok"
-        rows.append({"variant": variant, "seed": seed, "status": res.get("status"),
-                     "params": res.get("params"), "step": res.get("step"),
-                     "val_bpc": res["val"]["bpc"] if ok else None})
+        rows.append(
+            {
+                "variant": variant,
+                "seed": seed,
+                "status": res.get("status"),
+                "params": res.get("params"),
+                "step": res.get("step"),
+                "val_bpc": res["val"]["bpc"] if ok else None,
+            }
+        )
     full = {r["seed"]: r["val_bpc"] for r in rows if r["variant"] == "full"}
     table = {}
     for variant in config.variants:
@@ -125,8 +138,11 @@ def aggregate(config, cell_list, results) -> dict:
         entry = describe_values([r["val_bpc"] for r in sel if r["val_bpc"] is not None])
         entry["params"] = sel[0]["params"]
         if variant != "full":
-            diffs = [r["val_bpc"] - full[r["seed"]] for r in sel
-                     if r["val_bpc"] is not None and full.get(r["seed"]) is not None]
+            diffs = [
+                r["val_bpc"] - full[r["seed"]]
+                for r in sel
+                if r["val_bpc"] is not None and full.get(r["seed"]) is not None
+            ]
             entry["delta"] = describe_values(diffs)
             entry["paper_delta"] = PAPER["delta_bpc"][variant]
         table[variant] = entry
@@ -145,12 +161,21 @@ def tables(config, walked, ctx: Context) -> tuple[dict, dict[str, Path]]:
     """``results.json`` and ``ablations.csv``."""
     cell_list, results, runs = walked
     agg = aggregate(config, cell_list, results)
-    payload = {"experiment": NAME, "size": config.size, "runs": str(runs), **agg, "paper": PAPER}
+    payload = {
+        "experiment": NAME,
+        "size": config.size,
+        "runs": str(runs),
+        **agg,
+        "paper": PAPER,
+    }
     files = {"results": write_json(ctx.out / "results.json", payload)}
-    files["csv"] = write_csv(ctx.out / "ablations.csv", {
-        k: [("" if r[k] is None else r[k]) for r in agg["rows"]]
-        for k in ("variant", "seed", "status", "params", "step", "val_bpc")
-    })
+    files["csv"] = write_csv(
+        ctx.out / "ablations.csv",
+        {
+            k: [("" if r[k] is None else r[k]) for r in agg["rows"]]
+            for k in ("variant", "seed", "status", "params", "step", "val_bpc")
+        },
+    )
     return payload, files
 
 
@@ -165,13 +190,32 @@ def _plot(config, agg, path):
     for i, v in enumerate(variants):
         d = agg["table"][v]["delta"]
         vals = [x for x in d["values"] if x == x]
-        ax.scatter([i - 0.12] * len(vals), vals, s=16, color="C0", alpha=0.7,
-                   label="ours, per seed" if i == 0 else None)
+        ax.scatter(
+            [i - 0.12] * len(vals),
+            vals,
+            s=16,
+            color="C0",
+            alpha=0.7,
+            label="ours, per seed" if i == 0 else None,
+        )
         if d["mean"] is not None:
-            ax.errorbar([i + 0.05], [d["mean"]], yerr=[d["std"] or 0.0], fmt="o",
-                        color="C0", capsize=3, label="ours, mean ± std" if i == 0 else None)
-        ax.scatter([i + 0.2], [PAPER["delta_bpc"][v]], marker="*", s=90, color="k",
-                   label="paper" if i == 0 else None)
+            ax.errorbar(
+                [i + 0.05],
+                [d["mean"]],
+                yerr=[d["std"] or 0.0],
+                fmt="o",
+                color="C0",
+                capsize=3,
+                label="ours, mean ± std" if i == 0 else None,
+            )
+        ax.scatter(
+            [i + 0.2],
+            [PAPER["delta_bpc"][v]],
+            marker="*",
+            s=90,
+            color="k",
+            label="paper" if i == 0 else None,
+        )
     ax.axhline(0.0, color="0.6", lw=0.8)
     ax.set_xticks(range(len(variants)), variants)
     ax.set_ylabel("BPC - BPC(full model)")
@@ -183,23 +227,35 @@ def _plot(config, agg, path):
 
 def summary(results: dict) -> str:
     """The BPC differences next to the paper's."""
-    lines = [f"ablations at {results['size']} on {(results.get('corpus') or {}).get('name')}: "
-             "delta BPC to the full model (paired by seed) | paper"]
+    lines = [
+        f"ablations at {results['size']} on {(results.get('corpus') or {}).get('name')}: "
+        "delta BPC to the full model (paired by seed) | paper"
+    ]
     full = results["table"]["full"]
     lines.append(f"  full model     BPC {fmt_mean_std(full)} (n={full['n']})")
     for v, d in results["table"].items():
         if v == "full":
             continue
-        lines.append(f"  {v:<14} {fmt_mean_std(d['delta'], 3):>16} | {d['paper_delta']:+.2f}")
+        lines.append(
+            f"  {v:<14} {fmt_mean_std(d['delta'], 3):>16} | {d['paper_delta']:+.2f}"
+        )
     return "\n".join(lines)
 
 
-EXPERIMENT = Experiment(NAME, Config, _walk, tables, plots, summary=summary, rebuildable=False)
+EXPERIMENT = Experiment(
+    NAME, Config, _walk, tables, plots, summary=summary, rebuildable=False
+)
 """Experiment 2 as an [`Experiment`][syncattn.experiments.Experiment]."""
 
 
-def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
-        size: str | None = None) -> dict[str, Path]:
+def run(
+    config: Config,
+    out,
+    *,
+    grid: Grid | None = None,
+    progress: bool = True,
+    size: str | None = None,
+) -> dict[str, Path]:
     """Train the variants (resuming; sharing ``runs``), write config.json,
     results.json, ablations.csv and ablations.png; return the files."""
     return EXPERIMENT.run(config, out, grid=grid, progress=progress, size=size)

@@ -48,8 +48,16 @@ from ._protocol import Context, Experiment
 from ._seed000 import table_cell
 
 
-__all__ = ["Config", "run", "summary", "cells", "layer_statistics", "measure_run", "block_grad_norms",
-           "verdicts"]
+__all__ = [
+    "Config",
+    "run",
+    "summary",
+    "cells",
+    "layer_statistics",
+    "measure_run",
+    "block_grad_norms",
+    "verdicts",
+]
 
 NAME = "dynamics"
 
@@ -81,7 +89,9 @@ class Config(TableRecipe):
         if self.n_sequences < 1:
             raise ValueError(f"n_sequences must be >= 1; got {self.n_sequences}.")
         if not 0.0 < self.local_threshold <= 1.0:
-            raise ValueError(f"local_threshold must lie in (0, 1]; got {self.local_threshold}.")
+            raise ValueError(
+                f"local_threshold must lie in (0, 1]; got {self.local_threshold}."
+            )
 
     @classmethod
     def smoke(cls) -> Config:
@@ -119,8 +129,15 @@ def _walk(config, ctx: Context) -> tuple:
             continue
         m = measure_run(runs / cell.name, config.n_sequences, config.local_threshold)
         corpus_name = m.pop("corpus")
-        per_seed.append({"seed": cell.seed, "status": "ok", "step": m.pop("step"),
-                         "val_bpc": res["val"]["bpc"], **m})
+        per_seed.append(
+            {
+                "seed": cell.seed,
+                "status": "ok",
+                "step": m.pop("step"),
+                "val_bpc": res["val"]["bpc"],
+                **m,
+            }
+        )
     return per_seed, corpus_name, runs
 
 
@@ -128,55 +145,98 @@ def tables(config, walked, ctx: Context) -> tuple[dict, dict[str, Path]]:
     """``results.json`` (the means over seeds, the verdicts) and ``dynamics.csv``."""
     per_seed, corpus_name, runs = walked
     ok = [p for p in per_seed if p["status"] == "ok"]
-    mean = {k: np.mean([p["trained"][k] for p in ok], 0).tolist() for k in
-            ("local_order", "global_order", "omega_abs", "omega_abs_median")} if ok else {}
-    mean_init = {k: np.mean([p["init"][k] for p in ok], 0).tolist() for k in
-                 ("local_order", "global_order", "omega_abs")} if ok else {}
+
+    def mean_of(kind, keys):
+        if not ok:
+            return {}
+        return {k: np.mean([p[kind][k] for p in ok], 0).tolist() for k in keys}
+
+    orders = ("local_order", "global_order", "omega_abs")
+    mean = mean_of("trained", (*orders, "omega_abs_median"))
+    mean_init = mean_of("init", orders)
     payload = {
-        "experiment": NAME, "size": config.size, "runs": str(runs),
-        "corpus": corpus_name, "n_sequences": config.n_sequences,
-        "per_seed": per_seed, "mean": mean, "mean_init": mean_init,
+        "experiment": NAME,
+        "size": config.size,
+        "runs": str(runs),
+        "corpus": corpus_name,
+        "n_sequences": config.n_sequences,
+        "per_seed": per_seed,
+        "mean": mean,
+        "mean_init": mean_init,
         "verdicts": verdicts(mean, config.local_threshold) if ok else {},
-        "claims": "seed 000: local order near 1, global order falling with depth, "
-                  "omega higher in early layers",
+        "claims": (
+            "seed 000: local order near 1, global order falling with depth, "
+            "omega higher in early layers"
+        ),
     }
     files = {"results": write_json(ctx.out / "results.json", payload)}
-    rows = [(p["seed"], kind, layer, p[kind]["local_order"][layer],
-             p[kind]["global_order"][layer], p[kind]["omega_abs"][layer])
-            for p in ok for kind in ("trained", "init")
-            for layer in range(len(p[kind]["local_order"]))]
-    files["csv"] = write_csv(ctx.out / "dynamics.csv", {
-        name: [r[i] for r in rows] for i, name in enumerate(
-            ("seed", "model", "layer", "local_order", "global_order", "omega_abs_mean"))
-    })
+    rows = [
+        (
+            p["seed"],
+            kind,
+            layer,
+            p[kind]["local_order"][layer],
+            p[kind]["global_order"][layer],
+            p[kind]["omega_abs"][layer],
+        )
+        for p in ok
+        for kind in ("trained", "init")
+        for layer in range(len(p[kind]["local_order"]))
+    ]
+    columns = (
+        "seed",
+        "model",
+        "layer",
+        "local_order",
+        "global_order",
+        "omega_abs_mean",
+    )
+    files["csv"] = write_csv(
+        ctx.out / "dynamics.csv",
+        {name: [r[i] for r in rows] for i, name in enumerate(columns)},
+    )
     return payload, files
 
 
 def plots(config, results: dict, out: Path) -> dict[str, Path]:
     """``dynamics.png``."""
     ok = [p for p in results["per_seed"] if p["status"] == "ok"]
-    return {"png": _plot(config, ok, results["mean"], results["mean_init"],
-                         Path(out) / "dynamics.png")}  # fmt: skip
+    path = Path(out) / "dynamics.png"
+    return {"png": _plot(config, ok, results["mean"], results["mean_init"], path)}
 
 
 def _plot(config, ok, mean, mean_init, path):
     fig, axes = new_figure(3, width=3.6, height=3.2)
-    keys = (("local_order", "local order $R^{loc}$"),
-            ("global_order", "global order $R^{glob}$"),
-            ("omega_abs", r"mean $|\omega|$"))
+    keys = (
+        ("local_order", "local order $R^{loc}$"),
+        ("global_order", "global order $R^{glob}$"),
+        ("omega_abs", r"mean $|\omega|$"),
+    )
     for ax, (k, label) in zip(axes, keys, strict=True):
         for p in ok:
             y = p["trained"][k]
             ax.plot(range(1, len(y) + 1), y, color="C0", alpha=0.35, lw=1)
         if mean:
             y = mean[k]
-            ax.plot(range(1, len(y) + 1), y, "o-", color="C0", lw=2, label="trained (mean)")
-            ax.plot(range(1, len(y) + 1), mean_init[k], "s--", color="0.5",
-                    label="at initialisation")
+            ax.plot(
+                range(1, len(y) + 1), y, "o-", color="C0", lw=2, label="trained (mean)"
+            )
+            ax.plot(
+                range(1, len(y) + 1),
+                mean_init[k],
+                "s--",
+                color="0.5",
+                label="at initialisation",
+            )
             ax.set_xticks(range(1, len(y) + 1))
         if k == "local_order":
-            ax.axhline(config.local_threshold, color="C3", lw=0.8, ls=":",
-                       label=f"'near 1' = {config.local_threshold}")
+            ax.axhline(
+                config.local_threshold,
+                color="C3",
+                lw=0.8,
+                ls=":",
+                label=f"'near 1' = {config.local_threshold}",
+            )
         ax.set_xlabel("layer")
         ax.set_title(label)
     axes[0].legend(fontsize=7)
@@ -188,25 +248,36 @@ def summary(results: dict) -> str:
     m, mi = results.get("mean") or {}, results.get("mean_init") or {}
     if not m:
         return "dynamics: no trained model finished."
-    lines = [f"dynamics at {results['size']} on {results['corpus']} "
-             f"({len(results['per_seed'])} seed(s), {results['n_sequences']} windows)",
-             "  layer  local  global  mean|omega|   (init: local global |omega|)"]
+    lines = [
+        f"dynamics at {results['size']} on {results['corpus']} "
+        f"({len(results['per_seed'])} seed(s), {results['n_sequences']} windows)",
+        "  layer  local  global  mean|omega|   (init: local global |omega|)",
+    ]
     for i in range(len(m["local_order"])):
         lines.append(
             f"  {i + 1:>5}  {m['local_order'][i]:.3f}  {m['global_order'][i]:.3f}  "
             f"{m['omega_abs'][i]:.4f}      ({mi['local_order'][i]:.3f} "
-            f"{mi['global_order'][i]:.3f} {mi['omega_abs'][i]:.4f})")
+            f"{mi['global_order'][i]:.3f} {mi['omega_abs'][i]:.4f})"
+        )
     for claim, verdict in results["verdicts"].items():
         lines.append(f"  {claim}: {verdict}")
     return "\n".join(lines)
 
 
-EXPERIMENT = Experiment(NAME, Config, _walk, tables, plots, summary=summary, rebuildable=False)
+EXPERIMENT = Experiment(
+    NAME, Config, _walk, tables, plots, summary=summary, rebuildable=False
+)
 """Experiment 3 as an [`Experiment`][syncattn.experiments.Experiment]."""
 
 
-def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
-        size: str | None = None) -> dict[str, Path]:
+def run(
+    config: Config,
+    out,
+    *,
+    grid: Grid | None = None,
+    progress: bool = True,
+    size: str | None = None,
+) -> dict[str, Path]:
     """Train (or reuse) the Kuramoto cells, measure them and their initial models,
     write config.json, results.json, dynamics.csv and dynamics.png."""
     return EXPERIMENT.run(config, out, grid=grid, progress=progress, size=size)

@@ -102,12 +102,17 @@ def aggregate(config, cell_list, results) -> dict:
     table: dict = {}
     for cell, res in zip(cell_list, results, strict=True):
         ok = res.get("status") == "ok"
-        rows.append({
-            "size": cell.config, "model": cell.model, "seed": cell.seed,
-            "status": res.get("status"), "params": res.get("params"),
-            "step": res.get("step"),
-            "val_bpc": res["val"]["bpc"] if ok else None,
-        })
+        rows.append(
+            {
+                "size": cell.config,
+                "model": cell.model,
+                "seed": cell.seed,
+                "status": res.get("status"),
+                "params": res.get("params"),
+                "step": res.get("step"),
+                "val_bpc": res["val"]["bpc"] if ok else None,
+            }
+        )
     for size in config.sizes:
         table[size] = {}
         for model in config.models:
@@ -118,12 +123,21 @@ def aggregate(config, cell_list, results) -> dict:
                 "diverged": sum(r["status"] == "diverged" for r in sel),
             }
         if "kuramoto" in config.models and "softmax" in config.models:
-            k = {r["seed"]: r["val_bpc"] for r in rows
-                 if r["size"] == size and r["model"] == "kuramoto"}
-            s = {r["seed"]: r["val_bpc"] for r in rows
-                 if r["size"] == size and r["model"] == "softmax"}
-            diffs = [k[x] - s[x] for x in config.seeds
-                     if k.get(x) is not None and s.get(x) is not None]
+            k = {
+                r["seed"]: r["val_bpc"]
+                for r in rows
+                if r["size"] == size and r["model"] == "kuramoto"
+            }
+            s = {
+                r["seed"]: r["val_bpc"]
+                for r in rows
+                if r["size"] == size and r["model"] == "softmax"
+            }
+            diffs = [
+                k[x] - s[x]
+                for x in config.seeds
+                if k.get(x) is not None and s.get(x) is not None
+            ]
             table[size]["kuramoto_minus_softmax"] = describe_values(diffs)
     first = next((r for r in results if r.get("status") == "ok"), {})
     return {"rows": rows, "table": table, "corpus": first.get("corpus")}
@@ -132,14 +146,21 @@ def aggregate(config, cell_list, results) -> dict:
 def tables(config, walked, ctx: Context) -> tuple[dict, dict[str, Path]]:
     """``results.json`` and ``table.csv``."""
     agg = aggregate(config, *walked)
-    payload = {"experiment": NAME, **agg, "paper": PAPER,
-               "paper_corpus_matches": (agg.get("corpus") or {}).get("name") == "enwik8"}
+    payload = {
+        "experiment": NAME,
+        **agg,
+        "paper": PAPER,
+        "paper_corpus_matches": (agg.get("corpus") or {}).get("name") == "enwik8",
+    }
     files = {"results": write_json(ctx.out / "results.json", payload)}
     rows = agg["rows"]
-    files["csv"] = write_csv(ctx.out / "table.csv", {
-        k: [("" if r[k] is None else r[k]) for r in rows]
-        for k in ("size", "model", "seed", "status", "params", "step", "val_bpc")
-    })
+    files["csv"] = write_csv(
+        ctx.out / "table.csv",
+        {
+            k: [("" if r[k] is None else r[k]) for r in rows]
+            for k in ("size", "model", "seed", "status", "params", "step", "val_bpc")
+        },
+    )
     return payload, files
 
 
@@ -154,17 +175,35 @@ def _plot(config, agg, path):
     for i, size in enumerate(config.sizes):
         for j, model in enumerate(config.models):
             x = i * (len(config.models) + 1) + j
-            vals = [r["val_bpc"] for r in agg["rows"]
-                    if r["size"] == size and r["model"] == model and r["val_bpc"] is not None]
+            vals = [
+                r["val_bpc"]
+                for r in agg["rows"]
+                if r["size"] == size
+                and r["model"] == model
+                and r["val_bpc"] is not None
+            ]
             ax.scatter([x] * len(vals), vals, s=18, color=f"C{j}", alpha=0.7)
             d = agg["table"][size][model]
             if d["mean"] is not None:
-                ax.errorbar([x + 0.25], [d["mean"]], yerr=[d["std"] or 0.0], fmt="o",
-                            color=f"C{j}", capsize=3)
+                ax.errorbar(
+                    [x + 0.25],
+                    [d["mean"]],
+                    yerr=[d["std"] or 0.0],
+                    fmt="o",
+                    color=f"C{j}",
+                    capsize=3,
+                )
             paper = PAPER.get(size, {}).get(model, {})
             if "mean" in paper:
-                ax.scatter([x + 0.25], [paper["mean"]], marker="*", s=80, color="k",
-                           zorder=3, label="paper (enwik8)" if not xs else None)
+                ax.scatter(
+                    [x + 0.25],
+                    [paper["mean"]],
+                    marker="*",
+                    s=80,
+                    color="k",
+                    zorder=3,
+                    label="paper (enwik8)" if not xs else None,
+                )
             xs.append(x)
             labels.append(f"{model}\n{size}")
     ax.set_xticks(xs, labels)
@@ -178,18 +217,27 @@ def _plot(config, agg, path):
 
 def summary(results: dict) -> str:
     """The table as text, next to the paper's numbers."""
-    lines = [f"validation BPC on {(results.get('corpus') or {}).get('name')} "
-             "(mean ± std over seeds, median) | paper on enwik8"]
+    lines = [
+        f"validation BPC on {(results.get('corpus') or {}).get('name')} "
+        "(mean ± std over seeds, median) | paper on enwik8"
+    ]
     for size, models in results["table"].items():
         for model, d in models.items():
             if model == "kuramoto_minus_softmax":
-                lines.append(f"  {size:<5} kuramoto - softmax: {fmt_mean_std(d, 4)} (paired by seed)")
+                lines.append(
+                    f"  {size:<5} kuramoto - softmax: {fmt_mean_std(d, 4)} (paired by seed)"
+                )
                 continue
             paper = results["paper"].get(size, {}).get(model, {})
-            p = (f"{paper['mean']:.3f}" + (f" ± {paper['std']:.3f}" if "std" in paper else "")
-                 + (f", median {paper['median']:.3f}" if "median" in paper else "")) if paper else "-"
+            p = "-"
+            if paper:
+                p = f"{paper['mean']:.3f}"
+                p += f" ± {paper['std']:.3f}" if "std" in paper else ""
+                p += f", median {paper['median']:.3f}" if "median" in paper else ""
             med = "-" if d["median"] is None else f"{d['median']:.3f}"
-            lines.append(f"  {size:<5} {model:<9} {fmt_mean_std(d)} median {med} (n={d['n']}) | {p}")
+            lines.append(
+                f"  {size:<5} {model:<9} {fmt_mean_std(d)} median {med} (n={d['n']}) | {p}"
+            )
     lines.append(
         "paper (enwik8): 1m kuramoto 1.637 ± 0.010, softmax 1.616 ± 0.004; "
         "5m median 1.448 vs 1.452 (mean 1.468 vs 1.456), 5 seeds"
@@ -197,13 +245,20 @@ def summary(results: dict) -> str:
     return "\n".join(lines)
 
 
-EXPERIMENT = Experiment(NAME, Config, walk_cells(cells), tables, plots, summary=summary,
-                        rebuildable=False)  # fmt: skip
+EXPERIMENT = Experiment(
+    NAME, Config, walk_cells(cells), tables, plots, summary=summary, rebuildable=False
+)
 """Experiment 1 as an [`Experiment`][syncattn.experiments.Experiment]."""
 
 
-def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
-        size: str | None = None) -> dict[str, Path]:
+def run(
+    config: Config,
+    out,
+    *,
+    grid: Grid | None = None,
+    progress: bool = True,
+    size: str | None = None,
+) -> dict[str, Path]:
     """Train the grid (resuming), aggregate, write config.json, results.json,
     table.csv and table.png into ``out``; return the files written."""
     return EXPERIMENT.run(config, out, grid=grid, progress=progress, size=size)

@@ -135,8 +135,9 @@ def predict_convergence(
     if jnp.ndim(T) != 0:
         raise ValueError(f"T must be a scalar; got shape {jnp.shape(T)}.")
     for v, name in ((converged_tol, "converged_tol"), (antipodal_tol, "antipodal_tol")):
-        check_scalar_range(v, name, low=0.0, high=2.0, low_inclusive=False,
-                           high_inclusive=False)  # fmt: skip
+        check_scalar_range(
+            v, name, low=0.0, high=2.0, low_inclusive=False, high_inclusive=False
+        )
     dtype = jnp.result_type(a.dtype, T.dtype)
     a, T = a.astype(dtype), T.astype(dtype)
     dc = _error_angle(jnp.asarray(converged_tol, dtype))
@@ -213,6 +214,11 @@ def fixed_query_errors(
     t1 = check_scalar_range(t1, "t1", low=0.0)
     dtype = jnp.result_type(h.dtype, z0.dtype)
     return _errors(
-        h.astype(dtype), z0.astype(dtype), jnp.asarray(t1, dtype),
-        float(rtol), float(atol), int(max_steps), solver,
-    )  # fmt: skip
+        h.astype(dtype),
+        z0.astype(dtype),
+        jnp.asarray(t1, dtype),
+        float(rtol),
+        float(atol),
+        int(max_steps),
+        solver,
+    )

@@ -88,17 +88,28 @@ def _setup(z0, h, t1, saveat, solver, rtol, atol, dt0, max_steps):
 
 
 @eqx.filter_jit
-def _integrate(z0, h, c, t1, ts, solver, controller, dt0, max_steps, event, save,
-               Omega=None):  # fmt: skip
+def _integrate(
+    z0, h, c, t1, ts, solver, controller, dt0, max_steps, event, save, Omega=None
+):
     """vmap over the flattened batch of one diffrax solve each, through the driver."""
     d = z0.shape[-1]
     y0 = jnp.concatenate([z0, jnp.zeros_like(z0[..., :1])], -1).reshape(-1, d + 1)
 
     def one(y0_i, h_i, O_i):
         return driver.solve(
-            _rhs, _order, y0_i, (h_i, c, O_i), t1, ts, solver, controller, dt0,
-            max_steps, save, event=event,
-        )  # fmt: skip
+            _rhs,
+            _order,
+            y0_i,
+            (h_i, c, O_i),
+            t1,
+            ts,
+            solver,
+            controller,
+            dt0,
+            max_steps,
+            save,
+            event=event,
+        )
 
     O = None if Omega is None else Omega.reshape(-1, d, d)
     return jax.vmap(one)(y0, h.reshape(-1, d), O)
@@ -257,9 +268,15 @@ def _noisy(
     )
     Omega = _check_omega(Omega, z0c)
     noisy, sde_solver, sde_dt0 = driver.check_noise(
-        noise, key, solver=sde_solver, dt0=dt0, max_steps=max_steps, dtype=z0c.dtype,
-        project=driver.project_sphere, retract=driver.retract_sphere,
-    )  # fmt: skip
+        noise,
+        key,
+        solver=sde_solver,
+        dt0=dt0,
+        max_steps=max_steps,
+        dtype=z0c.dtype,
+        project=driver.project_sphere,
+        retract=driver.retract_sphere,
+    )
     if noisy is None:
         return None
     if is_concrete(t1):
@@ -270,9 +287,19 @@ def _noisy(
                 f"dt0={sde_dt0} that the noisy path takes to t1; raise max_steps."
             )
     return driver.solve(
-        _drift, _unit, z0c, (hc, Omega), t1c, ts, sde_solver, None, sde_dt0,
-        int(max_steps), True, noisy,
-    )  # fmt: skip
+        _drift,
+        _unit,
+        z0c,
+        (hc, Omega),
+        t1c,
+        ts,
+        sde_solver,
+        None,
+        sde_dt0,
+        int(max_steps),
+        True,
+        noisy,
+    )
 
 
 def settle_time(
@@ -321,8 +348,9 @@ def settle_time(
     z0, h, t1, ts, solver, controller = _setup(
         z0, h, t1, None, solver, rtol, atol, dt0, max_steps
     )
-    delta = check_scalar_range(delta, "delta", low=0.0, high=np.pi,
-                               low_inclusive=False, high_inclusive=False)  # fmt: skip
+    delta = check_scalar_range(
+        delta, "delta", low=0.0, high=np.pi, low_inclusive=False, high_inclusive=False
+    )
     tol = float(eps_for(z0.dtype)) ** 1.5  # 1.8e-12 in float64
     cos_delta = jnp.cos(jnp.asarray(delta, z0.dtype))
     event = diffrax.Event(_stop, optx.Newton(rtol=tol, atol=tol))

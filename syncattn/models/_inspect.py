@@ -12,7 +12,11 @@ from ._positions import sinusoidal_positions
 
 
 def attention_diagnostics(
-    model, tokens: Int[Array, " seq"], layer: int = -1, *, mask: Bool[Array, " seq"] | None = None
+    model,
+    tokens: Int[Array, " seq"],
+    layer: int = -1,
+    *,
+    mask: Bool[Array, " seq"] | None = None,
 ) -> dict[str, Any]:
     r"""The diagnostics of block `layer`'s attention on `tokens` (no dropout).
 
@@ -72,8 +76,10 @@ def attention_diagnostics(
     blk = enc.blocks[layer]
     y = _layers.apply_norm(blk.norm1, x)
     try:
-        out = blk.attention(y, diagnostics=True) if mask is None else blk.attention(
-            y, mask=mask, diagnostics=True)  # fmt: skip
+        kw = {} if mask is None else {"mask": mask}
+        out = blk.attention(y, diagnostics=True, **kw)
     except TypeError as e:
-        raise TypeError(f"{type(blk.attention).__name__} has no diagnostics: {e}") from None
+        raise TypeError(
+            f"{type(blk.attention).__name__} has no diagnostics: {e}"
+        ) from None
     return out[1]

@@ -119,9 +119,12 @@ class Block(eqx.Module):
         substrate_key: PRNGKeyArray | None = None,
     ) -> Float[Array, "seq d_model"]:
         x = x + _layers.call_attention(
-            self.attention, _layers.apply_norm(self.norm1, x), mask,
-            key=key, substrate_key=substrate_key,
-        )  # fmt: skip
+            self.attention,
+            _layers.apply_norm(self.norm1, x),
+            mask,
+            key=key,
+            substrate_key=substrate_key,
+        )
         if self.ffn is not None:
             h = _layers.apply_norm(self.norm2, x)
             if isinstance(self.ffn, GeluFFN):
@@ -155,8 +158,14 @@ class Encoder(eqx.Module):
         ke, kp, kb = jax.random.split(key, 3)
         self.config = config
         if in_features is not None:
-            if isinstance(in_features, bool) or not isinstance(in_features, int) or in_features < 1:
-                raise ValueError(f"in_features must be an int >= 1 or None; got {in_features!r}.")
+            if (
+                isinstance(in_features, bool)
+                or not isinstance(in_features, int)
+                or in_features < 1
+            ):
+                raise ValueError(
+                    f"in_features must be an int >= 1 or None; got {in_features!r}."
+                )
             self.embedding = None
             self.projection = eqx.nn.Linear(
                 in_features, config.d_model, key=ke, dtype=_layers.dtype()
@@ -198,7 +207,9 @@ class Encoder(eqx.Module):
             x = self.embedding[tokens]
             if cfg.pad_id is not None:
                 # padding_idx: the pad row reads (and therefore trains) as zero.
-                x = jnp.where((tokens == cfg.pad_id)[:, None], jnp.zeros((), x.dtype), x)
+                x = jnp.where(
+                    (tokens == cfg.pad_id)[:, None], jnp.zeros((), x.dtype), x
+                )
         if mask is not None:
             mask = check_mask(mask, T)
         if cfg.positions == "sinusoidal":
@@ -302,9 +313,13 @@ class Classifier(eqx.Module):
                 f"Classifier needs task='classifier'; got {config.task!r}."
             )
         if n_classes is not None and (
-            isinstance(n_classes, bool) or not isinstance(n_classes, int) or n_classes < 2
+            isinstance(n_classes, bool)
+            or not isinstance(n_classes, int)
+            or n_classes < 2
         ):
-            raise ValueError(f"n_classes must be an int >= 2 or None; got {n_classes!r}.")
+            raise ValueError(
+                f"n_classes must be an int >= 2 or None; got {n_classes!r}."
+            )
         ke, kh = jax.random.split(key)
         self.config = config
         self.n_classes = n_classes
@@ -332,7 +347,11 @@ class Classifier(eqx.Module):
             substrate_key: key of the oscillator layers' non-ideal
                 [`syncattn.nn.Substrate`][] (block $b$: ``fold_in(substrate_key, b)``).
         """
-        if mask is None and self.config.pad_id is not None and self.encoder.projection is None:
+        if (
+            mask is None
+            and self.config.pad_id is not None
+            and self.encoder.projection is None
+        ):
             mask = tokens != self.config.pad_id
         x = self.encoder(tokens, mask=mask, key=key, substrate_key=substrate_key)
         logits = jax.vmap(self.head)(x)
@@ -356,7 +375,11 @@ class Classifier(eqx.Module):
         """
         if not self.n_classes:
             raise ValueError("pooled needs a Classifier built with n_classes.")
-        if mask is None and self.config.pad_id is not None and self.encoder.projection is None:
+        if (
+            mask is None
+            and self.config.pad_id is not None
+            and self.encoder.projection is None
+        ):
             mask = tokens != self.config.pad_id
         x = self.encoder(tokens, mask=mask, key=key, substrate_key=substrate_key)
         if mask is None:
@@ -418,7 +441,9 @@ def check_tokens(tokens, config: ModelConfig) -> int:
 
 def check_features(features, config: ModelConfig, in_features: int) -> int:
     """Trace-time checks of a ``(T, in_features)`` float feature array; returns $T$."""
-    if not hasattr(features, "dtype") or not jnp.issubdtype(features.dtype, jnp.floating):
+    if not hasattr(features, "dtype") or not jnp.issubdtype(
+        features.dtype, jnp.floating
+    ):
         raise TypeError(
             f"features must be a floating array of shape (T, {in_features}); got "
             f"{getattr(features, 'dtype', type(features).__name__)}."

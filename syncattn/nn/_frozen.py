@@ -44,8 +44,9 @@ class FrozenLinear(eqx.Module):
     @property
     def weight(self) -> Float[Array, "out_features in_features"]:
         key = jax.random.wrap_key_data(self.key_data)
-        return eqx.nn.Linear(self.in_features, self.out_features, use_bias=False,
-                             key=key).weight  # fmt: skip
+        return eqx.nn.Linear(
+            self.in_features, self.out_features, use_bias=False, key=key
+        ).weight
 
     @property
     def bias(self) -> None:
@@ -55,7 +56,9 @@ class FrozenLinear(eqx.Module):
         """$W_0$ cast to `dtype`, as a weight holder for the layers' stacked products."""
         return _Fixed(self.weight.astype(dtype))
 
-    def __call__(self, x: Float[Array, "... in_features"]) -> Float[Array, "... out_features"]:
+    def __call__(
+        self, x: Float[Array, "... in_features"]
+    ) -> Float[Array, "... out_features"]:
         """$y = W_0 x$ on the last axis, in the dtype of `x`."""
         return x @ self.weight.astype(x.dtype).T
 

@@ -19,8 +19,9 @@ from ._softmax_attention import SoftmaxAttention, softmax_projections
 from ._substrate import _MISMATCH, mismatch_normals, quantise
 
 
-def perturbed_softmax(layer, x, key, *, mismatch: float = 0.0, bits: int | None = None,
-                      mask=None):  # fmt: skip
+def perturbed_softmax(
+    layer, x, key, *, mismatch: float = 0.0, bits: int | None = None, mask=None
+):
     r"""[`syncattn.nn.SoftmaxAttention`][] with the softmax analogue of a substrate's
     coupling mismatch and/or readout precision.
 
@@ -60,7 +61,8 @@ def perturbed_softmax(layer, x, key, *, mismatch: float = 0.0, bits: int | None 
             bad `mask`.
     """
     check_analogue(layer, mismatch, bits)
-    q, k, v = softmax_projections(layer, x)  # the layer's own q / sqrt(d_h), k, v, rotated
+    # the layer's own q / sqrt(d_h), k, v, rotated
+    q, k, v = softmax_projections(layer, x)
     s = cast(layer, q.dtype)
     T, H = x.shape[0], layer.n_heads
     mask = check_key_mask(mask, T)
@@ -87,8 +89,14 @@ def check_analogue(layer, mismatch, bits) -> None:
         raise TypeError(
             f"layer must be a syncattn.nn.SoftmaxAttention; got {type(layer).__name__}."
         )
-    if isinstance(mismatch, bool) or not isinstance(mismatch, (int, float)) \
-            or not math.isfinite(mismatch) or mismatch < 0:  # fmt: skip
+    if (
+        isinstance(mismatch, bool)
+        or not isinstance(mismatch, (int, float))
+        or not math.isfinite(mismatch)
+        or mismatch < 0
+    ):
         raise ValueError(f"mismatch must be a finite number >= 0; got {mismatch!r}.")
-    if bits is not None and (isinstance(bits, bool) or not isinstance(bits, int) or bits < 1):
+    if bits is not None and (
+        isinstance(bits, bool) or not isinstance(bits, int) or bits < 1
+    ):
         raise ValueError(f"bits must be an int >= 1 or None; got {bits!r}.")

@@ -88,8 +88,11 @@ class SoftmaxAttention(eqx.Module):
         kq, kk, kv, ko = jax.random.split(key, 4)
         self.wq = eqx.nn.Linear(d_model, d_model, use_bias=False, key=kq)
         self.wk = eqx.nn.Linear(d_model, d_model, use_bias=False, key=kk)
-        self.wv = (FrozenLinear(d_model, d_model, key=kv) if freeze_values
-                   else eqx.nn.Linear(d_model, d_model, use_bias=False, key=kv))  # fmt: skip
+        self.wv = (
+            FrozenLinear(d_model, d_model, key=kv)
+            if freeze_values
+            else eqx.nn.Linear(d_model, d_model, use_bias=False, key=kv)
+        )
         self.wo = eqx.nn.Linear(d_model, d_model, use_bias=bool(out_bias), key=ko)
         self.d_model, self.n_heads = d_model, n_heads
         self.causal, self.rope_base, self.rope = (
@@ -162,7 +165,10 @@ def _projections(s: SoftmaxAttention, x):
     T, H = x.shape[0], s.n_heads
     dh = s.d_model // H
     # one (T, d) x (d, 3d) product for the three projections (linear_many)
-    q, k, v = (a.reshape(T, H, dh) for a in linear_many((s.wq, s.wk, value_weights(s.wv, x.dtype)), x))
+    q, k, v = (
+        a.reshape(T, H, dh)
+        for a in linear_many((s.wq, s.wk, value_weights(s.wv, x.dtype)), x)
+    )
     q = q / math.sqrt(dh)
     if s.rope:
         wdt = jnp.promote_types(x.dtype, jnp.float32)

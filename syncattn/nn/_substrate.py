@@ -40,9 +40,13 @@ def _strength(value, name: str) -> float:
     try:
         value = float(value)
     except (TypeError, ValueError):
-        raise TypeError(f"Substrate.{name} must be a number >= 0; got {value!r}.") from None
+        raise TypeError(
+            f"Substrate.{name} must be a number >= 0; got {value!r}."
+        ) from None
     if not math.isfinite(value) or value < 0:
-        raise ValueError(f"Substrate.{name} must be a finite number >= 0; got {value!r}.")
+        raise ValueError(
+            f"Substrate.{name} must be a finite number >= 0; got {value!r}."
+        )
     return value
 
 
@@ -184,7 +188,9 @@ class Substrate(eqx.Module):
                 f"Substrate.noise_mode must be one of {NOISE_MODES}; got {noise_mode!r}."
             )
         if noise_mode == "expected" and (
-            settle_time is not None or self.frequency_disorder > 0 or readout_bits is not None
+            settle_time is not None
+            or self.frequency_disorder > 0
+            or readout_bits is not None
         ):
             raise ValueError(
                 "Substrate.noise_mode='expected' is the closed form of the stationary "
@@ -279,9 +285,9 @@ def mismatch_normals(key, H: int, T: int, dtype):
 
 def disorder_matrices(key, H: int, T: int, d: int, scale: float, dtype):
     r"""$\Omega_{hi} = s(A - A^\top)/\sqrt2$, shape `(H, T, d, d)`, $A$ from `fold_in(key, i)`."""
-    A = jax.vmap(lambda i: jax.random.normal(jax.random.fold_in(key, i), (H, d, d), dtype))(
-        jnp.arange(T)
-    )
+    A = jax.vmap(
+        lambda i: jax.random.normal(jax.random.fold_in(key, i), (H, d, d), dtype)
+    )(jnp.arange(T))
     Omega = scale * (A - jnp.swapaxes(A, -1, -2)) / math.sqrt(2.0)
     return jnp.moveaxis(Omega, 0, 1)
 
@@ -324,18 +330,26 @@ def settle_hook(layer, h, z, deg, key, skeys: Keys):
             Omega = None
             if sub.frequency_disorder > 0:
                 Omega = disorder_matrices(
-                    jax.random.fold_in(skeys.substrate, _DISORDER), H, n, d,
-                    sub.frequency_disorder, z0.dtype,
-                )  # fmt: skip
+                    jax.random.fold_in(skeys.substrate, _DISORDER),
+                    H,
+                    n,
+                    d,
+                    sub.frequency_disorder,
+                    z0.dtype,
+                )
             noisy = sub.noise > 0 and sub.noise_mode == "path"
             sol = lohe.settle(
-                z0, hf, T, Omega=Omega,
-                rtol=layer.ode_rtol, atol=layer.ode_atol,
+                z0,
+                hf,
+                T,
+                Omega=Omega,
+                rtol=layer.ode_rtol,
+                atol=layer.ode_atol,
                 noise=sub.noise if noisy else None,
                 key=jax.random.fold_in(skeys.substrate, _NOISE) if noisy else None,
                 dt0=sub.dt if noisy else None,
                 max_steps=max(16_384, math.ceil(T / sub.dt) + 1),
-            )  # fmt: skip
+            )
             z = sol.final
         else:
             z = finite_time(z0, hf, T)
@@ -375,15 +389,20 @@ def dense_path(layer, s, x, q, k, v, km, skeys: Keys, dm):
                 f"normalize_anchors={layer.normalize_anchors}. Use noise_mode='path'."
             )
         _, deg = lohe.equilibrium(h)
-        wdt = jnp.promote_types(h.dtype, jnp.float32)  # bfloat16 anchors: |r| > 1 by rounding
-        rw = sphere.normalize(r.astype(wdt))[:, None]  # unit anchors (normalize_anchors)
+        # bfloat16 anchors: |r| > 1 by rounding
+        wdt = jnp.promote_types(h.dtype, jnp.float32)
+        # unit anchors (normalize_anchors)
+        rw = sphere.normalize(r.astype(wdt))[:, None]
         scores = lohe.vmf_scores(h.astype(wdt), sub.noise, rw, p=int(layer.p))
-        scores = jnp.where(deg[..., None], 1.0, scores).astype(v.dtype)  # z = 0: kernel 1
+        # z = 0: kernel 1
+        scores = jnp.where(deg[..., None], 1.0, scores).astype(v.dtype)
         if rmask is not None:
             scores = jnp.where(rmask, scores, 0.0)
         num = jnp.einsum("hij,hjd->hid", scores, v)
         den = jnp.sum(scores, -1, keepdims=True)
-        z = jnp.where(deg[..., None], 0.0, lohe.vmf_moments(h.astype(wdt), sub.noise)[0])
+        z = jnp.where(
+            deg[..., None], 0.0, lohe.vmf_moments(h.astype(wdt), sub.noise)[0]
+        )
         z = z.astype(h.dtype)
         extra = {}
     else:

@@ -59,7 +59,9 @@ def power_law_bootstrap(
     """
     d = check_dims(dims)
     if len(values) != d.size:
-        raise ValueError(f"values must hold one sequence per d ({d.size}); got {len(values)}.")
+        raise ValueError(
+            f"values must hold one sequence per d ({d.size}); got {len(values)}."
+        )
     vals = [check_samples(v, f"values[{i}]") for i, v in enumerate(values)]
     base = check_samples(baseline, "baseline")
     if isinstance(n_boot, bool) or not isinstance(n_boot, int) or n_boot < 1:
@@ -77,12 +79,17 @@ def power_law_bootstrap(
     alpha_b, C_b, _ = power_law_rows(np.log(d), means)
     ok = np.isfinite(alpha_b)
     q = [100 * (1 - confidence) / 2, 100 * (1 + confidence) / 2]
-    nan2 = (math.nan, math.nan)
+
+    def ci(draws):
+        if not ok.any():
+            return (math.nan, math.nan)
+        return tuple(float(x) for x in np.percentile(draws[ok], q))
+
     return {
         **point,
         "gaps": gaps.tolist(),
-        "alpha_ci": tuple(float(x) for x in np.percentile(alpha_b[ok], q)) if ok.any() else nan2,
-        "C_ci": tuple(float(x) for x in np.percentile(C_b[ok], q)) if ok.any() else nan2,
+        "alpha_ci": ci(alpha_b),
+        "C_ci": ci(C_b),
         "n_boot": n_boot,
         "n_invalid": int((~ok).sum()),
         "alpha_boot": alpha_b,
@@ -132,7 +139,9 @@ def log_linear_bootstrap(
     """
     u = np.log(check_dims(x, "x"))
     if len(samples) != u.size:
-        raise ValueError(f"samples must hold one sequence per x ({u.size}); got {len(samples)}.")
+        raise ValueError(
+            f"samples must hold one sequence per x ({u.size}); got {len(samples)}."
+        )
     vals = [check_samples(v, f"samples[{i}]") for i, v in enumerate(samples)]
     targets = np.asarray(at, dtype=float).reshape(-1)
     if not np.all(np.isfinite(targets)) or np.any(targets <= 0):
@@ -153,9 +162,21 @@ def log_linear_bootstrap(
     def ci(draws):
         return tuple(float(z) for z in np.percentile(draws, q))
 
-    preds = [{"x": float(t), "y": float(a + b * math.log(t)), "ci": ci(a_b + b_b * math.log(t))}
-             for t in targets]  # fmt: skip
+    preds = [
+        {
+            "x": float(t),
+            "y": float(a + b * math.log(t)),
+            "ci": ci(a_b + b_b * math.log(t)),
+        }
+        for t in targets
+    ]
     return {
-        "a": float(a), "b": float(b), "r2": float(r2), "means": means.tolist(),
-        "a_ci": ci(a_b), "b_ci": ci(b_b), "predictions": preds, "n_boot": n_boot,
-    }  # fmt: skip
+        "a": float(a),
+        "b": float(b),
+        "r2": float(r2),
+        "means": means.tolist(),
+        "a_ci": ci(a_b),
+        "b_ci": ci(b_b),
+        "predictions": preds,
+        "n_boot": n_boot,
+    }

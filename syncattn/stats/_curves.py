@@ -34,7 +34,9 @@ def relative_improvement(steps, values, window: float = 0.2) -> dict[str, float]
     s = np.asarray(steps, dtype=float).reshape(-1)
     v = np.asarray(values, dtype=float).reshape(-1)
     if s.shape != v.shape or s.size < 2:
-        raise ValueError(f"steps and values must have one shape, >= 2 points; got {s.shape}, {v.shape}.")
+        raise ValueError(
+            f"steps and values must have one shape, >= 2 points; got {s.shape}, {v.shape}."
+        )
     if not np.all(np.diff(s) > 0):
         raise ValueError(f"steps must increase; got {s.tolist()}.")
     if not np.all(np.isfinite(v)):
@@ -44,11 +46,16 @@ def relative_improvement(steps, values, window: float = 0.2) -> dict[str, float]
     start = (1.0 - window) * s[-1]
     before = np.nonzero(s <= start * (1 + 1e-12))[0]
     if before.size == 0:
-        raise ValueError(f"no step at or before {start:g} = (1 - window) * {s[-1]:g}; got {s.tolist()}.")
+        raise ValueError(
+            f"no step at or before {start:g} = (1 - window) * {s[-1]:g}; got {s.tolist()}."
+        )
     i = int(before[-1])
     if v[i] == 0:
         raise ValueError("the value at the window's start is 0: no relative change.")
     return {
-        "from_step": float(s[i]), "to_step": float(s[-1]), "from_value": float(v[i]),
-        "to_value": float(v[-1]), "improvement": float((v[i] - v[-1]) / abs(v[i])),
-    }  # fmt: skip
+        "from_step": float(s[i]),
+        "to_step": float(s[-1]),
+        "from_value": float(v[i]),
+        "to_value": float(v[-1]),
+        "improvement": float((v[i] - v[-1]) / abs(v[i])),
+    }

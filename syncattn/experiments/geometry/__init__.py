@@ -102,9 +102,29 @@ from ._report import (
 )
 
 
-__all__ = ["Config", "EXPERIMENT", "run", "rebuild", "summary", "aggregate", "FAMILIES",
-           "REFERENCES", "family_shape", "state_size", "state_dim", "geometry_cell", "available",
-           "choose_best", "choose_top", "compare", "adjust", "fraction_closed", "verdict", "ladder_dir", "plot"]  # fmt: skip
+__all__ = [
+    "Config",
+    "EXPERIMENT",
+    "run",
+    "rebuild",
+    "summary",
+    "aggregate",
+    "FAMILIES",
+    "REFERENCES",
+    "family_shape",
+    "state_size",
+    "state_dim",
+    "geometry_cell",
+    "available",
+    "choose_best",
+    "choose_top",
+    "compare",
+    "adjust",
+    "fraction_closed",
+    "verdict",
+    "ladder_dir",
+    "plot",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -149,36 +169,61 @@ class Config(ProtocolConfig):
         if bad:
             raise ValueError(f"families: unknown {bad}; choose among {sorted(names)}.")
         if not set(self.cut) <= set(self.families):
-            raise ValueError(f"cut: {sorted(set(self.cut) - set(self.families))} not among "
-                             f"families {self.families}.")  # fmt: skip
+            raise ValueError(
+                f"cut: {sorted(set(self.cut) - set(self.families))} not among "
+                f"families {self.families}."
+            )
         if not self.targets or not set(self.targets) <= set(self.ladder_targets):
-            raise ValueError(f"targets {self.targets} must be non-empty and among "
-                             f"ladder_targets {self.ladder_targets}.")  # fmt: skip
+            raise ValueError(
+                f"targets {self.targets} must be non-empty and among "
+                f"ladder_targets {self.ladder_targets}."
+            )
         if not 0 < self.match_tol < 1:
             raise ValueError(f"match_tol must lie in (0, 1); got {self.match_tol}.")
-        if self.top_target is not None and (self.top_target != max(self.ladder_targets)
-                                            or self.top_target <= max(self.targets)):
-            raise ValueError(f"top_target {self.top_target} must be the largest of ladder_targets "
-                             f"{self.ladder_targets} and above every target {self.targets} "
-                             "(or None).")  # fmt: skip
+        if self.top_target is not None and (
+            self.top_target != max(self.ladder_targets)
+            or self.top_target <= max(self.targets)
+        ):
+            raise ValueError(
+                f"top_target {self.top_target} must be the largest of ladder_targets "
+                f"{self.ladder_targets} and above every target {self.targets} "
+                "(or None)."
+            )
         if not 1 <= self.top_seeds <= max(1, len(self.seeds)):
-            raise ValueError(f"top_seeds must lie in [1, len(seeds)]; got {self.top_seeds}.")
+            raise ValueError(
+                f"top_seeds must lie in [1, len(seeds)]; got {self.top_seeds}."
+            )
         super().__post_init__()
 
     @classmethod
     def smoke(cls) -> Config:
         """Seconds of training (a minute with compiling): the ladder's first smoke rung
         (12 k), one lr, 2 seeds, 0.1 N tokens, families 2, 5 (n = 3) and 4."""
-        return cls(targets=(12_000,), ladder_targets=(12_000,), lrs=(1e-2,), seeds=(0, 1),
-                   families=("kuramoto-lift", "sphere-n3", BEST), tokens_per_param=0.1, batch_size=4,
-                   seq_len=32, evals=5, eval_batches=2, final_batches=2, n_boot=50,
-                   extend=0, committed=None, ladder=None)  # fmt: skip
+        return cls(
+            targets=(12_000,),
+            ladder_targets=(12_000,),
+            lrs=(1e-2,),
+            seeds=(0, 1),
+            families=("kuramoto-lift", "sphere-n3", BEST),
+            tokens_per_param=0.1,
+            batch_size=4,
+            seq_len=32,
+            evals=5,
+            eval_batches=2,
+            final_batches=2,
+            n_boot=50,
+            extend=0,
+            committed=None,
+            ladder=None,
+        )
 
     @classmethod
     def default(cls) -> Config:
         """Issue 29's CPU protocol: rungs 50 k and 150 k, 3 lrs (+ extensions), 3 seeds;
         then the top family at the 200 k rung on 2 seeds."""
-        return cls(ladder_targets=(50_000, 100_000, 150_000, 200_000), top_target=200_000)
+        return cls(
+            ladder_targets=(50_000, 100_000, 150_000, 200_000), top_target=200_000
+        )
 
     @classmethod
     def full(cls) -> Config:
@@ -197,14 +242,24 @@ def _walk(config: Config, fetch, ref_fetch) -> dict:
     the first rung and run from there on (the ``cut`` families at the first rung only);
     last, at ``top_target``, the top family alone."""
     top_seeds = None if config.top_target is None else config.top_seeds
-    ref_cells, ref_results, ref_best = protocol.rung_walk(config, ref_fetch, config.ladder_targets,
-                                                          top_seeds)  # fmt: skip
-    mine = {protocol.rung_shape(t)["name"] for t in (*config.targets, config.top_target) if t}
+    ref_cells, ref_results, ref_best = protocol.rung_walk(
+        config, ref_fetch, config.ladder_targets, top_seeds
+    )
+    mine = {
+        protocol.rung_shape(t)["name"]
+        for t in (*config.targets, config.top_target)
+        if t
+    }
     keep = [i for i, c in enumerate(ref_cells) if c.name.split("-")[0] in mine]
     cells, results = [ref_cells[i] for i in keep], [ref_results[i] for i in keep]
-    unavailable = {f.name: why for f in FAMILIES if f.name in config.families
-                   and (why := available(f)) is not None}  # fmt: skip
-    fams = [f for f in FAMILIES if f.name in config.families and f.name not in unavailable]
+    unavailable = {
+        f.name: why
+        for f in FAMILIES
+        if f.name in config.families and (why := available(f)) is not None
+    }
+    fams = [
+        f for f in FAMILIES if f.name in config.families and f.name not in unavailable
+    ]
     best, prior, choice = {}, {}, None
     for i, target in enumerate(sorted(config.targets)):
         best[target] = dict(ref_best[target])
@@ -213,20 +268,36 @@ def _walk(config: Config, fetch, ref_fetch) -> dict:
             if not todo:
                 break
             centre = best[target].get("kuramoto")
-            lrs = {f.name: protocol.centred_lrs(config.lrs, prior.get(f.name, centre)) for f in todo}
+            lrs = {
+                f.name: protocol.centred_lrs(config.lrs, prior.get(f.name, centre))
+                for f in todo
+            }
             sw, got, _, b = protocol.sweep(
-                config, todo, lambda f, lr, t=target: geometry_cell(config, t, f, lr, config.seeds[0]),
-                fetch, lrs=lrs)  # fmt: skip
-            more = protocol.at_best(todo, b, config.seeds[1:],
-                                    lambda f, lr, s, t=target: geometry_cell(config, t, f, lr, s))
+                config,
+                todo,
+                lambda f, lr, t=target: geometry_cell(
+                    config, t, f, lr, config.seeds[0]
+                ),
+                fetch,
+                lrs=lrs,
+            )
+            more = protocol.at_best(
+                todo,
+                b,
+                config.seeds[1:],
+                lambda f, lr, s, t=target: geometry_cell(config, t, f, lr, s),
+            )
             cells += sw + more
             results += got + (fetch(more) if more else [])
             best[target] |= b
             todo = []
             if i == 0 and rnd == 0 and BEST in config.families:
                 names = ["kuramoto", "softmax", *(f.name for f in fams)]
-                choice = choose_best(_rows(config, cells, results, names),
-                                     protocol.rung_shape(target)["name"], best[target])
+                choice = choose_best(
+                    _rows(config, cells, results, names),
+                    protocol.rung_shape(target)["name"],
+                    best[target],
+                )
                 bf = _best_family(choice)
                 if bf is not None and (why := available(bf)) is None:
                     fams.append(bf)
@@ -236,22 +307,51 @@ def _walk(config: Config, fetch, ref_fetch) -> dict:
         prior = {f: lr for f, lr in best[target].items() if lr is not None}
     top = None
     if config.top_target is not None:
-        t, last = config.top_target, protocol.rung_shape(max(config.targets))["name"]
-        rows = _rows(config, cells, results, [KURAMOTO.name, SOFTMAX.name, *(f.name for f in fams)])
-        top = choose_top(rows, last, best[max(config.targets)], [f.name for f in fams])
-        best[t] = dict(ref_best[t])
-        tf = [f for f in fams if f.name == top["family"]]
-        if tf:
-            sw, got, _, b = protocol.sweep(
-                config, tf, lambda f, lr: geometry_cell(config, t, f, lr, config.seeds[0]), fetch,
-                lrs={tf[0].name: protocol.centred_lrs(config.lrs, prior.get(tf[0].name))})  # fmt: skip
-            more = protocol.at_best(tf, b, config.seeds[1:config.top_seeds],
-                                    lambda f, lr, s: geometry_cell(config, t, f, lr, s))
-            cells += sw + more
-            results += got + (fetch(more) if more else [])
-            best[t] |= b
-    return {"cells": cells, "results": results, "best": best, "choice": choice, "top": top,
-            "families": [KURAMOTO, SOFTMAX, *fams], "unavailable": unavailable}  # fmt: skip
+        top = _top_rung(config, fetch, ref_best, cells, results, best, prior, fams)
+    return {
+        "cells": cells,
+        "results": results,
+        "best": best,
+        "choice": choice,
+        "top": top,
+        "families": [KURAMOTO, SOFTMAX, *fams],
+        "unavailable": unavailable,
+    }
+
+
+def _top_rung(config: Config, fetch, ref_best, cells, results, best, prior, fams):
+    """The walk's last step, at ``top_target``: the top family of the last rung
+    ([`choose_top`][syncattn.experiments.geometry.choose_top]) swept around its prior lr
+    and run on ``top_seeds`` seeds; `cells`, `results` and `best` grow in place; returns
+    the choice."""
+    t, last = config.top_target, protocol.rung_shape(max(config.targets))["name"]
+    rows = _rows(
+        config,
+        cells,
+        results,
+        [KURAMOTO.name, SOFTMAX.name, *(f.name for f in fams)],
+    )
+    top = choose_top(rows, last, best[max(config.targets)], [f.name for f in fams])
+    best[t] = dict(ref_best[t])
+    tf = [f for f in fams if f.name == top["family"]]
+    if tf:
+        sw, got, _, b = protocol.sweep(
+            config,
+            tf,
+            lambda f, lr: geometry_cell(config, t, f, lr, config.seeds[0]),
+            fetch,
+            lrs={tf[0].name: protocol.centred_lrs(config.lrs, prior.get(tf[0].name))},
+        )
+        more = protocol.at_best(
+            tf,
+            b,
+            config.seeds[1 : config.top_seeds],
+            lambda f, lr, s: geometry_cell(config, t, f, lr, s),
+        )
+        cells.extend(sw + more)
+        results.extend(got + (fetch(more) if more else []))
+        best[t] |= b
+    return top
 
 
 # --------------------------------------------------------------------------- run, rebuild
@@ -265,19 +365,34 @@ def _experiment_walk(config: Config, ctx: Context) -> dict:
     src = ladder_dir(config)
 
     def ref_fetch(cells):
-        protocol.adopt(cells, src, ctx.runs)  # the ladder's committed cells, copied in as finished
+        # the ladder's committed cells, copied in as finished
+        protocol.adopt(cells, src, ctx.runs)
         return ctx.fetch(cells)
 
     return _walk(config, ctx.fetch, ref_fetch)
 
 
-EXPERIMENT = Experiment(NAME, Config, _experiment_walk, tables, plots, scored_cell,
-                        (*REFERENCES, *FAMILIES), summary)
+EXPERIMENT = Experiment(
+    NAME,
+    Config,
+    _experiment_walk,
+    tables,
+    plots,
+    scored_cell,
+    (*REFERENCES, *FAMILIES),
+    summary,
+)
 """The geometry experiment as an [`Experiment`][syncattn.experiments._protocol.Experiment]."""
 
 
-def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
-        size: str | None = None) -> dict[str, Path]:
+def run(
+    config: Config,
+    out,
+    *,
+    grid: Grid | None = None,
+    progress: bool = True,
+    size: str | None = None,
+) -> dict[str, Path]:
     """Train the experiment (resuming; the reference cells adopted from the ladder's
     committed folder, any cell from this experiment's), write config.json, results.json,
     cells.csv, gaps.csv and geometry.png; return the files written."""

@@ -21,22 +21,41 @@ REFERENCES = (KURAMOTO, SOFTMAX)
 _LIFT = ("ffn", "lift")
 FAMILIES = (
     Family("kuramoto-lift", "kuramoto", "Kuramoto, lift FFN", model=(_LIFT,)),
-    Family("kuramoto-vonmises", "kuramoto", "Kuramoto, von Mises readout",
-           model=(("sync.readout", "vonmises"),)),
-    Family("kuramoto-liftlinear", "kuramoto", "Kuramoto, linear lift readout",
-           model=(("sync.readout", "lift_linear"),)),
+    Family(
+        "kuramoto-vonmises",
+        "kuramoto",
+        "Kuramoto, von Mises readout",
+        model=(("sync.readout", "vonmises"),),
+    ),
+    Family(
+        "kuramoto-liftlinear",
+        "kuramoto",
+        "Kuramoto, linear lift readout",
+        model=(("sync.readout", "lift_linear"),),
+    ),
     Family("sphere-n3", "sphere", "S^2", model=(_LIFT, ("sync.sphere_dim", 3))),
     Family("sphere-n4", "sphere", "S^3", model=(_LIFT, ("sync.sphere_dim", 4))),
     Family("sphere-n8", "sphere", "S^7", model=(_LIFT, ("sync.sphere_dim", 8))),
     Family("so3", "group", "SO(3)", model=(_LIFT, ("sync.group", "so3"))),
     Family("u2", "group", "U(2)", model=(_LIFT, ("sync.group", "u2"))),
-)  # fmt: skip
+)
 """Families 2, 3, 5 and 6 (family 4, ``kuramoto-best``, is built at run time by
 [`choose_best`][syncattn.experiments.geometry.choose_best])."""
 BEST = "kuramoto-best"
 READOUTS = ("kuramoto-vonmises", "kuramoto-liftlinear")
-NUMBER = {"softmax": 0, "kuramoto": 1, "kuramoto-lift": 2, "kuramoto-vonmises": 3, "kuramoto-liftlinear": 3,
-          BEST: 4, "sphere-n3": 5, "sphere-n4": 5, "sphere-n8": 5, "so3": 6, "u2": 6}  # fmt: skip
+NUMBER = {
+    "softmax": 0,
+    "kuramoto": 1,
+    "kuramoto-lift": 2,
+    "kuramoto-vonmises": 3,
+    "kuramoto-liftlinear": 3,
+    BEST: 4,
+    "sphere-n3": 5,
+    "sphere-n4": 5,
+    "sphere-n8": 5,
+    "so3": 6,
+    "u2": 6,
+}
 """Each family's number in issue 29, section 1 (0: the softmax baseline)."""
 
 
@@ -76,7 +95,8 @@ def available(family: Family) -> str | None:
     """Why `family` cannot be built by this library (``None``: it can): its model
     config is ``models.get_config("1m", attention=..., **dict(family.model))``, and the
     ``sync.*`` keys need ``models.SyncConfig``."""
-    if any(k.startswith("sync.") for k, _ in family.model) and not hasattr(models, "SyncConfig"):
+    sync = any(k.startswith("sync.") for k, _ in family.model)
+    if sync and not hasattr(models, "SyncConfig"):
         return "needs models.SyncConfig (the sync.* fields; issue 'non-abelian Kuramoto attention')"
     try:
         models.get_config("1m", attention=family.attention, **dict(family.model))
@@ -86,20 +106,35 @@ def available(family: Family) -> str | None:
 
 
 @functools.lru_cache(maxsize=1024)
-def _params(family: Family, d: int, L: int, heads: int, ff: int, vocab: int) -> int | None:
+def _params(
+    family: Family, d: int, L: int, heads: int, ff: int, vocab: int
+) -> int | None:
     try:
-        return models.config_params(models.get_config(
-            "1m", attention=family.attention, d_model=d, n_layers=L, n_heads=heads, d_ff=ff,
-            vocab_size=vocab, **dict(family.model)))  # fmt: skip
+        return models.config_params(
+            models.get_config(
+                "1m",
+                attention=family.attention,
+                d_model=d,
+                n_layers=L,
+                n_heads=heads,
+                d_ff=ff,
+                vocab_size=vocab,
+                **dict(family.model),
+            )
+        )
     except (ValueError, TypeError):
         return None
 
 
-def _matched(family: Family, d: int, L: int, heads: int, n: int, vocab: int,
-             step: int = 8) -> tuple[int, int] | None:  # fmt: skip
+def _matched(
+    family: Family, d: int, L: int, heads: int, n: int, vocab: int, step: int = 8
+) -> tuple[int, int] | None:
     """The ladder's rule (``_matched_ff``) at explicit heads and granularity: the multiple
     of `step` of $d_{ff}$ whose count is nearest `n` (the count is linear in $d_{ff}$)."""
-    base, nxt = _params(family, d, L, heads, step, vocab), _params(family, d, L, heads, 2 * step, vocab)
+    base, nxt = (
+        _params(family, d, L, heads, step, vocab),
+        _params(family, d, L, heads, 2 * step, vocab),
+    )
     if base is None or nxt is None:
         return None
     per = nxt - base
@@ -113,13 +148,19 @@ def state_size(family: Family, d_model: int) -> int:
     config at width `d_model` ($k$ times one state's real coordinates, from its
     geometry; $d$ for softmax)."""
     config = models.get_config(
-        "1m", attention=family.attention, d_model=d_model, n_heads=1, **dict(family.model)
+        "1m",
+        attention=family.attention,
+        d_model=d_model,
+        n_heads=1,
+        **dict(family.model),
     )
     return models.state_size(config)
 
 
 @functools.lru_cache(maxsize=256)
-def family_shape(target: int, family: Family, tol: float = 0.02, vocab: int = 256) -> dict:
+def family_shape(
+    target: int, family: Family, tol: float = 0.02, vocab: int = 256
+) -> dict:
     r"""A family's shape at the ladder's rung `target`, matched to the rung's softmax count
     $N_s$ (module docstring): at the rung's width $d$ the multiple of 8 of $d_{ff}$
     nearest $N_s$, else (outside `tol`) the integer $d_{ff} \ge 8$ nearest it; failing
@@ -137,7 +178,11 @@ def family_shape(target: int, family: Family, tol: float = 0.02, vocab: int = 25
     shape = protocol.rung_shape(target, vocab)
     L, h, n_s = shape["n_layers"], shape["n_heads"], shape["params"][SOFTMAX.name]
     if family in REFERENCES:
-        d, ff, got = shape["d_model"], shape["d_ff"][family.name], shape["params"][family.name]
+        d, ff, got = (
+            shape["d_model"],
+            shape["d_ff"][family.name],
+            shape["params"][family.name],
+        )
     else:
         best, found = None, False
         for d in range(shape["d_model"], 0, -h):
@@ -153,15 +198,27 @@ def family_shape(target: int, family: Family, tol: float = 0.02, vocab: int = 25
             if found:
                 break
         if best is None:
-            raise ValueError(f"family {family.name!r} builds at no width of rung {shape['name']}.")
+            raise ValueError(
+                f"family {family.name!r} builds at no width of rung {shape['name']}."
+            )
         d, ff, got = -best[1], best[2], best[3]
-    return {"d_model": d, "n_layers": L, "n_heads": h, "d_ff": ff, "params": got,
-            "reference": n_s, "mismatch": got / n_s - 1, "within": abs(got / n_s - 1) <= tol,
-            "rematched_width": d != shape["d_model"],
-            "state_size": state_size(family, d)}  # fmt: skip
+    return {
+        "d_model": d,
+        "n_layers": L,
+        "n_heads": h,
+        "d_ff": ff,
+        "params": got,
+        "reference": n_s,
+        "mismatch": got / n_s - 1,
+        "within": abs(got / n_s - 1) <= tol,
+        "rematched_width": d != shape["d_model"],
+        "state_size": state_size(family, d),
+    }
 
 
-def geometry_cell(config, target: int, family: Family, lr: float, seed: int) -> TrainCell:
+def geometry_cell(
+    config, target: int, family: Family, lr: float, seed: int
+) -> TrainCell:
     """The cell ``RUNG-FAMILY-lrLR-seedS``: the references' is the ladder's own
     ([`rung_cell`][syncattn.experiments._protocol.rung_cell], same name and settings); any
     other family's has its matched shape
@@ -173,16 +230,28 @@ def geometry_cell(config, target: int, family: Family, lr: float, seed: int) -> 
     fs = family_shape(target, family, config.match_tol)
     b = protocol.rung_budget(config, shape["params"][KURAMOTO.name])
     data, path, opts = protocol.corpus_choice(config)
-    settings = {"model.d_model": fs["d_model"], "model.n_layers": fs["n_layers"],
-                "model.n_heads": fs["n_heads"], "model.d_ff": fs["d_ff"],
-                "train.seq_len": config.seq_len}  # fmt: skip
+    settings = {
+        "model.d_model": fs["d_model"],
+        "model.n_layers": fs["n_layers"],
+        "model.n_heads": fs["n_heads"],
+        "model.d_ff": fs["d_ff"],
+        "train.seq_len": config.seq_len,
+    }
     return TrainCell(
-        name=f"{shape['name']}-{family.name}-lr{lr:g}-seed{seed}", model=family.attention,
-        config="1m", seed=seed, data=data, data_path=path, steps=b["steps"],
-        overrides=layered_overrides(opts, settings | protocol.schedule(config, b, lr)
-                                    | family.overrides(), config.train),
+        name=f"{shape['name']}-{family.name}-lr{lr:g}-seed{seed}",
+        model=family.attention,
+        config="1m",
+        seed=seed,
+        data=data,
+        data_path=path,
+        steps=b["steps"],
+        overrides=layered_overrides(
+            opts,
+            settings | protocol.schedule(config, b, lr) | family.overrides(),
+            config.train,
+        ),
         eval_batches=config.final_batches,
-    )  # fmt: skip
+    )
 
 
 def _family(name: str) -> Family:
@@ -193,8 +262,14 @@ def _family(name: str) -> Family:
 
 
 def _mean_val(rows, rung: str, name: str, lr) -> float | None:
-    v = [w["val_bpc"] for w in rows if w["rung"] == rung and w["model"] == name
-         and w["lr"] == lr and math.isfinite(w["val_bpc"])]  # fmt: skip
+    v = [
+        w["val_bpc"]
+        for w in rows
+        if w["rung"] == rung
+        and w["model"] == name
+        and w["lr"] == lr
+        and math.isfinite(w["val_bpc"])
+    ]
     return sum(v) / len(v) if v else None
 
 
@@ -210,17 +285,30 @@ def choose_best(rows, rung: str, best: dict) -> dict:
     Returns:
         ``{"components", "same_as", "family": model items or None, "val": {name: mean}}``.
     """
-    val = {f: _mean_val(rows, rung, f, best.get(f)) for f in ("kuramoto", "kuramoto-lift", *READOUTS)}
+    val = {
+        f: _mean_val(rows, rung, f, best.get(f))
+        for f in ("kuramoto", "kuramoto-lift", *READOUTS)
+    }
     k = val["kuramoto"]
-    beats = {f: v for f, v in val.items() if f != "kuramoto" and v is not None and k is not None and v < k}
+    beats = {
+        f: v
+        for f, v in val.items()
+        if f != "kuramoto" and v is not None and k is not None and v < k
+    }
     lift = "kuramoto-lift" in beats
-    readout = min((f for f in READOUTS if f in beats), key=lambda f: beats[f], default=None)
+    readout = min(
+        (f for f in READOUTS if f in beats), key=lambda f: beats[f], default=None
+    )
     comps = (["kuramoto-lift"] if lift else []) + ([readout] if readout else [])
     fam = None
     if len(comps) == 2:
         fam = (_LIFT, *_family(readout).model)
-    return {"components": comps, "same_as": None if fam else (comps[0] if comps else "kuramoto"),
-            "family": fam, "val": val}  # fmt: skip
+    return {
+        "components": comps,
+        "same_as": None if fam else (comps[0] if comps else "kuramoto"),
+        "family": fam,
+        "val": val,
+    }
 
 
 def choose_top(rows, rung: str, best: dict, names) -> dict:
@@ -239,7 +327,12 @@ def choose_top(rows, rung: str, best: dict, names) -> dict:
 def _best_family(choice: dict | None) -> Family | None:
     if not choice or choice["family"] is None:
         return None
-    return Family(BEST, "kuramoto", "Kuramoto, best of 2 and 3", model=tuple(map(tuple, choice["family"])))
+    return Family(
+        BEST,
+        "kuramoto",
+        "Kuramoto, best of 2 and 3",
+        model=tuple(map(tuple, choice["family"])),
+    )
 
 
 def ladder_dir(config) -> Path | None:
@@ -251,5 +344,6 @@ def ladder_dir(config) -> Path | None:
         return Path(config.ladder)
     if config.data_path is not None:
         return None
-    d = Path(__file__).resolve().parents[3] / "results" / "experiments" / "ladder" / "ladder-default"
+    root = Path(__file__).resolve().parents[3]
+    d = root / "results" / "experiments" / "ladder" / "ladder-default"
     return d if d.is_dir() else None

@@ -18,16 +18,29 @@ def _rows(config, cells, results, names) -> list[dict]:
         rest = c.name.split("-", 1)[1] + "-"
         return max((n for n in names if rest.startswith(f"{n}-lr")), key=len)
 
-    return [protocol.cell_row(config, c, r, {"rung": c.name.split("-")[0], "model": fam(c)},
-                              {"val_bpc": ("val", "bpc"), "test_bpc": ("test", "bpc")}, "bpc")
-            for c, r in zip(cells, results, strict=True)]  # fmt: skip
+    return [
+        protocol.cell_row(
+            config,
+            c,
+            r,
+            {"rung": c.name.split("-")[0], "model": fam(c)},
+            {"val_bpc": ("val", "bpc"), "test_bpc": ("test", "bpc")},
+            "bpc",
+        )
+        for c, r in zip(cells, results, strict=True)
+    ]
 
 
 # --------------------------------------------------------------------------- the report
 
 
-def fraction_closed(k: dict[int, float], f: dict[int, float], s: dict[int, float], seeds,
-                    confidence: float) -> dict:  # fmt: skip
+def fraction_closed(
+    k: dict[int, float],
+    f: dict[int, float],
+    s: dict[int, float],
+    seeds,
+    confidence: float,
+) -> dict:
     r"""The fraction of the Kuramoto gap family F closes, over the seeds $S$ all three of
     `k`, `f`, `s` (seed -> test BPC) hold: $f = (\bar g_K - \bar g_F)/\bar g_K$ with
     $\bar g_X = \operatorname{mean}_S(X_s - s_s)$; its interval is the paired t interval
@@ -35,8 +48,11 @@ def fraction_closed(k: dict[int, float], f: dict[int, float], s: dict[int, float
     when $\bar g_K \le 0$: no gap to close)."""
     from ... import stats
 
-    common = [x for x in seeds if x in k and x in f and x in s
-              and all(math.isfinite(v[x]) for v in (k, f, s))]  # fmt: skip
+    common = [
+        x
+        for x in seeds
+        if x in k and x in f and x in s and all(math.isfinite(v[x]) for v in (k, f, s))
+    ]
     if not common:
         return {"fraction": None, "ci": None, "n": 0, "kuramoto_gap": None}
     gk = sum(k[x] - s[x] for x in common) / len(common)
@@ -44,8 +60,12 @@ def fraction_closed(k: dict[int, float], f: dict[int, float], s: dict[int, float
     if not gk > 0:
         return {"fraction": None, "ci": None, "n": len(common), "kuramoto_gap": gk}
     ci = stats.t_interval([k[x] - f[x] for x in common], confidence)
-    return {"fraction": (gk - gf) / gk, "ci": None if ci is None else [ci[0] / gk, ci[1] / gk],
-            "n": len(common), "kuramoto_gap": gk}  # fmt: skip
+    return {
+        "fraction": (gk - gf) / gk,
+        "ci": None if ci is None else [ci[0] / gk, ci[1] / gk],
+        "n": len(common),
+        "kuramoto_gap": gk,
+    }
 
 
 def compare(config, test: dict[str, dict[int, float]], name: str, seeds) -> dict:
@@ -137,7 +157,9 @@ def verdict(
         if name == "kuramoto":
             parts.append(head + " (the gap the others are measured against)")
         elif not kg.get("ci") or kg["ci"][0] <= 0:
-            parts.append(head + ", inconclusive: the Kuramoto gap itself is not resolved here")
+            parts.append(
+                head + ", inconclusive: the Kuramoto gap itself is not resolved here"
+            )
         elif lo <= 0 and hi < 0:
             parts.append(head + ", beats softmax" + _significance(g, m.get("gap")))
         elif lo <= 0:
@@ -156,7 +178,9 @@ def verdict(
             what = f"widens the Kuramoto gap by {v['mean']:+.3f}"
             parts.append(f"{head}, {what}" + _significance(v, m.get("vs_kuramoto")))
         else:
-            parts.append(head + f", no detectable change from Kuramoto ({v['mean']:+.3f})")
+            parts.append(
+                head + f", no detectable change from Kuramoto ({v['mean']:+.3f})"
+            )
     return "; ".join(parts) or "not measured"
 
 
@@ -176,45 +200,83 @@ def aggregate(config, walk: dict) -> dict:
         if target not in config.targets:
             here = [f for f in fams if f.name in ("kuramoto", "softmax", top["family"])]
         else:
-            here = [f for f in fams if target == min(config.targets) or f.name not in config.cut]
+            here = [
+                f
+                for f in fams
+                if target == min(config.targets) or f.name not in config.cut
+            ]
             for n in {f.name for f in fams} - {f.name for f in here}:
                 cut[n].append(rname)
         mine = [w for w in rows if w["rung"] == rname]
         best = walk["best"][target]
         seeds = config.seeds
-        test = {n: {w["seed"]: w["test_bpc"] for w in mine if w["model"] == n and w["lr"] == best.get(n)}
-                for n in names}  # fmt: skip
-        entry = {"target": target, "name": rname, "best_lr": {n: best.get(n) for n in names},
-                 **protocol.rung_budget(config, protocol.rung_shape(target)["params"]["kuramoto"]),
-                 "families": {}}  # fmt: skip
+        test = {
+            n: {
+                w["seed"]: w["test_bpc"]
+                for w in mine
+                if w["model"] == n and w["lr"] == best.get(n)
+            }
+            for n in names
+        }
+        entry = {
+            "target": target,
+            "name": rname,
+            "best_lr": {n: best.get(n) for n in names},
+            **protocol.rung_budget(
+                config, protocol.rung_shape(target)["params"]["kuramoto"]
+            ),
+            "families": {},
+        }
         for f in here:
-            sweep = protocol.lr_sweep(mine, "val_bpc", lambda w, n=f.name: w["model"] == n
-                                      and w["seed"] == config.seeds[0])  # fmt: skip
+            sweep = protocol.lr_sweep(
+                mine,
+                "val_bpc",
+                lambda w, n=f.name: w["model"] == n and w["seed"] == config.seeds[0],
+            )
             vals = [test[f.name][s] for s in seeds if s in test[f.name]]
             c = compare(config, test, f.name, seeds)
             entry["families"][f.name] = {
-                "number": NUMBER[f.name], "dim": DIM[f.name], "attention": f.attention,
+                "number": NUMBER[f.name],
+                "dim": DIM[f.name],
+                "attention": f.attention,
                 "model": [list(kv) for kv in f.model],
-                "shape": family_shape(target, f, config.match_tol), "sweep": sweep,
+                "shape": family_shape(target, f, config.match_tol),
+                "sweep": sweep,
                 "lr_at_edge": protocol.at_edge(best.get(f.name), sweep),
-                "test": describe_values(vals), **c,
+                "test": describe_values(vals),
+                **c,
                 "compute": protocol.compute([w for w in mine if w["model"] == f.name]),
-            }  # fmt: skip
+            }
             if f.name != "softmax":
                 per_family[f.name].append((rname, c))
         rungs.append(entry)
     m = adjust(rungs)
     choice = walk["choice"]
-    verdicts = {n: verdict(n, per_family[n], m) + "".join(f"; {r}: not run (cut)" for r in cut[n])
-                for n in names if n != "softmax"}  # fmt: skip
+    verdicts = {
+        n: verdict(n, per_family[n], m)
+        + "".join(f"; {r}: not run (cut)" for r in cut[n])
+        for n in names
+        if n != "softmax"
+    }
     for n, why in walk["unavailable"].items():
         verdicts[n] = f"not run: {why}"
     if BEST in config.families and choice is not None and choice["same_as"] is not None:
-        verdicts[BEST] = (f"not trained: the rule keeps {' + '.join(choice['components']) or 'nothing'}"
-                          f", so family 4 is {choice['same_as']} (see its verdict)")  # fmt: skip
-    return {"rungs": rungs, "choice": choice, "top": top, "verdicts": verdicts, "multiplicity": m,
-            "unavailable": walk["unavailable"], "rows": rows, **protocol.record(rows),
-            "compute": protocol.compute(rows), "corpus": protocol.corpus(walk["results"])}  # fmt: skip
+        verdicts[BEST] = (
+            f"not trained: the rule keeps {' + '.join(choice['components']) or 'nothing'}"
+            f", so family 4 is {choice['same_as']} (see its verdict)"
+        )
+    return {
+        "rungs": rungs,
+        "choice": choice,
+        "top": top,
+        "verdicts": verdicts,
+        "multiplicity": m,
+        "unavailable": walk["unavailable"],
+        "rows": rows,
+        **protocol.record(rows),
+        "compute": protocol.compute(rows),
+        "corpus": protocol.corpus(walk["results"]),
+    }
 
 
 def _or(v):
@@ -225,37 +287,54 @@ def tables(config, walk: dict, ctx) -> tuple[dict, dict[str, Path]]:
     """``results.json``, ``cells.csv`` and ``gaps.csv`` of the walk."""
     out, rebuilt_from = ctx.out, ctx.rebuilt_from
     agg = aggregate(config, walk)
-    payload = {"experiment": NAME, **agg, "rebuilt_from": rebuilt_from,
-               "ladder": None if ladder_dir(config) is None else str(ladder_dir(config))}  # fmt: skip
+    payload = {
+        "experiment": NAME,
+        **agg,
+        "rebuilt_from": rebuilt_from,
+        "ladder": None if ladder_dir(config) is None else str(ladder_dir(config)),
+    }
     out = Path(out)
     files = {"results": write_json(out / "results.json", payload)}
     rows = agg["rows"]
-    files["csv"] = write_csv(out / "cells.csv", {
-        k: [("" if w[k] is None else w[k]) for w in rows] for k in rows[0]})  # fmt: skip
+    files["csv"] = write_csv(
+        out / "cells.csv",
+        {k: [("" if w[k] is None else w[k]) for w in rows] for k in rows[0]},
+    )
     rr = [(e, n, g) for e in agg["rungs"] for n, g in e["families"].items()]
-    files["gaps"] = write_csv(out / "gaps.csv", {
-        "rung": [e["name"] for e, _, _ in rr], "family": [n for _, n, _ in rr],
-        "number": [g["number"] for *_, g in rr], "dim": [g["dim"] for *_, g in rr],
-        "params": [g["shape"]["params"] for *_, g in rr],
-        "mismatch": [g["shape"]["mismatch"] for *_, g in rr],
-        "d_model": [g["shape"]["d_model"] for *_, g in rr],
-        "d_ff": [g["shape"]["d_ff"] for *_, g in rr],
-        "state_size": [g["shape"]["state_size"] for *_, g in rr],
-        "best_lr": [_or(e["best_lr"][n]) for e, n, _ in rr],
-        "n_seeds": [g["test"]["n"] for *_, g in rr],
-        "test_bpc_mean": [_or(g["test"]["mean"]) for *_, g in rr],
-        "gap_mean": [_or(g["gap"]["mean"]) for *_, g in rr],
-        "gap_lo": [_or(g["gap"]["ci"] and g["gap"]["ci"][0]) for *_, g in rr],
-        "gap_hi": [_or(g["gap"]["ci"] and g["gap"]["ci"][1]) for *_, g in rr],
-        "gap_p": [_or(g["gap"]["p"]) for *_, g in rr],
-        "gap_p_holm": [_or(g["gap"].get("p_holm")) for *_, g in rr],
-        "vs_kuramoto_mean": [_or(g["vs_kuramoto"]["mean"]) for *_, g in rr],
-        "vs_kuramoto_lo": [_or(g["vs_kuramoto"]["ci"] and g["vs_kuramoto"]["ci"][0]) for *_, g in rr],
-        "vs_kuramoto_hi": [_or(g["vs_kuramoto"]["ci"] and g["vs_kuramoto"]["ci"][1]) for *_, g in rr],
-        "vs_kuramoto_p": [_or(g["vs_kuramoto"]["p"]) for *_, g in rr],
-        "vs_kuramoto_p_holm": [_or(g["vs_kuramoto"].get("p_holm")) for *_, g in rr],
-        "fraction_closed": [_or(g["closed"]["fraction"]) for *_, g in rr],
-    })  # fmt: skip
+    files["gaps"] = write_csv(
+        out / "gaps.csv",
+        {
+            "rung": [e["name"] for e, _, _ in rr],
+            "family": [n for _, n, _ in rr],
+            "number": [g["number"] for *_, g in rr],
+            "dim": [g["dim"] for *_, g in rr],
+            "params": [g["shape"]["params"] for *_, g in rr],
+            "mismatch": [g["shape"]["mismatch"] for *_, g in rr],
+            "d_model": [g["shape"]["d_model"] for *_, g in rr],
+            "d_ff": [g["shape"]["d_ff"] for *_, g in rr],
+            "state_size": [g["shape"]["state_size"] for *_, g in rr],
+            "best_lr": [_or(e["best_lr"][n]) for e, n, _ in rr],
+            "n_seeds": [g["test"]["n"] for *_, g in rr],
+            "test_bpc_mean": [_or(g["test"]["mean"]) for *_, g in rr],
+            "gap_mean": [_or(g["gap"]["mean"]) for *_, g in rr],
+            "gap_lo": [_or(g["gap"]["ci"] and g["gap"]["ci"][0]) for *_, g in rr],
+            "gap_hi": [_or(g["gap"]["ci"] and g["gap"]["ci"][1]) for *_, g in rr],
+            "gap_p": [_or(g["gap"]["p"]) for *_, g in rr],
+            "gap_p_holm": [_or(g["gap"].get("p_holm")) for *_, g in rr],
+            "vs_kuramoto_mean": [_or(g["vs_kuramoto"]["mean"]) for *_, g in rr],
+            "vs_kuramoto_lo": [
+                _or(g["vs_kuramoto"]["ci"] and g["vs_kuramoto"]["ci"][0])
+                for *_, g in rr
+            ],
+            "vs_kuramoto_hi": [
+                _or(g["vs_kuramoto"]["ci"] and g["vs_kuramoto"]["ci"][1])
+                for *_, g in rr
+            ],
+            "vs_kuramoto_p": [_or(g["vs_kuramoto"]["p"]) for *_, g in rr],
+            "vs_kuramoto_p_holm": [_or(g["vs_kuramoto"].get("p_holm")) for *_, g in rr],
+            "fraction_closed": [_or(g["closed"]["fraction"]) for *_, g in rr],
+        },
+    )
     files["md"] = out / "gaps.md"
     files["md"].write_text(markdown(agg))
     return payload, files
@@ -277,7 +356,11 @@ def plot(agg: dict, path):
 
     fig, (ax,) = new_figure(1, 1, width=7.5)
     markers = "osD^v"
-    names = [n for n in agg["rungs"][0]["families"] if n != "softmax"] if agg["rungs"] else []
+    names = (
+        [n for n in agg["rungs"][0]["families"] if n != "softmax"]
+        if agg["rungs"]
+        else []
+    )
     torus = [n for n in names if DIM[n] == 2]
     colours = {}
     for j, e in enumerate(agg["rungs"]):
@@ -289,10 +372,18 @@ def plot(agg: dict, path):
             g = e["families"].get(n, {}).get("gap", {})
             if g.get("mean") is None:
                 continue
-            x = DIM[n] + shift + (0.15 * (torus.index(n) - (len(torus) - 1) / 2) if n in torus else 0.0)
+            off = 0.15 * (torus.index(n) - (len(torus) - 1) / 2) if n in torus else 0.0
+            x = DIM[n] + shift + off
             ci = g.get("ci") or (g["mean"], g["mean"])
-            ax.errorbar([x], [g["mean"]], yerr=[[g["mean"] - ci[0]], [ci[1] - g["mean"]]],
-                        fmt=markers[j % len(markers)], color=f"C{i}", capsize=3, ms=5)  # fmt: skip
+            ax.errorbar(
+                [x],
+                [g["mean"]],
+                yerr=[[g["mean"] - ci[0]], [ci[1] - g["mean"]]],
+                fmt=markers[j % len(markers)],
+                color=f"C{i}",
+                capsize=3,
+                ms=5,
+            )
             colours[n] = f"C{i}"
     ax.axhline(0, color="k", lw=0.8)
     if names:
@@ -301,11 +392,19 @@ def plot(agg: dict, path):
     ax.set_ylabel("test BPC gap to softmax (paired, t interval)")
     corpus = (agg.get("corpus") or {}).get("name", "?")
     ax.set_title(f"geometry on {corpus}: dashed = Kuramoto's gap per rung", fontsize=9)
-    handles = [Line2D([], [], color=c, marker="o", ls="", label=n) for n, c in colours.items()]
-    handles += [Line2D([], [], color="k", marker=markers[j % len(markers)], ls="", label=e["name"])
-                for j, e in enumerate(agg["rungs"])]  # fmt: skip
+    handles = [
+        Line2D([], [], color=c, marker="o", ls="", label=n) for n, c in colours.items()
+    ]
+    handles += [
+        Line2D(
+            [], [], color="k", marker=markers[j % len(markers)], ls="", label=e["name"]
+        )
+        for j, e in enumerate(agg["rungs"])
+    ]
     if handles:
-        ax.legend(handles=handles, fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
+        ax.legend(
+            handles=handles, fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5)
+        )
     return save_figure(fig, path)
 
 
@@ -319,27 +418,44 @@ def summary(results: dict) -> str:
         for n, g in e["families"].items():
             s = g["shape"]
             ci = g["gap"].get("ci")
-            gap = "" if n == "softmax" else f", gap {fmt_mean_std(g['gap'], 3)}" + (
-                f" [{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else "")  # fmt: skip
+            gap = ""
+            if n != "softmax":
+                gap = f", gap {fmt_mean_std(g['gap'], 3)}"
+                gap += f" [{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else ""
             if n != "softmax" and g["gap"].get("p") is not None:
                 gap += f" ({p_text(g['gap'])})"
             fr = g["closed"]["fraction"]
-            closed = "" if fr is None or n in ("softmax", "kuramoto") else f", closes {100 * fr:.0f} %"
-            if n not in ("softmax", "kuramoto") and g["vs_kuramoto"].get("p") is not None:
+            closed = (
+                ""
+                if fr is None or n in ("softmax", "kuramoto")
+                else f", closes {100 * fr:.0f} %"
+            )
+            if (
+                n not in ("softmax", "kuramoto")
+                and g["vs_kuramoto"].get("p") is not None
+            ):
                 closed += f", F - K {g['vs_kuramoto']['mean']:+.3f} ({p_text(g['vs_kuramoto'])})"
-            lines.append(f"    {n:<20} N={s['params']:,} ({100 * s['mismatch']:+.1f} %), state "
-                         f"{s['state_size']}/token, lr {e['best_lr'][n]}, test "
-                         f"{fmt_mean_std(g['test'])} (n={g['test']['n']}){gap}{closed}")  # fmt: skip
+            lines.append(
+                f"    {n:<20} N={s['params']:,} ({100 * s['mismatch']:+.1f} %), state "
+                f"{s['state_size']}/token, lr {e['best_lr'][n]}, test "
+                f"{fmt_mean_std(g['test'])} (n={g['test']['n']}){gap}{closed}"
+            )
     if results.get("choice"):
         c = results["choice"]
-        lines.append(f"  family 4 keeps {' + '.join(c['components']) or 'nothing'}"
-                     + (f" (= {c['same_as']})" if c["same_as"] else ""))  # fmt: skip
+        lines.append(
+            f"  family 4 keeps {' + '.join(c['components']) or 'nothing'}"
+            + (f" (= {c['same_as']})" if c["same_as"] else "")
+        )
     if results.get("top"):
         t = results["top"]
-        lines.append(f"  top family (lowest validation BPC at {t['rung']}): {t['family']}")
+        lines.append(
+            f"  top family (lowest validation BPC at {t['rung']}): {t['family']}"
+        )
     m = results.get("multiplicity")
     if m:
-        lines.append(f"  Holm's adjustment over {m['gap']} gaps to softmax and "
-                     f"{m['vs_kuramoto']} differences to Kuramoto")
+        lines.append(
+            f"  Holm's adjustment over {m['gap']} gaps to softmax and "
+            f"{m['vs_kuramoto']} differences to Kuramoto"
+        )
     lines += [f"  {n}: {v}" for n, v in results["verdicts"].items()]
     return "\n".join(lines + record_lines(results, "val BPC"))

@@ -121,11 +121,35 @@ from ._report import (
 
 
 __all__ = [
-    "Config", "EXPERIMENT", "run", "rebuild", "walk", "summary", "aggregate", "rung_depth",
-    "rung_shape", "rung_budget", "rung_overrides", "rung_seeds", "rung_cell", "corpus_choice",
-    "ladder_cell", "sweep_cells", "seed_cells", "best_lr", "next_lr", "lr_grid", "rung_lrs",
-    "committed_dir", "PAPER", "ABLATIONS", "PROBES", "matched_depth", "FAMILIES", "MODELS",
-]  # fmt: skip
+    "Config",
+    "EXPERIMENT",
+    "run",
+    "rebuild",
+    "walk",
+    "summary",
+    "aggregate",
+    "rung_depth",
+    "rung_shape",
+    "rung_budget",
+    "rung_overrides",
+    "rung_seeds",
+    "rung_cell",
+    "corpus_choice",
+    "ladder_cell",
+    "sweep_cells",
+    "seed_cells",
+    "best_lr",
+    "next_lr",
+    "lr_grid",
+    "rung_lrs",
+    "committed_dir",
+    "PAPER",
+    "ABLATIONS",
+    "PROBES",
+    "matched_depth",
+    "FAMILIES",
+    "MODELS",
+]
 
 HEAD_WIDTH, FF_RATIO, DEPTHS = models.HEAD_WIDTH, models.FF_RATIO, models.DEPTHS
 ladder_cell = scored_cell
@@ -133,7 +157,8 @@ ladder_cell = scored_cell
 committed_dir = functools.partial(protocol.committed_dir, name=NAME)
 """The ladder's folder of committed results
 ([`committed_dir`][syncattn.experiments._protocol.committed_dir] with its name)."""
-_converged = convergence_record = converged  # the convergence record under its other names
+# the convergence record under its other names
+_converged = convergence_record = converged
 
 
 @dataclasses.dataclass(frozen=True)
@@ -173,34 +198,63 @@ class Config(ProtocolConfig):
 
     def __post_init__(self):
         if self.ablate_at is not None and self.ablate_at not in self.targets:
-            raise ValueError(f"ablate_at must be one of targets {self.targets} or None; "
-                             f"got {self.ablate_at}.")  # fmt: skip
+            raise ValueError(
+                f"ablate_at must be one of targets {self.targets} or None; "
+                f"got {self.ablate_at}."
+            )
         bad = [v for v in self.ablations if v not in ABLATIONS]
         if bad:
-            raise ValueError(f"ablations: unknown {bad}; choose among {list(ABLATIONS)}.")
+            raise ValueError(
+                f"ablations: unknown {bad}; choose among {list(ABLATIONS)}."
+            )
         bad = [v for v in self.probes if v not in PROBES]
         if bad:
             raise ValueError(f"probes: unknown {bad}; choose among {list(PROBES)}.")
         if self.probe_seeds < 1:
             raise ValueError(f"probe_seeds must be >= 1; got {self.probe_seeds}.")
         if self.dynamics_sequences < 1 or not 0 < self.local_threshold <= 1:
-            raise ValueError("dynamics_sequences must be >= 1 and local_threshold in (0, 1].")
+            raise ValueError(
+                "dynamics_sequences must be >= 1 and local_threshold in (0, 1]."
+            )
         if not self.targets:
             raise ValueError("targets must be non-empty.")
         if len(set(self.targets)) != len(self.targets) or min(self.targets) < 1000:
-            raise ValueError(f"targets must be distinct and >= 1000; got {self.targets}.")
-        if self.seeds and self.top_seeds is not None and not 1 <= self.top_seeds <= len(self.seeds):
-            raise ValueError(f"top_seeds must lie in [1, len(seeds)]; got {self.top_seeds}.")
+            raise ValueError(
+                f"targets must be distinct and >= 1000; got {self.targets}."
+            )
+        if (
+            self.seeds
+            and self.top_seeds is not None
+            and not 1 <= self.top_seeds <= len(self.seeds)
+        ):
+            raise ValueError(
+                f"top_seeds must lie in [1, len(seeds)]; got {self.top_seeds}."
+            )
         super().__post_init__()
 
     @classmethod
     def smoke(cls) -> Config:
         """Seconds: two one-layer rungs (12 k, 31 k), 2 lrs, 2 seeds, 0.1 N tokens."""
-        return cls(targets=(12_000, 30_000), lrs=(3e-3, 1e-2), seeds=(0, 1), top_seeds=None,
-                   tokens_per_param=0.1, batch_size=4, seq_len=32, evals=5, eval_batches=2,
-                   final_batches=2, n_boot=50, extend=0, committed=None, ablate_at=12_000,
-                   ablations=("no-ffn-matched",), probes=("tau-4",), probe_seeds=1,
-                   dynamics_sequences=2)  # fmt: skip
+        return cls(
+            targets=(12_000, 30_000),
+            lrs=(3e-3, 1e-2),
+            seeds=(0, 1),
+            top_seeds=None,
+            tokens_per_param=0.1,
+            batch_size=4,
+            seq_len=32,
+            evals=5,
+            eval_batches=2,
+            final_batches=2,
+            n_boot=50,
+            extend=0,
+            committed=None,
+            ablate_at=12_000,
+            ablations=("no-ffn-matched",),
+            probes=("tau-4",),
+            probe_seeds=1,
+            dynamics_sequences=2,
+        )
 
     @classmethod
     def default(cls) -> Config:
@@ -213,9 +267,14 @@ class Config(ProtocolConfig):
     def full(cls) -> Config:
         """For a GPU: 7 rungs up to 5 M parameters (1 M and 5 M are the paper's sizes),
         5 seeds on every rung, larger final scores, the ablations at 1 M."""
-        return cls(targets=(50_000, 100_000, 150_000, 200_000, 400_000, 1_000_000, 5_000_000),
-                   seeds=(0, 1, 2, 3, 4), top_seeds=None, final_batches=200,
-                   ablate_at=1_000_000, dynamics_sequences=64)  # fmt: skip
+        return cls(
+            targets=(50_000, 100_000, 150_000, 200_000, 400_000, 1_000_000, 5_000_000),
+            seeds=(0, 1, 2, 3, 4),
+            top_seeds=None,
+            final_batches=200,
+            ablate_at=1_000_000,
+            dynamics_sequences=64,
+        )
 
 
 def rung_lrs(config: Config, prior: float | None) -> list[float]:
@@ -245,17 +304,34 @@ def _walk(config: Config, ctx: Context) -> tuple:
     if ctx.rebuilding:
         measured = _items.read_dynamics_of(config, ctx.committed, dyn, dyn_results)
     else:
-        measured = _items.measure(config, dyn, dyn_results, ctx.runs, ctx.out / "retrain",
-                                  ctx.grid, ctx.cell, ctx.committed, config.export)  # fmt: skip
+        measured = _items.measure(
+            config,
+            dyn,
+            dyn_results,
+            ctx.runs,
+            ctx.out / "retrain",
+            ctx.grid,
+            ctx.cell,
+            ctx.committed,
+            config.export,
+        )
     return cells, results, best, (abl, abl_results, dyn, measured)
 
 
-EXPERIMENT = Experiment(NAME, Config, _walk, tables, plots, ladder_cell, FAMILIES, summary)
+EXPERIMENT = Experiment(
+    NAME, Config, _walk, tables, plots, ladder_cell, FAMILIES, summary
+)
 """The ladder as an [`Experiment`][syncattn.experiments._protocol.Experiment]."""
 
 
-def run(config: Config, out, *, grid: Grid | None = None, progress: bool = True,
-        size: str | None = None) -> dict[str, Path]:
+def run(
+    config: Config,
+    out,
+    *,
+    grid: Grid | None = None,
+    progress: bool = True,
+    size: str | None = None,
+) -> dict[str, Path]:
     """Train the ladder (resuming; adopting committed cells), write config.json,
     results.json, cells.csv, rungs.csv and ladder.png; return the files written."""
     return EXPERIMENT.run(config, out, grid=grid, progress=progress, size=size)
