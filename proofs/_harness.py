@@ -191,3 +191,18 @@ def run_module(module_globals: dict) -> int:
             status, failed = f"FAIL ({type(e).__name__}: {e})", failed + 1
         print(f"{kind:<9} {name:<40} {time.perf_counter() - t0:6.2f}s {status}")
     return 1 if failed else 0
+
+
+def trig_zero(e):
+    """`e` expanded (trig sums of angles expanded); simplified only if that is not
+    already 0 and `e` vanishes at a rational point. A sum that is non-zero there is not
+    identically zero and is returned as it is: sympy's simplify of such a sum (the
+    mutants') can run for many minutes."""
+    r = sp.expand(sp.expand_trig(sp.expand(e)))
+    if r == 0:
+        return r
+    symbols = sorted(r.free_symbols, key=str)
+    point = {s: sp.Rational(k + 3, k + 7) for k, s in enumerate(symbols)}
+    if abs(sp.N(r.subs(point), 30)) > 1e-20:
+        return r
+    return sp.simplify(r)

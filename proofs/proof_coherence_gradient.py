@@ -63,6 +63,7 @@ from ._harness import (
     check,
     rng,
     run_module,
+    trig_zero,
 )
 from ._parts import Part
 
@@ -138,8 +139,7 @@ def field(theta, K):
 
 
 def _trig(e):
-    r = sp.expand(sp.expand_trig(sp.expand(e)))
-    return r if r == 0 else sp.simplify(r)
+    return trig_zero(e)
 
 
 def prove(E=energy, n: int = 4) -> None:

@@ -68,6 +68,7 @@ from ._harness import (
     check,
     rng,
     run_module,
+    trig_zero,
 )
 from ._parts import Part
 
@@ -182,8 +183,7 @@ def wrong_uniform_char(lam, c, z):
 
 
 def _trig(e):
-    r = sp.expand(sp.expand_trig(sp.expand(e)))
-    return r if r == 0 else sp.simplify(r)
+    return trig_zero(e)
 
 
 def prove(locked=locked_frequency, char=uniform_char, n: int = 3) -> None:

@@ -62,6 +62,7 @@ from ._harness import (
     pythagoras,
     rng,
     run_module,
+    trig_zero,
 )
 from ._parts import Part
 
@@ -156,20 +157,7 @@ def force(theta, K):
 
 
 def _trig(e):
-    r = sp.expand(sp.expand_trig(sp.expand(e)))
-    if r == 0:
-        return r
-    # a non-zero value at one point proves r is not identically zero: returned as it is,
-    # without simplify (sympy's trigsimp of a non-zero sum, the mutants', can run for
-    # many minutes: `syncattn verify` stalled on it); only a sum that vanishes there is
-    # simplified, to an exact 0 or a non-zero expression
-    point = {
-        s: sp.Rational(k + 3, k + 7)
-        for k, s in enumerate(sorted(r.free_symbols, key=str))
-    }
-    if abs(sp.N(r.subs(point), 30)) > 1e-20:
-        return r
-    return sp.simplify(r)
+    return trig_zero(e)
 
 
 def _energy_rate(E, K, n=3):
