@@ -75,6 +75,28 @@ def _check_lie(geo, name="geo"):
         )
 
 
+def _check_start(geo, s0):
+    """`s0` of shape (*batch, *fiber), finite and on the group (when concrete)."""
+    s0 = jnp.asarray(s0)
+    fiber = tuple(geo.fiber)
+    if s0.ndim < len(fiber) or tuple(s0.shape[s0.ndim - len(fiber) :]) != fiber:
+        raise ValueError(
+            f"s0 must have shape (*batch, *{fiber}) for {geo}; got {s0.shape}."
+        )
+    if is_concrete(s0):
+        if not bool(np.all(np.isfinite(np.asarray(s0)))):
+            raise ValueError("s0 must be finite; got NaN/inf entries.")
+        with jax.ensure_compile_time_eval():  # a constant s0 inside a caller's jit
+            dev = float(np.max(np.asarray(geo.residual(s0)), initial=0.0))
+        tol = float(np.sqrt(np.finfo(np.asarray(s0).real.dtype).eps))
+        if dev > tol:
+            raise ValueError(
+                f"s0 must lie on {geo} (residual {dev:.3g} > {tol:.3g}; "
+                "geo.nearest gives the closest point)."
+            )
+    return s0
+
+
 def _dexpinv(geo, om, x):
     # dexp^{-1}_{-om}(x) to the order RKMK4 needs: x + [om, x]/2 + [om, [om, x]]/12
     c1 = geo.bracket(om, x)
@@ -227,9 +249,11 @@ def rkmk4(
         `ts`, `num_steps` $= mS$.
 
     Raises:
-        TypeError: `geo` declares no Lie algebra. ValueError: bad `ts`, `t0`, `dt0`.
+        TypeError: `geo` declares no Lie algebra. ValueError: bad `ts`, `t0`, `dt0`;
+            `s0` of the wrong trailing shape, non-finite or off the group (concrete).
     """
     _check_lie(geo)
+    s0 = _check_start(geo, s0)
     dt0 = check_scalar_range(dt0, "dt0", low=0.0, low_inclusive=False)
     real = _real_dtype(s0)
     ts_j, _, (t0_np, ts_np) = _checked_times(ts, t0, real, concrete=True)
@@ -286,10 +310,12 @@ def rkmk43(
         steps.
 
     Raises:
-        TypeError: `geo` declares no Lie algebra. ValueError: bad `ts`, `t0`, `dt0`,
+        TypeError: `geo` declares no Lie algebra. ValueError: bad `ts`, `t0`, `dt0`;
+            `s0` of the wrong trailing shape, non-finite or off the group (concrete).
             tolerances, `max_steps`; the step cap reached (with `throw`).
     """
     _check_lie(geo)
+    s0 = _check_start(geo, s0)
     dt0 = check_scalar_range(dt0, "dt0", low=0.0, low_inclusive=False)
     rtol = check_scalar_range(rtol, "rtol", low=0.0, low_inclusive=False)
     atol = check_scalar_range(atol, "atol", low=0.0)

@@ -311,3 +311,19 @@ def test_the_step_cap_raises_or_reports():
         geo, _two_sided, U0, [2.0], args=args, rtol=1e-12, max_steps=3, throw=False
     )
     assert float(sol.t) < 2.0 and int(sol.num_steps) <= 3
+
+
+@pytest.mark.parametrize("integrator", [geometry.rkmk4, geometry.rkmk43])
+def test_a_bad_start_is_an_error_naming_s0(integrator):
+    geo = geometry.Group("so", 3)
+
+    def field(t, s, args):
+        return jnp.zeros_like(s)
+
+    eye = jnp.eye(3)
+    with pytest.raises(ValueError, match="s0 must be finite"):
+        integrator(geo, field, eye.at[0, 0].set(jnp.nan), [1.0])
+    with pytest.raises(ValueError, match="s0 must lie on"):
+        integrator(geo, field, 2.0 * eye, [1.0])
+    with pytest.raises(ValueError, match="s0 must have shape"):
+        integrator(geo, field, jnp.eye(2), [1.0])
