@@ -30,6 +30,22 @@ def test_t_pvalue_matches_scipy_and_the_interval():
         stats.t_pvalue([1.0, math.nan])
 
 
+def test_one_sided_t_pvalue_matches_scipy_and_halves_the_two_sided():
+    for x in ([-0.10, -0.15, -0.11], [0.05, -0.02, 0.01, 0.03], [-0.3, 0.1, -0.2, -0.25, 0.0]):
+        for alt in ("less", "greater"):
+            assert stats.t_pvalue(x, alt) == approx(sps.ttest_1samp(x, 0.0, alternative=alt).pvalue)
+        # by hand: the t distribution function at t, and half the two-sided p on the mean's side
+        t = np.mean(x) / (np.std(x, ddof=1) / math.sqrt(len(x)))
+        assert stats.t_pvalue(x, "less") == approx(sps.t.cdf(t, len(x) - 1))
+        side = "less" if np.mean(x) < 0 else "greater"
+        assert stats.t_pvalue(x, side) == approx(stats.t_pvalue(x) / 2)
+        assert stats.t_pvalue(x, "less") + stats.t_pvalue(x, "greater") == approx(1.0)
+    assert stats.t_pvalue([-0.3, -0.3], "less") == 0.0 and stats.t_pvalue([-0.3, -0.3], "greater") == 1.0
+    assert stats.t_pvalue([0.0, 0.0], "less") == 1.0 and stats.t_pvalue([1.0], "less") is None
+    with pytest.raises(ValueError, match="alternative"):
+        stats.t_pvalue([1.0, 2.0], "below")
+
+
 def test_holm_hand_worked():
     # m = 3, ordered 0.01, 0.03, 0.04: 3 x 0.01, max(0.03, 2 x 0.03), max(0.06, 0.04)
     assert stats.holm([0.01, 0.04, 0.03]) == approx([0.03, 0.06, 0.06])

@@ -7,32 +7,44 @@ import math
 import numpy as np
 
 
-def t_pvalue(values) -> float | None:
-    r"""Two-sided p-value of the one-sample Student t test of mean 0 (on paired
-    differences: the paired t test).
+def t_pvalue(values, alternative: str = "two-sided") -> float | None:
+    r"""p-value of the one-sample Student t test of mean 0 (on paired differences: the
+    paired t test), two-sided or one-sided.
 
-    $$t = \frac{\bar x}{s/\sqrt n}, \qquad p = 2\,\big(1 - F_{t,\,n-1}(|t|)\big),$$
+    $$t = \frac{\bar x}{s/\sqrt n}, \qquad
+      p_{\ne} = 2\,\big(1 - F_{t,\,n-1}(|t|)\big), \quad
+      p_{<} = F_{t,\,n-1}(t), \quad p_{>} = 1 - F_{t,\,n-1}(t),$$
 
     with $s$ the sample standard deviation ($n - 1$) and $F_{t,\nu}$ Student's
-    distribution function; it is the test whose acceptance region is
-    [`syncattn.stats.t_interval`][] ($p < 1 - c$ exactly when the interval at
-    confidence $c$ excludes 0).
+    distribution function; the two-sided test is the one whose acceptance region is
+    [`syncattn.stats.t_interval`][] ($p_{\ne} < 1 - c$ exactly when the interval at
+    confidence $c$ excludes 0); $p_{<}$ tests $H_0: \mathbb E x \ge 0$ against
+    $\mathbb E x < 0$ (a pre-registered direction, issue 40).
 
     Args:
         values: finite numbers.
+        alternative: ``"two-sided"`` ($\mathbb E x \ne 0$), ``"less"``
+            ($\mathbb E x < 0$) or ``"greater"`` ($\mathbb E x > 0$).
 
     Returns:
         $p \in [0, 1]$; ``None`` under 2 values (no spread). $s = 0$ gives 1 when
-        $\bar x = 0$ and 0 otherwise.
+        $\bar x = 0$ and, otherwise, 0 when $\bar x$ lies on the alternative's side
+        (1 when it does not).
 
     Raises:
-        ValueError: a non-finite value.
+        ValueError: a non-finite value, an unknown `alternative`.
 
     Example:
         >>> t_pvalue([0.10, 0.15, 0.11])  # t = 0.12 / (0.0265 / sqrt 3) = 7.86, 2 dof
+        >>> t_pvalue([-0.10, -0.15, -0.11], "less")  # half of the two-sided value
     """
     from scipy.stats import t
 
+    if alternative not in ("two-sided", "less", "greater"):
+        raise ValueError(
+            "alternative must be 'two-sided', 'less' or 'greater'; "
+            f"got {alternative!r}."
+        )
     x = np.asarray(values, dtype=float).reshape(-1)
     if not np.all(np.isfinite(x)):
         raise ValueError(f"values must be finite; got {x.tolist()}.")
@@ -40,9 +52,16 @@ def t_pvalue(values) -> float | None:
         return None
     mean, s = float(x.mean()), float(x.std(ddof=1))
     if s == 0.0:
-        return 1.0 if mean == 0.0 else 0.0
-    stat = abs(mean) / (s / math.sqrt(x.size))
-    return float(min(1.0, 2.0 * t.sf(stat, x.size - 1)))
+        if mean == 0.0:
+            return 1.0
+        side = {"two-sided": True, "less": mean < 0, "greater": mean > 0}
+        return 0.0 if side[alternative] else 1.0
+    stat = mean / (s / math.sqrt(x.size))
+    if alternative == "less":
+        return float(t.cdf(stat, x.size - 1))
+    if alternative == "greater":
+        return float(t.sf(stat, x.size - 1))
+    return float(min(1.0, 2.0 * t.sf(abs(stat), x.size - 1)))
 
 
 def holm(pvalues) -> list[float | None]:
