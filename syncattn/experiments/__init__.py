@@ -28,6 +28,7 @@ robustness     issue 19: noise, mismatch, disorder, settling, bits on trained mo
 ladder         issue 20: seed 000's table as a compute-matched size ladder (20 N tokens)
 dosc_law       issue 20: seed 001's d_osc law at a 20 N budget, each family at its own lr
 geometry       issue 29: the Kuramoto gap taken apart (feed-forward, readout, sphere, group)
+frustrated     issue 40: frustrated attention vs softmax and Kuramoto, pre-registered (Holm over 17)
 =============  =================================================================
 
 Command line: ``--seed N`` (or ``--seeds 0,1,2`` / ``--seeds 0-4``) sets the

@@ -20,6 +20,7 @@ BUILT_IN = {
     "ladder": "ladder",
     "dosc_law": "dosc_law",
     "geometry": "geometry",
+    "frustrated": "frustrated",
 }
 """Built-in experiment name -> its module of `syncattn.experiments` (which defines
 ``EXPERIMENT``), imported on first use."""
