@@ -120,6 +120,63 @@ def test_config_errors_name_the_field():
         fr.Config(max_cells=-1)
 
 
+def test_sweep_state_lrs_and_the_chosen_cells_by_hand():
+    ok = {"status": "ok", "val": {"bpc": 2.0}}
+    worse = {"status": "ok", "val": {"bpc": 2.5}}
+    nan = {"status": "diverged"}
+    assert fr.sweep_state({0.01: worse, 0.03: ok, 0.1: nan}) == ("ok", 0.03)
+    assert fr.sweep_state({0.01: nan, 0.03: nan, 0.1: nan}) == ("failed", None)
+    assert fr.sweep_state({0.01: ok, 0.03: None, 0.1: worse}) == ("pending", None)
+    states, best = dict.fromkeys(NAMES, "ok"), dict.fromkeys(NAMES, 0.1)
+    states |= {"kuramoto": "pending", "frustrated": "failed"}
+    assert fr.sweep_lrs(CONFIG, 0, None, None, "softmax") == [0.01, 0.03, 0.1]
+    assert fr.sweep_lrs(CONFIG, 1, states, best, "softmax") == [0.1, 0.03, 0.3]
+    assert fr.sweep_lrs(CONFIG, 1, states, best, "kuramoto") is None  # waits
+    assert fr.sweep_lrs(CONFIG, 1, states, best, "frustrated") == [0.01, 0.03, 0.1]
+    part = dataclasses.replace(CONFIG, only_rungs=("150k",), only_phases=("seeds", "long"),
+                               only_families=("frustrated",))  # fmt: skip
+    assert fr.chosen(part, "seeds", 150_000, "frustrated")
+    assert not fr.chosen(part, "sweep", 150_000, "frustrated")
+    assert not fr.chosen(part, "seeds", 200_000, "frustrated")
+    assert not fr.chosen(part, "seeds", 150_000, "kuramoto")
+    assert all(fr.chosen(CONFIG, p, t, n) for p in fr.PHASES for t in CONFIG.targets for n in NAMES)
+
+
+def test_copy_summary_by_hand():
+    def cell(novel, ge, count=(5, 3)):
+        return protocol.CellResult.of({"status": "ok", "copy_depth": {
+            "n": 6, "depths": [1, 4], "loss": ge, "count": list(count), "loss_novel": novel,
+            "count_novel": 20, "loss_all": novel + 0.1, "count_all": 25}})  # fmt: skip
+
+    got = fr.copy_summary([cell(2.0, [1.0, None]), cell(3.0, [2.0, 0.5]),
+                           protocol.CellResult.of({"status": "diverged"})])  # fmt: skip
+    assert got["n"] == 2 and got["novel"] == 2.5 and got["at_least"] == [1.5, 0.5]
+    assert got["all"] == pytest.approx(2.6) and got["count"] == [5, 3] and got["same_counts"]
+    assert not fr.copy_summary([cell(2.0, [1.0, 1.0]), cell(2.0, [1.0, 1.0], (4, 3))])["same_counts"]
+    assert fr.copy_summary([protocol.CellResult.of(None)]) is None
+
+
+def test_decide_counts_what_is_not_measured_at_one_and_bounds_the_final_holm():
+    def comp(p, status="complete"):
+        return {"p": p, "status": status, "n": 3, "planned_n": 5}
+
+    ps = [0.001, 0.004, 0.03, 0.2]
+    comps = [comp(q) for q in ps] + [comp(None, "pending"), comp(None, "failed")]
+    h = fr.decide(comps, 0.05)
+    assert h == {"m": 6, "alpha": 0.05, "final": False}
+    assert [c["p_in_holm"] for c in comps] == [*ps, 1.0, 1.0]
+    assert [c["p_holm"] for c in comps] == pytest.approx(_holm_brute([*ps, 1.0, 1.0]))
+    assert comps[0]["decision"] == "provisional (Holm over a partial family): rejected so far"
+    assert comps[4]["decision"] == "pending: 3 of 5 paired seeds"
+    assert comps[5]["decision"].startswith("not supported: a family failed")
+    # whatever p the pending comparison ends with, no adjusted p rises (Holm is monotone)
+    for last in (1e-6, 0.01, 0.04, 0.5):
+        done = [comp(q) for q in ps] + [comp(last), comp(None, "failed")]
+        assert fr.decide(done, 0.05)["final"]
+        assert all(a["p_holm"] <= b["p_holm"] + 1e-15 for a, b in zip(done, comps))
+        assert done[0]["decision"] == "supported" and done[3]["decision"] == "not supported"
+
+
 # --------------------------------------------------------------------------- a stand-in
 
 

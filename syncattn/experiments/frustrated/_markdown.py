@@ -141,6 +141,9 @@ def _copy(res: dict) -> list[str]:
         "|---" * (5 + len(ds)) + "|",
     ]
     blocks = [*res["rungs"], *([res["long"]] if res["long"] else [])]
+    groups = [g["copy"] for e in blocks for g in e["families"].values() if g["copy"]]
+    if not all(c["same_counts"] and c["count"] == first["count"] for c in groups):
+        out[-4] += " **The positions differ between cells here: see results.json.**"
     for e in blocks:
         for n, g in e["families"].items():
             c = g["copy"]

@@ -77,6 +77,10 @@ def copy_summary(results) -> dict | None:
         "count_novel": cds[0]["count_novel"],
         "count": cds[0]["count"],
         "count_all": cds[0]["count_all"],
+        "same_counts": all(
+            (c["count_novel"], c["count"]) == (cds[0]["count_novel"], cds[0]["count"])
+            for c in cds
+        ),
     }
 
 
@@ -181,8 +185,9 @@ def _copy_values(g: dict) -> dict:
     out = {}
     for s, r in g["results"].items():
         cd = r.get("copy_depth") if r.ok else None
-        if cd and _finite(cd["loss"][0]) and _finite(cd["loss_novel"]):
-            out[s] = (cd["loss"][0], cd["loss_novel"])
+        ge1 = cd["loss"][cd["depths"].index(1)] if cd and 1 in cd["depths"] else None
+        if _finite(ge1) and _finite(cd["loss_novel"]):
+            out[s] = (ge1, cd["loss_novel"])
     return out
 
 
