@@ -180,7 +180,8 @@ def markdown(config, res: dict) -> str:
         f"Pre-registered in docs/experiments.md. Corpus: {corpus}. Cells finished: "
         f"{pr['finished']} of {pr['planned']['total']} planned ("
         + ", ".join(f"{p}: {pr['by_phase'][p]} of {pr['planned'][p]}" for p in pr["by_phase"])
-        + ").",
+        + f"); their training took {res['compute']['wall_s'] / 3600:.2f} h of wall time "
+        "(as measured, on whatever machine ran them).",
         "",
     ]
     tail = [
