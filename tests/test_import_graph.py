@@ -127,7 +127,7 @@ LAYERS = (
     #    failure handling and subcommand registry) and host statistics, which the
     #    architecture's sketch does not draw: none of them imports a room above.
     ("_numerics", "_types", "_trees", "_outputs", "_overrides", "_failures", "_commands",
-     "stats"),
+     "_mappings", "stats"),
     ("_checks", "_kernels"),  # 1. argument checks (on _numerics); the fused CPU kernels
     ("torus", "sphere", "group", "_simulate"),  # 2. the spaces' maths, the simulation driver
     ("geometry",),  # 3. the declared Geometry contract and its implementations

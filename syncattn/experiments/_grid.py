@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .._mappings import relieve
 from .._outputs import progress, to_jsonable
 
 
@@ -217,6 +218,7 @@ def _run_one(
     result["cell"] = dataclasses.asdict(cell)
     result["wall_s"] = time.perf_counter() - t0
     _write_result(folder_p, result)
+    relieve()  # many cells in one process: stay under vm.max_map_count
     return result
 
 
