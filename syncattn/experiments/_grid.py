@@ -29,6 +29,7 @@ a validation evaluation over ``eval_batches`` batches.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 import os
 import re
@@ -222,6 +223,15 @@ def _run_one(
     return result
 
 
+def _takes_progress(fn: Callable) -> bool:
+    """Whether a cell function takes a ``progress`` keyword (a bar of its training
+    steps): `train_cell` and the cell functions built on it."""
+    try:
+        return "progress" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
 # --------------------------------------------------------------------------- the grid
 
 
@@ -315,7 +325,7 @@ class Grid:
 
     def _run_sequential(self, cells, root, fn, desc):
 
-        kwargs = {"progress": True} if self.progress and fn is train_cell else {}
+        kwargs = {"progress": True} if self.progress and _takes_progress(fn) else {}
         call = (lambda c, f: fn(c, f, **kwargs)) if kwargs else fn
         for i, cell in enumerate(
             progress(cells, desc=desc, total=len(cells), enabled=self.progress)

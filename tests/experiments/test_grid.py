@@ -46,6 +46,20 @@ def test_grid_skips_finished_cells(tmp_path):
     assert calls == ["1", "11", "1"]
 
 
+def toy_cell_with_bar(cell, folder, *, progress=False):
+    """A stand-in cell that takes a ``progress`` keyword, and records what it got."""
+    return toy_cell(cell, folder) | {"progress": progress}
+
+
+def test_a_progress_grid_passes_the_bar_to_cell_functions_that_take_it(tmp_path):
+    cells = [Toy("a", 2)]
+    shown = Grid(progress=True).run(cells, tmp_path / "on", toy_cell_with_bar)
+    hidden = Grid(progress=False).run(cells, tmp_path / "off", toy_cell_with_bar)
+    assert shown[0]["progress"] is True and hidden[0]["progress"] is False
+    # a function without the keyword is called as before
+    assert Grid(progress=True).run(cells, tmp_path / "plain", toy_cell)[0]["square"] == 4
+
+
 def test_grid_rejects_bad_input(tmp_path):
     with pytest.raises(ValueError, match="unique"):
         Grid(progress=False).run([Toy("a", 1), Toy("a", 2)], tmp_path, toy_cell)

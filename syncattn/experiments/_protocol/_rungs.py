@@ -272,13 +272,16 @@ def rung_walk(
 # --------------------------------------------------------------------------- one cell
 
 
-def scored_cell(cell: TrainCell, folder, metrics: tuple[str, ...] = ("bpc",)) -> dict:
-    """[`train_cell`][syncattn.experiments.train_cell], then the test scores over the same
-    number of batches, the evaluation curve of `metrics` (BPC; a word-level experiment
-    passes ``("loss", "ppl")``) and the median tokens/s from ``log.jsonl``."""
+def scored_cell(
+    cell: TrainCell, folder, metrics: tuple[str, ...] = ("bpc",), *, progress: bool = False
+) -> dict:
+    """[`train_cell`][syncattn.experiments.train_cell] (with a bar of its steps if
+    `progress`), then the test scores over the same number of batches, the evaluation
+    curve of `metrics` (BPC; a word-level experiment passes ``("loss", "ppl")``) and the
+    median tokens/s from ``log.jsonl``."""
     from ...training import eval_run, read_log
 
-    res = train_cell(cell, folder)
+    res = train_cell(cell, folder, progress=progress)
     if not CellResult.of(res).ok:
         return res
     log = read_log(Path(folder) / "log.jsonl")

@@ -175,12 +175,12 @@ def copy_depth_scores(folder, max_batches: int | None, n: int = COPY_N) -> dict:
     return stats.copy_depth_losses(np.concatenate(rows), bits, n, stats.COPY_DEPTHS)
 
 
-def copy_depth_cell(cell: TrainCell, folder: Path) -> dict:
+def copy_depth_cell(cell: TrainCell, folder: Path, *, progress: bool = False) -> dict:
     """The experiment's cell function: [`scored_cell`][syncattn.experiments._protocol.scored_cell]
     (train, validation and test BPC on ``cell.eval_batches`` batches, the evaluation
     curve, tokens/s), then, for a cell that finished, ``copy_depth``: the split of its
     test losses ([`copy_depth_scores`][syncattn.experiments.frustrated.copy_depth_scores])."""
-    res = scored_cell(cell, folder)
+    res = scored_cell(cell, folder, progress=progress)
     if not CellResult.of(res).ok:
         return res
     return res | {"copy_depth": copy_depth_scores(folder, cell.eval_batches)}
