@@ -395,12 +395,12 @@ def test_every_statement_checks_with_only_allowed_axioms(tmp_path, monkeypatch):
     """The full build (minutes on two cores): every part declared Coq checks, with only
     the real-number axioms (and, where Interval is used, the primitive integers).
 
-    A fresh cache, unless ``SYNCATTN_COQ_CACHE`` is set: CI sets it and fills it with
-    ``syncattn verify --coq`` first, and a success there is keyed by the hash of every
-    file involved, coqc's version and the allowlist, so reading it is a check of exactly
-    these files (CI compiled everything once, not twice)."""
-    if not os.environ.get("SYNCATTN_COQ_CACHE"):
-        monkeypatch.setenv("SYNCATTN_COQ_CACHE", str(tmp_path / "cache"))
+    A fresh cache, unless ``SYNCATTN_TEST_COQ_CACHE`` names one: CI fills that folder
+    with ``syncattn verify --coq`` first, and a success there is keyed by the hash of
+    every file involved, coqc's version and the allowlist, so reading it is a check of
+    exactly these files (CI compiles everything once, not twice)."""
+    shared = os.environ.get("SYNCATTN_TEST_COQ_CACHE")
+    monkeypatch.setenv("SYNCATTN_COQ_CACHE", shared or str(tmp_path / "cache"))
     results = check_all(
         STATEMENTS,
         verify.find_proofs(ROOT / "proofs"),
