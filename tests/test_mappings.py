@@ -30,11 +30,11 @@ def test_compiled_programs_hold_mappings_and_relieve_gives_them_back(monkeypatch
     jax.clear_caches()
     gc.collect()
     before = _mappings.mapping_count()
-    fns = [jax.jit(lambda x, i=i: jnp.sin(x) * i) for i in range(100)]
+    fns = [jax.jit(lambda x, i=i: jnp.sin(x) * i) for i in range(60)]
     for f in fns:
         f(jnp.ones(3)).block_until_ready()
     grown = _mappings.mapping_count()
-    assert grown - before >= 100  # at least one mapping per compiled program
+    assert grown - before >= 60  # at least one mapping per compiled program
     # above the threshold: cleared, and most of the growth is given back
     monkeypatch.setattr(_mappings, "mapping_limit", lambda: grown)
     assert _mappings.relieve(fraction=0.5) is True
