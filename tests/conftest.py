@@ -67,12 +67,14 @@ def _no_implicit_rank_promotion(request):
         yield
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture(scope="module", autouse=True)
 def _under_the_mapping_limit():
-    """After each test: a worker that has compiled thousands of programs drops JAX's
-    caches before it nears ``vm.max_map_count`` (`syncattn._mappings`; CI's slow run
-    lost a worker to a segfault in XLA's compiler at about 95 %, 2026-12-05, and
-    pytest-xdist then hung until CI's time limit)."""
+    """After each test module: a worker that has compiled thousands of programs drops
+    JAX's caches before it nears ``vm.max_map_count`` (`syncattn._mappings`; CI's slow
+    run lost a worker to a segfault in XLA's compiler at about 95 %, 2026-12-05, and
+    pytest-xdist then hung until CI's time limit). Per module, not per test: reading
+    the count costs milliseconds at tens of thousands of mappings, and one module adds
+    a few thousand at most, far inside the two thirds of the limit left."""
     yield
     from syncattn._mappings import relieve  # here: after the shape-check hook is in
 
