@@ -162,17 +162,28 @@ class Config(ProtocolConfig):
 
     def __post_init__(self):
         if self.extend != 0:
-            raise ValueError(f"extend must be 0 (pre-registered: no extension); got {self.extend}.")
+            raise ValueError(
+                f"extend must be 0 (pre-registered: no extension); got {self.extend}."
+            )
         if not self.targets or list(self.targets) != sorted(set(self.targets)):
-            raise ValueError(f"targets must be increasing and non-empty; got {self.targets}.")
+            raise ValueError(
+                f"targets must be increasing and non-empty; got {self.targets}."
+            )
         for key in ("long_target", "copy_target"):
-            if getattr(self, key) is not None and getattr(self, key) not in self.targets:
-                raise ValueError(f"{key} must be one of targets {self.targets} (or None); "
-                                 f"got {getattr(self, key)}.")  # fmt: skip
+            if (
+                getattr(self, key) is not None
+                and getattr(self, key) not in self.targets
+            ):
+                raise ValueError(
+                    f"{key} must be one of targets {self.targets} (or None); "
+                    f"got {getattr(self, key)}."
+                )
         for key in ("first_seeds", "long_seeds"):
             if not 1 <= getattr(self, key) <= len(self.seeds):
-                raise ValueError(f"{key} must lie in [1, len(seeds) = {len(self.seeds)}]; "
-                                 f"got {getattr(self, key)}.")  # fmt: skip
+                raise ValueError(
+                    f"{key} must lie in [1, len(seeds) = {len(self.seeds)}]; "
+                    f"got {getattr(self, key)}."
+                )
         if not self.long_tokens_per_param > 0 or not 0 < self.alpha < 1:
             raise ValueError("long_tokens_per_param must be > 0 and alpha in (0, 1).")
         self._check_subset()
@@ -181,8 +192,11 @@ class Config(ProtocolConfig):
     def _check_subset(self) -> None:
         rungs = [rung_name(t) for t in self.targets]
         names = [f.name for f in FAMILIES]
-        for key, allowed in (("only_rungs", rungs), ("only_phases", PHASES),
-                             ("only_families", names)):  # fmt: skip
+        for key, allowed in (
+            ("only_rungs", rungs),
+            ("only_phases", PHASES),
+            ("only_families", names),
+        ):
             bad = [v for v in getattr(self, key) if v not in allowed]
             if bad:
                 raise ValueError(f"{key}: unknown {bad}; choose among {list(allowed)}.")

@@ -14,7 +14,6 @@ def _p(x) -> str:
     return "" if x is None else f"{x:.2g}"
 
 
-
 def _comparisons(res: dict) -> list[str]:
     h = res["holm"]
     out = [
@@ -113,10 +112,14 @@ def _shapes(res: dict) -> list[str]:
             if reg is None:
                 note, was = "not a pre-registered rung", ""
             else:
-                was = (f"{reg['d_model']}, {reg['n_layers']}, {reg['n_heads']}; "
-                       f"{reg['d_ff']}; {reg['params']:,}")  # fmt: skip
+                was = (
+                    f"{reg['d_model']}, {reg['n_layers']}, {reg['n_heads']}; "
+                    f"{reg['d_ff']}; {reg['params']:,}"
+                )
                 note = "as registered" if g["shape"]["as_registered"] else "**differs**"
-            out.append(f"| {e['name']} | {n} | {dims} | {s['params']:,} | {was} | {note} |")
+            out.append(
+                f"| {e['name']} | {n} | {dims} | {s['params']:,} | {was} | {note} |"
+            )
     return out
 
 
@@ -137,7 +140,9 @@ def _copy(res: dict) -> list[str]:
         + ", ".join(f"{c:,} at ≥ {d}" for d, c in zip(ds, first["count"], strict=True))
         + f"; {first['count_all']:,} in all).",
         "",
-        "| rung | family | seeds | all | novel | " + " | ".join(f"≥ {d}" for d in ds) + " |",
+        "| rung | family | seeds | all | novel | "
+        + " | ".join(f"≥ {d}" for d in ds)
+        + " |",
         "|---" * (5 + len(ds)) + "|",
     ]
     blocks = [*res["rungs"], *([res["long"]] if res["long"] else [])]
@@ -179,7 +184,9 @@ def markdown(config, res: dict) -> str:
         "",
         f"Pre-registered in docs/experiments.md. Corpus: {corpus}. Cells finished: "
         f"{pr['finished']} of {pr['planned']['total']} planned ("
-        + ", ".join(f"{p}: {pr['by_phase'][p]} of {pr['planned'][p]}" for p in pr["by_phase"])
+        + ", ".join(
+            f"{p}: {pr['by_phase'][p]} of {pr['planned'][p]}" for p in pr["by_phase"]
+        )
         + f"); their training took {res['compute']['wall_s'] / 3600:.2f} h of wall time "
         "(as measured, on whatever machine ran them).",
         "",

@@ -17,10 +17,14 @@ def plots(config, results: dict, out) -> dict[str, Path]:
 def _copy_block(results: dict):
     """The rung whose families have a copy-depth split: the copy comparison's, else the
     largest with one (``None``: none)."""
-    have = [e for e in results["rungs"] if any(g["copy"] for g in e["families"].values())]
+    have = [
+        e for e in results["rungs"] if any(g["copy"] for g in e["families"].values())
+    ]
     if not have:
         return None
-    where = next((c["where"] for c in results["comparisons"] if c["hypothesis"] == "C"), None)
+    where = next(
+        (c["where"] for c in results["comparisons"] if c["hypothesis"] == "C"), None
+    )
     return next((e for e in have if e["name"] == where), have[-1])
 
 
@@ -37,16 +41,26 @@ def plot(results: dict, path):
             continue
         ci = c["ci"] or (c["mean"], c["mean"])
         col = colours.get(c["hypothesis"], "k") if c["status"] == "complete" else "grey"
-        ax.errorbar([i], [c["mean"]], yerr=[[c["mean"] - ci[0]], [ci[1] - c["mean"]]],
-                    fmt="o", color=col, mfc=col if c["rejected"] else "white", capsize=3,
-                    ms=5)  # fmt: skip
+        ax.errorbar(
+            [i],
+            [c["mean"]],
+            yerr=[[c["mean"] - ci[0]], [ci[1] - c["mean"]]],
+            fmt="o",
+            color=col,
+            mfc=col if c["rejected"] else "white",
+            capsize=3,
+            ms=5,
+        )
     ax.axhline(0, color="k", lw=0.8)
     ax.set_xticks(range(len(comps)))
     ax.set_xticklabels([c["id"] for c in comps], rotation=70, fontsize=7)
     ax.set_ylabel("paired difference, test BPC (F − X)")
     h = results["holm"]
-    ax.set_title(f"{h['m']} comparisons, Holm at {h['alpha']:g} (filled: rejected)"
-                 + ("" if h["final"] else ", provisional"), fontsize=9)  # fmt: skip
+    ax.set_title(
+        f"{h['m']} comparisons, Holm at {h['alpha']:g} (filled: rejected)"
+        + ("" if h["final"] else ", provisional"),
+        fontsize=9,
+    )
     e = _copy_block(results)
     if e is not None:
         for i, f in enumerate(FAMILIES):
@@ -60,7 +74,9 @@ def plot(results: dict, path):
         bx.set_xticks(range(1 + len(first["depths"])))
         bx.set_xticklabels(["0"] + [f"≥{d}" for d in first["depths"]])
         bx.legend(fontsize=7)
-        bx.set_title(f"copy depth at {e['name']} (best-lr cells, mean over seeds)", fontsize=9)
+        bx.set_title(
+            f"copy depth at {e['name']} (best-lr cells, mean over seeds)", fontsize=9
+        )
     bx.set_xlabel("copy depth (n = 6 bytes of matched context)")
     bx.set_ylabel("test BPC")
     return save_figure(fig, path)

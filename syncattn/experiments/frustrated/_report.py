@@ -40,7 +40,9 @@ def rows(config, entries) -> list[dict]:
             "phase": e.phase,
             "rung": rung_name(e.target),
             "family": e.family,
-            "budget": budget_tag(config) if e.phase == "long" else f"{config.tokens_per_param:g}N",
+            "budget": budget_tag(config)
+            if e.phase == "long"
+            else f"{config.tokens_per_param:g}N",
         }
         w = protocol.cell_row(
             config,
@@ -72,7 +74,9 @@ def copy_summary(results) -> dict | None:
         "n_context": cds[0]["n"],
         "depths": cds[0]["depths"],
         "novel": mean(c["loss_novel"] for c in cds),
-        "at_least": [mean(c["loss"][i] for c in cds) for i in range(len(cds[0]["depths"]))],
+        "at_least": [
+            mean(c["loss"][i] for c in cds) for i in range(len(cds[0]["depths"]))
+        ],
         "all": mean(c["loss_all"] for c in cds),
         "count_novel": cds[0]["count_novel"],
         "count": cds[0]["count"],
@@ -122,12 +126,21 @@ def _rung(config, walked, target: int, rws) -> dict:
     fams = {}
     for f in FAMILIES:
         state, best = walked["state"][r][f.name], walked["best"][r][f.name]
-        g = _group(walked["entries"], ("sweep", "seeds"), target, f.name, best,
-                   rung_seeds(config, target), state)  # fmt: skip
+        g = _group(
+            walked["entries"],
+            ("sweep", "seeds"),
+            target,
+            f.name,
+            best,
+            rung_seeds(config, target),
+            state,
+        )
         sweep = protocol.lr_sweep(
             rws,
             "val_bpc",
-            lambda w, n=f.name: w["rung"] == r and w["family"] == n and w["phase"] == "sweep",
+            lambda w, n=f.name: (
+                w["rung"] == r and w["family"] == n and w["phase"] == "sweep"
+            ),
         )
         fams[f.name] = g | {
             "shape": family_shape(target, f),
@@ -138,7 +151,12 @@ def _rung(config, walked, target: int, rws) -> dict:
             "lr_at_edge": protocol.at_edge(best, sweep),
             "fallback": f.name in walked["fallback"][r],
         }
-    return {"name": r, "target": target, **cell_budget(config, target), "families": fams}
+    return {
+        "name": r,
+        "target": target,
+        **cell_budget(config, target),
+        "families": fams,
+    }
 
 
 def _long(config, walked) -> dict | None:
@@ -147,12 +165,23 @@ def _long(config, walked) -> dict | None:
         return None
     r = rung_name(t)
     fams = {
-        f.name: _group(walked["entries"], ("long",), t, f.name, walked["best"][r][f.name],
-                       long_seeds(config), walked["state"][r][f.name])  # fmt: skip
+        f.name: _group(
+            walked["entries"],
+            ("long",),
+            t,
+            f.name,
+            walked["best"][r][f.name],
+            long_seeds(config),
+            walked["state"][r][f.name],
+        )
         for f in FAMILIES
     }
-    return {"name": f"{r} {budget_tag(config)}", "target": t, **cell_budget(config, t, True),
-            "families": fams}  # fmt: skip
+    return {
+        "name": f"{r} {budget_tag(config)}",
+        "target": t,
+        **cell_budget(config, t, True),
+        "families": fams,
+    }
 
 
 # --------------------------------------------------------------------------- comparisons
@@ -173,7 +202,9 @@ def paired_test(a: dict, b: dict, seeds, confidence: float) -> dict:
 
 def _status(*groups) -> str:
     got = {g["status"] for g in groups}
-    return "failed" if "failed" in got else "pending" if "pending" in got else "complete"
+    return (
+        "failed" if "failed" in got else "pending" if "pending" in got else "complete"
+    )
 
 
 def _bpc(g: dict) -> dict:
@@ -195,27 +226,51 @@ def comparisons(config, rungs: list[dict], long: dict | None) -> list[dict]:
     """The pre-registered comparisons, in order: H1-H4 at each rung, H1-H4 at the longer
     budget, then the copy-depth comparison at ``copy_target`` (17 by default)."""
     out = []
-    blocks = [(e["name"], e["families"], e["families"]["softmax"]["seeds"]) for e in rungs]
+    blocks = [
+        (e["name"], e["families"], e["families"]["softmax"]["seeds"]) for e in rungs
+    ]
     if long is not None:
-        blocks.append((long["name"], long["families"], long["families"]["softmax"]["seeds"]))
+        blocks.append(
+            (long["name"], long["families"], long["families"]["softmax"]["seeds"])
+        )
     for where, fams, seeds in blocks:
         for h, a, b in HYPOTHESES:
             t = paired_test(_bpc(fams[a]), _bpc(fams[b]), seeds, config.confidence)
-            out.append({"id": f"{h} {where}", "hypothesis": h, "where": where, "a": a, "b": b,
-                        "what": f"{a} − {b}, test BPC", "status": _status(fams[a], fams[b]),
-                        "planned_n": len(seeds), **t})  # fmt: skip
+            out.append(
+                {
+                    "id": f"{h} {where}",
+                    "hypothesis": h,
+                    "where": where,
+                    "a": a,
+                    "b": b,
+                    "what": f"{a} − {b}, test BPC",
+                    "status": _status(fams[a], fams[b]),
+                    "planned_n": len(seeds),
+                    **t,
+                }
+            )
     if config.copy_target is not None:
         e = next(x for x in rungs if x["target"] == config.copy_target)
         h, a, b = COPY
         fa, fb = _copy_values(e["families"][a]), _copy_values(e["families"][b])
         both = set(fa) & set(fb)
         dd = {s: (fa[s][0] - fb[s][0]) - (fa[s][1] - fb[s][1]) for s in both}
-        t = paired_test(dd, dict.fromkeys(both, 0.0), e["families"][a]["seeds"],
-                        config.confidence)  # fmt: skip
-        out.append({"id": f"{h} {e['name']}", "hypothesis": h, "where": e["name"], "a": a,
-                    "b": b, "what": f"({a} − {b}) at depth ≥ 1 − at depth 0, test BPC",
-                    "status": _status(e["families"][a], e["families"][b]),
-                    "planned_n": len(e["families"][a]["seeds"]), **t})  # fmt: skip
+        t = paired_test(
+            dd, dict.fromkeys(both, 0.0), e["families"][a]["seeds"], config.confidence
+        )
+        out.append(
+            {
+                "id": f"{h} {e['name']}",
+                "hypothesis": h,
+                "where": e["name"],
+                "a": a,
+                "b": b,
+                "what": f"({a} − {b}) at depth ≥ 1 − at depth 0, test BPC",
+                "status": _status(e["families"][a], e["families"][b]),
+                "planned_n": len(e["families"][a]["seeds"]),
+                **t,
+            }
+        )
     return out
 
 
@@ -254,12 +309,18 @@ def decide(comps: list[dict], alpha: float) -> dict:
 def _waiting(config, walked) -> list[str]:
     out = []
     for r, states in walked["state"].items():
-        out += [f"{r} {n}: sweep waits for the rung below" for n, s in states.items()
-                if s == "waiting"]  # fmt: skip
+        out += [
+            f"{r} {n}: sweep waits for the rung below"
+            for n, s in states.items()
+            if s == "waiting"
+        ]
     if config.long_target is not None:
         r = rung_name(config.long_target)
-        out += [f"{r} {budget_tag(config)} {n}: waits for its {r} sweep"
-                for n, s in walked["state"][r].items() if s in ("waiting", "pending")]  # fmt: skip
+        out += [
+            f"{r} {budget_tag(config)} {n}: waits for its {r} sweep"
+            for n, s in walked["state"][r].items()
+            if s in ("waiting", "pending")
+        ]
     return out
 
 
@@ -281,10 +342,15 @@ def aggregate(config, walked: dict) -> dict:
         "long": long,
         "comparisons": comps,
         "holm": holm,
-        "progress": {"planned": plan, "finished": done,
-                     "by_phase": {p: sum(w["phase"] == p and w["status"] != "missing"
-                                         for w in rws) for p in PHASES},  # fmt: skip
-                     "waiting": _waiting(config, walked)},  # fmt: skip
+        "progress": {
+            "planned": plan,
+            "finished": done,
+            "by_phase": {
+                p: sum(w["phase"] == p and w["status"] != "missing" for w in rws)
+                for p in PHASES
+            },
+            "waiting": _waiting(config, walked),
+        },
         "rows": rws,
         **protocol.record(rws),
         "compute": protocol.compute(rws),
@@ -304,7 +370,9 @@ def tables(config, walked: dict, ctx) -> tuple[dict, dict[str, Path]]:
     files = {"results": write_json(out / "results.json", payload)}
     rws = agg["rows"]
     keys = list(rws[0]) if rws else ["cell"]
-    files["csv"] = write_csv(out / "cells.csv", {k: [_or(w.get(k)) for w in rws] for k in keys})
+    files["csv"] = write_csv(
+        out / "cells.csv", {k: [_or(w.get(k)) for w in rws] for k in keys}
+    )
     cs = agg["comparisons"]
     cols = ("id", "what", "status", "n", "planned_n", "mean", "p", "p_holm", "decision")
     table = {k: [_or(c.get(k)) for c in cs] for k in cols}
@@ -331,10 +399,14 @@ def summary(results: dict) -> str:
         ci = c["ci"]
         ci = f" [{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else ""
         p = "" if c["p"] is None else f", p {c['p']:.2g}"
-        lines.append(f"  {c['id']:<14} {c['mean']:+.3f}{ci} (n={c['n']}{p}, Holm "
-                     f"{c['p_holm']:.2g}): {c['decision']}")  # fmt: skip
+        lines.append(
+            f"  {c['id']:<14} {c['mean']:+.3f}{ci} (n={c['n']}{p}, Holm "
+            f"{c['p_holm']:.2g}): {c['decision']}"
+        )
     h = results["holm"]
-    lines.append(f"  Holm over {h['m']} comparisons at {h['alpha']}"
-                 + ("" if h["final"] else " (provisional: some pending)"))  # fmt: skip
+    lines.append(
+        f"  Holm over {h['m']} comparisons at {h['alpha']}"
+        + ("" if h["final"] else " (provisional: some pending)")
+    )
     lines += [f"  not planned yet: {w}" for w in pr["waiting"]]
     return "\n".join(lines + protocol.record_lines(results, "val BPC"))

@@ -68,7 +68,9 @@ def chosen(config, phase: str, target: int, name: str) -> bool:
 def _plain(r) -> CellResult:
     """The result as its ``result.json`` reads back (NaN as ``None``, tuples as lists):
     a run's tables are then its rebuild's, byte for byte."""
-    return CellResult.of(json.loads(json.dumps(to_jsonable(dict(CellResult.of(r).data)))))
+    return CellResult.of(
+        json.loads(json.dumps(to_jsonable(dict(CellResult.of(r).data))))
+    )
 
 
 class Fetch:
@@ -111,8 +113,13 @@ class Fetch:
                 got = ctx.fetch(cells)
             else:
                 train = self._train(cells, phase, target)
-                done = dict(zip((c.name for c in train), ctx.fetch(train) if train else [],
-                                strict=True))
+                done = dict(
+                    zip(
+                        (c.name for c in train),
+                        ctx.fetch(train) if train else [],
+                        strict=True,
+                    )
+                )
                 read = protocol.committed_fetch(ctx.out)
                 got = [done[c.name] if c.name in done else read([c])[0] for c in cells]
             got = [_plain(r) for r in got]
@@ -166,7 +173,9 @@ def _rung(config, fetch: Fetch, target: int, lrs: dict, walked: dict) -> None:
         for c, x in zip(cells, results, strict=True)
     ]
     for f in fams:
-        walked["state"][r][f.name], walked["best"][r][f.name] = sweep_state(tried[f.name])
+        walked["state"][r][f.name], walked["best"][r][f.name] = sweep_state(
+            tried[f.name]
+        )
     ok = [f for f in fams if walked["state"][r][f.name] == "ok"]
     more = protocol.at_best(
         ok,
