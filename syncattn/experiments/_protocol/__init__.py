@@ -69,6 +69,7 @@ from ._rungs import (
     rung_shape as rung_shape,
     rung_walk as rung_walk,
     scored_cell as scored_cell,
+    shaped_cell as shaped_cell,
 )
 from ._sweep import (
     Family as Family,

@@ -217,6 +217,37 @@ def rung_cell(
     )
 
 
+def shaped_cell(
+    config, name: str, fam: Family, shape: dict, b: dict, lr: float, seed: int
+) -> TrainCell:
+    """The [`TrainCell`][syncattn.experiments.TrainCell] `name` of family `fam` at its
+    own `shape` (``d_model``, ``n_layers``, ``n_heads`` and a single ``d_ff``) on the
+    budget `b` ([`budget`][syncattn.experiments._protocol.budget]): the shape, the
+    budget's schedule at peak lr `lr`, the family's model fields, then
+    ``config.train``; final scores on ``config.final_batches`` batches."""
+    data, path, opts = corpus_choice(config)
+    settings = {
+        "model.d_model": shape["d_model"],
+        "model.n_layers": shape["n_layers"],
+        "model.n_heads": shape["n_heads"],
+        "model.d_ff": shape["d_ff"],
+        "train.seq_len": config.seq_len,
+    }
+    return TrainCell(
+        name=name,
+        model=fam.attention,
+        config="1m",
+        seed=seed,
+        data=data,
+        data_path=path,
+        steps=b["steps"],
+        overrides=layered_overrides(
+            opts, settings | schedule(config, b, lr) | fam.overrides(), config.train
+        ),
+        eval_batches=config.final_batches,
+    )
+
+
 def rung_seeds(config, target: int, targets, top_seeds: int | None) -> tuple[int, ...]:
     """The seeds of rung `target` among `targets`: ``config.seeds``, the first
     `top_seeds` of them at the largest rung (``None``: all)."""
@@ -273,7 +304,11 @@ def rung_walk(
 
 
 def scored_cell(
-    cell: TrainCell, folder, metrics: tuple[str, ...] = ("bpc",), *, progress: bool = False
+    cell: TrainCell,
+    folder,
+    metrics: tuple[str, ...] = ("bpc",),
+    *,
+    progress: bool = False,
 ) -> dict:
     """[`train_cell`][syncattn.experiments.train_cell] (with a bar of its steps if
     `progress`), then the test scores over the same number of batches, the evaluation

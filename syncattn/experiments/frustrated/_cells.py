@@ -10,7 +10,6 @@ from pathlib import Path
 
 from ... import models
 from .. import _protocol as protocol
-from .._common import layered_overrides
 from .._grid import TrainCell
 from .._protocol import CellResult, Family, scored_cell
 
@@ -21,7 +20,9 @@ FAMILIES = (
     Family("softmax", "softmax", "RoPE + SwiGLU"),
     Family("kuramoto", "kuramoto", "Kuramoto (seed 000)"),
     Family("frustrated", "frustrated", "frustrated", model=_PRESET),
-    Family("frustrated-mf", "frustrated-mf", "frustrated, modes (no MLP)", model=_PRESET),
+    Family(
+        "frustrated-mf", "frustrated-mf", "frustrated, modes (no MLP)", model=_PRESET
+    ),
 )
 """The four families of the pre-registration, in its table's order: the models of
 ``models.config_for_params(target, attention)``; the frustrated ones at their presets,
@@ -85,7 +86,10 @@ def family_shape(target: int, fam: Family) -> dict:
     }
     reg = PREREGISTERED.get(target, {}).get(fam.name)
     reg = None if reg is None else dict(zip(got, reg, strict=True))
-    return got | {"preregistered": reg, "as_registered": None if reg is None else reg == got}
+    return got | {
+        "preregistered": reg,
+        "as_registered": None if reg is None else reg == got,
+    }
 
 
 def reference_count(target: int) -> int:
@@ -98,7 +102,9 @@ def cell_budget(config, target: int, long: bool = False) -> dict:
     of the rung's Kuramoto count): $\\kappa$ = ``tokens_per_param`` (20 N), or
     ``long_tokens_per_param`` (100 N) for the longer-budget check."""
     if long:
-        config = dataclasses.replace(config, tokens_per_param=config.long_tokens_per_param)
+        config = dataclasses.replace(
+            config, tokens_per_param=config.long_tokens_per_param
+        )
     return protocol.budget(config, reference_count(target))
 
 
@@ -118,28 +124,9 @@ def frustrated_cell(
     ``config.final_batches`` batches."""
     s = family_shape(target, fam)
     b = cell_budget(config, target, long)
-    data, path, opts = protocol.corpus_choice(config)
-    settings = {
-        "model.d_model": s["d_model"],
-        "model.n_layers": s["n_layers"],
-        "model.n_heads": s["n_heads"],
-        "model.d_ff": s["d_ff"],
-        "train.seq_len": config.seq_len,
-    }
     tag = f"{budget_tag(config)}-" if long else ""
-    return TrainCell(
-        name=f"{rung_name(target)}-{fam.name}-{tag}lr{lr:g}-seed{seed}",
-        model=fam.attention,
-        config="1m",
-        seed=seed,
-        data=data,
-        data_path=path,
-        steps=b["steps"],
-        overrides=layered_overrides(
-            opts, settings | protocol.schedule(config, b, lr) | fam.overrides(), config.train
-        ),
-        eval_batches=config.final_batches,
-    )
+    name = f"{rung_name(target)}-{fam.name}-{tag}lr{lr:g}-seed{seed}"
+    return protocol.shaped_cell(config, name, fam, s, b, lr, seed)
 
 
 # --------------------------------------------------------------------------- the cell function

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from ... import models
 from .. import _protocol as protocol
-from .._common import layered_overrides
 from .._grid import TrainCell
 from .._protocol import Family
 
@@ -229,29 +228,8 @@ def geometry_cell(
     shape = protocol.rung_shape(target)
     fs = family_shape(target, family, config.match_tol)
     b = protocol.rung_budget(config, shape["params"][KURAMOTO.name])
-    data, path, opts = protocol.corpus_choice(config)
-    settings = {
-        "model.d_model": fs["d_model"],
-        "model.n_layers": fs["n_layers"],
-        "model.n_heads": fs["n_heads"],
-        "model.d_ff": fs["d_ff"],
-        "train.seq_len": config.seq_len,
-    }
-    return TrainCell(
-        name=f"{shape['name']}-{family.name}-lr{lr:g}-seed{seed}",
-        model=family.attention,
-        config="1m",
-        seed=seed,
-        data=data,
-        data_path=path,
-        steps=b["steps"],
-        overrides=layered_overrides(
-            opts,
-            settings | protocol.schedule(config, b, lr) | family.overrides(),
-            config.train,
-        ),
-        eval_batches=config.final_batches,
-    )
+    name = f"{shape['name']}-{family.name}-lr{lr:g}-seed{seed}"
+    return protocol.shaped_cell(config, name, family, fs, b, lr, seed)
 
 
 def _family(name: str) -> Family:
