@@ -99,7 +99,11 @@ def test_the_time_box_holds_and_the_summary_says_what_was_cut(tmp_path):
     assert stages[-1]["status"] == "skipped"
     for s in stages:
         assert s["status"] in ("ok", "timeout", "skipped")
-        assert s["wall_s"] <= s["limit_s"] + 6
+        # a stage gets SIGTERM at its limit and SIGKILL 5 s later (`--kill-after=5`): a
+        # training stage defers SIGTERM to the end of its step (training's stop-on-signal),
+        # so the kill can be needed; CI's loaded 2-core machine then took 2.9 s more to reap
+        # and record (15.9 s for a limit of 8)
+        assert s["wall_s"] <= s["limit_s"] + 5 + 6
     summary = json.loads((out / "summary.json").read_text())
     assert summary["complete"] is False
     assert "| experiment1 | skipped | " in (out / "summary.md").read_text()
