@@ -72,7 +72,7 @@ def test_only_one_statement_passes_and_writes_both_reports(tmp_path, capsys):
 
 def test_default_out_is_a_fresh_timestamped_folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    assert verify.main(["--only", "2", "--no-progress"]) == 0  # by number
+    assert verify.main(["--only", "2", "--no-progress", "--jobs", "1"]) == 0  # by number
     (folder,) = tmp_path.iterdir()
     assert re.fullmatch(r"syncattn-verify-\d{8}-\d{6}", folder.name)
     assert {p.name for p in folder.iterdir()} == {"report.json", "report.md"}
