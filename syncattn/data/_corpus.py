@@ -44,6 +44,7 @@ ENWIK8_HELP = (
 )
 
 EMBEDDED_NAME = "kjv.txt.xz"
+JARGON_NAME = "jargon.txt.xz"
 _EMBEDDED_DIR = Path(__file__).parent / "_embedded"
 _UTF8_BLOCK = 1 << 24
 
@@ -255,13 +256,15 @@ def _byte_splits(
 # ---------------------------------------------------------------- byte loaders
 
 
-def _embedded_path() -> Path:
-    return _EMBEDDED_DIR / EMBEDDED_NAME
+def _embedded_path(name: str = EMBEDDED_NAME) -> Path:
+    return _EMBEDDED_DIR / name
 
 
-def embedded_text_bytes(cache: Path) -> np.ndarray:
-    """The decompressed embedded corpus as a memory-mapped ``uint8`` array (cached ``.npy``)."""
-    src = _embedded_path()
+def embedded_text_bytes(cache: Path, name: str = EMBEDDED_NAME) -> np.ndarray:
+    """A decompressed embedded text (`name`: ``kjv.txt.xz``, the default corpus, or
+    ``jargon.txt.xz``) as a memory-mapped ``uint8`` array (cached ``.npy``, keyed by
+    the compressed file's hash)."""
+    src = _embedded_path(name)
     digest = hashlib.sha256(src.read_bytes()).hexdigest()[:16]
 
     def build() -> np.ndarray:
@@ -273,7 +276,8 @@ def embedded_text_bytes(cache: Path) -> np.ndarray:
             ) from e
         return np.frombuffer(raw, dtype=np.uint8)
 
-    return cached_array(cache / "embedded" / f"kjv-{digest}.npy", build)
+    stem = name.split(".")[0]
+    return cached_array(cache / "embedded" / f"{stem}-{digest}.npy", build)
 
 
 def _load_embedded(path, *, cache, val_fraction=0.05, test_fraction=0.05) -> Corpus:
@@ -297,6 +301,30 @@ def _load_embedded(path, *, cache, val_fraction=0.05, test_fraction=0.05) -> Cor
         val=val,
         test=test,
         source=f"King James Bible (public domain), shipped as syncattn/data/_embedded/{EMBEDDED_NAME}",
+    )
+
+
+def _load_jargon(path, *, cache, val_fraction=0.05, test_fraction=0.05) -> Corpus:
+    if path is not None:
+        raise ValueError(
+            "the 'jargon' corpus ships inside the package and takes no path; use "
+            "name='text' to read your own file."
+        )
+    stream = embedded_text_bytes(cache, JARGON_NAME)
+    train, val, test = _byte_splits(
+        stream,
+        _fraction(val_fraction, "val_fraction"),
+        _fraction(test_fraction, "test_fraction"),
+        "the jargon corpus",
+    )
+    return Corpus(
+        name="jargon",
+        kind="byte",
+        vocab_size=256,
+        train=train,
+        val=val,
+        test=test,
+        source=f"The Jargon File 4.4.7 (public domain), shipped as syncattn/data/_embedded/{JARGON_NAME}",
     )
 
 

@@ -7,7 +7,14 @@ import os
 from collections.abc import Callable
 
 from . import _words
-from ._corpus import Corpus, _load_embedded, _load_enwik8, _load_text, cache_dir
+from ._corpus import (
+    Corpus,
+    _load_embedded,
+    _load_enwik8,
+    _load_jargon,
+    _load_text,
+    cache_dir,
+)
 
 
 # ---------------------------------------------------------------- dispatch
@@ -16,6 +23,7 @@ from ._corpus import Corpus, _load_embedded, _load_enwik8, _load_text, cache_dir
 def _loaders() -> dict[str, Callable[..., Corpus]]:
     return {
         "embedded": _load_embedded,
+        "jargon": _load_jargon,
         "enwik8": _load_enwik8,
         "text": _load_text,
         "wikitext2": _words.load_wikitext2,
@@ -26,6 +34,7 @@ def _loaders() -> dict[str, Callable[..., Corpus]]:
 
 CORPUS_NAMES = (
     "embedded",
+    "jargon",
     "enwik8",
     "text",
     "wikitext2",
@@ -44,6 +53,10 @@ def load_corpus(
     * ``"embedded"`` (default): the King James Bible shipped in the package
       (4.2 MB; contiguous split 90% / 5% / 5%, options ``val_fraction``,
       ``test_fraction``);
+    * ``"jargon"``: the Jargon File 4.4.7 shipped in the package (1.7 MB of modern
+      English prose about computing, UTF-8 with some box-drawn tables; public
+      domain), split like ``"embedded"``: the held-out text of the frustrated
+      experiment (docs/experiments.md), never trained on there;
     * ``"enwik8"``: the 100,000,000-byte Hutter Prize file at `path`, split
       $[0, 9\cdot10^7)$ / $[9\cdot10^7, 9.5\cdot10^7)$ / $[9.5\cdot10^7, 10^8)$;
     * ``"text"``: any UTF-8 file at `path`; the last ``val_fraction`` (default
@@ -69,7 +82,7 @@ def load_corpus(
     ``~/.cache/syncattn``) where derived arrays are cached as ``.npy``.
 
     Args:
-        name: one of ``"embedded"``, ``"enwik8"``, ``"text"``, ``"wikitext2"``,
+        name: one of ``"embedded"``, ``"jargon"``, ``"enwik8"``, ``"text"``, ``"wikitext2"``,
             ``"tinystories"``, ``"embedded-words"``.
         path: file or folder of the data; ``None`` for the embedded corpora.
         **options: loader options listed above.

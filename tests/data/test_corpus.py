@@ -32,6 +32,25 @@ def test_embedded_resource_matches_its_record():
     )
 
 
+def test_jargon_resource_matches_its_record_and_loads(cache):
+    xz = EMBEDDED / "jargon.txt.xz"
+    raw = lzma.decompress(xz.read_bytes())
+    note = (EMBEDDED / "README.md").read_text()
+    part = note[note.index("(`jargon.txt.xz`)") :]
+    assert f"{len(raw):,} bytes" in part and f"{xz.stat().st_size:,} bytes" in part
+    assert hashlib.sha256(raw).hexdigest() in part and "public domain" in part
+    text = raw.decode("utf-8")
+    assert "The Jargon File" in text[:200] and "(version 4.4.7)" in text[:200]
+    share = sum(b > 127 for b in raw) / len(raw)
+    assert f"{100 * share:.1f} %" in part
+    c = data.load_corpus("jargon")
+    assert (c.name, c.kind, c.vocab_size) == ("jargon", "byte", 256)
+    assert np.concatenate([c.train, c.val, c.test]).tobytes() == raw
+    assert abs(c.test.size - 0.05 * len(raw)) <= 1
+    with pytest.raises(ValueError, match="'jargon' corpus ships inside the package"):
+        data.load_corpus("jargon", "some/file")
+
+
 def test_embedded_is_memmapped_cached_and_split(cache):
     c = data.load_corpus()
     assert (
