@@ -1,0 +1,95 @@
+"""The frustrated experiment's held-out corpus check: a run's final checkpoint scored on
+a byte stream, against a brute-force sum of the model's own log-probabilities."""
+
+import json
+import lzma
+import math
+
+import jax
+import numpy as np
+import pytest
+
+from syncattn import training
+from syncattn.experiments.frustrated import _heldout as heldout
+from tests.training import conftest as run_fixtures
+
+
+small_text = run_fixtures.small_text  # the run-folder tests' fixtures, here too
+tiny_models = run_fixtures.tiny_models
+ARGS = ("--steps", "4", "batch_size=2", "seq_len=16", "eval_every=2", "ckpt_every=2",
+        "log_every=2", "eval_batches=1")
+
+
+@pytest.fixture
+def run(tmp_path, small_text, tiny_models):
+    out = tmp_path / "runs" / "cell-a"
+    assert run_fixtures.train_cli(out, small_text, *ARGS) == 0
+    return out
+
+
+def _brute_force_bpc(model, stream, L):
+    """-1/(W L ln 2) sum over windows w < floor((n-1)/L) and positions of ln p(x_next),
+    each window on its own, in float64 numpy."""
+    W = (len(stream) - 1) // L
+    total = 0.0
+    for w in range(W):
+        x = np.asarray(stream[w * L : w * L + L + 1], np.int32)
+        z = np.asarray(model(jax.numpy.asarray(x[:-1]), key=None), np.float64)
+        m = z.max(-1, keepdims=True)
+        logp = z - m - np.log(np.exp(z - m).sum(-1, keepdims=True))
+        total -= logp[np.arange(L), x[1:]].sum()
+    return total / (W * L * math.log(2)), W * L
+
+
+def test_score_run_is_the_brute_force_bpc_of_the_final_checkpoint(run):
+    rng = np.random.default_rng(0)
+    stream = rng.integers(0, 256, size=16 * 5 + 7).astype(np.uint8)  # 5 windows, a tail
+    got = heldout.score_run(run, stream, batch_size=2, seq_len=16)  # batches 2, 2, 1
+    _, _, model, step = training.load_run(run)
+    want, n = _brute_force_bpc(model, stream, 16)
+    assert got["step"] == step == 4 and got["tokens"] == n == 80
+    assert got["bpc"] == pytest.approx(want, rel=1e-5)
+    assert got["loss"] == pytest.approx(want * math.log(2), rel=1e-5)
+
+
+def test_cells_are_scored_once_recorded_everywhere_and_unfinished_ones_refused(
+    run, tmp_path, monkeypatch
+):
+    calls = []
+    real = heldout.score_run
+    monkeypatch.setattr(heldout, "heldout_tokens", lambda: np.arange(200, dtype=np.uint8))
+
+    def counted(*a, **k):
+        calls.append(a[0].name)
+        return real(*a, **k)
+
+    monkeypatch.setattr(heldout, "score_run", counted)
+    runs, f1, f2 = tmp_path / "runs", tmp_path / "out", tmp_path / "committed"
+    names = ["cell-a", "cell-elsewhere"]  # the second has no run folder here
+    got = heldout.score_cells(names, runs, [f1, f2], batch_size=2, seq_len=16,
+                              progress=False)
+    assert list(got) == ["cell-a"] and calls == ["cell-a"]
+    for f in (f1, f2):
+        body = json.loads((f / heldout.HELDOUT).read_text())
+        assert body["corpus"] == "jargon" and body["cells"] == got
+    # read back, not scored again
+    assert heldout.score_cells(names, runs, [f2], batch_size=2, seq_len=16,
+                               progress=False) == got
+    assert calls == ["cell-a"]
+    # a cell whose latest checkpoint is not its last step is refused
+    import shutil
+
+    shutil.rmtree(run / "checkpoints" / "step_00000004")
+    with pytest.raises(ValueError, match="latest checkpoint is step 2, not the run's last step 4"):
+        heldout.score_run(run, np.arange(100, dtype=np.uint8), batch_size=2, seq_len=16)
+    (f1 / heldout.HELDOUT).write_text("{not json")
+    with pytest.raises(ValueError, match="corrupt.*delete it"):
+        heldout.read_scores(f1)
+
+
+def test_the_held_out_stream_is_the_whole_jargon_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("SYNCATTN_CACHE", str(tmp_path / "cache"))
+    from syncattn.data import _corpus
+
+    raw = lzma.decompress((_corpus._EMBEDDED_DIR / "jargon.txt.xz").read_bytes())
+    assert heldout.heldout_tokens().tobytes() == raw
