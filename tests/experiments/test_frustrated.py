@@ -205,6 +205,8 @@ def _test_bpc(name, rung, lr, seed, long=False):
     noise = 0.013 * ((seed * ((NAMES + CONTROL_NAMES).index(name) + 2)) % 5)
     if name == "successor":  # within a few thousandths of frustrated: A3 "matches"
         noise = 0.013 * ((seed * 4) % 5) + 0.002 * (seed % 2)
+    if name == "kuramoto-time":
+        noise = 0.013 * ((seed * 3) % 5)
     return val + 0.02 + noise - (0.3 if long else 0.0), val
 
 
@@ -263,7 +265,7 @@ def _run(config, out, size="default"):
 
 
 def test_the_lr_rule_above_the_first_rung(tmp_path, stand_in):
-    res = _run(dataclasses.replace(CONFIG, committed=None), tmp_path / "a")
+    res = _run(dataclasses.replace(CONFIG, committed=None, control_targets=()), tmp_path / "a")
     sweeps = {e["name"]: {n: g["lrs"] for n, g in e["families"].items()} for e in res["rungs"]}
     assert sweeps["50k"] == dict.fromkeys(NAMES, [0.01, 0.03, 0.1])
     # the rung below's best lr first, then its half-decade neighbours; nothing extended
@@ -288,12 +290,11 @@ def test_the_lr_rule_above_the_first_rung(tmp_path, stand_in):
     assert len(phases["long"]) == 3 * 3  # frustrated-mf has no 20 N lr at 50k
     assert {w["seed"] for w in phases["seeds"] if w["rung"] == "50k"} == {1, 2}
     assert not [n for n in stand_in if "-seed0" in n and "-lr" in n and "100N" not in n
-                and n not in {w["cell"] for w in phases["sweep"] + phases["controls"]}]  # fmt: skip
+                and n not in {w["cell"] for w in phases["sweep"]}]  # fmt: skip
     assert {w["lr"] for w in phases["long"] if w["family"] == "softmax"} == {0.1}
     assert {w["steps"] for w in phases["long"]} == {2240}
-    # and the controls: 50k 2 frustrated + 4 x 5, 150k 4 x 5 (seed 0 included)
-    assert len(phases["controls"]) == 42
-    assert res["progress"]["finished"] == len(res["rows"]) == 36 + 38 + 9 + 42
+    assert not phases["controls"]
+    assert res["progress"]["finished"] == len(res["rows"]) == 36 + 38 + 9
     assert sum(w["status"] == "diverged" for w in res["rows"]) == 3 + 1
     assert not res["missing"] and not res["progress"]["waiting"] and res["holm"]["final"]
 
@@ -387,6 +388,7 @@ def test_a_partial_set_is_reported_with_what_is_missing(tmp_path, stand_in):
     md = (tmp_path / "a" / "report.md").read_text()
     assert "**Provisional: some comparisons are pending.**" in md
     assert "- `50k-kuramoto-lr0.03-seed1`" in md and "- 200k frustrated: sweep waits" in md
+    assert "- `50k-successor-lr0.01-seed4`" in md and "- 50k kuramoto-time: waits for the" in md
     # a later session: at most 3 of the 50k seeds, in another --out (the committed adopted)
     stand_in.clear()
     more = dataclasses.replace(base, only_rungs=("50k",), only_phases=("seeds",), max_cells=3)
@@ -419,13 +421,27 @@ def test_from_results_rebuilds_the_report_byte_for_byte(tmp_path, stand_in):
     assert "pending" in fr.summary(want) and "of 130 planned cells" in fr.summary(want)
 
 
-@pytest.mark.slow  # about a minute on 2 cores: 16 tiny trainings (compiling 4 models)
+@pytest.mark.slow  # minutes on 2 cores: 24 tiny trainings (compiling 7 models), the timing
 def test_smoke_end_to_end(tmp_path, compile_cache):
     out, again = tmp_path / "smoke", tmp_path / "rebuilt"
     assert run_cli("frustrated", "--smoke", "--out", str(out), cache=compile_cache) == 0
     res = json.loads((out / "results.json").read_text())
-    assert not res["missing"] and res["holm"] == {"m": 9, "alpha": 0.05, "final": True}
-    assert len(res["rows"]) == 16 and all(math.isfinite(w["test_bpc"]) for w in res["rows"])
+    assert not res["missing"] and res["holm"] == {"m": 13, "alpha": 0.05, "final": True}
+    assert res["holm_registered"] == {"m": 9, "alpha": 0.05, "final": True}
+    assert len(res["rows"]) == 24 and all(math.isfinite(w["test_bpc"]) for w in res["rows"])
+    # the timing: measured once, 3 rounds of 2 steps each; the kuramoto-time cells on 20 r N
+    timing = json.loads((out / "timing.json").read_text())
+    rec = timing["rungs"]["12k"]
+    assert len(rec["rounds"]) == 3 and rec["cpu_count"] and rec["commit"]
+    ratios = [x["frustrated_s"] / x["kuramoto_s"] for x in rec["rounds"]]
+    assert timing["r"]["12k"] == rec["r"] == round(float(np.median(ratios)), 2) > 0
+    n = models.shape_for_params(12_000)["params"]["kuramoto"]
+    steps = 2 * math.ceil(math.ceil(0.1 * rec["r"] * n) / (2 * 4 * 32))
+    timed = [w for w in res["rows"] if w["family"] == "kuramoto-time"]
+    assert len(timed) == 2 and {w["steps"] for w in timed} == {steps}
+    for w in timed:
+        r = json.loads((out / "runs" / w["cell"] / "result.json").read_text())
+        assert r["cell"]["time_ratio"] == rec["r"] and r["cell"]["steps"] == steps
     for w in res["rows"]:
         r = json.loads((out / "runs" / w["cell"] / "result.json").read_text())
         made = r["provenance"]
