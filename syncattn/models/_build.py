@@ -105,6 +105,8 @@ def _sync_parts(c: ModelConfig) -> list[str]:
         parts.append(
             f"M {s.harmonics}" + (", delayed stream" if s.delay else ", no delay")
         )
+        if s.frustration != "learned":  # a fixed-coefficient control (issue 44)
+            parts.append(f"frustration {s.frustration}")
     if s.drift != "planes":  # the phase models' drift is "planes" (SyncConfig)
         parts.append(f"drift {s.drift}")
     if s.readout != "prototype":

@@ -218,6 +218,7 @@ def make_frustrated_attention(config: ModelConfig, *, key) -> eqx.Module:
         key=key,
         order=config.sync.harmonics,
         delay=config.sync.delay,
+        frustration=config.sync.frustration,
         gates=config.sync.gates,
         tau=config.sync.tau,
         bound=config.sync.bound,

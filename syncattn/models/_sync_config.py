@@ -11,12 +11,14 @@ from ..group import parse_group
 from ._geometry import geometry_of, phase_states
 
 
-__all__ = ["SyncConfig", "DRIFTS", "READOUTS", "VALUES", "GATE_NORMS"]
+__all__ = ["SyncConfig", "DRIFTS", "READOUTS", "VALUES", "GATE_NORMS", "FRUSTRATIONS"]
 
 DRIFTS = ("planes", "full", "none")
 READOUTS = ("prototype", "vonmises", "lift_linear")
 VALUES = ("phase", "learned")
 GATE_NORMS = ("mean", "none")
+# FrustratedAttention's `frustration` (syncattn.nn: FRUSTRATIONS, tested equal)
+FRUSTRATIONS = ("learned", "delay-only", "successor")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,6 +60,13 @@ class SyncConfig:
             $M = 1$ within the issue's 1.3x (benchmarks/training.py, docs/benchmarks.md).
         delay: the frustrated attention's delayed stream $W^m_t = \sum_{u<t} A_{tu}
             e^{im\theta_{u+1}}$ (``False``: the ablation without it, $b = 0$).
+        frustration: the frustrated attention's coefficients (issue 44):
+            ``"learned"`` ($c$ and $b$), or a fixed-coefficient control (both need
+            ``delay``): ``"delay-only"`` ($c$ held at the Kuramoto coupling
+            $c_1 = 1$, $c_{m\ge2} = 0$; $b$ learned) or ``"successor"`` ($c = 0$,
+            $b = (1, 0, \dots, 0)$ held: $F_t = \sum_{u<t} A_{tu}\sin(\theta_{u+1} -
+            \theta_t)$, Kuramoto attention on the successors' phases). Held
+            coefficients are no parameters.
         value: the value path: ``"phase"`` (the state itself: the Kuramoto identity,
             the Lohe coupling; ``value="state"`` of the sphere and group layers) or
             ``"learned"`` (the ablation; not for the frustrated models).
@@ -78,6 +87,7 @@ class SyncConfig:
     readout: str = "prototype"
     harmonics: int = 1
     delay: bool = True
+    frustration: str = "learned"
     value: str = "phase"
     gates: bool = True
     gate_norm: str = "mean"
@@ -112,6 +122,7 @@ class SyncConfig:
             ("readout", READOUTS),
             ("value", VALUES),
             ("gate_norm", GATE_NORMS),
+            ("frustration", FRUSTRATIONS),
         ):
             if getattr(self, field) not in allowed:
                 raise ValueError(
@@ -147,7 +158,7 @@ def _phases(config) -> bool:
 
 def _check_sync(config, sync_attentions: tuple[str, ...]) -> None:
     """The synchronisation family's combinations: ``sync`` only for its models, the
-    torus models' drift, the frustrated models' harmonics and delay, and the sphere
+    torus models' drift, the frustrated models' harmonics, delay and frustration, and the sphere
     and group models' task, feed-forward, positions and head."""
     a, sync = config.attention, config.sync
     if a not in sync_attentions:
@@ -173,7 +184,7 @@ def _check_sync(config, sync_attentions: tuple[str, ...]) -> None:
             f"sync.drift must be 'planes'; got {sync.drift!r}."
         )
     if not a.startswith("frustrated"):
-        for f in ("harmonics", "delay"):
+        for f in ("harmonics", "delay", "frustration"):
             if getattr(sync, f) != SyncConfig.__dataclass_fields__[f].default:
                 raise ValueError(
                     f"sync.{f} applies to the frustrated models (attention='frustrated' or "
@@ -238,7 +249,8 @@ def _check_torus(config, sync_attentions: tuple[str, ...]) -> None:
 
 def _check_frustrated(config) -> None:
     """The frustrated models' combinations (issue 40): ``frustrated-mf`` has the collective
-    modes (``ffn="modes"``) and only it; both couple the phases (``sync.value="phase"``)."""
+    modes (``ffn="modes"``) and only it; both couple the phases (``sync.value="phase"``);
+    a fixed-coefficient control (``sync.frustration``) needs the delayed stream."""
     a, ffn = config.attention, config.ffn
     if a == "frustrated-mf" and ffn != "modes":
         raise ValueError(
@@ -255,4 +267,10 @@ def _check_frustrated(config) -> None:
         raise ValueError(
             f"the {a} model couples the phases themselves (its identities need them): "
             f"sync.value must be 'phase'; got {config.sync.value!r}."
+        )
+    f = config.sync.frustration
+    if a.startswith("frustrated") and f != "learned" and not config.sync.delay:
+        raise ValueError(
+            f"sync.frustration={f!r} couples through the delayed stream W (b): it needs "
+            "sync.delay=True; got sync.delay=False."
         )

@@ -21,6 +21,11 @@ attention weights as the coupling graph, i.e. the Kuramoto-Sakaguchi-Daido coupl
 $\sum_u A_{tu} H_h(\theta_u - \theta_t)$, $H_h(\varphi) = \sum_m a_m\sin(m\varphi -
 \alpha_m)$ (statement 26, `proofs/proof_frustrated_attention.py`; theory:
 docs/theory/frustrated_attention.md).
+
+Fixed-coefficient controls (issue 44, `frustration`): ``"delay-only"`` holds $c$ at the
+Kuramoto coupling ($c_1 = 1$, $c_{m\ge2} = 0$) and learns $b$; ``"successor"`` holds
+$c = 0$, $b = (1, 0, \dots, 0)$, so $F_t = \sum_{u<t} A_{tu}\sin(\theta_{u+1} -
+\theta_t)$: Kuramoto attention whose values are the keys' successors.
 """
 
 from __future__ import annotations
@@ -45,7 +50,9 @@ from ._common import (
 from ._sync_attention import SyncAttention, bounded_increment
 
 
-__all__ = ["FrustratedAttention", "harmonic_lift"]
+__all__ = ["FrustratedAttention", "harmonic_lift", "FRUSTRATIONS"]
+
+FRUSTRATIONS = ("learned", "delay-only", "successor")
 
 
 def harmonic_lift(theta: Float[Array, "T k"], order: int) -> Float[Array, "T r k"]:
@@ -163,6 +170,25 @@ class FrustratedAttention(SyncAttention):
     layer's `attend`; with $M = 1$ it is then the Kuramoto layer bit for bit
     ([`from_kuramoto`][syncattn.nn.FrustratedAttention.from_kuramoto]).
 
+    **Fixed-coefficient controls** (`frustration`; issue 44). ``"learned"``: $c$, $b$ as
+    above. ``"delay-only"``: $c$ held at the Kuramoto coupling, $b$ learned,
+
+    $$F_{tj} = \sum_{u \le t} A^h_{tu}\sin(\theta_{uj} - \theta_{tj})
+      + \sum_{m=1}^M \operatorname{Im}\big(e^{-im\theta_{tj}} b_{hm} W^m_{tj}\big).$$
+
+    ``"successor"``: $c = 0$, $b = (1, 0, \dots, 0)$, neither learned,
+
+    $$F_{tj} = \operatorname{Im}(e^{-i\theta_{tj}} W^1_{tj})
+      = \sum_{u < t} A^h_{tu}\sin(\theta_{u+1,j} - \theta_{tj}):$$
+
+    Kuramoto attention whose values are the keys' successors, through the same weights
+    (the diagonal $u = t$ is in the softmax's normaliser but carries no value). Both
+    need `delay`. The held coefficients are constants of the call, not leaves
+    (`c_real`, `c_imag` and, for ``"successor"``, `b_real`, `b_imag` are None), so no
+    optimizer or weight decay can move them; `coefficients` and `delay_coefficients`
+    return their values. Both paths give them; the fast path of ``"successor"`` folds
+    the one harmonic $m = 1$ only (the others carry $b_m = 0$).
+
     Key padding (`mask`, True = real token): as in the Kuramoto layer, on the weights
     $A_{tu}$ of both streams.
 
@@ -173,6 +199,9 @@ class FrustratedAttention(SyncAttention):
         order: the number of harmonics $M \ge 1$ (default 1, the models' preset:
             each harmonic widens the value stream by $2k_h$).
         delay: include the delayed stream $W$ (needs `causal`).
+        frustration: ``"learned"`` (default), ``"delay-only"`` ($c$ held at the
+            Kuramoto coupling) or ``"successor"`` ($c = 0$, $b = e_1$ held); the
+            last two need `delay`.
         gates, causal, tau, bound, rope_base, gate_norm: as in `KuramotoAttention`.
 
     Returns (from `__call__(theta, mask=None, diagnostics=False)`): the updated phases
@@ -183,12 +212,13 @@ class FrustratedAttention(SyncAttention):
     $(T, k)$.
     """
 
-    c_real: Float[Array, "H M"]
-    c_imag: Float[Array, "H M"]
+    c_real: Float[Array, "H M"] | None
+    c_imag: Float[Array, "H M"] | None
     b_real: Float[Array, "H M"] | None
     b_imag: Float[Array, "H M"] | None
     order: int = eqx.field(static=True)
     delay: bool = eqx.field(static=True)
+    frustration: str = eqx.field(static=True)
 
     def __init__(
         self,
@@ -198,6 +228,7 @@ class FrustratedAttention(SyncAttention):
         key: PRNGKeyArray,
         order=1,
         delay=True,
+        frustration="learned",
         gates=True,
         causal=True,
         tau=1.0,
@@ -212,6 +243,16 @@ class FrustratedAttention(SyncAttention):
                 "delay=True (the stream W_t = sum_{u<t} A_tu e^{i m theta_{u+1}}) needs "
                 "causal=True: a non-causal layer would read the successor of t; set delay=False."
             )
+        if frustration not in FRUSTRATIONS:
+            raise ValueError(
+                f"frustration must be one of {FRUSTRATIONS}; got {frustration!r}."
+            )
+        if frustration != "learned" and not self.delay:
+            raise ValueError(
+                f"frustration={frustration!r} couples through the delayed stream W (b): "
+                "it needs delay=True; got delay=False."
+            )
+        self.frustration = frustration
         super().__init__(
             Torus(),
             k,
@@ -228,8 +269,13 @@ class FrustratedAttention(SyncAttention):
         self.value = "phase"  # the torus layer's name of the identity values
         n_heads = self.n_heads
         dtype = self.log_tau.dtype
-        self.c_real, self.c_imag = _initial_coefficients(n_heads, self.order, dtype)
-        if self.delay:
+        held_c = frustration != "learned"  # constants of the call, not leaves
+        self.c_real, self.c_imag = (
+            (None, None)
+            if held_c
+            else _initial_coefficients(n_heads, self.order, dtype)
+        )
+        if self.delay and frustration != "successor":
             self.b_real = jnp.zeros((n_heads, self.order), dtype)
             self.b_imag = jnp.zeros((n_heads, self.order), dtype)
         else:
@@ -237,15 +283,30 @@ class FrustratedAttention(SyncAttention):
 
     @property
     def coefficients(self) -> Complex[Array, "H M"]:
-        r"""$c_{hm} = a_{hm} e^{-i\alpha_{hm}}$ (complex $(H, M)$)."""
-        return jax.lax.complex(self.c_real, self.c_imag)
+        r"""$c_{hm} = a_{hm} e^{-i\alpha_{hm}}$ (complex $(H, M)$; the held values for
+        the controls)."""
+        cr, ci, _, _ = self._coupling(self, self.log_tau.dtype)
+        return jax.lax.complex(cr, ci)
 
     @property
     def delay_coefficients(self) -> Complex[Array, "H M"] | None:
-        r"""$b_{hm}$ (complex $(H, M)$; None without the delayed stream)."""
-        return (
-            None if self.b_real is None else jax.lax.complex(self.b_real, self.b_imag)
-        )
+        r"""$b_{hm}$ (complex $(H, M)$; None without the delayed stream; $e_1$ for
+        ``"successor"``)."""
+        _, _, br, bi = self._coupling(self, self.log_tau.dtype)
+        return None if br is None else jax.lax.complex(br, bi)
+
+    def _coupling(self, s, dtype):
+        r"""$(\operatorname{Re} c, \operatorname{Im} c, \operatorname{Re} b,
+        \operatorname{Im} b)$, each $(H, M)$ in `dtype` (None for $b$ without the
+        delayed stream): the leaves of `s` (this layer cast), or the control's
+        constants: $c = e_1$ (``"delay-only"``); $c = 0$, $b = e_1$ (``"successor"``)."""
+        if self.frustration == "learned":
+            return s.c_real, s.c_imag, s.b_real, s.b_imag
+        kuramoto_c = _initial_coefficients(self.n_heads, self.order, dtype)
+        if self.frustration == "delay-only":
+            return (*kuramoto_c, s.b_real, s.b_imag)
+        zero = jnp.zeros((self.n_heads, self.order), dtype)
+        return (zero, zero, *kuramoto_c)
 
     def __call__(
         self,
@@ -272,12 +333,17 @@ class FrustratedAttention(SyncAttention):
             Z = _from_heads(attend(q, kk, Vh, self.causal, km), 2 * M, self.k)
         elif diagnostics or not fused:
             Z, W = self._streams(theta, q, kk, km)
+        cr, ci, br, bi = self._coupling(s, theta.dtype)
         if fused:
-            F = self._fused_coupling(s, theta, q, kk, km)
+            if self.frustration == "successor":  # b_{m>=2} = 0: harmonic 1 alone
+                cr, ci, br, bi = (x[:, :1] for x in (cr, ci, br, bi))
+            F = self._fused_coupling(theta, q, kk, km, cr, ci, br, bi)
+        elif self.frustration == "successor":  # c = 0: the delayed stream alone
+            F = _daido_by_head(theta, W, br, bi)
         else:
-            F = _daido_by_head(theta, Z, s.c_real, s.c_imag)
+            F = _daido_by_head(theta, Z, cr, ci)
             if W is not None:
-                F = F + _daido_by_head(theta, W, s.b_real, s.b_imag)
+                F = F + _daido_by_head(theta, W, br, bi)
         inc = bounded_increment(gate * F, self.bound)
         y = theta + inc
         if not diagnostics:
@@ -305,18 +371,21 @@ class FrustratedAttention(SyncAttention):
         Zh, Wh = attend_delayed(q, kk, Vh, succ, km)
         return _from_heads(Zh, 2 * M, self.k), _from_heads(Wh, 2 * M, self.k)
 
-    def _fused_coupling(self, s, theta, q, kk, km):
+    def _fused_coupling(self, theta, q, kk, km, c_real, c_imag, b_real, b_imag):
         r"""$F$ from ONE value stream: with $P^m_u = c_m e^{im\theta_u} + b_m
         e^{im\theta_{u+1}}$ and $D^m_t = c_m e^{im\theta_t}$ (per head),
         $G^m_t = \sum_{u<t} A_{tu} P^m_u + A_{tt} D^m_t = c_m Z^m_t + b_m W^m_t$
         (`attend_successor`), and $F_t = \sum_m \operatorname{Im}(e^{-im\theta_t} G^m_t)$
         = [`syncattn.kuramoto.daido_update`][] with unit coefficients (linearity). Half
-        the value width of the two streams; tested equal to the plain composition."""
-        H, M, k = self.n_heads, self.order, self.k
+        the value width of the two streams; tested equal to the plain composition. The
+        harmonics are those of $c$, $b$ $(H, M)$ (fewer than `order` where the rest are
+        0)."""
+        H, k = self.n_heads, self.k
+        M = c_real.shape[1]
         V = harmonic_lift(theta, M)  # (T, 2M, k)
         succ = jnp.concatenate([V[1:], jnp.zeros_like(V[:1])], 0)  # never read at T-1
-        cV = _times(V, s.c_real, s.c_imag)
-        P = cV + _times(succ, s.b_real, s.b_imag)
+        cV = _times(V, c_real, c_imag)
+        P = cV + _times(succ, b_real, b_imag)
         G = _from_heads(
             attend_successor(q, kk, _to_heads(P, H), _to_heads(cV, H), km), 2 * M, k
         )

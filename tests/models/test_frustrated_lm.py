@@ -46,9 +46,13 @@ def test_is_the_composition_of_its_layers(attention, ffn_cls):
             model, is_leaf=lambda x: isinstance(x, nn.SwiGLU)))  # no MLP
 
 
-@pytest.mark.parametrize("attention", ["frustrated", "frustrated-mf"])
-def test_causality_perturbing_the_future(attention):
-    model = build(attention, **{"sync.harmonics": 3})
+@pytest.mark.parametrize(
+    ("attention", "frustration"),
+    # frustrated-mf's attention is frustrated's: its case runs the delay-only control
+    [("frustrated", "learned"), ("frustrated-mf", "delay-only"), ("frustrated", "successor")],
+)
+def test_causality_perturbing_the_future(attention, frustration):
+    model = build(attention, **{"sync.harmonics": 3, "sync.frustration": frustration})
     f = eqx.filter_jit(lambda m, x: models.cast(m, jnp.float32)(x))  # the fast path
     out = check_causal(f, model, tokens(12), (0, 5, 10), shift=37)
     assert out.shape == (12, 256) and out.dtype == jnp.float32
@@ -118,3 +122,41 @@ def test_config_errors_and_describe():
         models.get_config("tiny", attention="frustrated", positions="learned")
     with pytest.raises(ValueError, match="sync.drift must be 'planes'"):
         models.get_config("tiny", attention="frustrated", **{"sync.drift": "none"})
+
+
+def test_frustration_config_field():
+    """sync.frustration (issue 44): the fixed-coefficient controls from overrides, their
+    errors, the description, and the layer it builds."""
+    from syncattn import training  # the CLI overrides: `syncattn train ... KEY=VALUE`
+    from syncattn.models import _sync_config
+    from syncattn.nn import _frustrated_attention
+
+    assert models.SyncConfig.__dataclass_fields__["frustration"].default == "learned"
+
+    assert _sync_config.FRUSTRATIONS == _frustrated_attention.FRUSTRATIONS
+    cfg = models.get_config("tiny", attention="frustrated", **{"sync.frustration": "successor"})
+    assert cfg.sync.frustration == "successor"
+    assert models.get_config("tiny", attention="frustrated", **models.parse_overrides(
+        ["sync.frustration=delay-only"])).sync.frustration == "delay-only"
+    g = training.run_overrides(["sync.frustration=successor"])
+    assert models.get_config("tiny", attention="frustrated", **g["model"]) == cfg
+    assert "frustration successor" in models.describe(cfg)
+    assert "frustration" not in models.describe(models.get_config("tiny", attention="frustrated"))
+    model = models.build(cfg, key=jax.random.key(0))
+    assert models.count_params(model) == models.config_params(cfg)  # held: no leaves
+    attn = model.attentions[0]
+    assert attn.frustration == "successor" and attn.c_real is None and attn.b_real is None
+    mf = models.build(models.get_config("tiny", attention="frustrated-mf", **{"sync.frustration": "delay-only"}),
+                      key=jax.random.key(0))
+    assert all(a.frustration == "delay-only" and a.c_real is None and a.b_real is not None
+               for a in mf.attentions)
+    with pytest.raises(ValueError, match="sync.frustration must be one of"):
+        models.get_config("tiny", attention="frustrated", **{"sync.frustration": "fixed"})
+    for a in ("kuramoto", "sphere"):
+        with pytest.raises(ValueError, match="sync.frustration applies to the frustrated"):
+            models.get_config("tiny", attention=a, **{"sync.frustration": "successor"})
+    with pytest.raises(ValueError, match="sync.frustration applies to the synchronisation"):
+        models.get_config("tiny", attention="softmax", **{"sync.frustration": "successor"})
+    for f in ("delay-only", "successor"):
+        with pytest.raises(ValueError, match=f"sync.frustration='{f}'.*sync.delay=True"):
+            models.get_config("tiny", attention="frustrated-mf", **{"sync.frustration": f, "sync.delay": False})

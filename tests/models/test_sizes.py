@@ -19,6 +19,17 @@ def test_config_params_equals_count_of_built_model():
         cfg = models.get_config("tiny", attention=attention)
         model = models.build(cfg, key=jax.random.key(0))
         assert models.count_params(model) == models.config_params(cfg)
+    # the frustrated attention's fixed-coefficient controls (issue 44): c held (2HM per
+    # layer fewer), c and b held (4HM fewer); the held coefficients are no leaves
+    counts = {}
+    for f in ("learned", "delay-only", "successor"):
+        cfg = models.get_config("tiny", attention="frustrated", **{"sync.frustration": f, "sync.harmonics": 2})
+        model = models.build(cfg, key=jax.random.key(0))
+        counts[f] = models.count_params(model)
+        assert counts[f] == models.config_params(cfg), f
+    per = cfg.n_layers * cfg.n_heads * 2
+    assert counts["learned"] - counts["delay-only"] == 2 * per
+    assert counts["learned"] - counts["successor"] == 4 * per
 
 
 def _paper_b_layer(d, H, d_ff, max_len, d_osc, attention):

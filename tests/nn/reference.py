@@ -314,19 +314,23 @@ def group_attention(layer, U, key_mask=None):
     return (y if cplx else y.real), A, (xi if cplx else xi.real)
 
 
-def frustrated_attention(layer, theta, key_mask=None):
+def frustrated_attention(layer, theta, key_mask=None, c=None, b=None):
     """Naive O(T^2 k M) frustrated attention, written in the sine form of statement 26:
     F_tj = sum_m sum_u A_tu |c_m| sin(m(th_u - th_t) + arg c_m)
          + sum_m sum_{u<t} A_tu |b_m| sin(m(th_{u+1} - th_t) + arg b_m),
-    the weights A from the Kuramoto score loop above."""
+    the weights A from the Kuramoto score loop above. `c`, `b`: complex (H, M) given
+    by the caller (the held coefficients of the fixed controls, which are no leaves);
+    by default the layer's own leaves."""
     th = np_(theta)
     T, k = th.shape
     H = layer.n_heads
     kh = k // H
     _, A, _ = kuramoto_attention(layer, theta, key_mask)
     allowed = allowed_matrix(T, layer.causal, key_mask)
-    c = np_(layer.c_real) + 1j * np_(layer.c_imag)
-    b = None if layer.b_real is None else np_(layer.b_real) + 1j * np_(layer.b_imag)
+    if c is None:
+        c = np_(layer.c_real) + 1j * np_(layer.c_imag)
+    if b is None and layer.b_real is not None:
+        b = np_(layer.b_real) + 1j * np_(layer.b_imag)
     F = np.zeros((T, k))
     for t in range(T):
         for j in range(k):

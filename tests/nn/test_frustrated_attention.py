@@ -65,6 +65,85 @@ def test_key_padding_matches_brute_force():
     assert_close(aux["weights"], A)
 
 
+def e1(M):
+    """(1, 0, ..., 0) per head: complex (H, M)."""
+    return np.zeros((H, M), complex) + (np.arange(M) == 0)
+
+
+def control(frustration, seed=3, **kw):
+    """The fixed-coefficient control (issue 44), its learned b (delay-only) random."""
+    L = nn.FrustratedAttention(K, H, key=jax.random.key(1), frustration=frustration, **kw)
+    if L.b_real is None:
+        return L
+    ks = jax.random.split(jax.random.key(seed), 2)
+    b = tuple(jax.random.normal(kk, L.b_real.shape) for kk in ks)
+    return eqx.tree_at(lambda m: (m.b_real, m.b_imag), L, b)
+
+
+@pytest.mark.parametrize("frustration", ["successor", "delay-only"])
+def test_fixed_controls_match_brute_force(frustration):
+    """successor: F_tj = sum_{u<t} A_tu sin(th_{u+1,j} - th_tj) (c = 0, b = e_1);
+    delay-only: c = e_1 and the learned b; the float64 plain path and the float32 fast
+    path, with key padding; the held coefficients are no leaves."""
+    L = control(frustration, order=2, tau=1.3, bound=0.8)
+    th, pad = phases(17), jnp.ones(T, bool).at[2].set(False)
+    y, aux = L(th, mask=pad, diagnostics=True)
+    c, b = (0 * e1(2), e1(2)) if frustration == "successor" else (e1(2), None)
+    want, A, F = reference.frustrated_attention(L, th, pad, c=c, b=b)
+    assert_close(y, want)
+    assert_close(aux["weights"], A)
+    assert_close(aux["coupling"], F)
+    assert "delayed_order" in aux and aux["harmonic_order"].shape == (T, K, 2)
+    y32 = eqx.filter_jit(lambda m, x: m(x, mask=pad))(L, th.astype(jnp.float32))
+    assert_close(y32, want, jnp.float32, scale=10)
+    assert L.c_real is None and L.c_imag is None
+    assert (L.b_real is None) == (frustration == "successor")
+    assert_close(L.coefficients, c)
+    n_leaves = len(jax.tree.leaves(eqx.filter(L, eqx.is_inexact_array)))
+    full = nn.FrustratedAttention(K, H, key=jax.random.key(1), order=2)
+    assert len(jax.tree.leaves(eqx.filter(full, eqx.is_inexact_array))) - n_leaves == (
+        4 if frustration == "successor" else 2
+    )
+    if frustration == "successor":
+        assert_close(L.delay_coefficients, e1(2))
+
+
+def test_delay_only_is_the_learned_layer_at_the_kuramoto_c():
+    Ld = control("delay-only", order=2, tau=1.4)
+    Ll = nn.FrustratedAttention(K, H, key=jax.random.key(1), order=2, tau=1.4)
+    Ll = eqx.tree_at(lambda m: (m.b_real, m.b_imag), Ll, (Ld.b_real, Ld.b_imag))
+    assert complex(Ll.coefficients[0, 0]) == 1.0 and complex(Ll.coefficients[0, 1]) == 0
+    th = phases(18)
+    np.testing.assert_array_equal(np.asarray(Ld(th)), np.asarray(Ll(th)))  # float64
+    call = eqx.filter_jit(lambda m, x: m(x))
+    y32 = call(Ld, th.astype(jnp.float32))
+    assert_close(y32, Ll(th), jnp.float32, scale=10)  # the fast path: float64 composition
+    # the gradient reaches b (and there is no c for it to reach)
+    g = eqx.filter_jit(eqx.filter_grad(lambda m, x: jnp.sum(jnp.sin(m(x)))))(Ld, th.astype(jnp.float32))
+    assert g.c_real is None and g.c_imag is None
+    assert np.any(np.asarray(g.b_real) != 0) and np.any(np.asarray(g.b_imag) != 0)
+
+
+@pytest.mark.slow  # about 6 s of compiling on the shared 2 cores
+@pytest.mark.parametrize("frustration", ["successor", "delay-only"])
+def test_fixed_controls_blocked_bfloat16_and_exactly_causal(frustration, monkeypatch):
+    monkeypatch.setattr(_common, "CPU_ATTENTION_BLOCK", 4)  # float32: several blocks
+    L, Tn = control(frustration, order=3, tau=1.1), 11
+    th = phases(19, (Tn, K))
+    want = L(th)  # float64: the plain composition
+    f = eqx.filter_jit(lambda m, x: m(x))
+    y = f(L, th.astype(jnp.float32))
+    assert_close(y, want, jnp.float32, scale=10)
+    y16 = f(L, th.astype(jnp.bfloat16))
+    assert y16.dtype == jnp.bfloat16
+    np.testing.assert_allclose(np.asarray(y16, np.float64), np.asarray(want), atol=0.1)
+    for t in (0, 5, Tn - 2):
+        th2 = th.at[t + 1 :].set(phases(20, (Tn - t - 1, K))).astype(jnp.float32)
+        y2 = f(L, th2)
+        np.testing.assert_array_equal(np.asarray(y2)[: t + 1], np.asarray(y)[: t + 1])
+        assert not np.allclose(np.asarray(y2)[t + 1 :], np.asarray(y)[t + 1 :])
+
+
 @pytest.mark.parametrize(
     "dtype", [jnp.float64, jnp.float32, pytest.param(jnp.bfloat16, marks=pytest.mark.slow)]
 )
@@ -208,6 +287,11 @@ def test_bad_input():
         nn.FrustratedAttention(K, H, key=jax.random.key(0), causal=False)
     with pytest.raises(ValueError, match="divisible"):
         nn.FrustratedAttention(5, 2, key=jax.random.key(0))
+    with pytest.raises(ValueError, match="frustration must be one of"):
+        nn.FrustratedAttention(K, H, key=jax.random.key(0), frustration="fixed")
+    for f in ("delay-only", "successor"):
+        with pytest.raises(ValueError, match=f"frustration='{f}'.*delay=True"):
+            nn.FrustratedAttention(K, H, key=jax.random.key(0), frustration=f, delay=False)
     L = layer()
     with pytest.raises(ValueError, match=r"\(T, k=4\)"):
         L(jnp.zeros((T, K + 1)))
