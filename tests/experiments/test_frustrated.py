@@ -435,6 +435,10 @@ def test_smoke_end_to_end(tmp_path, compile_cache):
     assert len(rec["rounds"]) == 3 and rec["cpu_count"] and rec["commit"]
     ratios = [x["frustrated_s"] / x["kuramoto_s"] for x in rec["rounds"]]
     assert timing["r"]["12k"] == rec["r"] == round(float(np.median(ratios)), 2) > 0
+    for name in ("frustrated", "kuramoto"):  # the timed steps: the cells' models and batch
+        cell = next(w for w in res["rows"] if w["family"] == name and w["seed"] == 0)
+        assert rec["models"][name]["params"] == cell["params"] and rec["models"][name]["cell"] == cell["cell"]
+        assert rec["models"][name]["batch"] == [4, 32] and rec["models"][name]["compute_dtype"] == "float32"
     n = models.shape_for_params(12_000)["params"]["kuramoto"]
     steps = 2 * math.ceil(math.ceil(0.1 * rec["r"] * n) / (2 * 4 * 32))
     timed = [w for w in res["rows"] if w["family"] == "kuramoto-time"]

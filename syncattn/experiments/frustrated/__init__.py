@@ -40,9 +40,19 @@ step-down adjustment runs over all 17 ([`decide`][syncattn.experiments.frustrate
 a hypothesis is supported only where Holm rejects its null; a comparison not measured
 enters at $p = 1$.
 
+**Controls** (issue 44, [`CONTROLS`][syncattn.experiments.frustrated.CONTROLS]): at the
+rungs ``control_targets`` (50 k, 150 k), seeds 0-4, the frustrated model at its family's
+shape and best lr with one part of its coupling removed or fixed (``c-only``, ``b-only``,
+``successor``), and the Kuramoto model at its best lr on $D = 20\,r\,N$ tokens
+(``kuramoto-time``), $r$ the frustrated-to-Kuramoto step-time ratio measured once per rung
+before its first such cell and read back from ``timing.json`` ever after
+([`_timing`][syncattn.experiments.frustrated._timing]); at 50 k also the frustrated
+family's seeds 3 and 4. A1-A4 (frustrated − control, paired by seed) join the Holm family
+(25 comparisons; H1-H4 are also decided over the registered 17).
+
 **Running it in parts.** ``only_rungs``, ``only_phases`` (``sweep``, ``seeds``,
-``long``), ``only_families`` and ``max_cells`` choose which cells a run *trains*; every
-other cell is read where it exists (``OUT/runs``, or the committed folder with
+``long``, ``controls``), ``only_families`` and ``max_cells`` choose which cells a run
+*trains*; every other cell is read where it exists (``OUT/runs``, or the committed folder with
 ``export=true``) and reported missing where it does not, so the report is always the
 whole pre-registration with what is missing listed. A rung's sweep needs the sweep of the
 rung below finished (its lrs depend on it).

@@ -120,6 +120,10 @@ def walk_controls(config, ctx, fetch, walked: dict) -> None:
             )
         if state["kuramoto"] in ("pending", "waiting"):
             waiting.append(f"{r} kuramoto-time: waits for the {r} kuramoto sweep")
+        elif ok["kuramoto"] and state["frustrated"] in ("pending", "waiting"):
+            waiting.append(
+                f"{r} kuramoto-time: waits for the {r} frustrated sweep (its timing)"
+            )
         elif ok["kuramoto"] and ok["frustrated"] and ratio is None:
             waiting.append(
                 f"{r} kuramoto-time: waits for the equal-compute timing (no "
