@@ -19,6 +19,7 @@ from tests.test_stats_multiplicity import _holm_brute
 
 CONFIG = fr.Config()
 NAMES = [f.name for f in fr.FAMILIES]
+CONTROL_NAMES = [f.name for f in fr.CONTROLS]
 
 
 # --------------------------------------------------------------------------- the plan
@@ -97,7 +98,11 @@ def test_cells_follow_the_ladders_per_cell_protocol():
 
 
 def test_planned_cells_per_phase():
-    assert fr.planned(CONFIG) == {"sweep": 36, "seeds": 40, "long": 12, "total": 88}
+    assert fr.planned(CONFIG) == {"sweep": 36, "seeds": 40, "long": 12, "controls": 42,
+                                  "total": 130}
+    registered = dataclasses.replace(CONFIG, control_targets=())
+    assert fr.planned(registered) == {"sweep": 36, "seeds": 40, "long": 12, "controls": 0,
+                                      "total": 88}
     assert fr.rung_seeds(CONFIG, 50_000) == (0, 1, 2)
     assert fr.rung_seeds(CONFIG, 150_000) == fr.rung_seeds(CONFIG, 200_000) == (0, 1, 2, 3, 4)
     assert fr.long_seeds(CONFIG) == (0, 1, 2)
@@ -188,17 +193,35 @@ OPT = {  # each family's best lr per rung in the stand-in (None: every lr diverg
 }
 BASE = {"softmax": 2.0, "kuramoto": 2.2, "frustrated": 2.1, "frustrated-mf": 2.25}
 DIVERGE = {("50k", "frustrated", 0.1)}  # loses that lr only
+# the controls at the frustrated family's lr (kuramoto-time: at Kuramoto's), each its level
+OPT |= {n: OPT["frustrated"] for n in ("c-only", "b-only", "successor")}
+OPT |= {"kuramoto-time": OPT["kuramoto"]}
+BASE |= {"c-only": 2.16, "b-only": 2.11, "successor": 2.1, "kuramoto-time": 2.15}
+TIME_RATIO = {"50k": 1.37, "150k": 1.41}  # the stand-in's measured r (fake_timing)
 
 
 def _test_bpc(name, rung, lr, seed, long=False):
     val = BASE[name] + 0.1 * abs(math.log10(lr / OPT[name][rung]))
-    noise = 0.013 * ((seed * (NAMES.index(name) + 2)) % 5)
+    noise = 0.013 * ((seed * ((NAMES + CONTROL_NAMES).index(name) + 2)) % 5)
+    if name == "successor":  # within a few thousandths of frustrated: A3 "matches"
+        noise = 0.013 * ((seed * 4) % 5) + 0.002 * (seed % 2)
+    if name == "kuramoto-time":
+        noise = 0.013 * ((seed * 3) % 5)
     return val + 0.02 + noise - (0.3 if long else 0.0), val
+
+
+def fake_timing(config, cells):
+    """measure_rung's stand-in: 7 rounds whose median ratio is the rung's TIME_RATIO."""
+    r = TIME_RATIO[cells["frustrated"].name.split("-")[0]]
+    rounds = [{"frustrated_s": r + d, "kuramoto_s": 1.0, "ratio": r + d}
+              for d in (0.0, 0.1, -0.2, 0.3, -0.05, 0.02, -0.01)]
+    return {"r_exact": r, "r": r, "rounds": rounds, "load_before": 0.5, "load_after": 0.6,
+            "cpu_count": 2, "device": "cpu", "commit": "abc", "date": "2026-12-07"}
 
 
 def _fake(cell, folder, *, calls):
     calls.append(cell.name)
-    name = protocol.family_of(cell, fr.FAMILIES)
+    name = protocol.family_of(cell, fr.ALL_FAMILIES)
     rung, lr = cell.name.split("-")[0], cell.overrides["train.lr"]
     if OPT[name][rung] is None or (rung, name, lr) in DIVERGE:
         return {"status": "diverged", "error": "loss is nan"}
@@ -214,14 +237,25 @@ def _fake(cell, folder, *, calls):
             "loss_novel": test + 0.05, "count_novel": 9000, "loss_all": test, "count_all": 9900}  # fmt: skip
     return {"status": "ok", "step": cell.steps, "params": 1000, "val": {"bpc": val},
             "test": {"bpc": test}, "curve": curve, "tokens_per_s": 1e4,
-            "corpus": {"name": "embedded"}, "copy_depth": copy}  # fmt: skip
+            "corpus": {"name": "embedded"}, "copy_depth": copy,
+            "wall_s": cell.steps / 10}  # fmt: skip
+
+
+class Calls(list):
+    """The cells the stand-in trained, in order; ``measured``: the rungs it timed."""
+
+    measured: list
 
 
 @pytest.fixture
 def stand_in(monkeypatch):
-    calls = []
+    calls = Calls()
     exp = dataclasses.replace(fr.EXPERIMENT, cell=lambda c, f: _fake(c, f, calls=calls))
     monkeypatch.setattr(fr, "EXPERIMENT", exp)
+    measured = []
+    monkeypatch.setattr(fr._timing, "measure_rung",
+                        lambda config, cells: measured.append(cells) or fake_timing(config, cells))
+    calls.measured = measured
     return calls
 
 
@@ -231,7 +265,7 @@ def _run(config, out, size="default"):
 
 
 def test_the_lr_rule_above_the_first_rung(tmp_path, stand_in):
-    res = _run(dataclasses.replace(CONFIG, committed=None), tmp_path / "a")
+    res = _run(dataclasses.replace(CONFIG, committed=None, control_targets=()), tmp_path / "a")
     sweeps = {e["name"]: {n: g["lrs"] for n, g in e["families"].items()} for e in res["rungs"]}
     assert sweeps["50k"] == dict.fromkeys(NAMES, [0.01, 0.03, 0.1])
     # the rung below's best lr first, then its half-decade neighbours; nothing extended
@@ -259,6 +293,7 @@ def test_the_lr_rule_above_the_first_rung(tmp_path, stand_in):
                 and n not in {w["cell"] for w in phases["sweep"]}]  # fmt: skip
     assert {w["lr"] for w in phases["long"] if w["family"] == "softmax"} == {0.1}
     assert {w["steps"] for w in phases["long"]} == {2240}
+    assert not phases["controls"]
     assert res["progress"]["finished"] == len(res["rows"]) == 36 + 38 + 9
     assert sum(w["status"] == "diverged" for w in res["rows"]) == 3 + 1
     assert not res["missing"] and not res["progress"]["waiting"] and res["holm"]["final"]
@@ -288,7 +323,7 @@ def _expected(res):
 
 
 def test_holm_over_exactly_the_17_pre_registered_comparisons(tmp_path, stand_in):
-    res = _run(dataclasses.replace(CONFIG, committed=None), tmp_path / "a")
+    res = _run(dataclasses.replace(CONFIG, committed=None, control_targets=()), tmp_path / "a")
     comps = res["comparisons"]
     assert [c["id"] for c in comps] == [f"H{i} {r}" for r in ("50k", "150k", "200k")
                                         for i in (1, 2, 3, 4)] + [
@@ -331,13 +366,21 @@ def test_a_partial_set_is_reported_with_what_is_missing(tmp_path, stand_in):
     res = _run(part, tmp_path / "a")
     assert sorted(stand_in) == sorted(f"50k-{n}-lr{lr:g}-seed0" for n in NAMES
                                       for lr in (0.01, 0.03, 0.1))  # fmt: skip
-    assert res["progress"]["by_phase"] == {"sweep": 12, "seeds": 0, "long": 0}
+    assert res["progress"]["by_phase"] == {"sweep": 12, "seeds": 0, "long": 0, "controls": 0}
     # the 50k sweep decided the 150k lrs: planned, missing; 200k waits for the 150k sweep
     assert "150k-softmax-lr0.3-seed0" in res["missing"]
-    assert res["progress"]["waiting"] == [f"200k {n}: sweep waits for the rung below" for n in NAMES]
+    assert res["progress"]["waiting"][:4] == [f"200k {n}: sweep waits for the rung below" for n in NAMES]
+    assert "150k controls (c-only, b-only, successor): wait for the 150k frustrated sweep" in res["progress"]["waiting"]
     assert "50k-kuramoto-lr0.03-seed1" in res["missing"]  # planned: its lr is known
     assert "50k-softmax-100N-lr0.1-seed2" in res["missing"]
-    assert not res["holm"]["final"] and res["holm"]["m"] == 17
+    assert not res["holm"]["final"] and res["holm"]["m"] == 25
+    assert res["holm_registered"]["m"] == 17
+    assert "50k-c-only-lr0.01-seed0" in res["missing"]  # the 50k lrs known: controls planned
+    assert "50k-frustrated-lr0.01-seed3" in res["missing"]
+    assert not [c for c in res["missing"] if "kuramoto-time" in c]  # r not measured yet
+    assert any(w.startswith("50k kuramoto-time: waits for the equal-compute timing")
+               for w in res["progress"]["waiting"])
+    assert not stand_in.measured  # this run trains no kuramoto-time cell: nothing timed
     decisions = {c["id"]: c["decision"] for c in res["comparisons"]}
     assert decisions["H1 50k"] == "pending: 1 of 3 paired seeds"
     assert decisions["H3 50k"].startswith("not supported: a family failed")
@@ -345,6 +388,7 @@ def test_a_partial_set_is_reported_with_what_is_missing(tmp_path, stand_in):
     md = (tmp_path / "a" / "report.md").read_text()
     assert "**Provisional: some comparisons are pending.**" in md
     assert "- `50k-kuramoto-lr0.03-seed1`" in md and "- 200k frustrated: sweep waits" in md
+    assert "- `50k-successor-lr0.01-seed4`" in md and "- 50k kuramoto-time: waits for the" in md
     # a later session: at most 3 of the 50k seeds, in another --out (the committed adopted)
     stand_in.clear()
     more = dataclasses.replace(base, only_rungs=("50k",), only_phases=("seeds",), max_cells=3)
@@ -374,16 +418,34 @@ def test_from_results_rebuilds_the_report_byte_for_byte(tmp_path, stand_in):
         assert got.pop("rebuilt_from") == str(src) and want.pop("rebuilt_from") is None
         assert got == want
     assert (tmp_path / "rebuilt-a" / "frustrated.png").is_file()
-    assert "pending" in fr.summary(want) and "of 88 planned cells" in fr.summary(want)
+    assert "pending" in fr.summary(want) and "of 130 planned cells" in fr.summary(want)
 
 
-@pytest.mark.slow  # about a minute on 2 cores: 16 tiny trainings (compiling 4 models)
+@pytest.mark.slow  # minutes on 2 cores: 24 tiny trainings (compiling 7 models), the timing
 def test_smoke_end_to_end(tmp_path, compile_cache):
     out, again = tmp_path / "smoke", tmp_path / "rebuilt"
     assert run_cli("frustrated", "--smoke", "--out", str(out), cache=compile_cache) == 0
     res = json.loads((out / "results.json").read_text())
-    assert not res["missing"] and res["holm"] == {"m": 9, "alpha": 0.05, "final": True}
-    assert len(res["rows"]) == 16 and all(math.isfinite(w["test_bpc"]) for w in res["rows"])
+    assert not res["missing"] and res["holm"] == {"m": 13, "alpha": 0.05, "final": True}
+    assert res["holm_registered"] == {"m": 9, "alpha": 0.05, "final": True}
+    assert len(res["rows"]) == 24 and all(math.isfinite(w["test_bpc"]) for w in res["rows"])
+    # the timing: measured once, 3 rounds of 2 steps each; the kuramoto-time cells on 20 r N
+    timing = json.loads((out / "timing.json").read_text())
+    rec = timing["rungs"]["12k"]
+    assert len(rec["rounds"]) == 3 and rec["cpu_count"] and rec["commit"]
+    ratios = [x["frustrated_s"] / x["kuramoto_s"] for x in rec["rounds"]]
+    assert timing["r"]["12k"] == rec["r"] == round(float(np.median(ratios)), 2) > 0
+    for name in ("frustrated", "kuramoto"):  # the timed steps: the cells' models and batch
+        cell = next(w for w in res["rows"] if w["family"] == name and w["seed"] == 0)
+        assert rec["models"][name]["params"] == cell["params"] and rec["models"][name]["cell"] == cell["cell"]
+        assert rec["models"][name]["batch"] == [4, 32] and rec["models"][name]["compute_dtype"] == "float32"
+    n = models.shape_for_params(12_000)["params"]["kuramoto"]
+    steps = 2 * math.ceil(math.ceil(0.1 * rec["r"] * n) / (2 * 4 * 32))
+    timed = [w for w in res["rows"] if w["family"] == "kuramoto-time"]
+    assert len(timed) == 2 and {w["steps"] for w in timed} == {steps}
+    for w in timed:
+        r = json.loads((out / "runs" / w["cell"] / "result.json").read_text())
+        assert r["cell"]["time_ratio"] == rec["r"] and r["cell"]["steps"] == steps
     for w in res["rows"]:
         r = json.loads((out / "runs" / w["cell"] / "result.json").read_text())
         made = r["provenance"]

@@ -40,9 +40,19 @@ step-down adjustment runs over all 17 ([`decide`][syncattn.experiments.frustrate
 a hypothesis is supported only where Holm rejects its null; a comparison not measured
 enters at $p = 1$.
 
+**Controls** (issue 44, [`CONTROLS`][syncattn.experiments.frustrated.CONTROLS]): at the
+rungs ``control_targets`` (50 k, 150 k), seeds 0-4, the frustrated model at its family's
+shape and best lr with one part of its coupling removed or fixed (``c-only``, ``b-only``,
+``successor``), and the Kuramoto model at its best lr on $D = 20\,r\,N$ tokens
+(``kuramoto-time``), $r$ the frustrated-to-Kuramoto step-time ratio measured once per rung
+before its first such cell and read back from ``timing.json`` ever after
+([`_timing`][syncattn.experiments.frustrated._timing]); at 50 k also the frustrated
+family's seeds 3 and 4. A1-A4 (frustrated − control, paired by seed) join the Holm family
+(25 comparisons; H1-H4 are also decided over the registered 17).
+
 **Running it in parts.** ``only_rungs``, ``only_phases`` (``sweep``, ``seeds``,
-``long``), ``only_families`` and ``max_cells`` choose which cells a run *trains*; every
-other cell is read where it exists (``OUT/runs``, or the committed folder with
+``long``, ``controls``), ``only_families`` and ``max_cells`` choose which cells a run
+*trains*; every other cell is read where it exists (``OUT/runs``, or the committed folder with
 ``export=true``) and reported missing where it does not, so the report is always the
 whole pre-registration with what is missing listed. A rung's sweep needs the sweep of the
 rung below finished (its lrs depend on it).
@@ -56,28 +66,34 @@ from pathlib import Path
 from .._grid import Grid
 from .._protocol import Experiment, ProtocolConfig
 from ._cells import (
+    ALL_FAMILIES as ALL_FAMILIES,
+    CONTROLS as CONTROLS,
     COPY_N as COPY_N,
     FAMILIES as FAMILIES,
     NAME as NAME,
     PREREGISTERED as PREREGISTERED,
+    TimedCell as TimedCell,
     budget_tag as budget_tag,
     cell_budget as cell_budget,
+    control_cell as control_cell,
+    control_shape as control_shape,
     copy_depth_cell as copy_depth_cell,
     copy_depth_scores as copy_depth_scores,
     family as family,
     family_shape as family_shape,
     frustrated_cell as frustrated_cell,
     rung_name as rung_name,
+    time_budget as time_budget,
 )
+from ._controls import extra_seeds as extra_seeds
+from ._groups import copy_summary as copy_summary, paired_test as paired_test
 from ._plot import plot as plot, plots
 from ._report import (
     COPY as COPY,
     HYPOTHESES as HYPOTHESES,
     aggregate as aggregate,
     comparisons as comparisons,
-    copy_summary as copy_summary,
     decide as decide,
-    paired_test as paired_test,
     summary as summary,
     tables,
 )
@@ -99,11 +115,18 @@ __all__ = [
     "run",
     "rebuild",
     "FAMILIES",
+    "CONTROLS",
+    "ALL_FAMILIES",
     "PREREGISTERED",
     "HYPOTHESES",
     "PHASES",
     "family_shape",
     "frustrated_cell",
+    "control_cell",
+    "control_shape",
+    "time_budget",
+    "TimedCell",
+    "extra_seeds",
     "cell_budget",
     "copy_depth_cell",
     "copy_depth_scores",
@@ -137,11 +160,17 @@ class Config(ProtocolConfig):
         long_tokens_per_param: its $\\kappa$ (100: $D = 100N$).
         long_seeds: its seeds (the first of ``seeds``).
         copy_target: the rung of the copy-depth comparison (``None``: none).
+        control_targets: the rungs of issue 44's controls (each one of ``targets``).
+        time_ratio: the ``kuramoto-time`` budget's $r$ given explicitly (tests, smoke);
+            ``None``: measured once per control rung and recorded in ``timing.json``.
+        timing_rounds, timing_steps, timing_warmup: the measurement of $r$: rounds,
+            steps per model in a round, warm-up steps per model.
         alpha: the family-wise level of Holm's procedure.
         only_rungs: train only the cells of these rungs (names: ``50k``; empty: all).
         only_phases: train only the cells of these phases (of ``sweep``, ``seeds``,
-            ``long``).
-        only_families: train only these families' cells (empty: all).
+            ``long``, ``controls``).
+        only_families: train only these families' cells (the controls' names too;
+            empty: all).
         max_cells: train at most this many new cells (``None``: no limit).
     """
 
@@ -154,6 +183,11 @@ class Config(ProtocolConfig):
     long_tokens_per_param: float = 100.0
     long_seeds: int = 3
     copy_target: int | None = 200_000
+    control_targets: tuple[int, ...] = (50_000, 150_000)
+    time_ratio: float | None = None
+    timing_rounds: int = 7
+    timing_steps: int = 20
+    timing_warmup: int = 5
     alpha: float = 0.05
     only_rungs: tuple[str, ...] = ()
     only_phases: tuple[str, ...] = PHASES
@@ -186,12 +220,30 @@ class Config(ProtocolConfig):
                 )
         if not self.long_tokens_per_param > 0 or not 0 < self.alpha < 1:
             raise ValueError("long_tokens_per_param must be > 0 and alpha in (0, 1).")
+        self._check_controls()
         self._check_subset()
         super().__post_init__()
 
+    def _check_controls(self) -> None:
+        bad = [t for t in self.control_targets if t not in self.targets]
+        if bad or len(set(self.control_targets)) != len(self.control_targets):
+            raise ValueError(
+                f"control_targets must be distinct rungs of targets {self.targets}; "
+                f"got {self.control_targets}."
+            )
+        if self.time_ratio is not None and not self.time_ratio > 0:
+            raise ValueError(
+                f"time_ratio must be > 0 (or None); got {self.time_ratio}."
+            )
+        for key in ("timing_rounds", "timing_steps"):
+            if getattr(self, key) < 1:
+                raise ValueError(f"{key} must be >= 1; got {getattr(self, key)}.")
+        if self.timing_warmup < 0:
+            raise ValueError(f"timing_warmup must be >= 0; got {self.timing_warmup}.")
+
     def _check_subset(self) -> None:
         rungs = [rung_name(t) for t in self.targets]
-        names = [f.name for f in FAMILIES]
+        names = [f.name for f in ALL_FAMILIES]
         for key, allowed in (
             ("only_rungs", rungs),
             ("only_phases", PHASES),
@@ -205,8 +257,9 @@ class Config(ProtocolConfig):
 
     @classmethod
     def smoke(cls) -> Config:
-        """Seconds of training per cell (about a minute with compiling): one rung of 12 k,
-        one lr, seeds 0-1, 0.1 N tokens (0.5 N for the longer budget) of 4 x 32."""
+        """Seconds of training per cell (about two minutes with compiling): one rung of
+        12 k, one lr, seeds 0-1, 0.1 N tokens (0.5 N for the longer budget) of 4 x 32; the
+        controls there, their $r$ measured on 3 rounds of 2 steps."""
         return cls(
             targets=(12_000,),
             lrs=(1e-2,),
@@ -216,6 +269,10 @@ class Config(ProtocolConfig):
             long_tokens_per_param=0.5,
             long_seeds=2,
             copy_target=12_000,
+            control_targets=(12_000,),
+            timing_rounds=3,
+            timing_steps=2,
+            timing_warmup=1,
             tokens_per_param=0.1,
             batch_size=4,
             seq_len=32,
@@ -228,8 +285,8 @@ class Config(ProtocolConfig):
 
     @classmethod
     def default(cls) -> Config:
-        """The pre-registration: 88 cells on the embedded corpus (36 sweep, 40 seeds, 12
-        longer-budget)."""
+        """The pre-registration: 130 cells on the embedded corpus (36 sweep, 40 seeds, 12
+        longer-budget, 42 controls)."""
         return cls()
 
     @classmethod

@@ -52,13 +52,44 @@ PREREGISTERED = {
 family ``(d, L, heads, d_ff, parameters)`` (``frustrated-mf``'s $d_{ff}$ is its modes
 $J$). The report sets each cell's shape beside it and names any difference."""
 
+CONTROLS = (
+    Family(
+        "c-only",
+        "frustrated",
+        "c-only (no delayed stream)",
+        model=(("sync.harmonics", 1), ("sync.delay", False)),
+    ),
+    Family(
+        "b-only",
+        "frustrated",
+        "b-only (c = 1 fixed)",
+        model=(*_PRESET, ("sync.frustration", "delay-only")),
+    ),
+    Family(
+        "successor",
+        "frustrated",
+        "successor control (c = 0, b = 1)",
+        model=(*_PRESET, ("sync.frustration", "successor")),
+    ),
+    Family("kuramoto-time", "kuramoto", "Kuramoto at equal wall time"),
+)
+"""The controls of issue 44 (docs/experiments.md, "Controls: what in the frustrated layer
+does the work"): the frustrated model with its delayed stream off (``c-only``), with
+$c_1 = 1$ fixed (``b-only``, ``sync.frustration=delay-only``), the plain successor
+control (``successor``: $c = 0$, $b_1 = 1$), each at the frustrated family's shape; and
+the Kuramoto model on the budget of the frustrated model's wall time
+(``kuramoto-time``)."""
+
+ALL_FAMILIES = FAMILIES + CONTROLS
+"""The registered families, then the controls: every family a cell's name can carry."""
+
 COPY_N = 6
 """The copy-depth diagnostic's matched context $n$ (pre-registered)."""
 
 
 def family(name: str) -> Family:
-    """The family named `name`."""
-    return protocol.family(name, FAMILIES)
+    """The family named `name` (a registered family or a control)."""
+    return protocol.family(name, ALL_FAMILIES)
 
 
 def rung_name(target: int) -> str:
@@ -127,6 +158,76 @@ def frustrated_cell(
     tag = f"{budget_tag(config)}-" if long else ""
     name = f"{rung_name(target)}-{fam.name}-{tag}lr{lr:g}-seed{seed}"
     return protocol.shaped_cell(config, name, fam, s, b, lr, seed)
+
+
+# --------------------------------------------------------------------------- the controls
+
+
+@functools.lru_cache(maxsize=64)
+def control_shape(target: int, fam: Family) -> dict:
+    """A control's shape at rung `target`: the frustrated family's $d$, $L$, heads and
+    $d_{ff}$ ([`family_shape`][syncattn.experiments.frustrated.family_shape]) with the
+    control's model fields, and its own count; ``kuramoto-time``: the Kuramoto family's
+    shape and count.
+
+    Returns:
+        ``{"d_model", "n_layers", "n_heads", "d_ff", "params", "of": family name}``.
+    """
+    of = "kuramoto" if fam.attention == "kuramoto" else "frustrated"
+    s = family_shape(target, family(of))
+    dims = {k: s[k] for k in ("d_model", "n_layers", "n_heads", "d_ff")}
+    c = models.get_config(
+        "1m", attention=fam.attention, vocab_size=256, **dims, **dict(fam.model)
+    )
+    return dims | {"params": models.config_params(c), "of": of}
+
+
+def time_budget(config, target: int, r: float) -> dict:
+    r"""The ``kuramoto-time`` budget at `target`: $D = \kappa\, r\, N$ tokens
+    ([`budget`][syncattn.experiments._protocol.budget] with ``tokens_per_param``
+    $= \kappa r$, $N$ the rung's Kuramoto count), $r$ the frustrated-to-Kuramoto
+    step-time ratio; with ``tokens_per_param`` and ``time_ratio`` recorded."""
+    kappa = config.tokens_per_param * r
+    b = protocol.budget(
+        dataclasses.replace(config, tokens_per_param=kappa), reference_count(target)
+    )
+    return b | {"tokens_per_param": kappa, "time_ratio": r}
+
+
+@dataclasses.dataclass(frozen=True)
+class TimedCell(TrainCell):
+    r"""A [`TrainCell`][syncattn.experiments.TrainCell] on the budget of a wall-time
+    ratio: ``time_ratio`` $r$ (its steps are those of $D = 20\,r\,N$) travels in the
+    cell's settings, so its ``result.json`` records it and a cell of another $r$ is not
+    adopted for it."""
+
+    time_ratio: float | None = None
+
+
+def control_cell(
+    config, target: int, fam: Family, lr: float, seed: int, r: float | None = None
+) -> TrainCell:
+    """The control cell ``RUNG-FAMILY-lrLR-seedS`` of `fam` (one of
+    [`CONTROLS`][syncattn.experiments.frustrated.CONTROLS]) at its shape
+    ([`control_shape`][syncattn.experiments.frustrated.control_shape]) under the
+    ladder's per-cell protocol: on the 20 N budget, or, for ``kuramoto-time``, on the
+    budget of ratio `r` ([`time_budget`][syncattn.experiments.frustrated.time_budget],
+    a [`TimedCell`][syncattn.experiments.frustrated.TimedCell]).
+
+    Raises:
+        ValueError: ``kuramoto-time`` without `r` (or `r` <= 0).
+    """
+    s = control_shape(target, fam)
+    name = f"{rung_name(target)}-{fam.name}-lr{lr:g}-seed{seed}"
+    if fam.name != "kuramoto-time":
+        return protocol.shaped_cell(
+            config, name, fam, s, cell_budget(config, target), lr, seed
+        )
+    if r is None or not r > 0:
+        raise ValueError(f"kuramoto-time needs a time ratio r > 0; got {r!r}.")
+    b = time_budget(config, target, r)
+    cell = protocol.shaped_cell(config, name, fam, s, b, lr, seed)
+    return TimedCell(**dataclasses.asdict(cell), time_ratio=float(r))
 
 
 # --------------------------------------------------------------------------- the cell function

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ._controls_md import controls_sections
+
 
 def _num(x, digits: int = 3, sign: bool = True) -> str:
     """``+0.180`` with a true minus sign (``−0.036``); ``""`` for none."""
@@ -15,7 +17,7 @@ def _p(x) -> str:
 
 
 def _comparisons(res: dict) -> list[str]:
-    h = res["holm"]
+    h, hr = res["holm"], res["holm_registered"]
     out = [
         "## The pre-registered comparisons",
         "",
@@ -25,18 +27,33 @@ def _comparisons(res: dict) -> list[str]:
         "families hold (two-sided 95 % Student t interval, **unadjusted**); p: one-sided, "
         "E Δ < 0. A hypothesis is supported only where Holm rejects its null."
         + ("" if h["final"] else " **Provisional: some comparisons are pending.**"),
+        f"The last two columns: Holm over the {hr['m']} comparisons registered before the "
+        "controls alone"
+        + ("" if hr["final"] else " (provisional: some pending)")
+        + ".",
         "",
         "| id | difference | seeds | mean | 95 % interval (unadjusted) | p (one-sided) "
-        "| Holm p | decision |",
-        "|---" * 8 + "|",
+        f"| Holm p | decision | Holm p ({hr['m']}) | decision ({hr['m']}) |",
+        "|---" * 10 + "|",
     ]
     for c in res["comparisons"]:
         ci = c["ci"]
         interval = f"[{_num(ci[0])}, {_num(ci[1])}]" if ci else ""
         out.append(
             f"| {c['id']} | {c['what']} | {c['n']} of {c['planned_n']} | {_num(c['mean'])} "
-            f"| {interval} | {_p(c['p'])} | {_p(c['p_holm'])} | {c['decision']} |"
+            f"| {interval} | {_p(c['p'])} | {_p(c['p_holm'])} | {c['decision']} "
+            f"| {_p(c.get('p_holm_registered'))} | {c.get('decision_registered') or '—'} |"
         )
+    a3 = [c for c in res["comparisons"] if c.get("reading")]
+    if a3:
+        out += [
+            "",
+            "A3 against the successor control (not supported and the unadjusted interval "
+            "inside ±0.02 BPC: the layer matches it; not supported with a wider interval: "
+            "undecided): "
+            + "; ".join(f"{c['where']}: **{c['reading']}**" for c in a3)
+            + ".",
+        ]
     return out
 
 
@@ -145,7 +162,8 @@ def _copy(res: dict) -> list[str]:
         + " |",
         "|---" * (5 + len(ds)) + "|",
     ]
-    blocks = [*res["rungs"], *([res["long"]] if res["long"] else [])]
+    controls = [e | {"name": f"{e['name']} controls"} for e in res.get("controls", [])]
+    blocks = [*res["rungs"], *([res["long"]] if res["long"] else []), *controls]
     groups = [g["copy"] for e in blocks for g in e["families"].values() if g["copy"]]
     if not all(c["same_counts"] and c["count"] == first["count"] for c in groups):
         out[-4] += " **The positions differ between cells here: see results.json.**"
@@ -196,6 +214,13 @@ def markdown(config, res: dict) -> str:
         + (", ".join(f"`{c}`" for c in res["not_converged"]) or "none")
         + ".",
     ]
-    parts = [_comparisons(res), _rungs(res), _shapes(res), _copy(res), _missing(res)]
+    parts = [
+        _comparisons(res),
+        _rungs(res),
+        _shapes(res),
+        *controls_sections(res),
+        _copy(res),
+        _missing(res),
+    ]
     body = [line for p in parts for line in [*p, ""]]
     return "\n".join(head + body + tail) + "\n"

@@ -35,6 +35,7 @@ def plot(results: dict, path):
     then depth >= d) at the copy comparison's rung, one line per family."""
     fig, (ax, bx) = new_figure(2, 1, width=5.2)
     colours = {"H1": "C2", "H2": "C3", "H3": "C4", "H4": "C5", "C": "C0"}
+    colours |= {"A1": "C6", "A2": "C7", "A3": "C8", "A4": "C9"}
     comps = results["comparisons"]
     for i, c in enumerate(comps):
         if c["mean"] is None:

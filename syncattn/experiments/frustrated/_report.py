@@ -3,14 +3,28 @@ pre-registered comparisons with Holm's adjustment, the copy-depth summaries, the
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 from .. import _protocol as protocol
-from .._common import describe_values, write_csv, write_json
+from .._common import write_csv, write_json
 from .._protocol import CellResult, Status
 from ._cells import FAMILIES, NAME, budget_tag, cell_budget, family_shape, rung_name
+from ._controls_report import (
+    control_blocks,
+    control_comparisons,
+    control_waiting,
+    descriptive,
+    successor_reading,
+)
+from ._groups import (
+    copy_values,
+    group,
+    paired_test,
+    status_of,
+    test_by_seed,
+)
 from ._markdown import markdown
+from ._timing import write_timing
 from ._walk import PHASES, long_seeds, planned, rung_seeds
 
 
@@ -25,10 +39,6 @@ COPY = ("C", "frustrated", "kuramoto")
 """The copy-depth comparison: $(F - K)_{\\ge 1} - (F - K)_{0} < 0$, paired by seed."""
 
 
-def _finite(x) -> bool:
-    return x is not None and math.isfinite(x)
-
-
 def rows(config, entries) -> list[dict]:
     """One row per cell: phase, rung, family, budget, lr, seed, status, parameters, steps,
     validation and test BPC, the copy-depth BPC of novel positions and of depth >= 1,
@@ -36,13 +46,14 @@ def rows(config, entries) -> list[dict]:
     out = []
     for e in entries:
         cd = e.result.get("copy_depth") or {}
+        r = getattr(e.cell, "time_ratio", None)  # kuramoto-time: 20 r N
         head = {
             "phase": e.phase,
             "rung": rung_name(e.target),
             "family": e.family,
             "budget": budget_tag(config)
             if e.phase == "long"
-            else f"{config.tokens_per_param:g}N",
+            else f"{config.tokens_per_param * (1.0 if r is None else r):g}N",
         }
         w = protocol.cell_row(
             config,
@@ -57,76 +68,12 @@ def rows(config, entries) -> list[dict]:
     return out
 
 
-def copy_summary(results) -> dict | None:
-    """Mean over cells (seeds) of each copy-depth bucket's BPC (``novel``: depth 0,
-    ``at_least[i]``: depth >= ``depths[i]``; empty buckets left out) and the positions in
-    each (the test windows are the same in every cell); ``None`` without a split."""
-    cds = [r["copy_depth"] for r in results if r.ok and r.get("copy_depth")]
-    if not cds:
-        return None
-
-    def mean(xs):
-        xs = [x for x in xs if _finite(x)]
-        return sum(xs) / len(xs) if xs else None
-
-    return {
-        "n": len(cds),
-        "n_context": cds[0]["n"],
-        "depths": cds[0]["depths"],
-        "novel": mean(c["loss_novel"] for c in cds),
-        "at_least": [
-            mean(c["loss"][i] for c in cds) for i in range(len(cds[0]["depths"]))
-        ],
-        "all": mean(c["loss_all"] for c in cds),
-        "count_novel": cds[0]["count_novel"],
-        "count": cds[0]["count"],
-        "count_all": cds[0]["count_all"],
-        "same_counts": all(
-            (c["count_novel"], c["count"]) == (cds[0]["count_novel"], cds[0]["count"])
-            for c in cds
-        ),
-    }
-
-
-def _group(entries, phases, target: int, name: str, lr, seeds, state: str) -> dict:
-    """A family's cells at its best lr in `phases` at `target`: ``status`` (``failed``:
-    every swept lr diverged; ``pending``: a planned cell not finished or not planned yet;
-    else ``complete``), test BPC per seed, its summary, the copy-depth summary."""
-    mine = [
-        e
-        for e in entries
-        if e.phase in phases
-        and e.target == target
-        and e.family == name
-        and lr is not None
-        and e.cell.overrides["train.lr"] == lr
-        and e.cell.seed in seeds
-    ]
-    done = [e for e in mine if e.result.status is not Status.MISSING]
-    if state == "failed":
-        status = "failed"
-    elif state != "ok" or len(done) < len(seeds):
-        status = "pending"
-    else:
-        status = "complete"
-    test = {e.cell.seed: e.result.score("test", "bpc") for e in mine}
-    return {
-        "status": status,
-        "lr": lr,
-        "seeds": list(seeds),
-        "test_by_seed": {str(s): v for s, v in sorted(test.items())},
-        "test": describe_values([v for _, v in sorted(test.items())]),
-        "copy": copy_summary([e.result for e in mine]),
-        "results": {e.cell.seed: e.result for e in mine},
-    }
-
-
 def _rung(config, walked, target: int, rws) -> dict:
     r = rung_name(target)
     fams = {}
     for f in FAMILIES:
         state, best = walked["state"][r][f.name], walked["best"][r][f.name]
-        g = _group(
+        g = group(
             walked["entries"],
             ("sweep", "seeds"),
             target,
@@ -165,7 +112,7 @@ def _long(config, walked) -> dict | None:
         return None
     r = rung_name(t)
     fams = {
-        f.name: _group(
+        f.name: group(
             walked["entries"],
             ("long",),
             t,
@@ -187,41 +134,6 @@ def _long(config, walked) -> dict | None:
 # --------------------------------------------------------------------------- comparisons
 
 
-def paired_test(a: dict, b: dict, seeds, confidence: float) -> dict:
-    """$\\Delta_s = a_s - b_s$ over the `seeds` both hold finite: the paired summary and
-    two-sided t interval ([`paired`][syncattn.experiments._protocol.paired]), the seeds,
-    and the one-sided p of $\\mathbb E\\Delta < 0$ ([`syncattn.stats.t_pvalue`][],
-    ``"less"``; ``None`` under two seeds)."""
-    from ... import stats
-
-    common = [s for s in seeds if _finite(a.get(s)) and _finite(b.get(s))]
-    d = protocol.paired(a, b, common, confidence)
-    p = stats.t_pvalue(d["values"], "less") if len(d["values"]) >= 2 else None
-    return d | {"seeds": common, "p": p}
-
-
-def _status(*groups) -> str:
-    got = {g["status"] for g in groups}
-    return (
-        "failed" if "failed" in got else "pending" if "pending" in got else "complete"
-    )
-
-
-def _bpc(g: dict) -> dict:
-    return {s: r.score("test", "bpc") for s, r in g["results"].items()}
-
-
-def _copy_values(g: dict) -> dict:
-    """Seed -> ``(BPC at depth >= 1, BPC at depth 0)`` of a group's cells."""
-    out = {}
-    for s, r in g["results"].items():
-        cd = r.get("copy_depth") if r.ok else None
-        ge1 = cd["loss"][cd["depths"].index(1)] if cd and 1 in cd["depths"] else None
-        if _finite(ge1) and _finite(cd["loss_novel"]):
-            out[s] = (ge1, cd["loss_novel"])
-    return out
-
-
 def comparisons(config, rungs: list[dict], long: dict | None) -> list[dict]:
     """The pre-registered comparisons, in order: H1-H4 at each rung, H1-H4 at the longer
     budget, then the copy-depth comparison at ``copy_target`` (17 by default)."""
@@ -235,7 +147,9 @@ def comparisons(config, rungs: list[dict], long: dict | None) -> list[dict]:
         )
     for where, fams, seeds in blocks:
         for h, a, b in HYPOTHESES:
-            t = paired_test(_bpc(fams[a]), _bpc(fams[b]), seeds, config.confidence)
+            t = paired_test(
+                test_by_seed(fams[a]), test_by_seed(fams[b]), seeds, config.confidence
+            )
             out.append(
                 {
                     "id": f"{h} {where}",
@@ -244,7 +158,7 @@ def comparisons(config, rungs: list[dict], long: dict | None) -> list[dict]:
                     "a": a,
                     "b": b,
                     "what": f"{a} − {b}, test BPC",
-                    "status": _status(fams[a], fams[b]),
+                    "status": status_of(fams[a], fams[b]),
                     "planned_n": len(seeds),
                     **t,
                 }
@@ -252,7 +166,7 @@ def comparisons(config, rungs: list[dict], long: dict | None) -> list[dict]:
     if config.copy_target is not None:
         e = next(x for x in rungs if x["target"] == config.copy_target)
         h, a, b = COPY
-        fa, fb = _copy_values(e["families"][a]), _copy_values(e["families"][b])
+        fa, fb = copy_values(e["families"][a]), copy_values(e["families"][b])
         both = set(fa) & set(fb)
         dd = {s: (fa[s][0] - fb[s][0]) - (fa[s][1] - fb[s][1]) for s in both}
         t = paired_test(
@@ -266,7 +180,7 @@ def comparisons(config, rungs: list[dict], long: dict | None) -> list[dict]:
                 "a": a,
                 "b": b,
                 "what": f"({a} − {b}) at depth ≥ 1 − at depth 0, test BPC",
-                "status": _status(e["families"][a], e["families"][b]),
+                "status": status_of(e["families"][a], e["families"][b]),
                 "planned_n": len(e["families"][a]["seeds"]),
                 **t,
             }
@@ -303,6 +217,26 @@ def decide(comps: list[dict], alpha: float) -> dict:
     return {"m": len(comps), "alpha": alpha, "final": final}
 
 
+def decide_family(
+    comps: list[dict], registered: int, alpha: float
+) -> tuple[dict, dict]:
+    """Holm over the whole family `comps` ([`decide`][syncattn.experiments.frustrated.decide]:
+    the 17 registered and the controls' A1-A4, 25 by default), and over the first
+    `registered` alone: their ``p_holm_registered`` and ``decision_registered``; A3's
+    ``reading`` against the successor control
+    ([`successor_reading`][syncattn.experiments.frustrated._controls_report.successor_reading]).
+    Returns Holm's records ``(all, registered)``."""
+    alone = [dict(c) for c in comps[:registered]]
+    holm_registered = decide(alone, alpha)
+    for c, a in zip(comps, alone, strict=False):
+        c["p_holm_registered"], c["decision_registered"] = a["p_holm"], a["decision"]
+    holm = decide(comps, alpha)
+    for c in comps:
+        if c["hypothesis"] == "A3":
+            c["reading"] = successor_reading(c, holm["final"])
+    return holm, holm_registered
+
+
 # --------------------------------------------------------------------------- the report
 
 
@@ -321,18 +255,23 @@ def _waiting(config, walked) -> list[str]:
             for n, s in walked["state"][r].items()
             if s in ("waiting", "pending")
         ]
-    return out
+    return out + control_waiting(walked)
 
 
 def aggregate(config, walked: dict) -> dict:
     """Everything the files show: the rows, each rung (and the longer budget) per family,
-    the comparisons and Holm's decisions, what is missing or not planned yet."""
+    the controls per control rung, the comparisons and Holm's decisions (over all, and
+    over the registered 17), the descriptive rows, the timing, what is missing or not
+    planned yet."""
     rws = rows(config, walked["entries"])
     rungs = [_rung(config, walked, t, rws) for t in sorted(config.targets)]
     long = _long(config, walked)
-    comps = comparisons(config, rungs, long)
-    holm = decide(comps, config.alpha)
-    for block in [*rungs, *([long] if long else [])]:
+    blocks = control_blocks(config, walked)
+    registered = comparisons(config, rungs, long)
+    comps = registered + control_comparisons(config, blocks)
+    holm, holm_registered = decide_family(comps, len(registered), config.alpha)
+    desc = descriptive(config, blocks, rungs)
+    for block in [*rungs, *([long] if long else []), *blocks]:
         for g in block["families"].values():
             g.pop("results")
     done = sum(w["status"] != Status.MISSING.value for w in rws)
@@ -340,8 +279,12 @@ def aggregate(config, walked: dict) -> dict:
     return {
         "rungs": rungs,
         "long": long,
+        "controls": blocks,
         "comparisons": comps,
         "holm": holm,
+        "holm_registered": holm_registered,
+        "descriptive": desc,
+        "timing": walked.get("timing", {}),
         "progress": {
             "planned": plan,
             "finished": done,
@@ -362,6 +305,20 @@ def _or(v):
     return "" if v is None else v
 
 
+def _descriptive_rows(desc: list[dict]) -> list[dict]:
+    """comparisons.csv's rows without claims: successor − Kuramoto at equal tokens, and
+    the ratio of the frustrated to the ``kuramoto-time`` cells' mean wall time."""
+    out = []
+    for d in desc:
+        word = {"status": "descriptive", "decision": "no claim", "p": None}
+        out.append({k: d[k] for k in ("id", "what", "n", "mean", "ci")} | word)
+        r = "?" if d["time_ratio"] is None else f"{d['time_ratio']:.2f}"
+        what = f"mean wall time, frustrated / kuramoto-time cells (r = {r})"
+        row = {"id": f"W {d['where']}", "what": what, "mean": d["wall_ratio"]}
+        out.append(row | {"n": d["walls"]["kuramoto-time"]["n"], "ci": None} | word)
+    return out
+
+
 def tables(config, walked: dict, ctx) -> tuple[dict, dict[str, Path]]:
     """``results.json``, ``cells.csv``, ``comparisons.csv`` and ``report.md``."""
     agg = aggregate(config, walked)
@@ -373,12 +330,16 @@ def tables(config, walked: dict, ctx) -> tuple[dict, dict[str, Path]]:
     files["csv"] = write_csv(
         out / "cells.csv", {k: [_or(w.get(k)) for w in rws] for k in keys}
     )
-    cs = agg["comparisons"]
+    cs = agg["comparisons"] + _descriptive_rows(agg["descriptive"])
     cols = ("id", "what", "status", "n", "planned_n", "mean", "p", "p_holm", "decision")
     table = {k: [_or(c.get(k)) for c in cs] for k in cols}
     table["ci_lo"] = [_or(c["ci"] and c["ci"][0]) for c in cs]
     table["ci_hi"] = [_or(c["ci"] and c["ci"][1]) for c in cs]
+    for k in ("p_holm_registered", "decision_registered", "reading"):
+        table[k] = [_or(c.get(k)) for c in cs]
     files["comparisons"] = write_csv(out / "comparisons.csv", table)
+    if agg["timing"]:
+        files["timing"] = write_timing(out, agg["timing"])
     files["md"] = out / "report.md"
     files["md"].write_text(markdown(config, payload))
     return payload, files
@@ -399,9 +360,10 @@ def summary(results: dict) -> str:
         ci = c["ci"]
         ci = f" [{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else ""
         p = "" if c["p"] is None else f", p {c['p']:.2g}"
+        reading = f"; A3 reading: {c['reading']}" if c.get("reading") else ""
         lines.append(
             f"  {c['id']:<14} {c['mean']:+.3f}{ci} (n={c['n']}{p}, Holm "
-            f"{c['p_holm']:.2g}): {c['decision']}"
+            f"{c['p_holm']:.2g}): {c['decision']}{reading}"
         )
     h = results["holm"]
     lines.append(

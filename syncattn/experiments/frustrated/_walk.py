@@ -11,12 +11,12 @@ from .. import _protocol as protocol
 from .._common import to_jsonable
 from .._grid import RESULT
 from .._protocol import CellResult, Status
-from ._cells import FAMILIES, NAME, family, frustrated_cell, rung_name
+from ._cells import ALL_FAMILIES, FAMILIES, NAME, family, frustrated_cell, rung_name
 
 
-PHASES = ("sweep", "seeds", "long")
+PHASES = ("sweep", "seeds", "long", "controls")
 """The phases of the walk: each family's lr sweep at seed 0 (per rung), its best lr at
-the rung's other seeds, and the longer-budget check."""
+the rung's other seeds, the longer-budget check, and issue 44's controls."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,12 +45,15 @@ def long_seeds(config) -> tuple[int, ...]:
 
 def planned(config) -> dict[str, int]:
     """The cells the protocol trains when no family fails: per phase and ``total``
-    (default: 36 sweep, 40 seeds, 12 long, 88 in all)."""
+    (default: 36 sweep, 40 seeds, 12 long, 42 controls, 130 in all)."""
+    from ._controls import planned_controls
+
     k = len(FAMILIES)
     out = {
         "sweep": k * len(config.lrs) * len(config.targets),
         "seeds": k * sum(len(rung_seeds(config, t)) - 1 for t in config.targets),
         "long": k * len(long_seeds(config)) if config.long_target is not None else 0,
+        "controls": planned_controls(config),
     }
     return out | {"total": sum(out.values())}
 
@@ -92,12 +95,22 @@ class Fetch:
             dynamic_ncols=True,
         )
 
+    def would_train(self, phase: str, target: int, name: str) -> bool:
+        """Whether this fetch may train a new cell of family `name` in `phase` at
+        `target` (a run, the cell chosen, ``max_cells`` not spent)."""
+        return (
+            not self.ctx.rebuilding
+            and chosen(self.config, phase, target, name)
+            and (self.left is None or self.left > 0)
+        )
+
     def _train(self, cells, phase: str, target: int) -> list:
         ctx = self.ctx
         protocol.adopt(cells, ctx.committed, ctx.runs)
         out = []
         for c in cells:
-            if not chosen(self.config, phase, target, protocol.family_of(c, FAMILIES)):
+            name = protocol.family_of(c, ALL_FAMILIES)
+            if not chosen(self.config, phase, target, name):
                 continue
             if not (ctx.runs / c.name / RESULT).is_file():
                 if self.left is not None and self.left <= 0:
@@ -194,14 +207,19 @@ def walk(config, ctx) -> dict:
     """Every cell of the pre-registration in order: rung by rung each family's sweep
     (families interleaved lr by lr, no extension) and its best lr at the rung's other
     seeds; then the longer-budget check at ``long_target`` (each family at its 20 N best
-    lr there, seeds ``long_seeds``). A rung's sweep of a family waits for its sweep at
-    the rung below (``"waiting"``: not planned yet).
+    lr there, seeds ``long_seeds``); then the controls at ``control_targets``
+    ([`walk_controls`][syncattn.experiments.frustrated._controls.walk_controls]). A
+    rung's sweep of a family waits for its sweep at the rung below (``"waiting"``: not
+    planned yet).
 
     Returns:
         ``{"entries": [Entry], "state": {rung: {family: "ok" | "failed" | "pending" |
         "waiting"}}, "best": {rung: {family: lr or None}}, "lrs": {rung: {family: [lr]}},
-        "fallback": {rung: [family]}}``.
+        "fallback": {rung: [family]}, "controls": {rung: {"time_ratio", "time_source",
+        "waiting"}}, "timing": {rung: record}}``.
     """
+    from ._controls import walk_controls
+
     fetch = Fetch(config, ctx)
     walked = {"entries": [], "state": {}, "best": {}, "lrs": {}, "fallback": {}}
     targets = sorted(config.targets)
@@ -234,5 +252,6 @@ def walk(config, ctx) -> dict:
             Entry("long", t, protocol.family_of(c, FAMILIES), c, x)
             for c, x in zip(cells, got, strict=True)
         ]
+    walk_controls(config, ctx, fetch, walked)
     fetch.close()
     return walked
