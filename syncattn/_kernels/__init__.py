@@ -4,20 +4,31 @@ r"""Fused kernels behind the library's numerics: the causal softmax attention on
 $(T, H, E)$ values with any leading batch axes, computed on the CPU backend by a C++
 kernel (`attention.cc`, called through `jax.ffi`: a flash-style blocked online
 softmax, forward and backward, threaded over batch x heads) and everywhere else by
-its plain XLA composition `xla_attention`. The kernel is built from source on first
+its plain XLA composition `xla_attention`; `causal_attention_lse` also returns the
+row log-sum-exp $L$ as a differentiable output (and may leave out the diagonal's
+value), against `xla_attention_lse`. The kernel is built from source on first
 use (or at install, where the build environment has jaxlib) with the C++ compiler
 found on the PATH; without one the pure-XLA path serves, after a one-line warning.
 ``SYNCATTN_ATTENTION_KERNEL=0`` switches the kernel off (read at trace time).
 """
 
-from ._attention import allowed_keys, causal_attention, kernel_enabled, xla_attention
+from ._attention import (
+    allowed_keys,
+    causal_attention,
+    causal_attention_lse,
+    kernel_enabled,
+    xla_attention,
+    xla_attention_lse,
+)
 from ._library import status
 
 
 __all__ = [
     "allowed_keys",
     "causal_attention",
+    "causal_attention_lse",
     "kernel_enabled",
     "status",
     "xla_attention",
+    "xla_attention_lse",
 ]

@@ -38,6 +38,15 @@ def allowed_keys(mask, T: int, causal: bool):
     return jnp.where(jnp.any(m, -1, keepdims=True), m, base)
 
 
+def _masked_scores(q, k, mask, causal: bool):
+    r"""The scores $q_t\cdot k_u$ `(..., H, T, T)` in at least float32; $-\infty$ where
+    $u \notin \mathcal A_t$ (`allowed_keys`)."""
+    wdt = jnp.promote_types(q.dtype, jnp.float32)
+    s = jnp.einsum("...thd,...uhd->...htu", q, k, preferred_element_type=wdt)
+    ok = allowed_keys(None if mask is None else jnp.asarray(mask), q.shape[-3], causal)
+    return jnp.where(jnp.broadcast_to(ok[..., None, :, :], s.shape), s, -jnp.inf)
+
+
 def xla_attention(
     q: Float[ArrayLike, "*batch T H D"],
     k: Float[ArrayLike, "*batch T H D"],
@@ -55,46 +64,100 @@ def xla_attention(
     tested against.
     """
     q, k, v = jnp.asarray(q), jnp.asarray(k), jnp.asarray(v)
-    wdt = jnp.promote_types(q.dtype, jnp.float32)
-    s = jnp.einsum("...thd,...uhd->...htu", q, k, preferred_element_type=wdt)
-    ok = allowed_keys(None if mask is None else jnp.asarray(mask), q.shape[-3], causal)
-    s = jnp.where(jnp.broadcast_to(ok[..., None, :, :], s.shape), s, -jnp.inf)
-    a = jax.nn.softmax(s, axis=-1)
-    return jnp.einsum("...htu,...uhe->...the", a, v.astype(wdt)).astype(q.dtype)
+    a = jax.nn.softmax(_masked_scores(q, k, mask, causal), axis=-1)
+    return jnp.einsum("...htu,...uhe->...the", a, v.astype(a.dtype)).astype(q.dtype)
 
 
-def _call(name, args, results, causal: bool, has_mask: bool):
-    return jax.ffi.ffi_call(name, results, vmap_method="broadcast_all")(
-        *args, causal=np.int32(causal), has_mask=np.int32(has_mask)
-    )
+def xla_attention_lse(
+    q: Float[ArrayLike, "*batch T H D"],
+    k: Float[ArrayLike, "*batch T H D"],
+    v: Float[ArrayLike, "*batch T H E"],
+    *,
+    mask: Bool[ArrayLike, "*batch T"] | None = None,
+    causal: bool = True,
+    strict: bool = False,
+) -> tuple[Float[Array, "*batch T H E"], Float[Array, "*batch T H"]]:
+    r"""The plain XLA composition of `causal_attention_lse`: $(o, L)$ from the materialised
+    $(T, T)$ scores.
+
+    $$L_t = \log \sum_{u \in \mathcal A_t} e^{q_t\cdot k_u}, \qquad
+      o_t = \sum_{u \in \mathcal A_t,\ u \ne t \text{ if strict}} e^{q_t\cdot k_u - L_t}\, v_u$$
+
+    per head (`jax.nn.logsumexp` of the masked scores), in at least float32 ($o$ in
+    `q`'s dtype); the reference the kernel's $(o, L)$ and their VJP are tested against.
+    """
+    q, k, v = jnp.asarray(q), jnp.asarray(k), jnp.asarray(v)
+    s = _masked_scores(q, k, mask, causal)
+    L = jax.nn.logsumexp(s, axis=-1, keepdims=True)  # finite: every row has a key
+    a = jnp.exp(s - L)
+    if strict:
+        a = jnp.where(jnp.eye(s.shape[-1], dtype=bool), 0.0, a)
+    o = jnp.einsum("...htu,...uhe->...the", a, v.astype(a.dtype)).astype(q.dtype)
+    return o, jnp.swapaxes(L[..., 0], -1, -2)
 
 
-def _forward(q, k, v, mask, causal, has_mask):
+def _call(name, args, results, **flags):
+    attrs = {key: np.int32(value) for key, value in flags.items()}
+    return jax.ffi.ffi_call(name, results, vmap_method="broadcast_all")(*args, **attrs)
+
+
+def _forward(q, k, v, mask, flags):
+    """The kernel's $(o, L)$; `flags` = (causal, has_mask, strict)."""
     out = (
         jax.ShapeDtypeStruct(v.shape, jnp.float32),
         jax.ShapeDtypeStruct(q.shape[:-1], jnp.float32),
     )
-    return _call(_library.FORWARD, (q, k, v, mask), out, causal, has_mask)
+    causal, has_mask, strict = flags
+    attrs = dict(causal=causal, has_mask=has_mask, strict=strict)
+    return _call(_library.FORWARD, (q, k, v, mask), out, **attrs)
+
+
+def _backward(flags, res, do, dlse):
+    """(dq, dk, dv, None) from the cotangents of $o$ and of $L$ (`dlse`, or None: 0)."""
+    q, k, v, mask, o, lse = res
+    out = tuple(jax.ShapeDtypeStruct(a.shape, jnp.float32) for a in (q, k, v))
+    causal, has_mask, strict = flags
+    has_dlse = dlse is not None
+    dl = dlse if has_dlse else jnp.zeros((1,), jnp.float32)  # not read without has_dlse
+    attrs = dict(causal=causal, has_mask=has_mask, strict=strict, has_dlse=has_dlse)
+    args = (q, k, v, mask, o, lse, do, dl)
+    dq, dk, dv = _call(_library.BACKWARD, args, out, **attrs)
+    return dq, dk, dv, None
 
 
 @partial(jax.custom_vjp, nondiff_argnums=(4,))
 def _fused(q, k, v, mask, flags):
-    return _forward(q, k, v, mask, *flags)[0]
+    return _forward(q, k, v, mask, flags)[0]
 
 
 def _fused_fwd(q, k, v, mask, flags):
-    o, lse = _forward(q, k, v, mask, *flags)
+    o, lse = _forward(q, k, v, mask, flags)
     return o, (q, k, v, mask, o, lse)
 
 
 def _fused_bwd(flags, res, do):
-    q, k, v, mask, o, lse = res
-    out = tuple(jax.ShapeDtypeStruct(a.shape, jnp.float32) for a in (q, k, v))
-    dq, dk, dv = _call(_library.BACKWARD, (q, k, v, mask, o, lse, do), out, *flags)
-    return dq, dk, dv, None
+    return _backward(flags, res, do, None)
 
 
 _fused.defvjp(_fused_fwd, _fused_bwd)
+
+
+@partial(jax.custom_vjp, nondiff_argnums=(4,))
+def _fused_lse(q, k, v, mask, flags):
+    return _forward(q, k, v, mask, flags)
+
+
+def _fused_lse_fwd(q, k, v, mask, flags):
+    o, lse = _forward(q, k, v, mask, flags)
+    return (o, lse), (q, k, v, mask, o, lse)
+
+
+def _fused_lse_bwd(flags, res, cts):
+    do, dlse = cts
+    return _backward(flags, res, do, dlse)
+
+
+_fused_lse.defvjp(_fused_lse_fwd, _fused_lse_bwd)
 
 
 def causal_attention(
@@ -131,6 +194,14 @@ def causal_attention(
     Raises:
         ValueError: shapes that do not agree.
     """
+    q, k, v, mask = _check(q, k, v, mask)
+    if not _fusable(q, k, v):
+        return xla_attention(q, k, v, mask=mask, causal=causal)
+    flags = (bool(causal), mask is not None, False)
+    return _fused(q, k, v, _kernel_mask(q, mask), flags)
+
+
+def _check(q, k, v, mask):
     q, k, v = jnp.asarray(q), jnp.asarray(k), jnp.asarray(v)
     if q.ndim < 3 or q.shape != k.shape or q.shape[:-1] != v.shape[:-1]:
         raise ValueError(
@@ -144,12 +215,61 @@ def causal_attention(
             raise ValueError(
                 f"mask must be boolean of shape (..., T=({T})); got {mask.dtype} {mask.shape}."
             )
-    if not kernel_enabled(q.dtype) or v.dtype != q.dtype or k.dtype != q.dtype:
-        return xla_attention(q, k, v, mask=mask, causal=causal)
-    has_mask = mask is not None
-    m = (
-        jnp.broadcast_to(mask, q.shape[:-3] + (T,))
-        if has_mask
-        else jnp.ones((1,), bool)
-    )
-    return _fused(q, k, v, m, (bool(causal), has_mask))
+    return q, k, v, mask
+
+
+def _fusable(q, k, v) -> bool:
+    return kernel_enabled(q.dtype) and v.dtype == q.dtype and k.dtype == q.dtype
+
+
+def _kernel_mask(q, mask):
+    """The mask as the kernel reads it: `(..., T)` of `q`'s batch, or a dummy (unread)."""
+    if mask is None:
+        return jnp.ones((1,), bool)
+    return jnp.broadcast_to(mask, q.shape[:-3] + mask.shape[-1:])
+
+
+def causal_attention_lse(
+    q: Float[ArrayLike, "*batch T H D"],
+    k: Float[ArrayLike, "*batch T H D"],
+    v: Float[ArrayLike, "*batch T H E"],
+    *,
+    mask: Bool[ArrayLike, "*batch T"] | None = None,
+    causal: bool = True,
+    strict: bool = False,
+) -> tuple[Float[Array, "*batch T H E"], Float[Array, "*batch T H"]]:
+    r"""`causal_attention` with its row log-sum-exp $L$ as a second, differentiable output.
+
+    $$o_t = \sum_{u \in \mathcal A_t,\ u \ne t \text{ if strict}}
+      e^{q_t\cdot k_u - L_t}\, v_u, \qquad
+      L_t = \log \sum_{u \in \mathcal A_t} e^{q_t\cdot k_u}$$
+
+    by the fused kernel where `kernel_enabled` (else `xla_attention_lse`). Its VJP takes
+    the cotangents $(\bar o, \bar L)$: since $\partial L_t / \partial s_{tu} = A_{tu}$,
+    the score cotangent is $A_{tu}(\bar o_t\cdot v_u - \bar o_t\cdot o_t + \bar L_t)$,
+    the flash backward's row term moved by $\bar L_t$ ($v_t$ read as 0 on the diagonal
+    when `strict`). `strict` drops the diagonal's value (the diagonal key still counts
+    in $L_t$): then $v_t$ never reaches row $t$, and
+    a caller adds its own diagonal term $e^{q_t\cdot k_t - L_t} d_t$ exactly causally
+    (`syncattn.nn._common.attend_successor`).
+
+    Args:
+        q: queries, `(..., T, H, D)`.
+        k: keys, the shape of `q`.
+        v: values, `(..., T, H, E)`.
+        mask: key padding, bool `(..., T)` (or `(T,)`), or None (every key real).
+        causal: attend to $u \le t$ only.
+        strict: leave out the diagonal's value $v_t$ from $o_t$.
+
+    Returns:
+        `(o, L)`: `(..., T, H, E)` in `q`'s dtype, and `(..., T, H)` in at least
+        float32 ($L_t$ finite: every row has a key).
+
+    Raises:
+        ValueError: shapes that do not agree.
+    """
+    q, k, v, mask = _check(q, k, v, mask)
+    if not _fusable(q, k, v):
+        return xla_attention_lse(q, k, v, mask=mask, causal=causal, strict=strict)
+    flags = (bool(causal), mask is not None, bool(strict))
+    return _fused_lse(q, k, v, _kernel_mask(q, mask), flags)

@@ -5,8 +5,15 @@
 // causal row):
 //
 //   forward:  o_t = sum_{u in A_t} exp(q_t.k_u - L_t) v_u,   L_t = log sum_{u in A_t} exp(q_t.k_u)
-//   backward: P_tu = exp(q_t.k_u - L_t),  dP_tu = dO_t.v_u,  dS_tu = P_tu (dP_tu - dO_t.o_t),
+//   backward: P_tu = exp(q_t.k_u - L_t),  dP_tu = dO_t.v_u,  dS_tu = P_tu (dP_tu - D_t),
+//             D_t = dO_t.o_t - dL_t,
 //             dq_t = sum_u dS_tu k_u,  dk_u = sum_t dS_tu q_t,  dv_u = sum_t P_tu dO_t.
+//
+// L is an output with a cotangent dL (has_dlse; 0 without): dL_t/ds_tu = P_tu, which
+// moves D_t by -dL_t. `strict` drops the diagonal's value: o_t sums over u in A_t, u != t,
+// with P still normalised over A_t (the diagonal counts in L_t); then P_tt v_t is absent
+// from o_t, dP_tt = 0 and dv_t gets no P_tt dO_t (v_t never reaches row t: exactly causal
+// when v_t reads token t + 1).
 //
 // Blocked online softmax (flash attention): rows in groups of R = 4, keys in chunks of
 // KC = 32; no (T, T) array exists, forward or backward (the backward recomputes P from the
@@ -96,7 +103,7 @@ HOT float hsum(v8 x) {
 struct Shape {
   int64_t N, T, H, D, E;
   int64_t Dp, Ep, Tq, Tk;  // padded: D, E to 8; rows to R; keys to KC
-  bool causal, has_mask;
+  bool causal, has_mask, strict;
 };
 
 // One head's inputs gathered into contiguous, zero-padded scratch.
@@ -263,6 +270,7 @@ HOT void forward_head(const Shape& s, Head& hd, std::vector<float>& acc, float* 
         }
         l[r] = l[r] * alpha + hsum(sum);
         m[r] = m_new;
+        if (s.strict && i0 + r >= j0 && i0 + r < j0 + KC) P[r][i0 + r - j0] = 0.0f;
         if (alpha != 1.0f) {
           float* a = &acc[r * s.Ep];
           for (int64_t e = 0; e < s.Ep; e += 8) store(a + e, load(a + e) * alpha);
@@ -281,7 +289,7 @@ HOT void forward_head(const Shape& s, Head& hd, std::vector<float>& acc, float* 
 }
 
 struct Grads {
-  const float *O, *L, *dO;
+  const float *O, *L, *dO, *dL;  // dL: null without a cotangent for L
   float *dQ, *dK, *dV;
 };
 
@@ -300,7 +308,7 @@ HOT void backward_head(const Shape& s, Head& hd, std::vector<float>& work, const
     std::memcpy(dO + t * s.Ep, g.dO + row * s.E, s.E * sizeof(float));
     float dot = 0.0f;
     for (int64_t e = 0; e < s.E; ++e) dot += g.dO[row * s.E + e] * g.O[row * s.E + e];
-    Drow[t] = dot;
+    Drow[t] = g.dL ? dot - g.dL[row] : dot;
     Lrow[t] = g.L[row];
   }
   for (int64_t i0 = 0; i0 < s.T; i0 += R) {
@@ -315,11 +323,15 @@ HOT void backward_head(const Shape& s, Head& hd, std::vector<float>& work, const
       scores(og, s.Ep, &hd.vt[j0], s.Tk, s.E, dP);
       float P[R][KC], dS[R][KC];
       for (int r = 0; r < R; ++r) {
+        const int64_t diag = i0 + r - j0;  // the diagonal's column in this chunk, if any
+        const bool strict = s.strict && diag >= 0 && diag < KC;
+        if (strict) dP[r][diag / 8][diag % 8] = 0.0f;
         for (int c = 0; c < KV; ++c) {
           const v8 p = vexp(S[r][c] - Lrow[i0 + r]);
           store(&P[r][8 * c], p);
           store(&dS[r][8 * c], p * (dP[r][c] - Drow[i0 + r]));
         }
+        if (strict) P[r][diag] = 0.0f;  // after dS: P_tt still moves s_tt
       }
       const int64_t cend = std::min<int64_t>(KC, kend - j0);
       scatter(dv + j0 * s.Ep, s.Ep, P, og, cend);
@@ -386,7 +398,7 @@ void parallel(ffi::ThreadPool& pool, int64_t items, Body body) {
 
 ffi::Error make_shape(ffi::Buffer<ffi::F32>& q, ffi::Buffer<ffi::F32>& k,
                       ffi::Buffer<ffi::F32>& v, ffi::Buffer<ffi::PRED>& mask,
-                      int32_t causal, int32_t has_mask, Shape& s) {
+                      int32_t causal, int32_t has_mask, int32_t strict, Shape& s) {
   auto dq = q.dimensions(), dk = k.dimensions(), dv = v.dimensions();
   const size_t rank = dq.size();
   if (rank < 3 || dk.size() != rank || dv.size() != rank)
@@ -407,15 +419,17 @@ ffi::Error make_shape(ffi::Buffer<ffi::F32>& q, ffi::Buffer<ffi::F32>& k,
   s.Tk = round_up(s.T, KC);
   s.causal = causal != 0;
   s.has_mask = has_mask != 0;
+  s.strict = strict != 0;
   return ffi::Error::Success();
 }
 
 ffi::Error Forward(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> q, ffi::Buffer<ffi::F32> k,
                    ffi::Buffer<ffi::F32> v, ffi::Buffer<ffi::PRED> mask,
                    ffi::ResultBuffer<ffi::F32> o, ffi::ResultBuffer<ffi::F32> lse,
-                   int32_t causal, int32_t has_mask) {
+                   int32_t causal, int32_t has_mask, int32_t strict) {
   Shape s;
-  if (auto err = make_shape(q, k, v, mask, causal, has_mask, s); !err.success()) return err;
+  if (auto err = make_shape(q, k, v, mask, causal, has_mask, strict, s); !err.success())
+    return err;
   if (s.T == 0 || s.N * s.H == 0) return ffi::Error::Success();
   const Inputs in{q.typed_data(), k.typed_data(), v.typed_data(), mask.typed_data()};
   float* O = o->typed_data();
@@ -429,14 +443,19 @@ ffi::Error Forward(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> q, ffi::Buffer<ff
 ffi::Error Backward(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> q, ffi::Buffer<ffi::F32> k,
                     ffi::Buffer<ffi::F32> v, ffi::Buffer<ffi::PRED> mask,
                     ffi::Buffer<ffi::F32> o, ffi::Buffer<ffi::F32> lse,
-                    ffi::Buffer<ffi::F32> dout, ffi::ResultBuffer<ffi::F32> dq,
-                    ffi::ResultBuffer<ffi::F32> dk, ffi::ResultBuffer<ffi::F32> dv,
-                    int32_t causal, int32_t has_mask) {
+                    ffi::Buffer<ffi::F32> dout, ffi::Buffer<ffi::F32> dlse,
+                    ffi::ResultBuffer<ffi::F32> dq, ffi::ResultBuffer<ffi::F32> dk,
+                    ffi::ResultBuffer<ffi::F32> dv, int32_t causal, int32_t has_mask,
+                    int32_t strict, int32_t has_dlse) {
   Shape s;
-  if (auto err = make_shape(q, k, v, mask, causal, has_mask, s); !err.success()) return err;
+  if (auto err = make_shape(q, k, v, mask, causal, has_mask, strict, s); !err.success())
+    return err;
+  if (has_dlse && static_cast<int64_t>(dlse.element_count()) != s.N * s.T * s.H)
+    return ffi::Error::InvalidArgument("dlse must have shape (..., T, H)");
   if (s.T == 0 || s.N * s.H == 0) return ffi::Error::Success();
   const Inputs in{q.typed_data(), k.typed_data(), v.typed_data(), mask.typed_data()};
   const Grads g{o.typed_data(), lse.typed_data(), dout.typed_data(),
+                has_dlse ? dlse.typed_data() : nullptr,
                 dq->typed_data(), dk->typed_data(), dv->typed_data()};
   parallel(pool, s.N * s.H, [s, in, g](std::atomic<int64_t>& next, std::atomic<int64_t>& done) {
     backward_items(s, in, g, next, done);
@@ -462,7 +481,8 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(SyncattnAttentionForward, Forward,
                                   .Ret<ffi::Buffer<ffi::F32>>()
                                   .Ret<ffi::Buffer<ffi::F32>>()
                                   .Attr<int32_t>("causal")
-                                  .Attr<int32_t>("has_mask"));
+                                  .Attr<int32_t>("has_mask")
+                                  .Attr<int32_t>("strict"));
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(SyncattnAttentionBackward, Backward,
                               ffi::Ffi::Bind()
@@ -474,8 +494,11 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(SyncattnAttentionBackward, Backward,
                                   .Arg<ffi::Buffer<ffi::F32>>()
                                   .Arg<ffi::Buffer<ffi::F32>>()
                                   .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
                                   .Ret<ffi::Buffer<ffi::F32>>()
                                   .Ret<ffi::Buffer<ffi::F32>>()
                                   .Ret<ffi::Buffer<ffi::F32>>()
                                   .Attr<int32_t>("causal")
-                                  .Attr<int32_t>("has_mask"));
+                                  .Attr<int32_t>("has_mask")
+                                  .Attr<int32_t>("strict")
+                                  .Attr<int32_t>("has_dlse"));

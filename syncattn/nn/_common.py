@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._kernels import causal_attention, kernel_enabled
+from .._kernels import causal_attention, causal_attention_lse, kernel_enabled
 from .._trees import cast_floating
 
 
@@ -250,9 +250,16 @@ def attend_successor(q, k, p, d, key_mask=None):
     $p_u = v_u + w_u$ and $d_t = v_t$ it is $\sum_{u \le t} A_{tu} v_u + \sum_{u<t}
     A_{tu} w_u$, the two streams of `attend_delayed` in ONE product of width $E$
     (instead of two): exactly causal when $p_u$ reads tokens $\le u + 1$ (the
-    strictly lower product never sees $p_t$). float64: the exact einsum path; other
-    dtypes: the blocked path (as `attend_delayed`) on every backend.
+    strictly lower product never sees $p_t$). float64: the exact einsum path. float32
+    on the CPU backend, where the fused kernel is built (`kernel_enabled`, the gate of
+    `attend`): ONE kernel call for the strictly lower sum and the row log-sum-exp
+    $L_t$ (`syncattn._kernels.causal_attention_lse`, ``strict=True``: the diagonal
+    counts in $L_t$, its value $p_t$ is left out, not subtracted), then the diagonal in
+    $O(T)$, $A_{tt} = e^{q_t\cdot k_t - L_t}$, differentiable through $L$. Other
+    dtypes, or without the kernel: the blocked path (as `attend_delayed`).
     """
+    if kernel_enabled(q.dtype):
+        return _successor_by_kernel(q, k, p, d, key_mask)
     T = q.shape[0]
     ok = allowed(T, True, key_mask)
     eye = jnp.eye(T, dtype=bool)
@@ -282,3 +289,17 @@ def attend_successor(q, k, p, d, key_mask=None):
         y = y + diag.transpose(1, 0, 2) * d[s0:e].astype(wdt)
         outs.append((y / ell).astype(q.dtype))
     return outs[0] if len(outs) == 1 else jnp.concatenate(outs, 0)
+
+
+def _successor_by_kernel(q, k, p, d, key_mask):
+    r"""`attend_successor` as $y_t = o_t + e^{s_{tt} - L_t} d_t$ with $(o, L)$ the kernel's
+    strictly lower sum and row log-sum-exp. The diagonal key is allowed where it is real
+    or where row $t$ has no real key $u \le t$ (then it keeps its causal row, as
+    `allowed`); elsewhere $s_{tt} = -\infty$ and $A_{tt} = 0$."""
+    o, L = causal_attention_lse(q, k, p, mask=key_mask, causal=True, strict=True)
+    s_tt = jnp.einsum("thd,thd->th", q, k, preferred_element_type=L.dtype)
+    if key_mask is not None:
+        # key t real, or no real key u <= t (row t keeps its causal row)
+        diag_ok = key_mask | (jnp.cumsum(key_mask) == 0)
+        s_tt = jnp.where(diag_ok[:, None], s_tt, -jnp.inf)  # exp(-inf - L) = 0, grad 0
+    return o + (jnp.exp(s_tt - L)[..., None] * d).astype(o.dtype)

@@ -163,7 +163,8 @@ class FrustratedAttention(SyncAttention):
     the layer is exactly causal), then `daido_update` per head with $c$ and with $b$.
     Other dtypes fold the coefficients into the values first: $P^m_u = c_m
     e^{im\theta_u} + b_m e^{im\theta_{u+1}}$ through the strictly lower weights, plus
-    the diagonal $A_{tt} c_m e^{im\theta_t}$ (`attend_successor`), gives $c_m Z^m_t +
+    the diagonal $A_{tt} c_m e^{im\theta_t}$ (`attend_successor`; float32 on CPU: one
+    call of the fused kernel and the diagonal from its row log-sum-exp), gives $c_m Z^m_t +
     b_m W^m_t$ in one value stream of head width $2Mk_h$ (half the two streams'), and
     `daido_update` with unit coefficients (linearity); tested equal to the plain
     composition. `delay=False` drops $W$ ($b = 0$) and goes through the Kuramoto

@@ -5,6 +5,9 @@ value widths and key-padding masks (hypothesis), under jit and vmap; the result 
 bit-identical run to run; the models' `attend` takes it on CPU and equals its pure-XLA
 path; switched off (``SYNCATTN_ATTENTION_KERNEL=0``) or unavailable (no compiler) the
 same call is the pure-XLA composition. The library builds from source (slow).
+`causal_attention_lse` (the row log-sum-exp as a second, differentiable output, and the
+diagonal's value left out with `strict`) likewise against `xla_attention_lse`, through
+a loss that reads both outputs; `xla_attention_lse` against a float64 loop.
 """
 
 import ctypes
@@ -18,7 +21,14 @@ import pytest
 from hypothesis import given, settings
 
 from syncattn import _kernels
-from syncattn._kernels import _build, _library, causal_attention, xla_attention
+from syncattn._kernels import (
+    _build,
+    _library,
+    causal_attention,
+    causal_attention_lse,
+    xla_attention,
+    xla_attention_lse,
+)
 from syncattn.nn._common import attend
 
 from ..helpers import assert_close
@@ -89,6 +99,79 @@ def test_equals_xla_outputs_and_gradients(seed, batch, T, H, D, E, causal, mask_
         assert_close(g, w, scale=20)
 
 
+def _lse_value_and_grads(fn, q, k, v, do, dl, mask, causal, strict):
+    """(o, L) and the gradient in (q, k, v) of <o, do> + <L, dl>."""
+    f = lambda q, k, v: fn(q, k, v, mask=mask, causal=causal, strict=strict)  # noqa: E731
+    out, vjp = jax.vjp(f, q, k, v)
+    return out, vjp((do, dl))
+
+
+@pytest.mark.parametrize(
+    "batch, T, D, E, causal, strict, mask_kind",
+    [
+        ((2,), 37, 8, 7, True, True, "left"),
+        ((1, 2), 9, 33, 1, False, False, "all_padded"),
+        pytest.param((), 40, 33, 16, False, False, "random", marks=pytest.mark.slow),
+        pytest.param((2,), 21, 8, 24, True, True, "all_padded", marks=pytest.mark.slow),
+    ],
+)
+def test_lse_equals_xla(batch, T, D, E, causal, strict, mask_kind):
+    test_lse_equals_xla_outputs_and_gradients.hypothesis.inner_test(
+        0, batch, T, 2, D, E, causal, strict, mask_kind
+    )
+
+
+@pytest.mark.slow
+@settings(max_examples=12, deadline=None)
+@given(
+    seed=st.integers(0, 2**16),
+    batch=st.lists(st.integers(1, 2), max_size=2),
+    T=st.integers(1, 70),
+    H=st.integers(1, 3),
+    D=st.integers(1, 40),
+    E=st.integers(1, 40),
+    causal=st.booleans(),
+    strict=st.booleans(),
+    mask_kind=st.sampled_from(["none", "random", "left", "all_padded"]),
+)
+def test_lse_equals_xla_outputs_and_gradients(
+    seed, batch, T, H, D, E, causal, strict, mask_kind
+):
+    q, k, v, do, mask = _inputs(seed, batch, T, H, D, E, mask_kind)
+    dl = jax.random.normal(jax.random.key(seed + 1), q.shape[:-1], jnp.float32)
+    args = (q, k, v, do, dl, mask, causal, strict)
+    (o, L), grads = _lse_value_and_grads(causal_attention_lse, *args)
+    (want_o, want_L), want_grads = _lse_value_and_grads(xla_attention_lse, *args)
+    assert o.shape == v.shape and L.shape == q.shape[:-1]
+    assert o.dtype == L.dtype == jnp.float32
+    assert_close(o, want_o, scale=4)
+    assert_close(L, want_L, scale=4)
+    for g, w in zip(grads, want_grads):
+        assert_close(g, w, scale=20)
+
+
+def test_xla_lse_is_the_double_sum():
+    """`xla_attention_lse` (float64) against a loop over (t, u): L_t, and o_t with and
+    without the diagonal's value; a padded key, and left padding (rows with no real key
+    keep their causal row)."""
+    q, k, v, _, _ = _inputs(6, (), 6, 2, 3, 4, "none")
+    q, k, v = (np.asarray(a, np.float64) for a in (q, k, v))
+    mask = np.array([False, False, True, False, True, True])
+    for causal, strict in ((True, True), (False, False), (False, True)):
+        want_o, want_L = np.zeros((6, 2, 4)), np.zeros((6, 2))
+        for t in range(6):
+            keys = [u for u in range(6) if (u <= t or not causal)]
+            keys = [u for u in keys if mask[u]] or keys
+            for h in range(2):
+                s = np.array([q[t, h] @ k[u, h] for u in keys])
+                want_L[t, h] = np.log(np.sum(np.exp(s)))
+                w = np.exp(s - want_L[t, h]) * [not (strict and u == t) for u in keys]
+                want_o[t, h] = w @ v[keys, h]
+        o, L = xla_attention_lse(q, k, v, mask=mask, causal=causal, strict=strict)
+        assert_close(L, want_L)
+        assert_close(o, want_o)
+
+
 @pytest.mark.parametrize("causal", [True, False])
 def test_jit_of_vmap_equals_xla(causal):
     """Under jit and vmap (how the models call it: one sequence, vmapped over the batch)."""
@@ -114,6 +197,30 @@ def test_jit_of_vmap_equals_xla(causal):
     qt = jnp.moveaxis(q, 0, 1)  # (T, batch, H, D)
     one = lambda fn: jax.vmap(lambda q: fn(q, k[0], v[0], mask=mask[0]), 1, 1)  # noqa: E731
     assert_close(one(causal_attention)(qt), one(xla_attention)(qt), scale=4)
+
+
+def test_lse_jit_of_vmap_equals_xla():
+    """`causal_attention_lse` under jit and vmap, a loss through both outputs; one
+    sequence with every key padded."""
+    q, k, v, do, mask = _inputs(7, (3,), 45, 2, 8, 24, "random")
+    mask = mask.at[1].set(False)
+    dl = jax.random.normal(jax.random.key(8), q.shape[:-1], jnp.float32)
+
+    def loss(fn):
+        def f(q, k, v, m, do, dl):
+            o, L = fn(q, k, v, mask=m, strict=True)
+            return jnp.vdot(o, do) + jnp.vdot(L, dl)
+
+        batched = lambda q, k, v: jnp.sum(jax.vmap(f)(q, k, v, mask, do, dl))  # noqa: E731
+        return jax.jit(jax.value_and_grad(batched, (0, 1, 2)))
+
+    (val, grads), (want, want_grads) = (
+        loss(causal_attention_lse)(q, k, v),
+        loss(xla_attention_lse)(q, k, v),
+    )
+    assert_close(val, want, scale=10)
+    for g, w in zip(grads, want_grads):
+        assert_close(g, w, scale=20)
 
 
 def test_bit_stable_run_to_run():
@@ -161,6 +268,11 @@ def test_float64_and_switched_off_take_the_xla_composition(monkeypatch):
         rtol=0,
         atol=0,
     )
+    for a, b in zip(
+        causal_attention_lse(q, k, v, mask=mask, strict=True),
+        xla_attention_lse(q, k, v, mask=mask, strict=True),
+    ):
+        assert_close(a, b, rtol=0, atol=0)
 
 
 def test_unavailable_library_falls_back_with_one_warning(monkeypatch):
@@ -187,6 +299,8 @@ def test_bad_shapes_name_the_arguments():
         causal_attention(q, q[:, :, :3], q)
     with pytest.raises(ValueError, match="mask must be boolean"):
         causal_attention(q, q, q, mask=jnp.ones(4, bool))
+    with pytest.raises(ValueError, match="q, k must have one shape"):
+        causal_attention_lse(q, q, q[:4])
 
 
 @pytest.mark.slow

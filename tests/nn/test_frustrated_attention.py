@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from syncattn import nn
+from syncattn._kernels import _library, kernel_enabled
 from syncattn.nn import _common
 
 from ..helpers import assert_close
@@ -202,6 +203,7 @@ def test_blocked_float32_path_matches_float64(monkeypatch):
     L, th = layer(order=2, tau=1.4), phases(7, (13, K))
     want = L(th)  # float64: the exact einsum path
     monkeypatch.setattr(_common, "CPU_ATTENTION_BLOCK", 5)
+    monkeypatch.setenv(_library.ENV, "0")  # the blocked path, not the fused CPU kernel
     jaxpr = str(jax.make_jaxpr(L)(th.astype(jnp.float32)))
     assert f"f32[{H},5,10]" in jaxpr and f"f32[{H},13,13]" not in jaxpr  # no upper blocks
     assert_close(eqx.filter_jit(L)(th.astype(jnp.float32)), want, jnp.float32, scale=10)
@@ -219,6 +221,62 @@ def test_attend_delayed_is_two_streams_through_one_softmax(monkeypatch):
     assert_close(z, np.einsum("htu,uhd->thd", np.tril(A, -1), w), jnp.float32)
     y64, z64 = _common.attend_delayed(q, k, v, w)
     assert_close(z64, np.einsum("htu,uhd->thd", np.tril(A, -1), w))
+
+
+def _successor_inputs(Tn=11):
+    ks = jax.random.split(jax.random.key(21), 5)
+    q, k = (jax.random.normal(kk, (Tn, H, 3)) for kk in ks[:2])
+    p, d, w = (jax.random.normal(kk, (Tn, H, 5)) for kk in ks[2:])
+    # left padding (rows 0, 1: no real key, their causal row) and a padded key at 6
+    pad = (jnp.arange(Tn) >= 2).at[6].set(False)
+    return (q, k, p, d), w, pad
+
+
+def _successor_value_and_grads(pad, w):
+    """A fresh jitted (<y, w>, y) and its gradient in (q, k, p, d) (a new trace: it reads
+    `kernel_enabled` when first called)."""
+
+    def loss(q, k, p, d):
+        y = _common.attend_successor(q, k, p, d, pad)
+        return jnp.vdot(y, w.astype(y.dtype)), y
+
+    return jax.jit(jax.value_and_grad(loss, (0, 1, 2, 3), has_aux=True))
+
+
+def test_attend_successor_kernel_and_blocked_paths_equal_float64(monkeypatch):
+    """`attend_successor` in float32 by the fused CPU kernel (one strict kernel call, the
+    diagonal through the differentiable L) and by the blocked XLA path (the kernel off:
+    a fresh trace): values and gradients equal the float64 einsum path and each other,
+    and both are exactly causal (y_t reads p_u for u < t only: p_t may hold token t + 1)."""
+    monkeypatch.setattr(_common, "CPU_ATTENTION_BLOCK", 6)  # blocked: two blocks
+    args, w, pad = _successor_inputs()
+    args32 = [a.astype(jnp.float32) for a in args]
+    (_, want), want_grads = _successor_value_and_grads(pad, w)(*args)  # float64
+    paths = {}
+    for name in ("kernel", "blocked") if kernel_enabled(jnp.float32) else ("blocked",):
+        if name == "blocked":
+            monkeypatch.setenv(_library.ENV, "0")
+        jaxpr = jax.make_jaxpr(lambda *a: _common.attend_successor(*a, pad))(*args32)
+        assert ("syncattn_attention" in str(jaxpr)) == (name == "kernel")
+        f = paths[name] = _successor_value_and_grads(pad, w)
+        (_, y), grads = f(*args32)
+        assert y.dtype == jnp.float32
+        assert_close(y, want, jnp.float32, scale=4)
+        for g, gw in zip(grads, want_grads):
+            assert_close(g, gw, jnp.float32, scale=10)
+        for t in (1, 5, 9):  # everything after t, and p_t itself, replaced
+            later = [np.array(a) for a in args32]  # numpy: no eager op to compile
+            for a in later:
+                a[t + 1 :] *= -2.0
+            later[2][t] += 1.0
+            y2 = np.asarray(f(*later)[0][1])
+            np.testing.assert_array_equal(y2[: t + 1], np.asarray(y)[: t + 1])
+            assert not np.allclose(y2[t + 1 :], np.asarray(y)[t + 1 :])
+    if "kernel" in paths:
+        ((_, y), grads), ((_, y_xla), grads_xla) = (f(*args32) for f in paths.values())
+        assert_close(y, y_xla, jnp.float32, scale=4)
+        for g, gx in zip(grads, grads_xla):
+            assert_close(g, gx, jnp.float32, scale=10)
 
 
 @pytest.mark.slow  # about 8 s of compiling on the shared 2 cores
