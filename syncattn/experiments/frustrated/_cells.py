@@ -272,3 +272,27 @@ def copy_depth_cell(cell: TrainCell, folder: Path, *, progress: bool = False) ->
     if not CellResult.of(res).ok:
         return res
     return res | {"copy_depth": copy_depth_scores(folder, cell.eval_batches)}
+
+
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    """One cell of the walk: its phase, rung target, family name, cell and result."""
+
+    phase: str
+    target: int
+    family: str
+    cell: object
+    result: CellResult
+
+
+def rung_seeds(config, target: int) -> tuple[int, ...]:
+    """The seeds at rung `target`: the first ``first_seeds`` at the first rung, all of
+    ``config.seeds`` above it (seed 0's sweep cell among them)."""
+    if target == min(config.targets):
+        return config.seeds[: config.first_seeds]
+    return config.seeds
+
+
+def long_seeds(config) -> tuple[int, ...]:
+    """The seeds of the longer-budget check."""
+    return config.seeds[: config.long_seeds]

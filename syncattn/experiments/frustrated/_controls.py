@@ -10,10 +10,12 @@ from . import _timing
 from ._cells import (
     ALL_FAMILIES,
     CONTROLS,
+    Entry,
     control_cell,
     family,
     frustrated_cell,
     rung_name,
+    rung_seeds,
 )
 
 
@@ -21,8 +23,6 @@ def extra_seeds(config, target: int) -> tuple[int, ...]:
     """The frustrated family's seeds a control rung adds: those of ``config.seeds`` the
     plan's [`rung_seeds`][syncattn.experiments.frustrated.rung_seeds] leaves out (50 k:
     3 and 4); they pair with the controls and do not enter H1-H4."""
-    from ._walk import rung_seeds
-
     have = rung_seeds(config, target)
     return tuple(s for s in config.seeds if s not in have)
 
@@ -102,8 +102,6 @@ def walk_controls(config, ctx, fetch, walked: dict) -> None:
     place (``walked["controls"][rung]``: the time ratio, its source and what waits;
     ``walked["timing"]``: every recorded rung). A control waits for its rung's
     frustrated sweep (its lr), ``kuramoto-time`` for the Kuramoto sweep and $r$."""
-    from ._walk import Entry
-
     walked["controls"] = {}
     for t in config.control_targets:
         r = rung_name(t)

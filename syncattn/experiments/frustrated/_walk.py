@@ -3,7 +3,6 @@ trained (a rung, a phase, a family, at most so many cells), the others read."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Callable
 
@@ -11,36 +10,22 @@ from .. import _protocol as protocol
 from .._common import to_jsonable
 from .._grid import RESULT
 from .._protocol import CellResult, Status
-from ._cells import ALL_FAMILIES, FAMILIES, NAME, family, frustrated_cell, rung_name
+from ._cells import (
+    ALL_FAMILIES,
+    FAMILIES,
+    NAME,
+    Entry,
+    family,
+    frustrated_cell,
+    long_seeds,
+    rung_name,
+    rung_seeds,
+)
 
 
 PHASES = ("sweep", "seeds", "long", "controls")
 """The phases of the walk: each family's lr sweep at seed 0 (per rung), its best lr at
 the rung's other seeds, the longer-budget check, and issue 44's controls."""
-
-
-@dataclasses.dataclass(frozen=True)
-class Entry:
-    """One cell of the walk: its phase, rung target, family name, cell and result."""
-
-    phase: str
-    target: int
-    family: str
-    cell: object
-    result: CellResult
-
-
-def rung_seeds(config, target: int) -> tuple[int, ...]:
-    """The seeds at rung `target`: the first ``first_seeds`` at the first rung, all of
-    ``config.seeds`` above it (seed 0's sweep cell among them)."""
-    if target == min(config.targets):
-        return config.seeds[: config.first_seeds]
-    return config.seeds
-
-
-def long_seeds(config) -> tuple[int, ...]:
-    """The seeds of the longer-budget check."""
-    return config.seeds[: config.long_seeds]
 
 
 def planned(config) -> dict[str, int]:
