@@ -48,6 +48,9 @@ def test_score_run_is_the_brute_force_bpc_of_the_final_checkpoint(run):
     _, _, model, step = training.load_run(run)
     want, n = _brute_force_bpc(model, stream, 16)
     assert got["step"] == step == 4 and got["tokens"] == n == 80
+    assert got["test_bpc"] is None  # the CLI's run records no test split
+    (run / "result.json").write_text(json.dumps({"test": {"bpc": 1.25}}))
+    assert heldout.score_run(run, stream, batch_size=2, seq_len=16)["test_bpc"] == 1.25
     assert got["bpc"] == pytest.approx(want, rel=1e-5)
     assert got["loss"] == pytest.approx(want * math.log(2), rel=1e-5)
 
@@ -93,3 +96,70 @@ def test_the_held_out_stream_is_the_whole_jargon_file(tmp_path, monkeypatch):
 
     raw = lzma.decompress((_corpus._EMBEDDED_DIR / "jargon.txt.xz").read_bytes())
     assert heldout.heldout_tokens().tobytes() == raw
+
+
+def _rung(lrs, test):
+    """A report's rung block: families with a best lr, seeds 0-4 and test BPC by seed."""
+    return {
+        "name": "200k",
+        "families": {
+            f: {"lr": lrs[f], "seeds": [0, 1, 2, 3, 4],
+                "test_by_seed": {str(s): v for s, v in enumerate(test[f])}}
+            for f in lrs
+        },
+    }
+
+
+def test_summarise_pairs_held_out_scores_by_seed_and_compares_signs():
+    from syncattn.experiments.frustrated._report import HYPOTHESES
+
+    rng = np.random.default_rng(1)
+    fams = ("frustrated", "frustrated-mf", "kuramoto", "softmax")
+    lrs = dict.fromkeys(fams, 0.01)
+    test = {f: list(2.0 + 0.1 * rng.standard_normal(5)) for f in fams}
+    held = {f: list(3.0 + 0.1 * rng.standard_normal(5)) for f in fams}
+    own = {f: list(2.0 + 0.1 * rng.standard_normal(5)) for f in fams}  # retrained cells' test
+
+    def score(f, s):  # odd seeds: a score without its own test BPC (the committed one counts)
+        return {"bpc": held[f][s], "test_bpc": own[f][s] if s % 2 == 0 else None}
+
+    scores = {heldout.cell_name("200k", f, 0.01, s): score(f, s)
+              for f in fams for s in range(5) if not (f == "softmax" and s == 4)}
+    got = heldout.summarise(_rung(lrs, test), scores, HYPOTHESES, 0.95)
+    assert got["corpus"] == "jargon" and got["rung"] == "200k"
+    assert got["families"]["softmax"]["bpc"]["n"] == 4
+    assert got["families"]["kuramoto"]["bpc"]["mean"] == pytest.approx(np.mean(held["kuramoto"]))
+    for c, (h, a, b) in zip(got["comparisons"], HYPOTHESES, strict=True):
+        seeds = [s for s in range(5) if not (b == "softmax" and s == 4)]
+        mine = {f: [own[f][s] if s % 2 == 0 else test[f][s] for s in range(5)] for f in (a, b)}
+        d = np.array([held[a][s] - held[b][s] for s in seeds])
+        t = np.array([mine[a][s] - mine[b][s] for s in seeds])
+        k = np.array([test[a][s] - test[b][s] for s in seeds])
+        assert c["id"] == f"{h} 200k" and c["seeds"] == seeds and c["n"] == len(seeds)
+        assert c["mean"] == pytest.approx(d.mean()) and c["test_mean"] == pytest.approx(t.mean())
+        assert c["committed_test_mean"] == pytest.approx(k.mean())
+        half = 2.7764451051977987 if len(seeds) == 5 else 3.182446305284263  # t_0.975(n-1)
+        lo, hi = c["ci"]
+        assert (hi - lo) / 2 == pytest.approx(half * d.std(ddof=1) / np.sqrt(len(seeds)))
+        assert c["same_sign"] == (np.sign(d.mean()) == np.sign(t.mean()))
+
+
+def test_summarise_without_scores_or_best_lr_claims_nothing():
+    from syncattn.experiments.frustrated._markdown import _heldout
+    from syncattn.experiments.frustrated._report import HYPOTHESES
+
+    fams = ("frustrated", "frustrated-mf", "kuramoto", "softmax")
+    lrs = dict.fromkeys(fams, 0.01) | {"softmax": None}
+    got = heldout.summarise(_rung(lrs, {f: [2.0] * 5 for f in fams}), {}, HYPOTHESES, 0.95)
+    assert all(c["same_sign"] is None and c["n"] == 0 for c in got["comparisons"])
+    assert heldout.rung_cells(_rung(lrs, {f: [2.0] * 5 for f in fams}), ["softmax"]) == []
+    text = "\n".join(_heldout({"heldout": got}))
+    assert "## Held-out corpus (200k, descriptive)" in text and "| H1 200k |" in text
+
+
+def test_cell_name_is_the_walks_name_of_a_best_lr_cell():
+    from syncattn.experiments.frustrated import Config, _cells
+
+    fam = next(f for f in _cells.FAMILIES if f.name == "kuramoto")
+    c = _cells.frustrated_cell(Config.smoke(), 12_000, fam, 0.01, 3)
+    assert c.name == heldout.cell_name("12k", "kuramoto", 0.01, 3)

@@ -160,6 +160,9 @@ class Config(ProtocolConfig):
         long_tokens_per_param: its $\\kappa$ (100: $D = 100N$).
         long_seeds: its seeds (the first of ``seeds``).
         copy_target: the rung of the copy-depth comparison (``None``: none).
+        heldout_target: the rung of the held-out corpus check (descriptive, pre-registered
+            2026-12-06: the best-lr cells' final checkpoints scored on the Jargon File;
+            ``None``, or a target not among ``targets``: none).
         control_targets: the rungs of issue 44's controls (each one of ``targets``).
         time_ratio: the ``kuramoto-time`` budget's $r$ given explicitly (tests, smoke);
             ``None``: measured once per control rung and recorded in ``timing.json``.
@@ -183,6 +186,7 @@ class Config(ProtocolConfig):
     long_tokens_per_param: float = 100.0
     long_seeds: int = 3
     copy_target: int | None = 200_000
+    heldout_target: int | None = 200_000
     control_targets: tuple[int, ...] = (50_000, 150_000)
     time_ratio: float | None = None
     timing_rounds: int = 7
@@ -269,6 +273,7 @@ class Config(ProtocolConfig):
             long_tokens_per_param=0.5,
             long_seeds=2,
             copy_target=12_000,
+            heldout_target=None,
             control_targets=(12_000,),
             timing_rounds=3,
             timing_steps=2,

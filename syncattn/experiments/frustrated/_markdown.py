@@ -177,6 +177,49 @@ def _copy(res: dict) -> list[str]:
     return out
 
 
+def _heldout(res: dict) -> list[str]:
+    h = res.get("heldout")
+    if h is None:
+        return []
+    out = [
+        f"## Held-out corpus ({h['rung']}, descriptive)",
+        "",
+        f"The best-lr cells' final checkpoints scored on the whole {h['corpus']} corpus "
+        "(never trained on; windows of the evaluation's length). Pre-registered as "
+        "descriptive: not in the Holm family, no claims; the only reading is whether each "
+        "difference has the sign it has on the test split.",
+        "",
+        "| family | lr | seeds | held-out BPC (mean ± std) |",
+        "|---|---|---|---|",
+    ]
+    for n, f in h["families"].items():
+        b, lr = f["bpc"], "" if f["lr"] is None else f"{f['lr']:g}"
+        sd = "" if b.get("std") is None else f" ± {_num(b['std'], sign=False)}"
+        out.append(
+            f"| {n} | {lr} | {b['n']} "
+            f"| {_num(b['mean'], sign=False)}{sd} |"
+        )
+    out += [
+        "",
+        "Test mean: the test split's paired mean of the same checkpoints; committed: of the "
+        "committed cells (they differ where a cell was trained again to have its "
+        "checkpoint; same seeds). Same sign: held-out against the same checkpoints' test.",
+        "",
+        "| id | difference | seeds | held-out mean | 95 % interval | test mean "
+        "| committed test mean | same sign |",
+        "|---" * 8 + "|",
+    ]
+    for c in h["comparisons"]:
+        ci = c["ci"]
+        interval = f"[{_num(ci[0])}, {_num(ci[1])}]" if ci else ""
+        same = {None: "—", True: "yes", False: "**no**"}[c["same_sign"]]
+        out.append(
+            f"| {c['id']} | {c['a']} − {c['b']} | {c['n']} | {_num(c['mean'])} | {interval} "
+            f"| {_num(c['test_mean'])} | {_num(c['committed_test_mean'])} | {same} |"
+        )
+    return out
+
+
 def _missing(res: dict) -> list[str]:
     pr = res["progress"]
     out = ["## What is missing", ""]
@@ -220,6 +263,7 @@ def markdown(config, res: dict) -> str:
         _shapes(res),
         *controls_sections(res),
         _copy(res),
+        *([_heldout(res)] if res.get("heldout") else []),
         _missing(res),
     ]
     body = [line for p in parts for line in [*p, ""]]

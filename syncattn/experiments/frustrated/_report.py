@@ -23,6 +23,14 @@ from ._groups import (
     status_of,
     test_by_seed,
 )
+from ._heldout import (
+    HELDOUT,
+    read_scores,
+    rung_cells,
+    score_cells,
+    summarise,
+    write_scores,
+)
 from ._markdown import markdown
 from ._timing import write_timing
 from ._walk import PHASES, long_seeds, planned, rung_seeds
@@ -319,9 +327,39 @@ def _descriptive_rows(desc: list[dict]) -> list[dict]:
     return out
 
 
+def heldout(config, rungs: list[dict], ctx) -> dict | None:
+    """The held-out corpus check at rung ``config.heldout_target`` (``None``: none): in a
+    run, the best-lr cells of the hypotheses' families whose checkpoints are in
+    ``OUT/runs`` and not yet scored are scored and recorded in ``OUT/heldout.json`` (and
+    the committed folder's with ``export``); in a rebuild the source's scores are read
+    and copied to ``OUT``. Then [`summarise`][syncattn.experiments.frustrated._heldout.summarise]."""
+    rung = next((e for e in rungs if e["target"] == config.heldout_target), None)
+    if rung is None:
+        return None
+    fams = sorted({f for _, a, b in HYPOTHESES for f in (a, b)})
+    committed = read_scores(ctx.committed) if ctx.committed is not None else {}
+    if ctx.rebuilding:
+        scores = committed
+        if scores:
+            write_scores(ctx.out, scores)
+    else:
+        folders = [ctx.out]
+        if ctx.committed is not None and config.export:
+            folders.append(ctx.committed)
+        progress = ctx.grid is not None and ctx.grid.progress
+        names = rung_cells(rung, fams)
+        scores = committed | score_cells(
+            names, ctx.runs, folders, batch_size=config.batch_size,
+            seq_len=config.seq_len, progress=progress,
+        )
+    return summarise(rung, scores, HYPOTHESES, config.confidence)
+
+
 def tables(config, walked: dict, ctx) -> tuple[dict, dict[str, Path]]:
-    """``results.json``, ``cells.csv``, ``comparisons.csv`` and ``report.md``."""
+    """``results.json``, ``cells.csv``, ``comparisons.csv``, ``report.md`` and, with
+    held-out scores, ``heldout.json``."""
     agg = aggregate(config, walked)
+    agg["heldout"] = heldout(config, agg["rungs"], ctx)
     payload = {"experiment": NAME, **agg, "rebuilt_from": ctx.rebuilt_from}
     out = Path(ctx.out)
     files = {"results": write_json(out / "results.json", payload)}
@@ -340,6 +378,8 @@ def tables(config, walked: dict, ctx) -> tuple[dict, dict[str, Path]]:
     files["comparisons"] = write_csv(out / "comparisons.csv", table)
     if agg["timing"]:
         files["timing"] = write_timing(out, agg["timing"])
+    if (out / HELDOUT).is_file():
+        files["heldout"] = out / HELDOUT
     files["md"] = out / "report.md"
     files["md"].write_text(markdown(config, payload))
     return payload, files
