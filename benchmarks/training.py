@@ -11,6 +11,9 @@ For each model preset in `--configs` (default "1m"), on the same random byte bat
   (benchmarks/torch_lm.py: same sizes and parameter count), eager, AdamW with
   clipping: the baseline of the "tokens/s / PyTorch" column (torch is in the
   `bench` extra; without it, or with `--no-torch`, that column is empty);
+* **PyTorch compiled** (`--torch-compile`): the same step with its loss (model and
+  cross-entropy, forward and backward) through `torch.compile` (Inductor, C++ on the
+  CPU), the optimiser eager: the row ``pytorch-compiled`` and its ratio column;
 * **fwd+bwd**: `equinox.filter_value_and_grad` of the same loss, compiled, with no
   optimiser: the model's own cost (`--skip-fwd-bwd` leaves it out);
 * **kernel on/off** (`--kernel both`, the default on CPU): each model twice, with the
@@ -158,8 +161,10 @@ def _setup(attention, config, batch, dtype, plain):
     }
 
 
-def setup_torch(config, batch):
-    """The PyTorch twin's train step on `batch` (None when torch is not installed)."""
+def setup_torch(config, batch, *, compiled: bool = False):
+    """The PyTorch twin's train step on `batch` (None when torch is not installed);
+    `compiled`: its loss through `torch.compile` (None, with a notice, where compiling
+    fails on this machine, e.g. without a C++ compiler)."""
     try:
         import torch
     except ImportError:
@@ -171,10 +176,18 @@ def setup_torch(config, batch):
     model = torch_lm.build(cfg)
     tcfg = TrainConfig.preset(config, steps=1000, batch_size=batch.shape[0],
                               seq_len=batch.shape[1] - 1)
-    step = torch_lm.make_train_step(model, tcfg)
+    step = torch_lm.make_train_step(model, tcfg, compiled=compiled)
     tb = torch.from_numpy(np.asarray(batch)).long()
     t0 = time.perf_counter()
-    step(tb)
+    try:
+        step(tb)
+        step(tb)  # a compiled step may recompile once (the optimiser's first state)
+    except Exception as e:  # noqa: BLE001 (Inductor raises many kinds)
+        if not compiled:
+            raise
+        print(f"torch.compile failed here ({type(e).__name__}: {str(e)[:200]}): no "
+              "compiled PyTorch row", file=sys.stderr)
+        return None
     warm = time.perf_counter() - t0
     return {"params": torch_lm.count_params(model), "step": lambda: step(tb),
             "compile_step_s": warm, "compile_plain_s": None, "plain": None,
@@ -207,6 +220,12 @@ def run_config(config, a, argv):
             print("torch is not installed: no PyTorch baseline", file=sys.stderr)
         else:
             runs["pytorch"] = run
+            if a.torch_compile:
+                print(f"{config}: compiling the PyTorch step (torch.compile) ...",
+                      file=sys.stderr)
+                run = setup_torch(config, batch, compiled=True)
+                if run is not None:
+                    runs["pytorch-compiled"] = run
     load_before = os.getloadavg()
     times = {att: {"step": [], "plain": []} for att in runs}
     for r in range(a.repeats):
@@ -230,7 +249,8 @@ def run_config(config, a, argv):
             "step_s_all": times[att]["step"], "fwd_bwd_s_all": times[att]["plain"],
             "attention_kernel": run.get("kernel"),
         }
-    for base_name, key in (("softmax", "softmax"), ("pytorch", "pytorch"), ("kuramoto", "kuramoto")):
+    for base_name, key in (("softmax", "softmax"), ("pytorch", "pytorch"),
+                           ("pytorch-compiled", "pytorch_compiled"), ("kuramoto", "kuramoto")):
         base = rows.get(base_name)
         for row in rows.values():
             row[f"tokens_per_s_vs_{key}"] = (
@@ -266,14 +286,17 @@ def run_config(config, a, argv):
           f"{load_after[0]:.2f} after\n")
     print(f"cores {result['cores']}; attention kernel: {result['kernel']}\n")
     print("| model | kernel | params | train step (ms) | tokens/s | tokens/s / PyTorch | "
-          "tokens/s / softmax | tokens/s / kuramoto | fwd+bwd (ms) | step / fwd+bwd |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "tokens/s / PyTorch compiled | tokens/s / softmax | tokens/s / kuramoto | "
+          "fwd+bwd (ms) | step / fwd+bwd |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for att, row in rows.items():
-        name = "PyTorch (eager)" if att == "pytorch" else att
+        name = {"pytorch": "PyTorch (eager)",
+                "pytorch-compiled": "PyTorch (torch.compile)"}.get(att, att)
         fb = None if row["fwd_bwd_s"] is None else 1e3 * row["fwd_bwd_s"]
         kern = {True: "on", False: "off", None: ""}[row["attention_kernel"]]
         print(f"| {name} | {kern} | {row['params']:,} | {1e3 * row['step_s']:.1f} | "
               f"{row['tokens_per_s']:,.0f} | {fmt(row['tokens_per_s_vs_pytorch'], '.2f')} | "
+              f"{fmt(row['tokens_per_s_vs_pytorch_compiled'], '.2f')} | "
               f"{fmt(row['tokens_per_s_vs_softmax'], '.2f')} | "
               f"{fmt(row['tokens_per_s_vs_kuramoto'], '.2f')} | "
               f"{fmt(fb, '.1f')} | {fmt(row['step_over_fwd_bwd'], '.2f')} |")
@@ -298,6 +321,9 @@ def main(argv=None) -> int:
                    "group or sphere than the preset's)")
     p.add_argument("--no-torch", dest="torch", action="store_false",
                    help="leave out the PyTorch baseline")
+    p.add_argument("--torch-compile", action="store_true",
+                   help="also the PyTorch step with its loss through torch.compile (the "
+                   "row 'pytorch-compiled' and its ratio column)")
     p.add_argument("--skip-fwd-bwd", action="store_true",
                    help="time the train steps only (faster)")
     p.add_argument("--out", type=Path, help="the JSON path (one config only)")
