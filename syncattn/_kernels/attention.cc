@@ -20,7 +20,7 @@
 // saved row statistics L). Work items are the (n, h) pairs, taken from one atomic counter by
 // the caller and the tasks it puts on XLA's intra-op thread pool; every item is computed by
 // one thread in a fixed order, so the result does not depend on the threads (bit-stable).
-// Inner loops use GCC vector extensions (8 floats); on x86-64 Linux the two entry points
+// Inner loops use GCC vector extensions (16 floats); on x86-64 Linux the two entry points
 // are cloned for AVX-512 / AVX2+FMA / baseline and picked at load time (no -march=native).
 
 #include <algorithm>
@@ -39,12 +39,15 @@ namespace ffi = xla::ffi;
 
 namespace {
 
-typedef float v8 __attribute__((vector_size(32)));
-typedef int32_t v8i __attribute__((vector_size(32)));
+// 16 floats: one AVX-512 register (two AVX2 registers on the other clones).
+constexpr int VW = 16;
+typedef float vf __attribute__((vector_size(4 * VW)));
+typedef int32_t vi __attribute__((vector_size(4 * VW)));
 
-constexpr int R = 4;    // query rows per group
+constexpr int R = 8;    // query rows per group
 constexpr int KC = 32;  // keys per chunk
-constexpr int KV = KC / 8;
+constexpr int KV = KC / VW;
+static_assert(VW == 16, "mask_chunk's iota has 16 lanes");
 constexpr float NEG_INF = -std::numeric_limits<float>::infinity();
 
 #if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__)
@@ -58,51 +61,60 @@ constexpr float NEG_INF = -std::numeric_limits<float>::infinity();
 inline int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
 // Constants only: for a runtime scalar, `x * v` broadcasts well and a built vector does not.
-HOT v8 splat(float x) { return v8{x, x, x, x, x, x, x, x}; }
+HOT vf splat(float x) { return vf{x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x}; }
 
-HOT v8 load(const float* p) {
-  v8 r;
+HOT vf load(const float* p) {
+  vf r;
   std::memcpy(&r, p, sizeof(r));
   return r;
 }
 
-HOT void store(float* p, v8 x) { std::memcpy(p, &x, sizeof(x)); }
+HOT void store(float* p, vf x) { std::memcpy(p, &x, sizeof(x)); }
 
 // exp(x) for x <= 88, to about 2 ulp (Cephes' expf reduction and polynomial); 0 below -87.
-HOT v8 vexp(v8 x) {
-  const v8 lo = splat(-87.0f);
-  v8i keep = x >= lo;
+HOT vf vexp(vf x) {
+  const vf lo = splat(-87.0f);
+  vi keep = x >= lo;
   x = x < lo ? lo : x;
   x = x > splat(88.0f) ? splat(88.0f) : x;
-  const v8 magic = splat(12582912.0f);  // 1.5 * 2^23: round to nearest
-  v8 n = (x * splat(1.44269504088896341f) + magic) - magic;
-  v8 r = x - n * splat(0.693359375f) - n * splat(-2.12194440e-4f);
-  v8 y = splat(1.9875691500e-4f);
+  const vf magic = splat(12582912.0f);  // 1.5 * 2^23: round to nearest
+  vf n = (x * splat(1.44269504088896341f) + magic) - magic;
+  vf r = x - n * splat(0.693359375f) - n * splat(-2.12194440e-4f);
+  vf y = splat(1.9875691500e-4f);
   y = y * r + splat(1.3981999507e-3f);
   y = y * r + splat(8.3334519073e-3f);
   y = y * r + splat(4.1665795894e-2f);
   y = y * r + splat(1.6666665459e-1f);
   y = y * r + splat(5.0000001201e-1f);
   y = y * r * r + r + splat(1.0f);
-  v8i e = (__builtin_convertvector(n, v8i) + 127) << 23;
-  return (v8)((v8i)(y * (v8)e) & keep);
+  vi e = (__builtin_convertvector(n, vi) + 127) << 23;
+  return (vf)((vi)(y * (vf)e) & keep);
 }
 
-HOT float hmax(v8 x) {
-  float m = x[0];
-  for (int i = 1; i < 8; ++i) m = std::max(m, x[i]);
-  return m;
+// Horizontal max and sum by halving (four shuffles, not fifteen scalar steps).
+HOT float hmax(vf x) {
+  typedef float h8 __attribute__((vector_size(32)));
+  typedef float h4 __attribute__((vector_size(16)));
+  h8 a = __builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7);
+  h8 b = __builtin_shufflevector(x, x, 8, 9, 10, 11, 12, 13, 14, 15);
+  a = a > b ? a : b;
+  h4 c = __builtin_shufflevector(a, a, 0, 1, 2, 3), d = __builtin_shufflevector(a, a, 4, 5, 6, 7);
+  c = c > d ? c : d;
+  return std::max(std::max(c[0], c[1]), std::max(c[2], c[3]));
 }
 
-HOT float hsum(v8 x) {
-  float s = 0.0f;
-  for (int i = 0; i < 8; ++i) s += x[i];
-  return s;
+HOT float hsum(vf x) {
+  typedef float h8 __attribute__((vector_size(32)));
+  typedef float h4 __attribute__((vector_size(16)));
+  h8 a = __builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7) +
+         __builtin_shufflevector(x, x, 8, 9, 10, 11, 12, 13, 14, 15);
+  h4 c = __builtin_shufflevector(a, a, 0, 1, 2, 3) + __builtin_shufflevector(a, a, 4, 5, 6, 7);
+  return (c[0] + c[2]) + (c[1] + c[3]);
 }
 
 struct Shape {
   int64_t N, T, H, D, E;
-  int64_t Dp, Ep, Tq, Tk;  // padded: D, E to 8; rows to R; keys to KC
+  int64_t Dp, Ep, Tq, Tk;  // padded: D, E to VW; rows to R; keys to KC
   bool causal, has_mask, strict;
 };
 
@@ -154,12 +166,12 @@ struct Head {
 // S[r][c] = a_r . bt[:, j0 + c] for R rows a (stride lda) and KC keys of bt (dim rows, stride ldb).
 HOT void scores(const float* a, int64_t lda,
                                                   const float* bt, int64_t ldb, int64_t dim,
-                                                  v8 S[R][KV]) {
+                                                  vf S[R][KV]) {
   for (int half = 0; half < KV; half += 2) {
-    v8 acc[R][2] = {};
+    vf acc[R][2] = {};
     for (int64_t d = 0; d < dim; ++d) {
-      const v8 b0 = load(bt + d * ldb + half * 8);
-      const v8 b1 = load(bt + d * ldb + half * 8 + 8);
+      const vf b0 = load(bt + d * ldb + half * VW);
+      const vf b1 = load(bt + d * ldb + half * VW + VW);
       for (int r = 0; r < R; ++r) {
         const float ar = a[r * lda + d];  // scalar * vector: a broadcast GCC emits well
         acc[r][0] += ar * b0;
@@ -175,13 +187,16 @@ HOT void scores(const float* a, int64_t lda,
 
 // Add the key bias and the causal mask to the chunk S of rows i0.., keys j0...
 HOT void mask_chunk(const Shape& s, const Head& hd,
-                                                      int64_t i0, int64_t j0, v8 S[R][KV]) {
+                                                      int64_t i0, int64_t j0, vf S[R][KV]) {
+  const vi iota = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
   for (int r = 0; r < R; ++r) {
-    const float* b = hd.bias(s, i0 + r) + j0;
-    for (int c = 0; c < KV; ++c) S[r][c] += load(b + 8 * c);
-    if (s.causal && j0 + KC - 1 > i0 + r) {
-      for (int c = 0; c < KC; ++c)
-        if (j0 + c > i0 + r) S[r][c / 8][c % 8] = NEG_INF;
+    if (s.has_mask || !s.causal) {  // causal, no mask: the bias of every key <= t is 0
+      const float* b = hd.bias(s, i0 + r) + j0;
+      for (int c = 0; c < KV; ++c) S[r][c] += load(b + VW * c);
+    }
+    if (s.causal && j0 + KC - 1 > i0 + r) {  // keys j0 + c > i0 + r are masked
+      const int32_t last = static_cast<int32_t>(i0 + r - j0);
+      for (int c = 0; c < KV; ++c) S[r][c] = (iota + VW * c > last) ? splat(NEG_INF) : S[r][c];
     }
   }
 }
@@ -191,51 +206,38 @@ HOT void mask_chunk(const Shape& s, const Head& hd,
 template <int W>
 HOT void accumulate_w(float* acc, int64_t ld, const float (*coef)[KC], const float* B,
                       int64_t cend, int64_t e) {
-  v8 a[R][W];
+  vf a[R][W];
   for (int r = 0; r < R; ++r)
-    for (int w = 0; w < W; ++w) a[r][w] = load(acc + r * ld + e + 8 * w);
+    for (int w = 0; w < W; ++w) a[r][w] = load(acc + r * ld + e + VW * w);
   for (int64_t c = 0; c < cend; ++c) {
-    v8 b[W];
-    for (int w = 0; w < W; ++w) b[w] = load(B + c * ld + e + 8 * w);
+    vf b[W];
+    for (int w = 0; w < W; ++w) b[w] = load(B + c * ld + e + VW * w);
     for (int r = 0; r < R; ++r)
       for (int w = 0; w < W; ++w) a[r][w] += coef[r][c] * b[w];
   }
   for (int r = 0; r < R; ++r)
-    for (int w = 0; w < W; ++w) store(acc + r * ld + e + 8 * w, a[r][w]);
+    for (int w = 0; w < W; ++w) store(acc + r * ld + e + VW * w, a[r][w]);
 }
 
 HOT void accumulate(float* acc, int64_t ld, const float (*coef)[KC], const float* B,
                     int64_t cend) {
   int64_t e = 0;
-  for (; e + 16 <= ld; e += 16) accumulate_w<2>(acc, ld, coef, B, cend, e);
+  for (; e + 2 * VW <= ld; e += 2 * VW) accumulate_w<2>(acc, ld, coef, B, cend, e);
   if (e < ld) accumulate_w<1>(acc, ld, coef, B, cend, e);
 }
 
-// dst[c][e..] += sum_r coef[r][c] rows[r][e..] for c < cend, two keys at a time (each
-// row vector loaded once for both); dst and rows have row stride ld.
+// dst[c][e..] += sum_r coef[r][c] rows[r][e..] for c < cend: per vector e the R row
+// vectors stay in registers while the keys stream past; dst and rows have row stride ld.
 HOT void scatter(float* dst, int64_t ld, const float (*coef)[KC], const float* rows,
                  int64_t cend) {
-  int64_t c = 0;
-  for (; c + 2 <= cend; c += 2) {
-    float* d0 = dst + c * ld;
-    float* d1 = d0 + ld;
-    for (int64_t e = 0; e < ld; e += 8) {
-      v8 x0 = load(d0 + e), x1 = load(d1 + e);
-      for (int r = 0; r < R; ++r) {
-        const v8 o = load(rows + r * ld + e);
-        x0 += coef[r][c] * o;
-        x1 += coef[r][c + 1] * o;
-      }
-      store(d0 + e, x0);
-      store(d1 + e, x1);
-    }
-  }
-  for (; c < cend; ++c) {
-    float* d0 = dst + c * ld;
-    for (int64_t e = 0; e < ld; e += 8) {
-      v8 x0 = load(d0 + e);
-      for (int r = 0; r < R; ++r) x0 += coef[r][c] * load(rows + r * ld + e);
-      store(d0 + e, x0);
+  for (int64_t e = 0; e < ld; e += VW) {
+    vf o[R];
+    for (int r = 0; r < R; ++r) o[r] = load(rows + r * ld + e);
+    for (int64_t c = 0; c < cend; ++c) {
+      float* d = dst + c * ld + e;
+      vf x = load(d);
+      for (int r = 0; r < R; ++r) x += coef[r][c] * o[r];
+      store(d, x);
     }
   }
 }
@@ -249,12 +251,12 @@ HOT void forward_head(const Shape& s, Head& hd, std::vector<float>& acc, float* 
     std::fill(acc.begin(), acc.end(), 0.0f);
     const int64_t kend = s.causal ? std::min(i0 + R, s.T) : s.T;
     for (int64_t j0 = 0; j0 < kend; j0 += KC) {
-      v8 S[R][KV];
+      vf S[R][KV];
       scores(&hd.q[i0 * s.Dp], s.Dp, &hd.kt[j0], s.Tk, s.D, S);
       mask_chunk(s, hd, i0, j0, S);
       float P[R][KC];
       for (int r = 0; r < R; ++r) {
-        v8 mx = S[r][0];
+        vf mx = S[r][0];
         for (int c = 1; c < KV; ++c) mx = mx > S[r][c] ? mx : S[r][c];
         const float m_new = std::max(m[r], hmax(mx));
         if (m_new == NEG_INF) {  // nothing allowed yet in this row
@@ -262,10 +264,10 @@ HOT void forward_head(const Shape& s, Head& hd, std::vector<float>& acc, float* 
           continue;
         }
         const float alpha = std::exp(m[r] - m_new);
-        v8 sum = {};
+        vf sum = {};
         for (int c = 0; c < KV; ++c) {
-          const v8 p = vexp(S[r][c] - m_new);
-          store(&P[r][8 * c], p);
+          const vf p = vexp(S[r][c] - m_new);
+          store(&P[r][VW * c], p);
           sum += p;
         }
         l[r] = l[r] * alpha + hsum(sum);
@@ -273,7 +275,7 @@ HOT void forward_head(const Shape& s, Head& hd, std::vector<float>& acc, float* 
         if (s.strict && i0 + r >= j0 && i0 + r < j0 + KC) P[r][i0 + r - j0] = 0.0f;
         if (alpha != 1.0f) {
           float* a = &acc[r * s.Ep];
-          for (int64_t e = 0; e < s.Ep; e += 8) store(a + e, load(a + e) * alpha);
+          for (int64_t e = 0; e < s.Ep; e += VW) store(a + e, load(a + e) * alpha);
         }
       }
       const int64_t cend = std::min<int64_t>(KC, kend - j0);
@@ -282,7 +284,9 @@ HOT void forward_head(const Shape& s, Head& hd, std::vector<float>& acc, float* 
     for (int r = 0; r < R && i0 + r < s.T; ++r) {
       const int64_t row = (n * s.T + i0 + r) * s.H + h;
       const float inv = 1.0f / l[r];
-      for (int64_t e = 0; e < s.E; ++e) O[row * s.E + e] = acc[r * s.Ep + e] * inv;
+      int64_t e = 0;
+      for (; e + VW <= s.E; e += VW) store(O + row * s.E + e, load(&acc[r * s.Ep + e]) * inv);
+      for (; e < s.E; ++e) O[row * s.E + e] = acc[r * s.Ep + e] * inv;
       L[row] = m[r] + std::log(l[r]);
     }
   }
@@ -302,12 +306,14 @@ HOT void backward_head(const Shape& s, Head& hd, std::vector<float>& work, const
   float* dv = dk + s.Tk * s.Dp;
   std::fill(work.begin(), work.end(), 0.0f);
   std::vector<float> Lrow(s.Tq, std::numeric_limits<float>::infinity());
-  std::vector<float> Drow(s.Tq, 0.0f);
+  std::vector<float> Drow(s.Tq, 0.0f), orow(s.Ep, 0.0f);  // orow: o_t, zero-padded
   for (int64_t t = 0; t < s.T; ++t) {
     const int64_t row = (n * s.T + t) * s.H + h;
     std::memcpy(dO + t * s.Ep, g.dO + row * s.E, s.E * sizeof(float));
-    float dot = 0.0f;
-    for (int64_t e = 0; e < s.E; ++e) dot += g.dO[row * s.E + e] * g.O[row * s.E + e];
+    std::memcpy(orow.data(), g.O + row * s.E, s.E * sizeof(float));
+    vf acc = {};
+    for (int64_t e = 0; e < s.Ep; e += VW) acc += load(dO + t * s.Ep + e) * load(&orow[e]);
+    const float dot = hsum(acc);
     Drow[t] = g.dL ? dot - g.dL[row] : dot;
     Lrow[t] = g.L[row];
   }
@@ -317,7 +323,7 @@ HOT void backward_head(const Shape& s, Head& hd, std::vector<float>& work, const
     const float* qg = &hd.q[i0 * s.Dp];
     const float* og = dO + i0 * s.Ep;
     for (int64_t j0 = 0; j0 < kend; j0 += KC) {
-      v8 S[R][KV], dP[R][KV];
+      vf S[R][KV], dP[R][KV];
       scores(qg, s.Dp, &hd.kt[j0], s.Tk, s.D, S);
       mask_chunk(s, hd, i0, j0, S);
       scores(og, s.Ep, &hd.vt[j0], s.Tk, s.E, dP);
@@ -325,11 +331,11 @@ HOT void backward_head(const Shape& s, Head& hd, std::vector<float>& work, const
       for (int r = 0; r < R; ++r) {
         const int64_t diag = i0 + r - j0;  // the diagonal's column in this chunk, if any
         const bool strict = s.strict && diag >= 0 && diag < KC;
-        if (strict) dP[r][diag / 8][diag % 8] = 0.0f;
+        if (strict) dP[r][diag / VW][diag % VW] = 0.0f;
         for (int c = 0; c < KV; ++c) {
-          const v8 p = vexp(S[r][c] - Lrow[i0 + r]);
-          store(&P[r][8 * c], p);
-          store(&dS[r][8 * c], p * (dP[r][c] - Drow[i0 + r]));
+          const vf p = vexp(S[r][c] - Lrow[i0 + r]);
+          store(&P[r][VW * c], p);
+          store(&dS[r][VW * c], p * (dP[r][c] - Drow[i0 + r]));
         }
         if (strict) P[r][diag] = 0.0f;  // after dS: P_tt still moves s_tt
       }
@@ -413,8 +419,8 @@ ffi::Error make_shape(ffi::Buffer<ffi::F32>& q, ffi::Buffer<ffi::F32>& k,
   s.T = dq[rank - 3], s.H = dq[rank - 2], s.D = dq[rank - 1], s.E = dv[rank - 1];
   if (has_mask && static_cast<int64_t>(mask.element_count()) != s.N * s.T)
     return ffi::Error::InvalidArgument("mask must have shape (..., T)");
-  s.Dp = round_up(std::max<int64_t>(s.D, 1), 8);
-  s.Ep = round_up(std::max<int64_t>(s.E, 1), 8);
+  s.Dp = round_up(std::max<int64_t>(s.D, 1), VW);
+  s.Ep = round_up(std::max<int64_t>(s.E, 1), VW);
   s.Tq = round_up(s.T, R);
   s.Tk = round_up(s.T, KC);
   s.causal = causal != 0;
