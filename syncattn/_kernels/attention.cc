@@ -15,7 +15,7 @@
 // from o_t, dP_tt = 0 and dv_t gets no P_tt dO_t (v_t never reaches row t: exactly causal
 // when v_t reads token t + 1).
 //
-// Blocked online softmax (flash attention): rows in groups of R = 4, keys in chunks of
+// Blocked online softmax (flash attention): rows in groups of R = 8, keys in chunks of
 // KC = 32; no (T, T) array exists, forward or backward (the backward recomputes P from the
 // saved row statistics L). Work items are the (n, h) pairs, taken from one atomic counter by
 // the caller and the tasks it puts on XLA's intra-op thread pool; every item is computed by
