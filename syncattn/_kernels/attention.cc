@@ -112,6 +112,13 @@ HOT float hsum(vf x) {
   return (c[0] + c[2]) + (c[1] + c[3]);
 }
 
+// dst[0..n) = src[0..n): whole vectors, then the tail (rows are short: no memcpy call).
+HOT void copy_row(float* dst, const float* src, int64_t n) {
+  int64_t i = 0;
+  for (; i + VW <= n; i += VW) store(dst + i, load(src + i));
+  for (; i < n; ++i) dst[i] = src[i];
+}
+
 struct Shape {
   int64_t N, T, H, D, E;
   int64_t Dp, Ep, Tq, Tk;  // padded: D, E to VW; rows to R; keys to KC
@@ -139,13 +146,20 @@ struct Head {
               const float* V, const bool* M, bool backward) {
     for (int64_t t = 0; t < s.T; ++t) {
       const int64_t row = (n * s.T + t) * s.H + h;
-      std::memcpy(&q[t * s.Dp], Q + row * s.D, s.D * sizeof(float));
-      std::memcpy(&v[t * s.Ep], V + row * s.E, s.E * sizeof(float));
-      for (int64_t d = 0; d < s.D; ++d) kt[d * s.Tk + t] = K[row * s.D + d];
-      if (backward) {
-        std::memcpy(&k[t * s.Dp], K + row * s.D, s.D * sizeof(float));
-        for (int64_t e = 0; e < s.E; ++e) vt[e * s.Tk + t] = V[row * s.E + e];
-      }
+      copy_row(&q[t * s.Dp], Q + row * s.D, s.D);
+      copy_row(&v[t * s.Ep], V + row * s.E, s.E);
+      if (backward) copy_row(&k[t * s.Dp], K + row * s.D, s.D);
+    }
+    // the transposed copies in blocks of VW tokens: each feature's VW entries are one
+    // contiguous store, the VW source rows stay in cache
+    for (int64_t t0 = 0; t0 < s.T; t0 += VW) {
+      const int64_t tn = std::min<int64_t>(VW, s.T - t0);
+      const int64_t base = (n * s.T + t0) * s.H + h;  // row of token t0 + i: base + i H
+      for (int64_t d = 0; d < s.D; ++d)
+        for (int64_t i = 0; i < tn; ++i) kt[d * s.Tk + t0 + i] = K[(base + i * s.H) * s.D + d];
+      if (backward)
+        for (int64_t e = 0; e < s.E; ++e)
+          for (int64_t i = 0; i < tn; ++i) vt[e * s.Tk + t0 + i] = V[(base + i * s.H) * s.E + e];
     }
     first_real = s.T;
     for (int64_t u = 0; u < s.T; ++u) {
@@ -309,8 +323,8 @@ HOT void backward_head(const Shape& s, Head& hd, std::vector<float>& work, const
   std::vector<float> Drow(s.Tq, 0.0f), orow(s.Ep, 0.0f);  // orow: o_t, zero-padded
   for (int64_t t = 0; t < s.T; ++t) {
     const int64_t row = (n * s.T + t) * s.H + h;
-    std::memcpy(dO + t * s.Ep, g.dO + row * s.E, s.E * sizeof(float));
-    std::memcpy(orow.data(), g.O + row * s.E, s.E * sizeof(float));
+    copy_row(dO + t * s.Ep, g.dO + row * s.E, s.E);
+    copy_row(orow.data(), g.O + row * s.E, s.E);
     vf acc = {};
     for (int64_t e = 0; e < s.Ep; e += VW) acc += load(dO + t * s.Ep + e) * load(&orow[e]);
     const float dot = hsum(acc);
@@ -346,13 +360,13 @@ HOT void backward_head(const Shape& s, Head& hd, std::vector<float>& work, const
     }
     for (int r = 0; r < R && i0 + r < s.T; ++r) {
       const int64_t row = (n * s.T + i0 + r) * s.H + h;
-      std::memcpy(g.dQ + row * s.D, dq + r * s.Dp, s.D * sizeof(float));
+      copy_row(g.dQ + row * s.D, dq + r * s.Dp, s.D);
     }
   }
   for (int64_t t = 0; t < s.T; ++t) {
     const int64_t row = (n * s.T + t) * s.H + h;
-    std::memcpy(g.dK + row * s.D, dk + t * s.Dp, s.D * sizeof(float));
-    std::memcpy(g.dV + row * s.E, dv + t * s.Ep, s.E * sizeof(float));
+    copy_row(g.dK + row * s.D, dk + t * s.Dp, s.D);
+    copy_row(g.dV + row * s.E, dv + t * s.Ep, s.E);
   }
 }
 
