@@ -6,7 +6,8 @@ kernel (`attention.cc`, called through `jax.ffi`: a flash-style blocked online
 softmax, forward and backward, threaded over batch x heads) and everywhere else by
 its plain XLA composition `xla_attention`; `causal_attention_lse` also returns the
 row log-sum-exp $L$ as a differentiable output (and may leave out the diagonal's
-value), against `xla_attention_lse`. The kernel is built from source on first
+value), against `xla_attention_lse`; `grouped_attention` takes features laid out in
+groups before the head axis, $(T, G, H, D_g)$, where they lie. The kernel is built from source on first
 use (or at install, where the build environment has jaxlib) with the C++ compiler
 found on the PATH; without one the pure-XLA path serves, after a one-line warning.
 ``SYNCATTN_ATTENTION_KERNEL=0`` switches the kernel off (read at trace time).
@@ -16,7 +17,10 @@ from ._attention import (
     allowed_keys,
     causal_attention,
     causal_attention_lse,
+    grouped_attention,
+    grouped_heads,
     kernel_enabled,
+    ungrouped_heads,
     xla_attention,
     xla_attention_lse,
 )
@@ -27,8 +31,11 @@ __all__ = [
     "allowed_keys",
     "causal_attention",
     "causal_attention_lse",
+    "grouped_attention",
+    "grouped_heads",
     "kernel_enabled",
     "status",
+    "ungrouped_heads",
     "xla_attention",
     "xla_attention_lse",
 ]

@@ -102,13 +102,14 @@ def _call(name, args, results, **flags):
 
 
 def _forward(q, k, v, mask, flags):
-    """The kernel's $(o, L)$; `flags` = (causal, has_mask, strict)."""
+    """The kernel's $(o, L)$; `flags` = (causal, has_mask, strict, grouped)."""
+    causal, has_mask, strict, grouped = flags
+    lse = q.shape[:-3] + q.shape[-2:-1] if grouped else q.shape[:-1]  # (..., T, H)
     out = (
         jax.ShapeDtypeStruct(v.shape, jnp.float32),
-        jax.ShapeDtypeStruct(q.shape[:-1], jnp.float32),
+        jax.ShapeDtypeStruct(lse, jnp.float32),
     )
-    causal, has_mask, strict = flags
-    attrs = dict(causal=causal, has_mask=has_mask, strict=strict)
+    attrs = dict(causal=causal, has_mask=has_mask, strict=strict, grouped=grouped)
     return _call(_library.FORWARD, (q, k, v, mask), out, **attrs)
 
 
@@ -116,10 +117,12 @@ def _backward(flags, res, do, dlse):
     """(dq, dk, dv, None) from the cotangents of $o$ and of $L$ (`dlse`, or None: 0)."""
     q, k, v, mask, o, lse = res
     out = tuple(jax.ShapeDtypeStruct(a.shape, jnp.float32) for a in (q, k, v))
-    causal, has_mask, strict = flags
+    causal, has_mask, strict, grouped = flags
     has_dlse = dlse is not None
     dl = dlse if has_dlse else jnp.zeros((1,), jnp.float32)  # not read without has_dlse
-    attrs = dict(causal=causal, has_mask=has_mask, strict=strict, has_dlse=has_dlse)
+    attrs = dict(
+        causal=causal, has_mask=has_mask, strict=strict, has_dlse=has_dlse, grouped=grouped
+    )
     args = (q, k, v, mask, o, lse, do, dl)
     dq, dk, dv = _call(_library.BACKWARD, args, out, **attrs)
     return dq, dk, dv, None
@@ -197,8 +200,73 @@ def causal_attention(
     q, k, v, mask = _check(q, k, v, mask)
     if not _fusable(q, k, v):
         return xla_attention(q, k, v, mask=mask, causal=causal)
-    flags = (bool(causal), mask is not None, False)
-    return _fused(q, k, v, _kernel_mask(q, mask), flags)
+    flags = (bool(causal), mask is not None, False, False)
+    return _fused(q, k, v, _kernel_mask(q, mask, 3), flags)
+
+
+def grouped_heads(x: Float[ArrayLike, "*batch T G H Dg"]) -> Float[Array, "*batch T H GDg"]:
+    r"""The heads of a grouped layout: $x_{t,j,h,i} \mapsto y_{t,h,\,j D_g + i}$, i.e.
+    `(..., T, G, H, Dg)` to `(..., T, H, G Dg)`; head $h$'s features are its $G$ groups
+    one after the other."""
+    x = jnp.asarray(x)
+    y = jnp.swapaxes(x, -3, -2)
+    return y.reshape(y.shape[:-2] + (y.shape[-2] * y.shape[-1],))
+
+
+def ungrouped_heads(y: Float[ArrayLike, "*batch T H GE"], groups: int) -> Float[Array, "*batch T G H E"]:
+    """The inverse of `grouped_heads`: `(..., T, H, G E)` to `(..., T, G, H, E)`."""
+    y = jnp.asarray(y)
+    x = y.reshape(y.shape[:-1] + (groups, y.shape[-1] // groups))
+    return jnp.swapaxes(x, -3, -2)
+
+
+def grouped_attention(
+    q: Float[ArrayLike, "*batch T G H Dg"],
+    k: Float[ArrayLike, "*batch T G H Dg"],
+    v: Float[ArrayLike, "*batch T G H Eg"],
+    *,
+    mask: Bool[ArrayLike, "*batch T"] | None = None,
+    causal: bool = True,
+) -> Float[Array, "*batch T G H Eg"]:
+    r"""`causal_attention` of features laid out in groups before the head axis.
+
+    $$o = \mathrm{ungrouped}ig(\mathrm{causal\_attention}(\mathrm{grouped}(q),
+      \mathrm{grouped}(k), \mathrm{grouped}(v))ig)$$
+
+    with $\mathrm{grouped}$ = `grouped_heads` (head $h$ reads the $G$ groups of its token
+    as one vector of $G D_g$ features) and $\mathrm{ungrouped}$ = `ungrouped_heads`. The
+    fused kernel reads and writes this layout where it lies (the coordinate-major lifts
+    of the sync families, `(T, m, H, k_h)`), so the two transposes of the composition,
+    forward and backward, are not made; without the kernel, it is that composition.
+
+    Args:
+        q: queries, `(..., T, G, H, Dg)`.
+        k: keys, the shape of `q`.
+        v: values, `(..., T, G, H, Eg)`.
+        mask: key padding, bool `(..., T)` (or `(T,)`), or None (every key real).
+        causal: attend to $u \le t$ only.
+
+    Returns:
+        `(..., T, G, H, Eg)` in `q`'s dtype.
+
+    Raises:
+        ValueError: shapes that do not agree.
+    """
+    q, k, v = jnp.asarray(q), jnp.asarray(k), jnp.asarray(v)
+    if q.ndim < 4 or q.shape != k.shape or q.shape[:-1] != v.shape[:-1]:
+        raise ValueError(
+            "q, k must have one shape (..., T, G, H, Dg) and v (..., T, G, H, Eg); "
+            f"got q {q.shape}, k {k.shape}, v {v.shape}."
+        )
+    G = q.shape[-3]
+    if not _fusable(q, k, v):
+        o = causal_attention(
+            grouped_heads(q), grouped_heads(k), grouped_heads(v), mask=mask, causal=causal
+        )
+        return ungrouped_heads(o, G)
+    mask = _check_mask(mask, q.shape[-4])
+    flags = (bool(causal), mask is not None, False, True)
+    return _fused(q, k, v, _kernel_mask(q, mask, 4), flags)
 
 
 def _check(q, k, v, mask):
@@ -208,25 +276,29 @@ def _check(q, k, v, mask):
             "q, k must have one shape (..., T, H, D) and v (..., T, H, E); "
             f"got q {q.shape}, k {k.shape}, v {v.shape}."
         )
-    T = q.shape[-3]
+    return q, k, v, _check_mask(mask, q.shape[-3])
+
+
+def _check_mask(mask, T: int):
     if mask is not None:
         mask = jnp.asarray(mask)
         if mask.dtype != jnp.bool_ or mask.shape[-1:] != (T,):
             raise ValueError(
                 f"mask must be boolean of shape (..., T=({T})); got {mask.dtype} {mask.shape}."
             )
-    return q, k, v, mask
+    return mask
 
 
 def _fusable(q, k, v) -> bool:
     return kernel_enabled(q.dtype) and v.dtype == q.dtype and k.dtype == q.dtype
 
 
-def _kernel_mask(q, mask):
-    """The mask as the kernel reads it: `(..., T)` of `q`'s batch, or a dummy (unread)."""
+def _kernel_mask(q, mask, lead: int):
+    """The mask as the kernel reads it: `(..., T)` of `q`'s batch (the axes before its
+    last `lead`), or a dummy (unread)."""
     if mask is None:
         return jnp.ones((1,), bool)
-    return jnp.broadcast_to(mask, q.shape[:-3] + mask.shape[-1:])
+    return jnp.broadcast_to(mask, q.shape[:-lead] + mask.shape[-1:])
 
 
 def causal_attention_lse(
@@ -271,5 +343,5 @@ def causal_attention_lse(
     q, k, v, mask = _check(q, k, v, mask)
     if not _fusable(q, k, v):
         return xla_attention_lse(q, k, v, mask=mask, causal=causal, strict=strict)
-    flags = (bool(causal), mask is not None, bool(strict))
-    return _fused_lse(q, k, v, _kernel_mask(q, mask), flags)
+    flags = (bool(causal), mask is not None, bool(strict), False)
+    return _fused_lse(q, k, v, _kernel_mask(q, mask, 3), flags)

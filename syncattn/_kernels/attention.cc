@@ -15,6 +15,10 @@
 // from o_t, dP_tt = 0 and dv_t gets no P_tt dO_t (v_t never reaches row t: exactly causal
 // when v_t reads token t + 1).
 //
+// `grouped`: q, k of shape (N, T, G, H, Dg) and v, o of shape (N, T, G, H, Eg), head h's
+// features the concatenation of its G groups (D = G Dg, E = G Eg): the coordinate-major
+// lifts of the sync families, read where they lie instead of transposed to (N, T, H, D).
+//
 // Blocked online softmax (flash attention): rows in groups of R = 8, keys in chunks of
 // KC = 32; no (T, T) array exists, forward or backward (the backward recomputes P from the
 // saved row statistics L). Work items are the (n, h) pairs, taken from one atomic counter by
@@ -119,11 +123,39 @@ HOT void copy_row(float* dst, const float* src, int64_t n) {
   for (; i < n; ++i) dst[i] = src[i];
 }
 
+// The layout: q, k of shape (N, T, G, H, Dg) and v, o of shape (N, T, G, H, Eg); head h
+// reads the G groups of its token as one feature vector of D = G Dg (E = G Eg) entries
+// (G = 1: the plain (N, T, H, D)). L is (N, T, H).
 struct Shape {
-  int64_t N, T, H, D, E;
+  int64_t N, T, H, D, E, G, Dg, Eg;
   int64_t Dp, Ep, Tq, Tk;  // padded: D, E to VW; rows to R; keys to KC
   bool causal, has_mask, strict;
+
+  // where group j of token t (sequence n, head h) starts: in q, k (width Dg) / v, o (Eg)
+  int64_t qat(int64_t n, int64_t t, int64_t h, int64_t j) const {
+    return (((n * T + t) * G + j) * H + h) * Dg;
+  }
+  int64_t vat(int64_t n, int64_t t, int64_t h, int64_t j) const {
+    return (((n * T + t) * G + j) * H + h) * Eg;
+  }
+  int64_t lat(int64_t n, int64_t t, int64_t h) const { return (n * T + t) * H + h; }
 };
+
+// Token t's features of head h: from the layout into a contiguous row (`values`: v's
+// width Eg, else q's Dg), and back.
+HOT void read_token(const Shape& s, float* row, const float* X, int64_t n, int64_t t,
+                    int64_t h, bool values) {
+  const int64_t w = values ? s.Eg : s.Dg;
+  for (int64_t j = 0; j < s.G; ++j)
+    copy_row(row + j * w, X + (values ? s.vat(n, t, h, j) : s.qat(n, t, h, j)), w);
+}
+
+HOT void write_token(const Shape& s, float* X, const float* row, int64_t n, int64_t t,
+                     int64_t h, bool values) {
+  const int64_t w = values ? s.Eg : s.Dg;
+  for (int64_t j = 0; j < s.G; ++j)
+    copy_row(X + (values ? s.vat(n, t, h, j) : s.qat(n, t, h, j)), row + j * w, w);
+}
 
 // One head's inputs gathered into contiguous, zero-padded scratch.
 struct Head {
@@ -145,21 +177,24 @@ struct Head {
   void gather(const Shape& s, int64_t n, int64_t h, const float* Q, const float* K,
               const float* V, const bool* M, bool backward) {
     for (int64_t t = 0; t < s.T; ++t) {
-      const int64_t row = (n * s.T + t) * s.H + h;
-      copy_row(&q[t * s.Dp], Q + row * s.D, s.D);
-      copy_row(&v[t * s.Ep], V + row * s.E, s.E);
-      if (backward) copy_row(&k[t * s.Dp], K + row * s.D, s.D);
+      read_token(s, &q[t * s.Dp], Q, n, t, h, false);
+      read_token(s, &v[t * s.Ep], V, n, t, h, true);
+      if (backward) read_token(s, &k[t * s.Dp], K, n, t, h, false);
     }
     // the transposed copies in blocks of VW tokens: each feature's VW entries are one
     // contiguous store, the VW source rows stay in cache
     for (int64_t t0 = 0; t0 < s.T; t0 += VW) {
       const int64_t tn = std::min<int64_t>(VW, s.T - t0);
-      const int64_t base = (n * s.T + t0) * s.H + h;  // row of token t0 + i: base + i H
-      for (int64_t d = 0; d < s.D; ++d)
-        for (int64_t i = 0; i < tn; ++i) kt[d * s.Tk + t0 + i] = K[(base + i * s.H) * s.D + d];
-      if (backward)
-        for (int64_t e = 0; e < s.E; ++e)
-          for (int64_t i = 0; i < tn; ++i) vt[e * s.Tk + t0 + i] = V[(base + i * s.H) * s.E + e];
+      const int64_t qstep = s.G * s.H * s.Dg, vstep = s.G * s.H * s.Eg;  // one token on
+      for (int64_t j = 0; j < s.G; ++j) {
+        const float* kb = K + s.qat(n, t0, h, j);
+        for (int64_t d = 0; d < s.Dg; ++d)
+          for (int64_t i = 0; i < tn; ++i) kt[(j * s.Dg + d) * s.Tk + t0 + i] = kb[i * qstep + d];
+        if (!backward) continue;
+        const float* vb = V + s.vat(n, t0, h, j);
+        for (int64_t e = 0; e < s.Eg; ++e)
+          for (int64_t i = 0; i < tn; ++i) vt[(j * s.Eg + e) * s.Tk + t0 + i] = vb[i * vstep + e];
+      }
     }
     first_real = s.T;
     for (int64_t u = 0; u < s.T; ++u) {
@@ -296,12 +331,11 @@ HOT void forward_head(const Shape& s, Head& hd, std::vector<float>& acc, float* 
       accumulate(acc.data(), s.Ep, P, &hd.v[j0 * s.Ep], cend);
     }
     for (int r = 0; r < R && i0 + r < s.T; ++r) {
-      const int64_t row = (n * s.T + i0 + r) * s.H + h;
       const float inv = 1.0f / l[r];
-      int64_t e = 0;
-      for (; e + VW <= s.E; e += VW) store(O + row * s.E + e, load(&acc[r * s.Ep + e]) * inv);
-      for (; e < s.E; ++e) O[row * s.E + e] = acc[r * s.Ep + e] * inv;
-      L[row] = m[r] + std::log(l[r]);
+      float* a = &acc[r * s.Ep];
+      for (int64_t e = 0; e < s.Ep; e += VW) store(a + e, load(a + e) * inv);
+      write_token(s, O, a, n, i0 + r, h, true);
+      L[s.lat(n, i0 + r, h)] = m[r] + std::log(l[r]);
     }
   }
 }
@@ -322,9 +356,9 @@ HOT void backward_head(const Shape& s, Head& hd, std::vector<float>& work, const
   std::vector<float> Lrow(s.Tq, std::numeric_limits<float>::infinity());
   std::vector<float> Drow(s.Tq, 0.0f), orow(s.Ep, 0.0f);  // orow: o_t, zero-padded
   for (int64_t t = 0; t < s.T; ++t) {
-    const int64_t row = (n * s.T + t) * s.H + h;
-    copy_row(dO + t * s.Ep, g.dO + row * s.E, s.E);
-    copy_row(orow.data(), g.O + row * s.E, s.E);
+    const int64_t row = s.lat(n, t, h);
+    read_token(s, dO + t * s.Ep, g.dO, n, t, h, true);
+    read_token(s, orow.data(), g.O, n, t, h, true);
     vf acc = {};
     for (int64_t e = 0; e < s.Ep; e += VW) acc += load(dO + t * s.Ep + e) * load(&orow[e]);
     const float dot = hsum(acc);
@@ -359,14 +393,12 @@ HOT void backward_head(const Shape& s, Head& hd, std::vector<float>& work, const
       accumulate(dq, s.Dp, dS, &hd.k[j0 * s.Dp], cend);
     }
     for (int r = 0; r < R && i0 + r < s.T; ++r) {
-      const int64_t row = (n * s.T + i0 + r) * s.H + h;
-      copy_row(g.dQ + row * s.D, dq + r * s.Dp, s.D);
+      write_token(s, g.dQ, dq + r * s.Dp, n, i0 + r, h, false);
     }
   }
   for (int64_t t = 0; t < s.T; ++t) {
-    const int64_t row = (n * s.T + t) * s.H + h;
-    copy_row(g.dK + row * s.D, dk + t * s.Dp, s.D);
-    copy_row(g.dV + row * s.E, dv + t * s.Ep, s.E);
+    write_token(s, g.dK, dk + t * s.Dp, n, t, h, false);
+    write_token(s, g.dV, dv + t * s.Ep, n, t, h, true);
   }
 }
 
@@ -418,19 +450,23 @@ void parallel(ffi::ThreadPool& pool, int64_t items, Body body) {
 
 ffi::Error make_shape(ffi::Buffer<ffi::F32>& q, ffi::Buffer<ffi::F32>& k,
                       ffi::Buffer<ffi::F32>& v, ffi::Buffer<ffi::PRED>& mask,
-                      int32_t causal, int32_t has_mask, int32_t strict, Shape& s) {
+                      int32_t causal, int32_t has_mask, int32_t strict, int32_t grouped,
+                      Shape& s) {
   auto dq = q.dimensions(), dk = k.dimensions(), dv = v.dimensions();
-  const size_t rank = dq.size();
-  if (rank < 3 || dk.size() != rank || dv.size() != rank)
-    return ffi::Error::InvalidArgument("q, k, v must have the same rank >= 3 (..., T, H, D)");
+  const size_t rank = dq.size(), lead = grouped ? 4 : 3;  // (T, [G,] H, D)
+  if (rank < lead || dk.size() != rank || dv.size() != rank)
+    return ffi::Error::InvalidArgument(
+        grouped ? "q, k, v must have the same rank >= 4 (..., T, G, H, Dg)"
+                : "q, k, v must have the same rank >= 3 (..., T, H, D)");
   for (size_t i = 0; i + 1 < rank; ++i)
     if (dq[i] != dk[i] || dq[i] != dv[i])
       return ffi::Error::InvalidArgument("q, k, v must agree on every axis but v's last");
   if (dq[rank - 1] != dk[rank - 1])
     return ffi::Error::InvalidArgument("q and k must have the same head width D");
   s.N = 1;
-  for (size_t i = 0; i + 3 < rank; ++i) s.N *= dq[i];
-  s.T = dq[rank - 3], s.H = dq[rank - 2], s.D = dq[rank - 1], s.E = dv[rank - 1];
+  for (size_t i = 0; i + lead < rank; ++i) s.N *= dq[i];
+  s.T = dq[rank - lead], s.G = grouped ? dq[rank - 3] : 1, s.H = dq[rank - 2];
+  s.Dg = dq[rank - 1], s.Eg = dv[rank - 1], s.D = s.G * s.Dg, s.E = s.G * s.Eg;
   if (has_mask && static_cast<int64_t>(mask.element_count()) != s.N * s.T)
     return ffi::Error::InvalidArgument("mask must have shape (..., T)");
   s.Dp = round_up(std::max<int64_t>(s.D, 1), VW);
@@ -446,9 +482,9 @@ ffi::Error make_shape(ffi::Buffer<ffi::F32>& q, ffi::Buffer<ffi::F32>& k,
 ffi::Error Forward(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> q, ffi::Buffer<ffi::F32> k,
                    ffi::Buffer<ffi::F32> v, ffi::Buffer<ffi::PRED> mask,
                    ffi::ResultBuffer<ffi::F32> o, ffi::ResultBuffer<ffi::F32> lse,
-                   int32_t causal, int32_t has_mask, int32_t strict) {
+                   int32_t causal, int32_t has_mask, int32_t strict, int32_t grouped) {
   Shape s;
-  if (auto err = make_shape(q, k, v, mask, causal, has_mask, strict, s); !err.success())
+  if (auto err = make_shape(q, k, v, mask, causal, has_mask, strict, grouped, s); !err.success())
     return err;
   if (s.T == 0 || s.N * s.H == 0) return ffi::Error::Success();
   const Inputs in{q.typed_data(), k.typed_data(), v.typed_data(), mask.typed_data()};
@@ -466,9 +502,9 @@ ffi::Error Backward(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> q, ffi::Buffer<f
                     ffi::Buffer<ffi::F32> dout, ffi::Buffer<ffi::F32> dlse,
                     ffi::ResultBuffer<ffi::F32> dq, ffi::ResultBuffer<ffi::F32> dk,
                     ffi::ResultBuffer<ffi::F32> dv, int32_t causal, int32_t has_mask,
-                    int32_t strict, int32_t has_dlse) {
+                    int32_t strict, int32_t has_dlse, int32_t grouped) {
   Shape s;
-  if (auto err = make_shape(q, k, v, mask, causal, has_mask, strict, s); !err.success())
+  if (auto err = make_shape(q, k, v, mask, causal, has_mask, strict, grouped, s); !err.success())
     return err;
   if (has_dlse && static_cast<int64_t>(dlse.element_count()) != s.N * s.T * s.H)
     return ffi::Error::InvalidArgument("dlse must have shape (..., T, H)");
@@ -502,7 +538,8 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(SyncattnAttentionForward, Forward,
                                   .Ret<ffi::Buffer<ffi::F32>>()
                                   .Attr<int32_t>("causal")
                                   .Attr<int32_t>("has_mask")
-                                  .Attr<int32_t>("strict"));
+                                  .Attr<int32_t>("strict")
+                                  .Attr<int32_t>("grouped"));
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(SyncattnAttentionBackward, Backward,
                               ffi::Ffi::Bind()
@@ -521,4 +558,5 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(SyncattnAttentionBackward, Backward,
                                   .Attr<int32_t>("causal")
                                   .Attr<int32_t>("has_mask")
                                   .Attr<int32_t>("strict")
-                                  .Attr<int32_t>("has_dlse"));
+                                  .Attr<int32_t>("has_dlse")
+                                  .Attr<int32_t>("grouped"));

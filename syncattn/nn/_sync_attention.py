@@ -19,6 +19,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
+from .._kernels import grouped_attention, grouped_heads, kernel_enabled
 from .._types import Array, ArrayLike, Bool, Float, Inexact, PRNGKeyArray
 from ..geometry import Geometry
 from ._common import (
@@ -286,8 +287,10 @@ class SyncAttention(eqx.Module):
         kh = self.k // H
         return y.reshape(T, H, m, kh).transpose(0, 2, 1, 3).reshape(T, m, self.k)
 
-    def _features(self, state):
-        """Queries, keys, values (T, H, m k_h) (scale folded into the queries), value gate."""
+    def _features(self, state, grouped: bool = False):
+        """Queries, keys, values (T, H, m k_h) (scale folded into the queries), value gate;
+        `grouped`: in the coordinate-major layout (T, m, H, k_h) instead (the same
+        features, not transposed: `_kernels.grouped_heads` maps one to the other)."""
         geo = self.geometry
         dtype = geo.real_dtype(state)
         s = cast(self, dtype)
@@ -305,12 +308,16 @@ class SyncAttention(eqx.Module):
         # that its angles are formed in at least float32
         xd = geo.drifted_lift(state, self.omega)
         scale = jnp.exp(s.log_tau) / math.sqrt(self.k // self.n_heads)
-        q = self._heads(gq[:, None, :] * xd) * scale
-        kk = self._heads(gk[:, None, :] * xd)
+        kh = self.k // self.n_heads
+        heads = (
+            (lambda y: y.reshape(T, m, self.n_heads, kh)) if grouped else self._heads
+        )
+        q = heads(gq[:, None, :] * xd) * scale
+        kk = heads(gk[:, None, :] * xd)
         if self.value == "learned":
-            v = self._heads(linear(s.value_proj, xf).reshape(T, m, self.k))
+            v = heads(linear(s.value_proj, xf).reshape(T, m, self.k))
         else:
-            v = self._heads(x)
+            v = heads(x)
         return q, kk, v, gate
 
     def _call(
@@ -324,8 +331,15 @@ class SyncAttention(eqx.Module):
         state = geo.check(state, self.k, name)
         T = state.shape[0]
         km = check_key_mask(mask, T)
-        q, kk, v, gate = self._features(state)
-        G = self._unheads(attend(q, kk, v, self.causal, km))  # (T, m, k)
+        # with the fused kernel, the coordinate-major lift goes in as it lies (T, m, H, k_h)
+        grouped = kernel_enabled(geo.real_dtype(state))
+        q, kk, v, gate = self._features(state, grouped)
+        if grouped:
+            G = grouped_attention(q, kk, v, mask=km, causal=self.causal)
+            G = G.reshape(T, geo.m, self.k)
+            q, kk = grouped_heads(q), grouped_heads(kk)  # the diagnostics' layout
+        else:
+            G = self._unheads(attend(q, kk, v, self.causal, km))  # (T, m, k)
         y = tangent_step(geo, state, G, gate, self.bound)
         if not diagnostics:
             return y

@@ -26,6 +26,9 @@ from syncattn._kernels import (
     _library,
     causal_attention,
     causal_attention_lse,
+    grouped_attention,
+    grouped_heads,
+    ungrouped_heads,
     xla_attention,
     xla_attention_lse,
 )
@@ -291,6 +294,74 @@ def test_unavailable_library_falls_back_with_one_warning(monkeypatch):
     q, k, v, _, mask = _inputs(5, (), 20, 2, 8, 8, "random")
     jaxpr = str(jax.make_jaxpr(lambda *a: causal_attention(*a, mask=mask))(q, k, v))
     assert "syncattn_attention" not in jaxpr
+
+
+def _grouped_by_composition(q, k, v, *, mask, causal):
+    """The grouped layout by hand: transposed to (..., T, H, G Dg), plain XLA attention,
+    transposed back (numpy index arithmetic for the layouts, independent of the library)."""
+    G = q.shape[-3]
+
+    def heads(x):  # (..., T, G, H, w) -> (..., T, H, G w): feature j w + i of head h
+        x = np.asarray(x)
+        y = np.moveaxis(x, -3, -2)
+        return jnp.asarray(y.reshape(y.shape[:-2] + (-1,)))
+
+    o = np.asarray(xla_attention(heads(q), heads(k), heads(v), mask=mask, causal=causal))
+    o = o.reshape(o.shape[:-1] + (G, -1))
+    return jnp.asarray(np.moveaxis(o, -2, -3))
+
+
+@pytest.mark.parametrize(
+    "batch, T, G, H, Dg, Eg, causal, mask_kind",
+    [
+        ((2,), 37, 2, 3, 5, 7, True, "random"),
+        ((), 70, 2, 4, 16, 16, True, "left"),
+        ((1, 2), 9, 3, 1, 3, 1, False, "all_padded"),
+        ((2,), 33, 1, 2, 16, 16, False, "none"),
+    ],
+)
+def test_grouped_equals_the_transposed_composition(batch, T, G, H, Dg, Eg, causal, mask_kind):
+    ks = jax.random.split(jax.random.key(T), 4)
+    q = jax.random.normal(ks[0], (*batch, T, G, H, Dg), jnp.float32)
+    k = jax.random.normal(ks[1], (*batch, T, G, H, Dg), jnp.float32)
+    v = jax.random.normal(ks[2], (*batch, T, G, H, Eg), jnp.float32)
+    do = jax.random.normal(ks[3], (*batch, T, G, H, Eg), jnp.float32)
+    mask = _inputs(T, batch, T, 1, 1, 1, mask_kind)[-1]
+    out = grouped_attention(q, k, v, mask=mask, causal=causal)
+    assert out.shape == v.shape
+    assert_close(out, _grouped_by_composition(q, k, v, mask=mask, causal=causal), scale=4)
+    # gradients: against the library's plain composition (transposes are exact)
+    def plain(q, k, v, mask, causal):
+        o = xla_attention(grouped_heads(q), grouped_heads(k), grouped_heads(v), mask=mask,
+                          causal=causal)
+        return ungrouped_heads(o, G)
+
+    got = _value_and_grads(grouped_attention, q, k, v, do, mask, causal)
+    want = _value_and_grads(plain, q, k, v, do, mask, causal)
+    for g, w in zip(got[1], want[1], strict=True):
+        assert_close(g, w, scale=20)
+    # under jit of vmap over a leading axis, the same
+    f = jax.jit(jax.vmap(lambda q, k, v: grouped_attention(q, k, v, causal=causal)))
+    q2, k2, v2 = (jnp.stack([x, 0.5 * x]) for x in (q, k, v))
+    assert_close(f(q2, k2, v2)[1], grouped_attention(0.5 * q, 0.5 * k, 0.5 * v, causal=causal),
+                 scale=4)
+
+
+def test_grouped_heads_round_trip_and_switched_off(monkeypatch):
+    x = jnp.arange(2 * 3 * 4 * 5, dtype=jnp.float32).reshape(2, 3, 4, 5)  # (T, G, H, Dg)
+    y = grouped_heads(x)
+    assert y.shape == (2, 4, 15)
+    assert float(y[1, 2, 5 * 1 + 3]) == float(x[1, 1, 2, 3])  # head 2, group 1, entry 3
+    np.testing.assert_array_equal(ungrouped_heads(y, 3), x)
+    q = jax.random.normal(jax.random.key(1), (6, 2, 2, 4), jnp.float32)
+    on = grouped_attention(q, q, q)
+    monkeypatch.setenv(_library.ENV, "0")
+    off = grouped_attention(q, q, q)
+    assert_close(on, off, scale=4)
+    with pytest.raises(ValueError, match=r"\(\.\.\., T, G, H, Dg\)"):
+        grouped_attention(q[0], q[0], q[0])
+    with pytest.raises(ValueError, match="mask must be boolean"):
+        grouped_attention(q, q, q, mask=jnp.ones(5, bool))
 
 
 def test_bad_shapes_name_the_arguments():

@@ -182,3 +182,30 @@ def test_bad_geometry_and_value():
     Lt = nn.KuramotoAttention(K, H, key=jax.random.key(0))
     with pytest.raises(ValueError, match="one drift plane per oscillator"):
         from_kuramoto(Lt, lambda **kw: nn.SyncAttention(geometry.Sphere(4), K, H, **kw))
+
+
+@pytest.mark.parametrize("case", ["torus-learned", "sphere3", "so3"])
+def test_float32_kernel_takes_the_lift_as_it_lies(case, monkeypatch):
+    # float32 on CPU: the fused kernel reads the coordinate-major lift (T, m, H, k_h)
+    # without transposing it; switched off, the same layer transposes to heads and takes
+    # the pure-XLA attention: the two agree (output, diagnostics, gradient)
+    from syncattn._kernels import _library, kernel_enabled
+
+    if not kernel_enabled(jnp.float32):
+        pytest.skip("the CPU attention kernel is unavailable")
+    _, layer = _generic(case, jax.random.key(5))
+    geo = layer.geometry
+    s = geo.random(jax.random.key(6), (9, K), jnp.complex64 if geo.complex else jnp.float32)
+    layer = jax.tree.map(lambda x: x.astype(jnp.float32) if eqx.is_inexact_array(x)
+                         and not jnp.iscomplexobj(x) else x, layer)
+
+    def run():
+        y, aux = layer(s, diagnostics=True)
+        g = jax.grad(lambda st: jnp.sum(jnp.abs(layer(st)) ** 2).real)(s)
+        return y, aux["weights"], g
+
+    on = run()
+    monkeypatch.setenv(_library.ENV, "0")
+    off = run()
+    for a, b in zip(on, off, strict=True):
+        assert_close(a, b, scale=50)
