@@ -87,5 +87,11 @@ def _rope(x, omega, positions):
     ang = pos * om  # (T, *heads, m); equal ranks (rank promotion may be "raise")
     c, s = jnp.cos(ang), jnp.sin(ang)
     m = x.shape[-1] // 2
-    x1, x2 = x[..., :m].astype(wdt), x[..., m:].astype(wdt)
-    return jnp.concatenate([x1 * c - x2 * s, x2 * c + x1 * s], -1).astype(x.dtype)
+    # the halves as an axis of two: y = x (c, c) + swap(x) (-s, s), i.e. x1 c - x2 s and
+    # x2 c + x1 s, without the concatenation XLA:CPU emits as a slow fusion (the softmax
+    # 1m train step 0.96x the time, measured; equal to the concatenated form up to
+    # XLA's contraction of the products into FMAs, within an ulp)
+    xr = x.astype(wdt).reshape(x.shape[:-1] + (2, m))
+    cc = jnp.stack([c, c], -2)
+    ss = jnp.stack([-s, s], -2)
+    return (xr * cc + jnp.flip(xr, -2) * ss).reshape(x.shape).astype(x.dtype)
