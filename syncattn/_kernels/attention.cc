@@ -49,6 +49,7 @@ typedef float vf __attribute__((vector_size(4 * VW)));
 typedef int32_t vi __attribute__((vector_size(4 * VW)));
 
 constexpr int R = 8;    // query rows per group
+constexpr int RB = 2 * R;  // query rows per block of the backward
 constexpr int KC = 32;  // keys per chunk
 constexpr int KV = KC / VW;
 static_assert(VW == 16, "mask_chunk's iota has 16 lanes");
@@ -128,7 +129,7 @@ HOT void copy_row(float* dst, const float* src, int64_t n) {
 // (G = 1: the plain (N, T, H, D)). L is (N, T, H).
 struct Shape {
   int64_t N, T, H, D, E, G, Dg, Eg;
-  int64_t Dp, Ep, Tq, Tk;  // padded: D, E to VW; rows to R; keys to KC
+  int64_t Dp, Ep, Tq, Tk;  // padded: D, E to VW; rows to RB; keys to KC
   bool causal, has_mask, strict;
 
   // where group j of token t (sequence n, head h) starts: in q, k (width Dg) / v, o (Eg)
@@ -275,17 +276,18 @@ HOT void accumulate(float* acc, int64_t ld, const float (*coef)[KC], const float
   if (e < ld) accumulate_w<1>(acc, ld, coef, B, cend, e);
 }
 
-// dst[c][e..] += sum_r coef[r][c] rows[r][e..] for c < cend: per vector e the R row
+// dst[c][e..] += sum_r coef[r][c] rows[r][e..] for c < cend: per vector e the RR row
 // vectors stay in registers while the keys stream past; dst and rows have row stride ld.
+template <int RR>
 HOT void scatter(float* dst, int64_t ld, const float (*coef)[KC], const float* rows,
                  int64_t cend) {
   for (int64_t e = 0; e < ld; e += VW) {
-    vf o[R];
-    for (int r = 0; r < R; ++r) o[r] = load(rows + r * ld + e);
+    vf o[RR];
+    for (int r = 0; r < RR; ++r) o[r] = load(rows + r * ld + e);
     for (int64_t c = 0; c < cend; ++c) {
       float* d = dst + c * ld + e;
       vf x = load(d);
-      for (int r = 0; r < R; ++r) x += coef[r][c] * o[r];
+      for (int r = 0; r < RR; ++r) x += coef[r][c] * o[r];
       store(d, x);
     }
   }
@@ -347,10 +349,10 @@ struct Grads {
 
 HOT void backward_head(const Shape& s, Head& hd, std::vector<float>& work, const Grads& g,
                    int64_t n, int64_t h) {
-  // work: dO rows (Tq, Ep) | dq group (R, Dp) | dk (Tk, Dp) | dv (Tk, Ep)
+  // work: dO rows (Tq, Ep) | dq block (RB, Dp) | dk (Tk, Dp) | dv (Tk, Ep)
   float* dO = work.data();
   float* dq = dO + s.Tq * s.Ep;
-  float* dk = dq + R * s.Dp;
+  float* dk = dq + RB * s.Dp;
   float* dv = dk + s.Tk * s.Dp;
   std::fill(work.begin(), work.end(), 0.0f);
   std::vector<float> Lrow(s.Tq, std::numeric_limits<float>::infinity());
@@ -365,34 +367,42 @@ HOT void backward_head(const Shape& s, Head& hd, std::vector<float>& work, const
     Drow[t] = g.dL ? dot - g.dL[row] : dot;
     Lrow[t] = g.L[row];
   }
-  for (int64_t i0 = 0; i0 < s.T; i0 += R) {
-    std::fill(dq, dq + R * s.Dp, 0.0f);
-    const int64_t kend = s.causal ? std::min(i0 + R, s.T) : s.T;
+  // rows in blocks of RB = 2 R (two score tiles of R rows): every key's dk, dv
+  // accumulator is read and written once per RB rows
+  for (int64_t i0 = 0; i0 < s.T; i0 += RB) {
+    std::fill(dq, dq + RB * s.Dp, 0.0f);
+    const int64_t kend = s.causal ? std::min(i0 + RB, s.T) : s.T;
     const float* qg = &hd.q[i0 * s.Dp];
     const float* og = dO + i0 * s.Ep;
     for (int64_t j0 = 0; j0 < kend; j0 += KC) {
-      vf S[R][KV], dP[R][KV];
-      scores(qg, s.Dp, &hd.kt[j0], s.Tk, s.D, S);
-      mask_chunk(s, hd, i0, j0, S);
-      scores(og, s.Ep, &hd.vt[j0], s.Tk, s.E, dP);
-      float P[R][KC], dS[R][KC];
-      for (int r = 0; r < R; ++r) {
-        const int64_t diag = i0 + r - j0;  // the diagonal's column in this chunk, if any
-        const bool strict = s.strict && diag >= 0 && diag < KC;
-        if (strict) dP[r][diag / VW][diag % VW] = 0.0f;
-        for (int c = 0; c < KV; ++c) {
-          const vf p = vexp(S[r][c] - Lrow[i0 + r]);
-          store(&P[r][VW * c], p);
-          store(&dS[r][VW * c], p * (dP[r][c] - Drow[i0 + r]));
+      float P[RB][KC], dS[RB][KC];
+      for (int half = 0; half < RB / R; ++half) {
+        const int64_t ib = i0 + half * R;
+        vf S[R][KV], dP[R][KV];
+        scores(&hd.q[ib * s.Dp], s.Dp, &hd.kt[j0], s.Tk, s.D, S);
+        mask_chunk(s, hd, ib, j0, S);
+        scores(dO + ib * s.Ep, s.Ep, &hd.vt[j0], s.Tk, s.E, dP);
+        for (int r = 0; r < R; ++r) {
+          const int64_t diag = ib + r - j0;  // the diagonal's column in this chunk, if any
+          const bool strict = s.strict && diag >= 0 && diag < KC;
+          float* Pr = P[half * R + r];
+          float* dSr = dS[half * R + r];
+          if (strict) dP[r][diag / VW][diag % VW] = 0.0f;
+          for (int c = 0; c < KV; ++c) {
+            const vf p = vexp(S[r][c] - Lrow[ib + r]);
+            store(&Pr[VW * c], p);
+            store(&dSr[VW * c], p * (dP[r][c] - Drow[ib + r]));
+          }
+          if (strict) Pr[diag] = 0.0f;  // after dS: P_tt still moves s_tt
         }
-        if (strict) P[r][diag] = 0.0f;  // after dS: P_tt still moves s_tt
       }
       const int64_t cend = std::min<int64_t>(KC, kend - j0);
-      scatter(dv + j0 * s.Ep, s.Ep, P, og, cend);
-      scatter(dk + j0 * s.Dp, s.Dp, dS, qg, cend);
-      accumulate(dq, s.Dp, dS, &hd.k[j0 * s.Dp], cend);
+      scatter<RB>(dv + j0 * s.Ep, s.Ep, P, og, cend);
+      scatter<RB>(dk + j0 * s.Dp, s.Dp, dS, qg, cend);
+      for (int half = 0; half < RB / R; ++half)
+        accumulate(dq + half * R * s.Dp, s.Dp, dS + half * R, &hd.k[j0 * s.Dp], cend);
     }
-    for (int r = 0; r < R && i0 + r < s.T; ++r) {
+    for (int r = 0; r < RB && i0 + r < s.T; ++r) {
       write_token(s, g.dQ, dq + r * s.Dp, n, i0 + r, h, false);
     }
   }
@@ -424,7 +434,7 @@ SYNCATTN_CLONES void backward_items(const Shape& s, const Inputs& in, const Grad
                                     std::atomic<int64_t>& next, std::atomic<int64_t>& done) {
   Head hd;
   hd.resize(s, true);
-  std::vector<float> work(s.Tq * s.Ep + R * s.Dp + s.Tk * s.Dp + s.Tk * s.Ep);
+  std::vector<float> work(s.Tq * s.Ep + RB * s.Dp + s.Tk * s.Dp + s.Tk * s.Ep);
   for (int64_t i; (i = next.fetch_add(1)) < s.N * s.H;) {
     const int64_t n = i / s.H, h = i % s.H;
     hd.gather(s, n, h, in.Q, in.K, in.V, in.M, true);
@@ -471,7 +481,7 @@ ffi::Error make_shape(ffi::Buffer<ffi::F32>& q, ffi::Buffer<ffi::F32>& k,
     return ffi::Error::InvalidArgument("mask must have shape (..., T)");
   s.Dp = round_up(std::max<int64_t>(s.D, 1), VW);
   s.Ep = round_up(std::max<int64_t>(s.E, 1), VW);
-  s.Tq = round_up(s.T, R);
+  s.Tq = round_up(s.T, RB);
   s.Tk = round_up(s.T, KC);
   s.causal = causal != 0;
   s.has_mask = has_mask != 0;
