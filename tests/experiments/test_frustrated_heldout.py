@@ -163,3 +163,46 @@ def test_cell_name_is_the_walks_name_of_a_best_lr_cell():
     fam = next(f for f in _cells.FAMILIES if f.name == "kuramoto")
     c = _cells.frustrated_cell(Config.smoke(), 12_000, fam, 0.01, 3)
     assert c.name == heldout.cell_name("12k", "kuramoto", 0.01, 3)
+
+
+def test_retrain_trains_the_committed_cell_again_and_reports_its_drift(tmp_path, monkeypatch):
+    from syncattn.experiments._grid import TrainCell
+    from syncattn.experiments.frustrated import _cells
+
+    cell = TrainCell(name="200k-softmax-lr0.01-seed3", model="softmax", config="tiny",
+                     seed=3, steps=5, overrides={"train.lr": 0.01})
+    committed = tmp_path / "committed"
+    for name, body in (
+        (cell.name, {"status": "ok", "test": {"bpc": 2.5}, "cell": {
+            "name": cell.name, "model": "softmax", "config": "tiny", "seed": 3,
+            "steps": 5, "overrides": {"train.lr": 0.01}}}),
+        ("200k-kuramoto-lr0.01-seed0", {"status": "ok", "test": {"bpc": 2.0}}),
+    ):
+        (committed / "runs" / name).mkdir(parents=True)
+        (committed / "runs" / name / "result.json").write_text(json.dumps(body))
+    seen = []
+
+    def fake_cell(c, folder, **_):  # stands in for the training: records the cell
+        seen.append(c)
+        (folder / "checkpoints").mkdir(parents=True)
+        return {"status": "ok", "test": {"bpc": 2.4375}}
+
+    monkeypatch.setattr(_cells, "copy_depth_cell", fake_cell)
+    runs = tmp_path / "runs"
+    got = heldout.retrain([cell.name, "absent"], committed, runs, progress=False)
+    assert seen == [cell]  # the committed settings, rebuilt as the same TrainCell
+    assert got == {cell.name: {"committed_test_bpc": 2.5, "test_bpc": 2.4375,
+                               "drift": -0.0625}}
+    assert json.loads((runs / cell.name / "result.json").read_text())["test"]["bpc"] == 2.4375
+    # done already (result and checkpoints here): read, not trained again
+    assert heldout.retrain([cell.name], committed, runs, progress=False) == got
+    assert len(seen) == 1
+    with pytest.raises(ValueError, match="records no cell"):
+        heldout.retrain(["200k-kuramoto-lr0.01-seed0"], committed, runs, progress=False)
+    monkeypatch.setattr(_cells, "copy_depth_cell",
+                        lambda c, f, **_: {"status": "diverged", "error": "nan"})
+    (committed / "runs" / "x").mkdir()
+    (committed / "runs" / "x" / "result.json").write_text(json.dumps(
+        {"test": {"bpc": 1.0}, "cell": {"name": "x", "model": "softmax", "config": "tiny"}}))
+    with pytest.raises(ValueError, match="did not finish: diverged"):
+        heldout.retrain(["x"], committed, runs, progress=False)
