@@ -214,8 +214,20 @@ def grouped_heads(x: Float[ArrayLike, "*batch T G H Dg"]) -> Float[Array, "*batc
 
 
 def ungrouped_heads(y: Float[ArrayLike, "*batch T H GE"], groups: int) -> Float[Array, "*batch T G H E"]:
-    """The inverse of `grouped_heads`: `(..., T, H, G E)` to `(..., T, G, H, E)`."""
+    """The inverse of `grouped_heads`: `(..., T, H, G E)` to `(..., T, G, H, E)`.
+
+    Raises:
+        ValueError: `groups` not a positive int dividing the last axis, or `y` of rank < 3.
+    """
     y = jnp.asarray(y)
+    if (
+        isinstance(groups, bool) or not isinstance(groups, int) or groups < 1
+        or y.ndim < 3 or y.shape[-1] % groups
+    ):
+        raise ValueError(
+            f"groups must be an int >= 1 dividing the last axis of y (..., T, H, G E); "
+            f"got groups={groups!r}, y {y.shape}."
+        )
     x = y.reshape(y.shape[:-1] + (groups, y.shape[-1] // groups))
     return jnp.swapaxes(x, -3, -2)
 
@@ -230,8 +242,8 @@ def grouped_attention(
 ) -> Float[Array, "*batch T G H Eg"]:
     r"""`causal_attention` of features laid out in groups before the head axis.
 
-    $$o = \mathrm{ungrouped}ig(\mathrm{causal\_attention}(\mathrm{grouped}(q),
-      \mathrm{grouped}(k), \mathrm{grouped}(v))ig)$$
+    $$o = \mathrm{ungrouped}\big(\mathrm{causal\_attention}(\mathrm{grouped}(q),
+      \mathrm{grouped}(k), \mathrm{grouped}(v))\big)$$
 
     with $\mathrm{grouped}$ = `grouped_heads` (head $h$ reads the $G$ groups of its token
     as one vector of $G D_g$ features) and $\mathrm{ungrouped}$ = `ungrouped_heads`. The

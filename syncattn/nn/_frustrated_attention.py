@@ -35,6 +35,7 @@ import jax
 import jax.numpy as jnp
 
 from .. import kuramoto
+from .._kernels import grouped_heads, ungrouped_heads
 from .._numerics import sincos
 from .._types import Array, ArrayLike, Bool, Complex, Float, PRNGKeyArray
 from ..geometry import Torus
@@ -70,14 +71,14 @@ def harmonic_lift(theta: Float[Array, "T k"], order: int) -> Float[Array, "T r k
 
 
 def _to_heads(y, H):
-    """(N, r, k) coordinate-major -> (N, H, r k_h): head h holds its k_h oscillators."""
+    """(N, r, k) coordinate-major -> (N, H, r k_h): head h holds its k_h oscillators
+    (`_kernels.grouped_heads` of `y` seen as (N, r, H, k_h))."""
     N, r, k = y.shape
-    return y.reshape(N, r, H, k // H).transpose(0, 2, 1, 3).reshape(N, H, r * (k // H))
+    return grouped_heads(y.reshape(N, r, H, k // H))
 
 
 def _from_heads(y, r, k):
-    N, H, _ = y.shape
-    return y.reshape(N, H, r, k // H).transpose(0, 2, 1, 3).reshape(N, r, k)
+    return ungrouped_heads(y, r).reshape(y.shape[0], r, k)
 
 
 def _daido_by_head(theta, G, c_real, c_imag):

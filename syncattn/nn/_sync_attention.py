@@ -19,7 +19,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from .._kernels import grouped_attention, grouped_heads, kernel_enabled
+from .._kernels import grouped_attention, grouped_heads, kernel_enabled, ungrouped_heads
 from .._types import Array, ArrayLike, Bool, Float, Inexact, PRNGKeyArray
 from ..geometry import Geometry
 from ._common import (
@@ -275,17 +275,14 @@ class SyncAttention(eqx.Module):
         return g / jnp.maximum(jnp.mean(g, -1, keepdims=True), tiny)
 
     def _heads(self, y):
-        """(T, m, k) coordinate-major -> (T, H, m k_h): head h holds its k_h oscillators."""
+        """(T, m, k) coordinate-major -> (T, H, m k_h): head h holds its k_h oscillators
+        (`_kernels.grouped_heads` of the lift seen as (T, m, H, k_h))."""
         T, m, _ = y.shape
-        H = self.n_heads
-        kh = self.k // H
-        return y.reshape(T, m, H, kh).transpose(0, 2, 1, 3).reshape(T, H, m * kh)
+        return grouped_heads(y.reshape(T, m, self.n_heads, self.k // self.n_heads))
 
     def _unheads(self, y):
-        T, H, _ = y.shape
-        m = self.geometry.m
-        kh = self.k // H
-        return y.reshape(T, H, m, kh).transpose(0, 2, 1, 3).reshape(T, m, self.k)
+        T = y.shape[0]
+        return ungrouped_heads(y, self.geometry.m).reshape(T, self.geometry.m, self.k)
 
     def _features(self, state, grouped: bool = False):
         """Queries, keys, values (T, H, m k_h) (scale folded into the queries), value gate;

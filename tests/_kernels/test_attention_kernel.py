@@ -353,6 +353,9 @@ def test_grouped_heads_round_trip_and_switched_off(monkeypatch):
     assert y.shape == (2, 4, 15)
     assert float(y[1, 2, 5 * 1 + 3]) == float(x[1, 1, 2, 3])  # head 2, group 1, entry 3
     np.testing.assert_array_equal(ungrouped_heads(y, 3), x)
+    for bad in (4, 0, 1.5):
+        with pytest.raises(ValueError, match="groups must be an int >= 1 dividing"):
+            ungrouped_heads(y, bad)
     q = jax.random.normal(jax.random.key(1), (6, 2, 2, 4), jnp.float32)
     on = grouped_attention(q, q, q)
     monkeypatch.setenv(_library.ENV, "0")

@@ -128,11 +128,11 @@ def summarise(rung: dict, scores: dict, hypotheses, confidence: float) -> dict:
     seed $s$ (`scores`, ``{CELL: {"bpc", "test_bpc", ...}}``) and their mean and sample
     std; for each hypothesis $(F, X)$, the paired differences $h_{F,s} - h_{X,s}$ over the
     seeds both hold (mean and two-sided t interval at `confidence`) beside two test-split
-    means over the same seeds: $ar\Delta^{\mathrm{test}}$ of the scored checkpoints
+    means over the same seeds: $\bar\Delta^{\mathrm{test}}$ of the scored checkpoints
     themselves (their ``test_bpc``; the committed value where a score has none) and
-    $ar\Delta^{\mathrm{committed}}$ of the committed cells (`rung`'s
+    $\bar\Delta^{\mathrm{committed}}$ of the committed cells (`rung`'s
     ``test_by_seed``), which differ where a cell was trained again; and ``same_sign``:
-    $\operatorname{sign}ar\Delta^{\mathrm{held}} = \operatorname{sign}ar\Delta^{\mathrm{test}}$
+    $\operatorname{sign}\bar\Delta^{\mathrm{held}} = \operatorname{sign}\bar\Delta^{\mathrm{test}}$
     (``None`` without two common seeds).
     """
     from .. import _protocol as protocol
