@@ -66,6 +66,7 @@ from syncattn import models
 from syncattn._kernels import status as kernel_status
 from syncattn._kernels._library import ENV as KERNEL_ENV
 from syncattn.training import (
+    auto_splits,
     TrainConfig,
     make_optimizer,
     make_train_step,
@@ -99,6 +100,10 @@ def model_config(spec, config):
     return models.get_config(config, attention=attention, **extra)
 
 
+def _splits(text):
+    return text if text in ("auto", "both") else int(text)
+
+
 def _model_spec(spec):
     if spec.partition(":")[0] not in models.ATTENTIONS:
         raise argparse.ArgumentTypeError(f"{spec!r}: an attention of {models.ATTENTIONS}, "
@@ -106,14 +111,15 @@ def _model_spec(spec):
     return spec
 
 
-def setup(attention, config, batch, dtype, plain=True, kernel=True):
+def setup(attention, config, batch, dtype, plain=True, kernel=True, splits="auto"):
     """Build and compile (first call) one model's step; `kernel=False` traces it with
-    the fused CPU attention switched off (``SYNCATTN_ATTENTION_KERNEL=0``)."""
+    the fused CPU attention switched off (``SYNCATTN_ATTENTION_KERNEL=0``); `splits`:
+    the loss's row blocks (`syncattn.training.token_nll`)."""
     old = os.environ.get(KERNEL_ENV)
     if not kernel:
         os.environ[KERNEL_ENV] = "0"
     try:
-        return _setup(attention, config, batch, dtype, plain)
+        return _setup(attention, config, batch, dtype, plain, splits)
     finally:
         if old is None:
             os.environ.pop(KERNEL_ENV, None)
@@ -121,20 +127,22 @@ def setup(attention, config, batch, dtype, plain=True, kernel=True):
             os.environ[KERNEL_ENV] = old
 
 
-def _setup(attention, config, batch, dtype, plain):
+def _setup(attention, config, batch, dtype, plain, splits="auto"):
     cfg = model_config(attention, config)
     model = models.build(cfg, key=jax.random.key(0))
     model = models.cast(model, jnp.float32)  # U(n): complex64
     tcfg = TrainConfig.preset(config, steps=1000, batch_size=batch.shape[0],
                               seq_len=batch.shape[1] - 1, compute_dtype=dtype)
     opt = make_optimizer(tcfg)
-    step = make_train_step(opt, pad_id=None, compute_dtype=dtype)
+    step = make_train_step(opt, pad_id=None, compute_dtype=dtype, loss=lambda m, t, k: (
+        next_token_loss(m, t, key=k, splits=splits)))
     opt_state = opt.init(eqx.filter(model, eqx.is_inexact_array))
     key = jax.random.PRNGKey(0)
 
     @eqx.filter_jit
     def fwd_bwd(model, tokens):
-        return eqx.filter_value_and_grad(lambda m: next_token_loss(m, tokens))(model)
+        return eqx.filter_value_and_grad(
+            lambda m: next_token_loss(m, tokens, splits=splits))(model)
 
     state = {"model": model, "opt": opt_state, "key": key}
 
@@ -207,13 +215,17 @@ def run_config(config, a, argv):
     batch = jnp.asarray(rng.integers(0, 256, (a.batch_size, seq_len + 1)), jnp.int32)
     runs = {}
     kernels = {"on": (True,), "off": (False,), "both": (True, False)}[a.kernel]
+    splits = ("auto", 1) if a.splits == "both" else (a.splits,)
     for att in a.models:
         for kernel in kernels:
-            name = att if kernel or a.kernel == "off" else f"{att}/xla"
-            print(f"{config}: compiling {name} ...", file=sys.stderr)
-            runs[name] = setup(att, config, batch, a.dtype, plain=not a.skip_fwd_bwd,
-                               kernel=kernel)
-            runs[name]["kernel"] = kernel and kernel_status()["enabled"]
+            for sp in splits:
+                name = att if kernel or a.kernel == "off" else f"{att}/xla"
+                name += "/1-block" if a.splits == "both" and sp == 1 else ""
+                print(f"{config}: compiling {name} ...", file=sys.stderr)
+                runs[name] = setup(att, config, batch, a.dtype, plain=not a.skip_fwd_bwd,
+                                   kernel=kernel, splits=sp)
+                runs[name]["kernel"] = kernel and kernel_status()["enabled"]
+                runs[name]["splits"] = auto_splits(a.batch_size) if sp == "auto" else sp
     if a.torch:
         run = setup_torch(config, batch)
         if run is None:
@@ -247,7 +259,7 @@ def run_config(config, a, argv):
             "step_over_fwd_bwd": step / plain if plain else None,
             "compile_step_s": run["compile_step_s"], "compile_plain_s": run["compile_plain_s"],
             "step_s_all": times[att]["step"], "fwd_bwd_s_all": times[att]["plain"],
-            "attention_kernel": run.get("kernel"),
+            "attention_kernel": run.get("kernel"), "splits": run.get("splits"),
         }
     for base_name, key in (("softmax", "softmax"), ("pytorch", "pytorch"),
                            ("pytorch-compiled", "pytorch_compiled"), ("kuramoto", "kuramoto")):
@@ -330,6 +342,9 @@ def main(argv=None) -> int:
     p.add_argument("--kernel", choices=("on", "off", "both"), default="both",
                    help="the fused CPU attention kernel: on, off (pure XLA), or both "
                    "side by side (rows MODEL and MODEL/xla)")
+    p.add_argument("--splits", type=_splits, default="auto",
+                   help="the loss's row blocks (syncattn.training.token_nll): auto, an "
+                   "int, or both (auto and 1 side by side: rows MODEL and MODEL/1-block)")
     p.add_argument("--cores", type=int, default=None,
                    help="pin the process to its first N cores (e.g. 1)")
     a = p.parse_args(argv)

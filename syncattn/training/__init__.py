@@ -102,6 +102,7 @@ from ._sharding import (
     shard_batch as shard_batch,
 )
 from ._step import (
+    auto_splits as auto_splits,
     descent_gradient as descent_gradient,
     make_eval_step as make_eval_step,
     make_train_step as make_train_step,
@@ -184,4 +185,5 @@ __all__ = [
     "metric_from_loss",
     "next_token_loss",
     "token_nll",
+    "auto_splits",
 ]

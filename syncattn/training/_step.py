@@ -9,6 +9,7 @@ $x_{b,1..T}$ and targets $x_{b,2..T+1}$. Targets equal to `pad_id` carry no loss
 from __future__ import annotations
 
 import math
+import os
 
 import equinox as eqx
 import jax
@@ -21,6 +22,7 @@ from .._trees import cast_floating, float_dtype
 
 __all__ = [
     "token_nll",
+    "auto_splits",
     "next_token_loss",
     "make_train_step",
     "make_eval_step",
@@ -30,7 +32,11 @@ __all__ = [
 ]
 
 def token_nll(
-    model, tokens: Int[Array, "batch T1"], *, key: PRNGKeyArray | None = None
+    model,
+    tokens: Int[Array, "batch T1"],
+    *,
+    key: PRNGKeyArray | None = None,
+    splits: int | str = "auto",
 ) -> Float[Array, "batch T"]:
     r"""Per-token negative log-likelihood of the next token.
 
@@ -40,25 +46,67 @@ def token_nll(
     with $z = f_\theta(x_{b,1..T})$ the model's logits, computed in float32 (or
     float64 when the logits are float64) whatever the compute dtype.
 
+    **Row blocks.** The batch is evaluated as `splits` blocks of consecutive rows,
+    each its own vmapped call of the model, and the blocks' $\ell$ are stacked back in
+    order: the same function of the same rows with the same per-row dropout keys (only
+    the summation order of the parameter gradients changes, within float rounding).
+    The blocks share no work, so XLA:CPU's thread pool runs their kernels side by side;
+    within one kernel most of XLA:CPU's elementwise loops run on a single core. At
+    "1m" on 2 cores two blocks made the train step about 0.9x the time
+    (docs/benchmarks.md). `"auto"` ([`auto_splits`][syncattn.training.auto_splits])
+    takes 2 on a multi-core CPU with a single device, else 1.
+
     Args:
         model: the causal LM (called on one unbatched row, vmapped over the batch).
         tokens: int token ids ``(B, T + 1)``.
         key: dropout key (split per row), or ``None`` for no dropout.
+        splits: row blocks, an int >= 1 (at most B are used) or `"auto"`.
 
     Returns:
         $\ell$, shape ``(B, T)``.
+
+    Raises:
+        ValueError: `splits` is neither `"auto"` nor an int >= 1.
     """
+    B = tokens.shape[0]
+    n = min(auto_splits(B) if splits == "auto" else _check_splits(splits), max(B, 1))
+    keys = None if key is None else jax.random.split(key, B)
+    cuts = [B * i // n for i in range(n + 1)]
+    parts = [
+        _block_nll(model, tokens[a:b], None if keys is None else keys[a:b])
+        for a, b in zip(cuts[:-1], cuts[1:])
+    ]
+    return parts[0] if n == 1 else jnp.concatenate(parts, 0)
+
+
+def _block_nll(model, tokens, keys):
+    """`token_nll` of one block of rows with its per-row dropout keys (or None)."""
     inputs, targets = tokens[:, :-1], tokens[:, 1:]
-    if key is None:
+    if keys is None:
         logits = jax.vmap(lambda x: model(x, key=None))(inputs)
     else:
-        keys = jax.random.split(key, tokens.shape[0])
         logits = jax.vmap(lambda x, k: model(x, key=k))(inputs, keys)
     if logits.dtype != jnp.float64:
         logits = logits.astype(jnp.float32)
     lse = jax.nn.logsumexp(logits, axis=-1)
     picked = jnp.take_along_axis(logits, targets[..., None], axis=-1)[..., 0]
     return lse - picked
+
+
+def _check_splits(splits):
+    if isinstance(splits, bool) or not isinstance(splits, int) or splits < 1:
+        raise ValueError(f"splits must be 'auto' or an int >= 1; got {splits!r}.")
+    return splits
+
+
+def auto_splits(batch: int) -> int:
+    r"""The row blocks that [`token_nll`][syncattn.training.token_nll] uses at
+    `splits="auto"`: 2 when JAX runs on the CPU backend with one device, the machine
+    may run on at least 2 cores (its affinity) and `batch` >= 2; else 1 (a GPU runs one batched kernel
+    across its cores anyway, and a multi-device mesh shards the batch itself)."""
+    cpu = jax.default_backend() == "cpu" and jax.device_count() == 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return 2 if cpu and (cores or 1) >= 2 and batch >= 2 else 1
 
 
 def _weights(tokens, pad_id, row_weights=None):
@@ -77,6 +125,7 @@ def next_token_loss(
     *,
     pad_id: int | None = None,
     key: PRNGKeyArray | None = None,
+    splits: int | str = "auto",
 ) -> Float[Array, ""]:
     r"""Mean next-token cross-entropy over the non-padding targets (nats per token).
 
@@ -90,8 +139,9 @@ def next_token_loss(
         tokens: int ids ``(B, T + 1)``.
         pad_id: the padding id whose targets are ignored (``None``: none).
         key: dropout key or ``None``.
+        splits: the row blocks of [`token_nll`][syncattn.training.token_nll].
     """
-    nll = token_nll(model, tokens, key=key)
+    nll = token_nll(model, tokens, key=key, splits=splits)
     w = _weights(tokens, pad_id)
     return jnp.sum(nll * w) / jnp.maximum(jnp.sum(w), 1.0)
 

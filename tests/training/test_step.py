@@ -9,6 +9,7 @@ import pytest
 
 from syncattn.training import (
     TrainConfig,
+    auto_splits,
     evaluate,
     make_optimizer,
     make_train_step,
@@ -47,6 +48,54 @@ def test_token_nll_and_padded_mean_match_numpy():
     want = ref[mask].sum() / mask.sum()
     got = next_token_loss(model, jnp.asarray(tokens), pad_id=0)
     assert float(got) == approx(want, scale=0.01)
+
+
+@pytest.mark.parametrize("splits", [1, 2, 3, 7, "auto"])
+def test_token_nll_row_blocks_are_the_same_function(splits):
+    """Row blocks: the numpy loss per row and position, the per-row dropout keys of the
+    one-block call (the masks reproduced exactly), and the same parameter gradient."""
+    model = TinyLM(7, key=jax.random.PRNGKey(1), dropout=0.5)
+    rng = np.random.default_rng(3)
+    tokens = jnp.asarray(rng.integers(0, 7, size=(5, 9)).astype(np.int32))
+    got = token_nll(model, tokens, splits=splits)
+    assert_close(got, _numpy_nll(model, np.asarray(tokens)))
+    key = jax.random.PRNGKey(4)
+    one = token_nll(model, tokens, key=key, splits=1)
+    assert_close(token_nll(model, tokens, key=key, splits=splits), one)
+    # each row with its own key of jax.random.split(key, B), evaluated alone
+    keys = jax.random.split(key, 5)
+    for b in range(5):
+        row = token_nll(lambda x, key: model(x, key=keys[b]), tokens[b : b + 1], splits=1)
+        assert_close(one[b], row[0])
+    grad = lambda n: jax.grad(  # noqa: E731
+        lambda m: next_token_loss(m, tokens, pad_id=0, key=key, splits=n)
+    )(model)
+    for a, b in zip(jax.tree.leaves(grad(1)), jax.tree.leaves(grad(splits))):
+        assert_close(a, b)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, True, "two"])
+def test_token_nll_rejects_bad_splits(bad):
+    model = TinyLM(7, key=jax.random.PRNGKey(1))
+    with pytest.raises(ValueError, match="splits"):
+        token_nll(model, jnp.zeros((2, 5), jnp.int32), splits=bad)
+
+
+def test_auto_splits_follows_backend_devices_and_cores(monkeypatch):
+    import os
+
+    monkeypatch.setattr(jax, "default_backend", lambda: "cpu")
+    monkeypatch.setattr(jax, "device_count", lambda: 1)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert (auto_splits(16), auto_splits(2), auto_splits(1)) == (2, 2, 1)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    assert auto_splits(16) == 1  # one core: nothing to run side by side
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    monkeypatch.setattr(jax, "device_count", lambda: 2)
+    assert auto_splits(16) == 1  # a mesh shards the batch itself
+    monkeypatch.setattr(jax, "device_count", lambda: 1)
+    monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
+    assert auto_splits(16) == 1
 
 
 def test_metrics():
