@@ -79,7 +79,8 @@ def category(name, shape, op_name):
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--model", default="softmax",
-                   choices=("softmax", "oscillator", "kuramoto", "frustrated", "frustrated-mf", "torch"),
+                   choices=("softmax", "oscillator", "kuramoto", "sphere", "group", "frustrated",
+                            "frustrated-mf", "torch"),
                    help="torch: the PyTorch twin of the softmax model (benchmarks/torch_lm.py), "
                         "profiled with torch.profiler (needs the `bench` extra)")
     p.add_argument("--config", default="1m")

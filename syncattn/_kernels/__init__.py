@@ -10,7 +10,9 @@ value), against `xla_attention_lse`; `grouped_attention` takes features laid out
 groups before the head axis, $(T, G, H, D_g)$, where they lie. The kernel is built from source on first
 use (or at install, where the build environment has jaxlib) with the C++ compiler
 found on the PATH; without one the pure-XLA path serves, after a one-line warning.
-``SYNCATTN_ATTENTION_KERNEL=0`` switches the kernel off (read at trace time).
+`pair_map` is the same for the two pair maps of fixed-query attention (the drive's
+softplus coupling and the readout kernel), against `xla_pair_map`.
+``SYNCATTN_ATTENTION_KERNEL=0`` switches the kernels off (read at trace time).
 """
 
 from ._attention import (
@@ -25,6 +27,7 @@ from ._attention import (
     xla_attention_lse,
 )
 from ._library import status
+from ._pairs import pair_map, xla_pair_map
 
 
 __all__ = [
@@ -34,8 +37,10 @@ __all__ = [
     "grouped_attention",
     "grouped_heads",
     "kernel_enabled",
+    "pair_map",
     "status",
     "ungrouped_heads",
     "xla_attention",
     "xla_attention_lse",
+    "xla_pair_map",
 ]

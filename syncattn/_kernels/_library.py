@@ -1,6 +1,7 @@
 """Finding, building and registering the CPU attention library (`attention.cc`).
 
-`library()` returns the loaded library with its two targets registered with
+`library()` returns the loaded library with its four targets (the attention's and the
+pair maps', forward and backward) registered with
 `jax.ffi.register_ffi_target` (platform "cpu"), or None, in this order:
 
 1. ``SYNCATTN_ATTENTION_KERNEL=0`` (or ``off``/``false``): None, the pure-XLA path
@@ -32,6 +33,7 @@ from . import _build
 
 ENV = "SYNCATTN_ATTENTION_KERNEL"
 FORWARD, BACKWARD = "syncattn_attention_forward", "syncattn_attention_backward"
+PAIR_FORWARD, PAIR_BACKWARD = "syncattn_pair_forward", "syncattn_pair_backward"
 
 _lock = threading.Lock()
 _state: dict = {}
@@ -70,6 +72,8 @@ def _load():
     for name, symbol in (
         (FORWARD, "SyncattnAttentionForward"),
         (BACKWARD, "SyncattnAttentionBackward"),
+        (PAIR_FORWARD, "SyncattnPairForward"),
+        (PAIR_BACKWARD, "SyncattnPairBackward"),
     ):
         jax.ffi.register_ffi_target(
             name, jax.ffi.pycapsule(getattr(lib, symbol)), platform="cpu"

@@ -570,3 +570,372 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(SyncattnAttentionBackward, Backward,
                                   .Attr<int32_t>("strict")
                                   .Attr<int32_t>("has_dlse")
                                   .Attr<int32_t>("grouped"));
+
+// ---------------------------------------------------------------------------------------
+// Pair maps of fixed-query attention (syncattn.lohe.masked_drive and readout_sums), per item
+// n of the flattened batch, with a of shape (N, n, D), b (N, m, D), c (N, m, F):
+//
+//   forward:  out_i = sum_{j in A_i} phi(s_ij) c_j,   s_ij = a_i . b_j,
+//             A_i = {j < m}, or {j <= i} when causal
+//   backward: dc_j = sum_{i: j in A_i} phi(s_ij) g_i,  dS_ij = phi'(s_ij) (g_i . c_j),
+//             da_i = sum_j dS_ij b_j,  db_j = sum_i dS_ij a_i          (g = d out)
+//
+//   kind 0 (the drive's softplus coupling): phi(s) = softplus(c s), phi'(s) = c sigmoid(c s),
+//          c = `scale` (1 / sqrt(d_h)); softplus(x) = max(x, 0) + log(1 + e^{-|x|})
+//   kind 1 (the readout kernel): phi(s) = max(0, 1 + s)^p, phi'(s) = p max(0, 1 + s)^(p-1)
+//          where 1 + s > 0, else 0 (p an integer >= 1)
+//
+// No (n, m) array exists: rows in blocks of R, keys in chunks of KC, the backward recomputes
+// s from a and b. The keys past m are zero-padded (b_j = c_j = 0: they add nothing), the
+// causal mask is applied per lane. Items are threaded as the attention's (one thread per
+// item, fixed order: bit-stable).
+
+namespace {
+
+struct PairShape {
+  int64_t N, n, m, D, F;
+  int64_t Dp, Fp, nq, mk;  // D, F padded to VW; rows to R; keys to KC
+  int32_t kind, p, causal;
+  float scale;
+};
+
+// log(1 + e) for e in [0, 1]: 2 atanh(u), u = e / (2 + e) <= 1/3, to the u^15 term (the
+// next is below 1e-9); no cancellation for small e.
+HOT vf vlog1p01(vf e) {
+  const vf u = e / (splat(2.0f) + e);
+  const vf u2 = u * u;
+  vf y = splat(2.0f / 15.0f);
+  y = y * u2 + splat(2.0f / 13.0f);
+  y = y * u2 + splat(2.0f / 11.0f);
+  y = y * u2 + splat(2.0f / 9.0f);
+  y = y * u2 + splat(2.0f / 7.0f);
+  y = y * u2 + splat(2.0f / 5.0f);
+  y = y * u2 + splat(2.0f / 3.0f);
+  y = y * u2 + splat(2.0f);
+  return y * u;
+}
+
+HOT vf vabs(vf x) { return (vf)((vi)x & 0x7fffffff); }
+
+// phi and (with `grad`) phi' of one score vector
+template <int KIND, bool GRAD>
+HOT void pair_phi(const PairShape& s, vf x, vf& w, vf& dw) {
+  if constexpr (KIND == 0) {
+    x = x * s.scale;
+    const vf e = vexp(-vabs(x));
+    const vf zero = splat(0.0f);
+    w = (x > zero ? x : zero) + vlog1p01(e);
+    if constexpr (GRAD) {
+      const vf inv = splat(1.0f) / (splat(1.0f) + e);
+      dw = (x >= zero ? inv : e * inv) * s.scale;
+    }
+  } else {
+    const vf base = x + splat(1.0f);
+    const vf zero = splat(0.0f);
+    const vf bp = base > zero ? base : zero;
+    vf pw = splat(1.0f);  // bp^(p-1)
+    for (int32_t i = 1; i < s.p; ++i) pw = pw * bp;
+    w = pw * bp;
+    if constexpr (GRAD) {
+      if (s.p == 1)
+        dw = base > zero ? splat(1.0f) : zero;
+      else
+        dw = pw * static_cast<float>(s.p);
+    }
+  }
+}
+
+// Lanes j0 + l > i (keys after query i) to 0.
+HOT vf causal_lanes(vf x, int64_t j0, int64_t i) {
+  const vi iota = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+  const vi lane = iota + static_cast<int32_t>(j0);
+  return (vf)((vi)x & (lane <= static_cast<int32_t>(i)));
+}
+
+struct PairScratch {
+  std::vector<float> a, brow, bt, crow, ct, g, db, dc, acc, wbuf, dsbuf;
+
+  void resize(const PairShape& s, bool backward) {
+    a.assign(s.nq * s.Dp, 0.0f);
+    bt.assign(s.D * s.mk, 0.0f);
+    crow.assign(s.mk * s.Fp, 0.0f);
+    acc.assign(R * std::max(s.Fp, s.Dp), 0.0f);
+    wbuf.assign(R * KC, 0.0f);
+    if (backward) {
+      brow.assign(s.mk * s.Dp, 0.0f);
+      ct.assign(s.F * s.mk, 0.0f);
+      g.assign(s.nq * s.Fp, 0.0f);
+      db.assign(s.mk * s.Dp, 0.0f);
+      dc.assign(s.mk * s.Fp, 0.0f);
+      dsbuf.assign(R * KC, 0.0f);
+    }
+  }
+
+  // item `it`'s rows into the padded scratch (the pads are zero from `resize` and never
+  // written: every item has the same shape)
+  void gather(const PairShape& s, int64_t it, const float* A, const float* B, const float* C,
+              const float* G) {
+    const float* ai = A + it * s.n * s.D;
+    const float* bi = B + it * s.m * s.D;
+    const float* ci = C + it * s.m * s.F;
+    for (int64_t i = 0; i < s.n; ++i) copy_row(&a[i * s.Dp], ai + i * s.D, s.D);
+    for (int64_t j = 0; j < s.m; ++j) copy_row(&crow[j * s.Fp], ci + j * s.F, s.F);
+    for (int64_t j = 0; j < s.m; ++j)
+      for (int64_t d = 0; d < s.D; ++d) bt[d * s.mk + j] = bi[j * s.D + d];
+    if (G == nullptr) return;
+    const float* gi = G + it * s.n * s.F;
+    for (int64_t i = 0; i < s.n; ++i) copy_row(&g[i * s.Fp], gi + i * s.F, s.F);
+    for (int64_t j = 0; j < s.m; ++j) copy_row(&brow[j * s.Dp], bi + j * s.D, s.D);
+    for (int64_t j = 0; j < s.m; ++j)
+      for (int64_t f = 0; f < s.F; ++f) ct[f * s.mk + j] = ci[j * s.F + f];
+  }
+};
+
+// the scores of rows [i0, i0 + R) against keys [j0, j0 + KC): S[r][h], h = half of the chunk
+HOT void pair_scores(const PairShape& s, const PairScratch& w, int64_t i0, int64_t j0,
+                     vf (&S)[R][KV]) {
+  for (int r = 0; r < R; ++r)
+    for (int h = 0; h < KV; ++h) S[r][h] = splat(0.0f);
+  for (int64_t d = 0; d < s.D; ++d) {
+    const float* bd = &w.bt[d * s.mk + j0];
+    const vf b0 = load(bd), b1 = load(bd + VW);
+    for (int r = 0; r < R; ++r) {
+      const float ar = w.a[(i0 + r) * s.Dp + d];
+      S[r][0] += ar * b0;
+      S[r][1] += ar * b1;
+    }
+  }
+}
+
+// the row block's key range: keys [0, jend) (causal: those of its last real row)
+HOT int64_t pair_keys(const PairShape& s, int64_t i0) {
+  return s.causal ? std::min<int64_t>(std::min<int64_t>(i0 + R, s.n), s.m) : s.m;
+}
+
+template <int KIND>
+HOT void pair_forward_item(const PairShape& s, PairScratch& w, int64_t it, float* O) {
+  const int64_t fv = s.Fp / VW;
+  for (int64_t i0 = 0; i0 < s.n; i0 += R) {
+    const int64_t rows = std::min<int64_t>(R, s.n - i0), jend = pair_keys(s, i0);
+    float* acc = w.acc.data();
+    std::fill(acc, acc + R * s.Fp, 0.0f);
+    for (int64_t j0 = 0; j0 < jend; j0 += KC) {
+      vf S[R][KV];
+      pair_scores(s, w, i0, j0, S);
+      for (int r = 0; r < R; ++r)
+        for (int h = 0; h < KV; ++h) {
+          vf v, unused;
+          pair_phi<KIND, false>(s, S[r][h], v, unused);
+          if (s.causal) v = causal_lanes(v, j0 + h * VW, i0 + r);
+          store(&w.wbuf[r * KC + h * VW], v);
+        }
+      const int64_t kn = std::min<int64_t>(KC, jend - j0);
+      for (int64_t jj = 0; jj < kn; ++jj) {
+        const float* cj = &w.crow[(j0 + jj) * s.Fp];
+        for (int64_t f = 0; f < fv; ++f) {
+          const vf c = load(cj + f * VW);
+          for (int r = 0; r < R; ++r) {
+            float* ar = acc + r * s.Fp + f * VW;
+            store(ar, load(ar) + w.wbuf[r * KC + jj] * c);
+          }
+        }
+      }
+    }
+    for (int64_t r = 0; r < rows; ++r)
+      std::memcpy(O + (it * s.n + i0 + r) * s.F, acc + r * s.Fp, s.F * sizeof(float));
+  }
+}
+
+template <int KIND>
+HOT void pair_backward_item(const PairShape& s, PairScratch& w, int64_t it, float* dA, float* dB,
+                        float* dC) {
+  const int64_t dv = s.Dp / VW, fv = s.Fp / VW;
+  std::fill(w.db.begin(), w.db.end(), 0.0f);
+  std::fill(w.dc.begin(), w.dc.end(), 0.0f);
+  float* da = w.acc.data();
+  for (int64_t i0 = 0; i0 < s.n; i0 += R) {
+    const int64_t rows = std::min<int64_t>(R, s.n - i0), jend = pair_keys(s, i0);
+    std::fill(da, da + R * s.Dp, 0.0f);
+    for (int64_t j0 = 0; j0 < jend; j0 += KC) {
+      vf S[R][KV], P[R][KV];
+      pair_scores(s, w, i0, j0, S);
+      for (int r = 0; r < R; ++r)
+        for (int h = 0; h < KV; ++h) P[r][h] = splat(0.0f);
+      for (int64_t f = 0; f < s.F; ++f) {  // P_ij = g_i . c_j
+        const float* cf = &w.ct[f * s.mk + j0];
+        const vf c0 = load(cf), c1 = load(cf + VW);
+        for (int r = 0; r < R; ++r) {
+          const float gr = w.g[(i0 + r) * s.Fp + f];
+          P[r][0] += gr * c0;
+          P[r][1] += gr * c1;
+        }
+      }
+      for (int r = 0; r < R; ++r)
+        for (int h = 0; h < KV; ++h) {
+          vf v, dvv;
+          pair_phi<KIND, true>(s, S[r][h], v, dvv);
+          vf ds = dvv * P[r][h];
+          if (s.causal) {
+            v = causal_lanes(v, j0 + h * VW, i0 + r);
+            ds = causal_lanes(ds, j0 + h * VW, i0 + r);
+          }
+          store(&w.wbuf[r * KC + h * VW], v);
+          store(&w.dsbuf[r * KC + h * VW], ds);
+        }
+      const int64_t kn = std::min<int64_t>(KC, jend - j0);
+      for (int64_t jj = 0; jj < kn; ++jj) {
+        const int64_t j = j0 + jj;
+        for (int64_t e = 0; e < dv; ++e) {
+          const vf bj = load(&w.brow[j * s.Dp + e * VW]);
+          vf accb = load(&w.db[j * s.Dp + e * VW]);
+          for (int r = 0; r < R; ++r) {
+            const float d = w.dsbuf[r * KC + jj];
+            accb += d * load(&w.a[(i0 + r) * s.Dp + e * VW]);
+            float* dar = da + r * s.Dp + e * VW;
+            store(dar, load(dar) + d * bj);
+          }
+          store(&w.db[j * s.Dp + e * VW], accb);
+        }
+        for (int64_t f = 0; f < fv; ++f) {
+          vf accc = load(&w.dc[j * s.Fp + f * VW]);
+          for (int r = 0; r < R; ++r)
+            accc += w.wbuf[r * KC + jj] * load(&w.g[(i0 + r) * s.Fp + f * VW]);
+          store(&w.dc[j * s.Fp + f * VW], accc);
+        }
+      }
+    }
+    for (int64_t r = 0; r < rows; ++r)
+      std::memcpy(dA + (it * s.n + i0 + r) * s.D, da + r * s.Dp, s.D * sizeof(float));
+  }
+  for (int64_t j = 0; j < s.m; ++j) {
+    std::memcpy(dB + (it * s.m + j) * s.D, &w.db[j * s.Dp], s.D * sizeof(float));
+    std::memcpy(dC + (it * s.m + j) * s.F, &w.dc[j * s.Fp], s.F * sizeof(float));
+  }
+}
+
+struct PairIO {
+  const float *A, *B, *C, *G;
+  float *O, *dA, *dB, *dC;
+};
+
+SYNCATTN_CLONES void pair_items(const PairShape& s, const PairIO& io, bool backward,
+                                std::atomic<int64_t>& next, std::atomic<int64_t>& done) {
+  PairScratch w;
+  w.resize(s, backward);
+  for (int64_t it; (it = next.fetch_add(1)) < s.N;) {
+    w.gather(s, it, io.A, io.B, io.C, backward ? io.G : nullptr);
+    if (backward) {
+      if (s.kind == 0)
+        pair_backward_item<0>(s, w, it, io.dA, io.dB, io.dC);
+      else
+        pair_backward_item<1>(s, w, it, io.dA, io.dB, io.dC);
+    } else if (s.kind == 0) {
+      pair_forward_item<0>(s, w, it, io.O);
+    } else {
+      pair_forward_item<1>(s, w, it, io.O);
+    }
+    done.fetch_add(1, std::memory_order_release);
+  }
+}
+
+ffi::Error pair_shape(ffi::Buffer<ffi::F32>& a, ffi::Buffer<ffi::F32>& b,
+                      ffi::Buffer<ffi::F32>& c, int32_t kind, int32_t p, float scale,
+                      int32_t causal, PairShape& s) {
+  auto da = a.dimensions(), db = b.dimensions(), dc = c.dimensions();
+  const size_t rank = da.size();
+  if (rank < 2 || db.size() != rank || dc.size() != rank)
+    return ffi::Error::InvalidArgument("a, b, c must have the same rank >= 2 (..., n|m, D|F)");
+  for (size_t i = 0; i + 2 < rank; ++i)
+    if (da[i] != db[i] || da[i] != dc[i])
+      return ffi::Error::InvalidArgument("a, b, c must agree on their batch axes");
+  if (da[rank - 1] != db[rank - 1] || db[rank - 2] != dc[rank - 2])
+    return ffi::Error::InvalidArgument("a (..., n, D), b (..., m, D), c (..., m, F) must agree");
+  if (kind != 0 && kind != 1) return ffi::Error::InvalidArgument("kind must be 0 or 1");
+  if (p < 1) return ffi::Error::InvalidArgument("p must be >= 1");
+  s.N = 1;
+  for (size_t i = 0; i + 2 < rank; ++i) s.N *= da[i];
+  s.n = da[rank - 2], s.m = db[rank - 2], s.D = da[rank - 1], s.F = dc[rank - 1];
+  s.Dp = round_up(std::max<int64_t>(s.D, 1), VW);
+  s.Fp = round_up(std::max<int64_t>(s.F, 1), VW);
+  s.nq = round_up(std::max<int64_t>(s.n, 1), R);
+  s.mk = round_up(std::max<int64_t>(s.m, 1), KC);
+  s.kind = kind, s.p = p, s.scale = scale, s.causal = causal != 0;
+  return ffi::Error::Success();
+}
+
+ffi::Error PairForward(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> a, ffi::Buffer<ffi::F32> b,
+                       ffi::Buffer<ffi::F32> c, ffi::ResultBuffer<ffi::F32> out, int32_t kind,
+                       int32_t p, float scale, int32_t causal) {
+  PairShape s;
+  if (auto err = pair_shape(a, b, c, kind, p, scale, causal, s); !err.success()) return err;
+  float* O = out->typed_data();
+  if (s.N * s.n * s.F == 0) return ffi::Error::Success();
+  if (s.m == 0) {
+    std::fill(O, O + s.N * s.n * s.F, 0.0f);
+    return ffi::Error::Success();
+  }
+  const PairIO io{a.typed_data(), b.typed_data(), c.typed_data(), nullptr, O,
+                  nullptr, nullptr, nullptr};
+  parallel(pool, s.N, [s, io](std::atomic<int64_t>& next, std::atomic<int64_t>& done) {
+    pair_items(s, io, false, next, done);
+  });
+  return ffi::Error::Success();
+}
+
+ffi::Error PairBackward(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> a, ffi::Buffer<ffi::F32> b,
+                        ffi::Buffer<ffi::F32> c, ffi::Buffer<ffi::F32> g,
+                        ffi::ResultBuffer<ffi::F32> da, ffi::ResultBuffer<ffi::F32> db,
+                        ffi::ResultBuffer<ffi::F32> dc, int32_t kind, int32_t p, float scale,
+                        int32_t causal) {
+  PairShape s;
+  if (auto err = pair_shape(a, b, c, kind, p, scale, causal, s); !err.success()) return err;
+  if (static_cast<int64_t>(g.element_count()) != s.N * s.n * s.F)
+    return ffi::Error::InvalidArgument("g must have the shape of the output (..., n, F)");
+  float *dA = da->typed_data(), *dB = db->typed_data(), *dC = dc->typed_data();
+  std::fill(dA, dA + s.N * s.n * s.D, 0.0f);
+  if (s.N == 0 || s.n == 0 || s.m == 0) {
+    std::fill(dB, dB + s.N * s.m * s.D, 0.0f);
+    std::fill(dC, dC + s.N * s.m * s.F, 0.0f);
+    return ffi::Error::Success();
+  }
+  const PairIO io{a.typed_data(), b.typed_data(), c.typed_data(), g.typed_data(), nullptr,
+                  dA, dB, dC};
+  parallel(pool, s.N, [s, io](std::atomic<int64_t>& next, std::atomic<int64_t>& done) {
+    pair_items(s, io, true, next, done);
+  });
+  return ffi::Error::Success();
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) XLA_FFI_Error* SyncattnPairForward(
+    XLA_FFI_CallFrame* call_frame);
+extern "C" __attribute__((visibility("default"))) XLA_FFI_Error* SyncattnPairBackward(
+    XLA_FFI_CallFrame* call_frame);
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SyncattnPairForward, PairForward,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::ThreadPool>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Ret<ffi::Buffer<ffi::F32>>()
+                                  .Attr<int32_t>("kind")
+                                  .Attr<int32_t>("p")
+                                  .Attr<float>("scale")
+                                  .Attr<int32_t>("causal"));
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SyncattnPairBackward, PairBackward,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::ThreadPool>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Ret<ffi::Buffer<ffi::F32>>()
+                                  .Ret<ffi::Buffer<ffi::F32>>()
+                                  .Ret<ffi::Buffer<ffi::F32>>()
+                                  .Attr<int32_t>("kind")
+                                  .Attr<int32_t>("p")
+                                  .Attr<float>("scale")
+                                  .Attr<int32_t>("causal"));

@@ -133,14 +133,15 @@ class Sphere(Geometry):
             return self.lift(z)
         wdt = drift_dtype(z.dtype)
         pos = positions(z.shape[0], wdt)
-        zw = z.astype(wdt)
         if self.drift == "planes":
-            sn, c = sincos(pos[:, None, None] * omega.astype(wdt)[None])  # (T, k, P)
-            y = turn_planes(zw, sn, c, -1)
-        else:
-            Om = self.generator(omega.astype(wdt))  # (k, n, n)
-            R = group.expm(-pos[:, None, None, None] * Om[None])  # (T, k, n, n)
-            y = jnp.einsum("tkab,tkb->tka", R, zw)
+            # turned where the lift lies, coordinate-major (T, n, k): the angles are
+            # formed as (T, P, k), so no (k, n) <-> (n, k) transpose of the states
+            sn, c = sincos(pos[:, None, None] * omega.astype(wdt).T[None])  # (T, P, k)
+            y = turn_planes(jnp.swapaxes(z.astype(wdt), 1, 2), sn, c, -2)
+            return y.astype(z.dtype)
+        Om = self.generator(omega.astype(wdt))  # (k, n, n)
+        R = group.expm(-pos[:, None, None, None] * Om[None])  # (T, k, n, n)
+        y = jnp.einsum("tkab,tkb->tka", R, z.astype(wdt))
         return y.astype(z.dtype).transpose(0, 2, 1)
 
     def fused_step(self, z, G, gate, bound):
@@ -166,8 +167,9 @@ class Sphere(Geometry):
         nsq = sq_j * (f * f)  # |Delta_tj|^2
         p = nsq > 0
         nrm = jnp.sqrt(jnp.where(p, nsq, 1.0))
-        c = jnp.where(p, jnp.cos(nrm), 1.0)
-        sinc = jnp.where(p, jnp.sin(nrm) / nrm, 1.0) * f
+        sin_n, cos_n = sincos(nrm)  # |Delta| <= sqrt(k) beta: the vectorised pair
+        c = jnp.where(p, cos_n, 1.0)
+        sinc = jnp.where(p, sin_n / nrm, 1.0) * f
         y = c[:, None, :] * zc + sinc[:, None, :] * u
         return y.transpose(0, 2, 1).astype(z.dtype)
 

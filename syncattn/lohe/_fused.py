@@ -8,6 +8,7 @@ attention. Being custom VJPs they support `grad`/`vjp`, not `jax.jvp`.
 
 from __future__ import annotations
 
+import math
 from functools import partial
 
 import jax
@@ -16,6 +17,7 @@ import numpy as np
 
 from .._checks import as_float, check_finite, check_scalar_range
 from .._types import Array, ArrayLike, Bool, Float, ScalarLike
+from .._kernels import kernel_enabled, pair_map
 from . import _attention as _att
 
 
@@ -219,6 +221,11 @@ def masked_drive(
     (at most 8 blocks): the key blocks above the diagonal, zero under the mask, are
     never formed (10 of 16 blocks are at $n = m = 256$), forward and backward.
 
+    On the CPU backend in float32, with `mask=None` and the softplus coupling, the sums
+    run in the fused pair-map kernel (`syncattn._kernels.pair_map`, C++ through
+    `jax.ffi`): no $(n, m)$ array forward or backward, threaded over the batch; tested
+    equal to this composition (tests/lohe/test_fused.py).
+
     Args:
         q: queries, shape `(*batch, n, d_h)`.
         k: keys, shape `(*batch, m, d_h)`.
@@ -247,10 +254,17 @@ def masked_drive(
             f"got {q.shape}, {k.shape} and {r.shape}."
         )
     check_finite(r, "r")
-    mask, block = _causal_plan(
-        _check_mask(mask, q.shape[-2], k.shape[-2]), q, k, causal
-    )
+    mask = _check_mask(mask, q.shape[-2], k.shape[-2])
+    if mask is None and kind == "softplus" and _pair_fusable(q, k, r):
+        scale = 1.0 / math.sqrt(q.shape[-1])
+        return pair_map(q, k, r, kind="softplus", scale=scale, causal=causal)
+    mask, block = _causal_plan(mask, q, k, causal)
     return _drive(q, k, r, mask, kind, block)
+
+
+def _pair_fusable(*xs) -> bool:
+    """The fused CPU pair-map kernel applies: float32 inputs and the kernel built."""
+    return all(x.dtype == jnp.float32 for x in xs) and kernel_enabled(jnp.float32)
 
 
 def _causal_plan(mask, q, k, causal):
@@ -283,7 +297,8 @@ def readout_sums(
     $\sum_j a_{ij} v_j$ with $a$ = [`syncattn.lohe.readout`][].
 
     `causal=True` restricts $\mu$ further to $j \le i$, with the blocked CPU path of
-    [`syncattn.lohe.masked_drive`][] (no key block above the diagonal is formed).
+    [`syncattn.lohe.masked_drive`][] (no key block above the diagonal is formed), and
+    with `mask=None` in float32 on the CPU the fused pair-map kernel as there.
 
     Args:
         z: queries, shape `(*batch, n, d)`.
@@ -313,9 +328,11 @@ def readout_sums(
         )
     check_finite(v, "v")
     check_scalar_range(p, "p", low=1.0)
-    mask, block = _causal_plan(
-        _check_mask(mask, z.shape[-2], r.shape[-2]), z, r, causal
-    )
+    mask = _check_mask(mask, z.shape[-2], r.shape[-2])
     vv = jnp.concatenate([v, jnp.ones_like(v[..., :1])], -1)
+    if mask is None and int(p) == p and _pair_fusable(z, r, vv):
+        nd = pair_map(z, r, vv, kind="power", p=int(p), causal=causal)
+        return nd[..., :-1], nd[..., -1:]
+    mask, block = _causal_plan(mask, z, r, causal)
     nd = _sums(z, r, vv, mask, p, block)
     return nd[..., :-1], nd[..., -1:]

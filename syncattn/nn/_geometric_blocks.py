@@ -162,9 +162,11 @@ class AlignmentReadout(eqx.Module):
         state = _check_state(geo, state, self.k)
         rdt = geo.real_dtype(state)
         s = cast(self, rdt)
-        xt = geo.lift(state).reshape(state.shape[0], -1)
+        # the inner product sums over every (oscillator, coordinate) pair, so both sides
+        # are flattened in `embed`'s oscillator-major order: no transpose to the lift
+        xt = geo.embed(state).reshape(state.shape[0], -1)
         P = geo.from_params(s.prototypes)  # complex parameters (U(n)) are not cast
-        xp = geo.lift(P).reshape(P.shape[0], -1).astype(rdt)
+        xp = geo.embed(P).reshape(P.shape[0], -1).astype(rdt)
         return (s.scale * geo.norm_scale) * (xt @ xp.T)
 
 

@@ -376,17 +376,25 @@ class OscillatorAttention(eqx.Module):
     def _quadratic(self, s, x, q, k, v, km, key):
         T = x.shape[0]
         r = self._anchor_vectors(s, x)
+        # without key padding the causal restriction goes by `causal=` alone (the same
+        # sums), so that the fused CPU pair-map kernel takes them (mask=None)
         h = lohe.masked_drive(
             q,
             k,
             r,
-            mask=_drive_mask(T, km, self.causal),
+            mask=None if km is None else _drive_mask(T, km, self.causal),
             kind=self.coupling,
             causal=self.causal,
         )
         z, deg, extra = self._settle(h, key)
+        padded = self.mask_readout and km is not None
         num, den = lohe.readout_sums(
-            z, r, v, mask=self._readout_mask(T, km), p=self.p, causal=self.causal
+            z,
+            r,
+            v,
+            mask=self._readout_mask(T, km) if padded else None,
+            p=self.p,
+            causal=self.causal,
         )
         out = self._finish(num, den, v, self._read_km(km))
         return out, dict(anchors=r, h=h, z=z, degenerate=deg, **extra)

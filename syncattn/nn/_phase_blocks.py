@@ -8,7 +8,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from .. import torus
+from .._numerics import sincos
 from .._types import Array, ArrayLike, Float, Int, PRNGKeyArray
 from ._blocks import SwiGLU
 from ._common import cast, check_input, check_int, check_positive
@@ -92,7 +92,8 @@ class PrototypeReadout(eqx.Module):
     $$\ell_{tv} = \sigma \sum_{j=1}^k \cos(\theta_{tj} - \varphi_{vj})
       = \sigma\big(\cos\theta_t \cdot \cos\varphi_v + \sin\theta_t \cdot \sin\varphi_v\big)$$
 
-    computed as two matrix products of the lifts ([`syncattn.torus.lift`][]);
+    computed as two matrix products of the lifts ([`syncattn.torus.lift`][], here
+    through `syncattn._numerics.sincos`, the vectorised sine and cosine);
     $\varphi \in \mathbb{R}^{V\times k}$ and the scale $\sigma$ (initially $1/\sqrt{k}$
     times `scale`) are learned.
 
@@ -120,5 +121,6 @@ class PrototypeReadout(eqx.Module):
     def __call__(self, theta: Float[ArrayLike, "T k"]) -> Float[Array, "T vocab"]:
         theta = check_input(theta, "theta", f"(T, k={self.k})", self.k)
         s = cast(self, theta.dtype)
-        xt, xp = torus.lift(theta), torus.lift(s.prototypes)
-        return s.scale * (xt[..., 0] @ xp[..., 0].T + xt[..., 1] @ xp[..., 1].T)
+        st, ct = sincos(theta)  # the lift, from one shared range reduction
+        sp, cp = sincos(s.prototypes)
+        return s.scale * (ct @ cp.T + st @ sp.T)
