@@ -66,8 +66,8 @@ from syncattn import models
 from syncattn._kernels import status as kernel_status
 from syncattn._kernels._library import ENV as KERNEL_ENV
 from syncattn.training import (
-    auto_splits,
     TrainConfig,
+    auto_splits,
     make_optimizer,
     make_train_step,
     next_token_loss,

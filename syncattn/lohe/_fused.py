@@ -16,8 +16,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._checks import as_float, check_finite, check_scalar_range
-from .._types import Array, ArrayLike, Bool, Float, ScalarLike
 from .._kernels import kernel_enabled, pair_map
+from .._types import Array, ArrayLike, Bool, Float, ScalarLike
 from . import _attention as _att
 
 
