@@ -11,13 +11,12 @@ from __future__ import annotations
 import math
 
 import equinox as eqx
-import jax
 import jax.numpy as jnp
 
 from .._types import Array, ArrayLike, Int, PRNGKeyArray
 from ..geometry import Geometry, from_space
-from ._blocks import SwiGLU
-from ._common import cast, check_int, check_positive, linear, linear_many
+from ._blocks import SwiGLU, gated_silu
+from ._common import cast, check_int, check_positive, linear, linear_stacked
 from ._sync_attention import tangent_step
 
 
@@ -88,8 +87,8 @@ class LiftSwiGLU(eqx.Module):
         s = cast(self.ffn, geo.real_dtype(state))
         x = geo.lift(state)  # (T, m, k)
         T, m = x.shape[0], x.shape[1]
-        a, b = linear_many((s.w1, s.w3), x.reshape(T, m * self.k))
-        u = linear(s.w2, jax.nn.silu(a) * b).reshape(T, m, self.k)
+        y = linear_stacked((s.w1, s.w3), x.reshape(T, m * self.k))
+        u = linear(s.w2, gated_silu(y)).reshape(T, m, self.k)
         return tangent_step(geo, state, u, None, self.bound)
 
 
