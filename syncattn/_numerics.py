@@ -185,3 +185,49 @@ def _sincos32_jvp(primals, tangents):
     (x,), (dx,) = primals, tangents
     s, c = _sincos32(x)
     return (s, c), (c * dx, -s * dx)
+
+
+# 2 / (2i + 1), i = 7 .. 0: log(1 + e) = 2 atanh(u) = sum_i 2 u^(2i+1) / (2i + 1)
+_ATANH2_C = tuple(2.0 / (2 * i + 1) for i in range(8))
+
+
+def softplus(x):
+    r"""$\operatorname{softplus}(x) = \log(1 + e^x)$, as one polynomial elementwise kernel.
+
+    $$\operatorname{softplus}(x) = \max(x, 0) + \log(1 + e), \quad e = e^{-|x|} \in (0, 1],
+      \qquad \log(1 + e) = 2\operatorname{atanh}(u) = 2\sum_{i \ge 0} \frac{u^{2i+1}}{2i+1},
+      \quad u = \frac{e}{2 + e} \le \tfrac13$$
+
+    float32 (and narrower, computed in float32) sums the series to $u^{15}$ (the
+    remainder is below $10^{-9}$; $u$ is formed without cancellation, so small $e$ keep
+    their relative accuracy); float64 takes `jnp.log1p`. XLA:CPU lowers `jax.nn.softplus`
+    (a `logaddexp`) and `log1p` to slower scalar-heavy code: this form was measured about
+    3x faster in float32 (docs/benchmarks.md). Derivative: $\sigma(x) = 1/(1 + e)$ for
+    $x \ge 0$, $e/(1 + e)$ below, from the same $e$. Tested against float64 NumPy
+    (tests/test_softplus.py).
+    """
+    return _softplus(jnp.asarray(x))
+
+
+@jax.custom_jvp
+def _softplus(x):
+    e = jnp.exp(-jnp.abs(x))
+    return jnp.maximum(x, 0) + _log1p_unit(e)
+
+
+def _log1p_unit(e):
+    """log(1 + e) for e in [0, 1]."""
+    if e.dtype == jnp.float64 or not jnp.issubdtype(e.dtype, jnp.floating):
+        return jnp.log1p(e)
+    ef = e.astype(jnp.float32)
+    u = ef / (2.0 + ef)
+    return (u * _horner(u * u, _ATANH2_C)).astype(e.dtype)
+
+
+@_softplus.defjvp
+def _softplus_jvp(primals, tangents):
+    (x,), (dx,) = primals, tangents
+    e = jnp.exp(-jnp.abs(x))
+    y = jnp.maximum(x, 0) + _log1p_unit(e)
+    inv = 1.0 / (1.0 + e)
+    return y, dx * jnp.where(x >= 0, inv, e * inv)
