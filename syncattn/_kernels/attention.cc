@@ -712,13 +712,20 @@ HOT int64_t pair_keys(const PairShape& s, int64_t i0) {
   return s.causal ? std::min<int64_t>(std::min<int64_t>(i0 + R, s.n), s.m) : s.m;
 }
 
-template <int KIND>
+// FV > 0 (forward: at most FV output vectors per row) and DV > 0 (backward: at most DV da
+// vectors per row) keep the row accumulators in registers (R x FV, R x DV; the lanes past
+// the row's width guarded); 0: any width, the accumulators in memory.
+template <int KIND, int FV>
 HOT void pair_forward_item(const PairShape& s, PairScratch& w, int64_t it, float* O) {
-  const int64_t fv = s.Fp / VW;
+  const int64_t fv = s.Fp / VW;  // the row width in vectors (FV: its bound, if any)
+  constexpr int NA = FV > 0 ? FV : 1;
   for (int64_t i0 = 0; i0 < s.n; i0 += R) {
     const int64_t rows = std::min<int64_t>(R, s.n - i0), jend = pair_keys(s, i0);
     float* acc = w.acc.data();
-    std::fill(acc, acc + R * s.Fp, 0.0f);
+    vf racc[R][NA];
+    for (int r = 0; r < R; ++r)
+      for (int f = 0; f < NA; ++f) racc[r][f] = splat(0.0f);
+    if (FV == 0) std::fill(acc, acc + R * s.Fp, 0.0f);
     for (int64_t j0 = 0; j0 < jend; j0 += KC) {
       vf S[R][KV];
       pair_scores(s, w, i0, j0, S);
@@ -732,30 +739,47 @@ HOT void pair_forward_item(const PairShape& s, PairScratch& w, int64_t it, float
       const int64_t kn = std::min<int64_t>(KC, jend - j0);
       for (int64_t jj = 0; jj < kn; ++jj) {
         const float* cj = &w.crow[(j0 + jj) * s.Fp];
-        for (int64_t f = 0; f < fv; ++f) {
-          const vf c = load(cj + f * VW);
+        if constexpr (FV > 0) {
+          vf c[FV];
+          for (int f = 0; f < FV; ++f) c[f] = f < fv ? load(cj + f * VW) : splat(0.0f);
           for (int r = 0; r < R; ++r) {
-            float* ar = acc + r * s.Fp + f * VW;
-            store(ar, load(ar) + w.wbuf[r * KC + jj] * c);
+            const float wv = w.wbuf[r * KC + jj];
+            for (int f = 0; f < FV; ++f) racc[r][f] += wv * c[f];
+          }
+        } else {
+          for (int64_t f = 0; f < fv; ++f) {
+            const vf c = load(cj + f * VW);
+            for (int r = 0; r < R; ++r) {
+              float* ar = acc + r * s.Fp + f * VW;
+              store(ar, load(ar) + w.wbuf[r * KC + jj] * c);
+            }
           }
         }
       }
     }
+    if constexpr (FV > 0)
+      for (int r = 0; r < R; ++r)
+        for (int f = 0; f < FV; ++f)
+          if (f < fv) store(acc + r * s.Fp + f * VW, racc[r][f]);
     for (int64_t r = 0; r < rows; ++r)
       std::memcpy(O + (it * s.n + i0 + r) * s.F, acc + r * s.Fp, s.F * sizeof(float));
   }
 }
 
-template <int KIND>
+template <int KIND, int DV>
 HOT void pair_backward_item(const PairShape& s, PairScratch& w, int64_t it, float* dA, float* dB,
-                        float* dC) {
-  const int64_t dv = s.Dp / VW, fv = s.Fp / VW;
+                            float* dC) {
+  const int64_t dv = s.Dp / VW, fv = s.Fp / VW;  // widths in vectors (DV: a bound)
+  constexpr int NA = DV > 0 ? DV : 1;
   std::fill(w.db.begin(), w.db.end(), 0.0f);
   std::fill(w.dc.begin(), w.dc.end(), 0.0f);
   float* da = w.acc.data();
   for (int64_t i0 = 0; i0 < s.n; i0 += R) {
     const int64_t rows = std::min<int64_t>(R, s.n - i0), jend = pair_keys(s, i0);
-    std::fill(da, da + R * s.Dp, 0.0f);
+    vf rda[R][NA];
+    for (int r = 0; r < R; ++r)
+      for (int e = 0; e < NA; ++e) rda[r][e] = splat(0.0f);
+    if (DV == 0) std::fill(da, da + R * s.Dp, 0.0f);
     for (int64_t j0 = 0; j0 < jend; j0 += KC) {
       vf S[R][KV], P[R][KV];
       pair_scores(s, w, i0, j0, S);
@@ -785,16 +809,33 @@ HOT void pair_backward_item(const PairShape& s, PairScratch& w, int64_t it, floa
       const int64_t kn = std::min<int64_t>(KC, jend - j0);
       for (int64_t jj = 0; jj < kn; ++jj) {
         const int64_t j = j0 + jj;
-        for (int64_t e = 0; e < dv; ++e) {
-          const vf bj = load(&w.brow[j * s.Dp + e * VW]);
-          vf accb = load(&w.db[j * s.Dp + e * VW]);
+        if constexpr (DV > 0) {
+          vf bj[DV], accb[DV];
+          for (int e = 0; e < DV; ++e) {
+            bj[e] = e < dv ? load(&w.brow[j * s.Dp + e * VW]) : splat(0.0f);
+            accb[e] = e < dv ? load(&w.db[j * s.Dp + e * VW]) : splat(0.0f);
+          }
           for (int r = 0; r < R; ++r) {
             const float d = w.dsbuf[r * KC + jj];
-            accb += d * load(&w.a[(i0 + r) * s.Dp + e * VW]);
-            float* dar = da + r * s.Dp + e * VW;
-            store(dar, load(dar) + d * bj);
+            for (int e = 0; e < DV; ++e) {
+              if (e < dv) accb[e] += d * load(&w.a[(i0 + r) * s.Dp + e * VW]);
+              rda[r][e] += d * bj[e];
+            }
           }
-          store(&w.db[j * s.Dp + e * VW], accb);
+          for (int e = 0; e < DV; ++e)
+            if (e < dv) store(&w.db[j * s.Dp + e * VW], accb[e]);
+        } else {
+          for (int64_t e = 0; e < dv; ++e) {
+            const vf bj = load(&w.brow[j * s.Dp + e * VW]);
+            vf accb = load(&w.db[j * s.Dp + e * VW]);
+            for (int r = 0; r < R; ++r) {
+              const float d = w.dsbuf[r * KC + jj];
+              accb += d * load(&w.a[(i0 + r) * s.Dp + e * VW]);
+              float* dar = da + r * s.Dp + e * VW;
+              store(dar, load(dar) + d * bj);
+            }
+            store(&w.db[j * s.Dp + e * VW], accb);
+          }
         }
         for (int64_t f = 0; f < fv; ++f) {
           vf accc = load(&w.dc[j * s.Fp + f * VW]);
@@ -804,6 +845,10 @@ HOT void pair_backward_item(const PairShape& s, PairScratch& w, int64_t it, floa
         }
       }
     }
+    if constexpr (DV > 0)
+      for (int r = 0; r < R; ++r)
+        for (int e = 0; e < DV; ++e)
+          if (e < dv) store(da + r * s.Dp + e * VW, rda[r][e]);
     for (int64_t r = 0; r < rows; ++r)
       std::memcpy(dA + (it * s.n + i0 + r) * s.D, da + r * s.Dp, s.D * sizeof(float));
   }
@@ -811,6 +856,19 @@ HOT void pair_backward_item(const PairShape& s, PairScratch& w, int64_t it, floa
     std::memcpy(dB + (it * s.m + j) * s.D, &w.db[j * s.Dp], s.D * sizeof(float));
     std::memcpy(dC + (it * s.m + j) * s.F, &w.dc[j * s.Fp], s.F * sizeof(float));
   }
+}
+
+// One item: the register variants where the widths allow (forward: up to 3 output vectors
+// per row, F <= 48; backward: up to 2 da vectors per row, D <= 32), else the any-width one.
+template <int KIND>
+HOT void pair_item(const PairShape& s, PairScratch& w, int64_t it, bool backward,
+                   float* O, float* dA, float* dB, float* dC) {
+  if (backward) {
+    if (s.Dp / VW <= 2) return pair_backward_item<KIND, 2>(s, w, it, dA, dB, dC);
+    return pair_backward_item<KIND, 0>(s, w, it, dA, dB, dC);
+  }
+  if (s.Fp / VW <= 3) return pair_forward_item<KIND, 3>(s, w, it, O);
+  return pair_forward_item<KIND, 0>(s, w, it, O);
 }
 
 struct PairIO {
@@ -824,16 +882,10 @@ SYNCATTN_CLONES void pair_items(const PairShape& s, const PairIO& io, bool backw
   w.resize(s, backward);
   for (int64_t it; (it = next.fetch_add(1)) < s.N;) {
     w.gather(s, it, io.A, io.B, io.C, backward ? io.G : nullptr);
-    if (backward) {
-      if (s.kind == 0)
-        pair_backward_item<0>(s, w, it, io.dA, io.dB, io.dC);
-      else
-        pair_backward_item<1>(s, w, it, io.dA, io.dB, io.dC);
-    } else if (s.kind == 0) {
-      pair_forward_item<0>(s, w, it, io.O);
-    } else {
-      pair_forward_item<1>(s, w, it, io.O);
-    }
+    if (s.kind == 0)
+      pair_item<0>(s, w, it, backward, io.O, io.dA, io.dB, io.dC);
+    else
+      pair_item<1>(s, w, it, backward, io.O, io.dA, io.dB, io.dC);
     done.fetch_add(1, std::memory_order_release);
   }
 }
