@@ -20,7 +20,6 @@ import jax
 import jax.numpy as jnp
 
 from .._kernels import grouped_attention, grouped_heads, kernel_enabled, ungrouped_heads
-from .._numerics import softplus
 from .._types import Array, ArrayLike, Bool, Float, Inexact, PRNGKeyArray
 from ..geometry import Geometry
 from ._common import (
@@ -269,7 +268,7 @@ class SyncAttention(eqx.Module):
         return jnp.tile(rates, (self.n_heads, 1))
 
     def _gate(self, z):
-        g = softplus(z)  # the polynomial form (`_numerics.softplus`): XLA:CPU's is slower
+        g = jax.nn.softplus(z)
         if self.gate_norm == "none":
             return g
         tiny = jnp.finfo(g.dtype).tiny
