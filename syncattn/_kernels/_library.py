@@ -11,7 +11,7 @@ pair maps', forward and backward) registered with
 3. one in the cache directory (`_build.cache_dir`, where an editable install's hook
    and earlier lazy builds put it);
 4. a build into that cache now, under a file lock (once per source, flags and
-   jaxlib version; about 40 s on 2 cores, the three CPU clones of both kernels).
+   jaxlib version; about 40 s on the project's CI-sized machine: both kernels, three CPU clones each).
 
 A failure (no compiler, a compiler error, an unwritable cache) is reported once, as a
 one-line warning, and the pure-XLA path serves from then on. Why lazy and cached rather
