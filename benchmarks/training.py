@@ -20,6 +20,9 @@ For each model preset in `--configs` (default "1m"), on the same random byte bat
   fused CPU attention kernel (`syncattn._kernels`, the row named by the model) and with
   the pure-XLA attention (``SYNCATTN_ATTENTION_KERNEL=0`` while it is traced: the row
   ``MODEL/xla``), side by side; `--kernel on` / `off` keeps one;
+* **row blocks** (`--splits auto|N|both`): the loss's row blocks
+  (`syncattn.training.token_nll`; `auto`, the default, is what `syncattn train` uses:
+  2 on a multi-core CPU); `both` adds each model with one block (``MODEL/1-block``);
 * **one core** (`--cores 1`): the process pinned to its first N cores
   (`os.sched_setaffinity` before XLA starts; PyTorch gets N threads), a run of its own.
 
@@ -43,6 +46,9 @@ Usage:
         --out benchmarks/results/training-1m-kernel.json   # issue 42: the kernel on/off
     python benchmarks/training.py --cores 1 --skip-fwd-bwd --kernel on \
         --out benchmarks/results/training-1m-kernel-1core.json   # issue 42: one core
+    python benchmarks/training.py --models softmax kuramoto oscillator sphere --skip-fwd-bwd \
+        --kernel on --splits both --torch-compile \
+        --out benchmarks/results/training-1m-splits-torch.json   # issue 42: row blocks
 Writes benchmarks/results/training[-CONFIG-BACKEND].json and prints a markdown table.
 """
 
