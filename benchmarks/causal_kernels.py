@@ -5,9 +5,12 @@ Times value and gradient of one oscillator layer's two (T, T) products,
 over the batch with the anchors shared across it (as the position-anchor table is),
 at the "1m" sizes by default: batch 16, 4 heads, T = 256, d_h = 32, d_osc = 8.
 "dense" passes the causal mask whole (`causal=False`: every (T, T) entry formed);
-"blocked" passes `causal=True` (on CPU: query blocks, no key block above the
-diagonal). Gradients with respect to q, k, v and the anchors. Prints the median
-process CPU time (user + system) and wall time per call, alternating the two.
+"blocked" passes it with `causal=True` (on CPU: XLA by query blocks, no key block
+above the diagonal); "fused" passes no mask and `causal=True`, which on the CPU in
+float32 is the fused pair-map kernel (`syncattn._kernels.pair_map`, as the
+oscillator layer calls it). Gradients with respect to q, k, v and the anchors. Prints
+the median process CPU time (user + system) and wall time per call, the variants taking
+turns.
 
 Usage:
     python benchmarks/causal_kernels.py            # 1m sizes, 7 rounds
@@ -48,17 +51,17 @@ def main(argv=None) -> int:
     r = r / jnp.linalg.norm(r, axis=-1, keepdims=True)
     mask = jnp.tril(jnp.ones((T, T), bool))[None]
 
-    def make(causal):
+    def make(causal, m=mask):
         def layer(q, k, v, r):
-            h = lohe.masked_drive(q, k, r, mask=mask, kind="softplus", causal=causal)
+            h = lohe.masked_drive(q, k, r, mask=m, kind="softplus", causal=causal)
             z = h / jnp.linalg.norm(h, axis=-1, keepdims=True)
-            num, den = lohe.readout_sums(z, r, v, mask=mask, p=1, causal=causal)
+            num, den = lohe.readout_sums(z, r, v, mask=m, p=1, causal=causal)
             return jnp.sum(num / den)
 
         batched = jax.vmap(layer, (0, 0, 0, None))
         return jax.jit(jax.value_and_grad(lambda *x: jnp.sum(batched(*x)), (0, 1, 2, 3)))
 
-    fs = {"dense": make(False), "blocked": make(True)}
+    fs = {"dense": make(False), "blocked": make(True), "fused": make(True, None)}
     vals = {n: float(f(q, k, v, r)[0]) for n, f in fs.items()}
     cpu = {n: [] for n in fs}
     wall = {n: [] for n in fs}
@@ -72,11 +75,12 @@ def main(argv=None) -> int:
     load1 = os.getloadavg()[0]
     print(f"\nB={B}, H={H}, T={T}, d_h={a.d_head}, d_osc={a.d_osc}, {a.rounds} rounds, "
           f"{jax.default_backend()}; 1-min load average {load0:.2f} -> {load1:.2f}; "
-          f"values dense {vals['dense']:.6g}, blocked {vals['blocked']:.6g}\n")
-    print("| | dense | blocked | dense / blocked |\n|---|---:|---:|---:|")
+          "values " + ", ".join(f"{n} {x:.6g}" for n, x in vals.items()) + "\n")
+    print("| | dense | blocked | fused | dense / blocked | blocked / fused |\n"
+          "|---|---:|---:|---:|---:|---:|")
     for label, t in (("CPU ms/call", cpu), ("wall ms/call", wall)):
-        d, b = 1e3 * np.median(t["dense"]), 1e3 * np.median(t["blocked"])
-        print(f"| {label} | {d:.1f} | {b:.1f} | {d / b:.2f}x |")
+        d, b, f = (1e3 * np.median(t[n]) for n in ("dense", "blocked", "fused"))
+        print(f"| {label} | {d:.1f} | {b:.1f} | {f:.1f} | {d / b:.2f}x | {b / f:.2f}x |")
     return 0
 
 

@@ -18,7 +18,10 @@ the op times by category:
 
 Op times are thread times summed over XLA's concurrently running thunks, so they
 add up to more than the wall time on two cores; read the shares. A loaded machine
-inflates every op alike.
+inflates every op alike. The concurrency line splits the traced time by what ran at
+once: one library op alone (which threads itself), one elementwise fusion alone (one
+core, the other idle), two at once, or nothing. `--splits` sets the loss's row blocks
+(`syncattn.training.token_nll`; default "auto", what training uses).
 
 Usage:
     python benchmarks/profile_step.py --model softmax --config 1m   # batch 16 x 256
@@ -89,6 +92,8 @@ def main(argv=None) -> int:
     p.add_argument("--steps", type=int, default=3, help="profiled steps")
     p.add_argument("--top", type=int, default=20)
     p.add_argument("--json", type=Path)
+    p.add_argument("--splits", type=lambda t: t if t == "auto" else int(t), default="auto",
+                   help="the loss's row blocks: auto or an int")
     a = p.parse_args(argv)
     if a.model == "torch":
         return profile_torch(a)
@@ -103,14 +108,20 @@ def main(argv=None) -> int:
     import numpy as np
 
     from syncattn import models
-    from syncattn.training import TrainConfig, make_optimizer, make_train_step
+    from syncattn.training import (
+        TrainConfig,
+        make_optimizer,
+        make_train_step,
+        next_token_loss,
+    )
 
     cfg = models.get_config(a.config, attention=a.model)
     T = a.seq_len or min(256, cfg.max_len)
     model = models.build(cfg, key=jax.random.key(0))
     tc = TrainConfig.preset(a.config, batch_size=a.batch_size, seq_len=T)
     opt = make_optimizer(tc)
-    step = make_train_step(opt, pad_id=None)
+    step = make_train_step(opt, pad_id=None, loss=lambda m, t, k: next_token_loss(
+        m, t, key=k, splits=a.splits))
     state = [model, opt.init(eqx.filter(model, eqx.is_inexact_array)), jax.random.PRNGKey(0)]
     batch = jnp.asarray(np.random.default_rng(0).integers(0, 256, (a.batch_size, T + 1)), jnp.int32)
 
@@ -137,6 +148,8 @@ def main(argv=None) -> int:
         if e.get("ph") == "X" and e["name"] in info:
             per_op[e["name"]] += e.get("dur", 0) / a.steps / 1e3  # ms per step
     total = sum(per_op.values())
+    conc = _concurrency([e for e in events if e.get("ph") == "X" and e["name"] in info],
+                        a.steps)
     cats = collections.Counter()
     for name, ms in per_op.items():
         cats[category(name, *_shape_op(info[name]))] += ms
@@ -145,9 +158,36 @@ def main(argv=None) -> int:
     print(f"\n{a.model} {a.config}, batch {a.batch_size} x {T}, jax {jax.__version__}, "
           f"{jax.default_backend()}: wall {1e3 * wall:.0f} ms/step (profiled), op time "
           f"{total:.0f} ms/step summed over threads; 1-min load average {load[0]:.2f}\n")
+    print("concurrency (ms/step of traced time): " + ", ".join(
+        f"{k} {v:.1f}" for k, v in conc.items()) + "\n")
     _report(a, T, wall, total, load, cats, per_op, "op time", lambda name: (
         info[name][0].split("{")[0], info[name][2].removeprefix("jit(step)/")[-60:]))
     return 0
+
+
+def _concurrency(ops, steps):
+    """Traced time (ms per step) by what ran at once: "library alone" (a library dot
+    fusion or custom call), "elementwise alone" (any other fusion: one core), "two or
+    more", "none" (between ops)."""
+    edges = sorted([(e["ts"], 1, i) for i, e in enumerate(ops)]
+                   + [(e["ts"] + e["dur"], -1, i) for i, e in enumerate(ops)])
+    lib = ("ynn_", "xnn_", "dot", "custom-call", "onednn", "ffi")
+    out = collections.Counter()
+    running, last = set(), edges[0][0] if edges else 0
+    for t, d, i in edges:
+        if running:
+            if len(running) > 1:
+                key = "two or more"
+            else:
+                (j,) = running
+                kind = "library" if ops[j]["name"].startswith(lib) else "elementwise"
+                key = kind + " alone"
+            out[key] += (t - last) / steps / 1e3
+        elif last != t:
+            out["none"] += (t - last) / steps / 1e3
+        last = t
+        (running.add if d == 1 else running.discard)(i)
+    return dict(out.most_common())
 
 
 def _report(a, T, wall, total, load, cats, per_op, unit, columns=None, **meta):

@@ -224,7 +224,7 @@ def masked_drive(
     On the CPU backend in float32, with `mask=None` and the softplus coupling, the sums
     run in the fused pair-map kernel (`syncattn._kernels.pair_map`, C++ through
     `jax.ffi`): no $(n, m)$ array forward or backward, threaded over the batch; tested
-    equal to this composition (tests/lohe/test_fused.py).
+    equal to this composition (tests/_kernels/test_pair_kernel.py).
 
     Args:
         q: queries, shape `(*batch, n, d_h)`.

@@ -115,18 +115,33 @@ def test_jit_of_vmap_with_an_unbatched_argument():
     c = jax.random.normal(jax.random.key(9), (4, 64, 8), jnp.float32)
 
     def loss(fn):
-        per = lambda a, b: fn(a, b, c, kind="softplus", scale=0.2, causal=True)  # noqa: E731
-        return jax.jit(jax.value_and_grad(
-            lambda a, b, c_: jnp.sum(jnp.sin(jax.vmap(
-                lambda a, b: fn(a, b, c_, kind="softplus", scale=0.2, causal=True))(a, b))),
-            (0, 1, 2),
-        )), per
+        def total(a, b, c_):
+            per_row = lambda a, b: fn(a, b, c_, kind="softplus", scale=0.2, causal=True)  # noqa: E731
+            return jnp.sum(jnp.sin(jax.vmap(per_row)(a, b)))
 
-    (val, grads), (want, want_grads) = loss(pair_map)[0](a, b, c), loss(xla_pair_map)[0](a, b, c)
+        return jax.jit(jax.value_and_grad(total, (0, 1, 2))), total
+
+    fused, total = loss(pair_map)
+    assert "syncattn_pair_forward" in str(jax.make_jaxpr(total)(a, b, c))
+    (val, grads), (want, want_grads) = fused(a, b, c), loss(xla_pair_map)[0](a, b, c)
     assert_close(val, want, scale=20)
     for got, exp in zip(grads, want_grads):
         assert got.shape == exp.shape
         assert_close(got, exp, scale=40, atol=1e-4 * float(jnp.max(jnp.abs(exp))))
+
+
+@pytest.mark.parametrize("kind", ["softplus", "power"])
+def test_causal_rows_ignore_the_future(kind):
+    """Perturbing the keys and values after row t0 leaves rows 0..t0 bit for bit."""
+    a, b, c, _ = _inputs(6, (2,), 70, 70, 8, 5)
+    t0 = 40
+    noise = jax.random.normal(jax.random.key(7), b.shape, jnp.float32)
+    b2 = b.at[:, t0 + 1:].add(noise[:, t0 + 1:])
+    c2 = c.at[:, t0 + 1:].add(3.0)
+    kw = dict(kind=kind, scale=0.3, p=2, causal=True)
+    y, y2 = pair_map(a, b, c, **kw), pair_map(a, b2, c2, **kw)
+    assert np.array_equal(np.asarray(y[:, : t0 + 1]), np.asarray(y2[:, : t0 + 1]))
+    assert not np.allclose(np.asarray(y[:, t0 + 1:]), np.asarray(y2[:, t0 + 1:]))
 
 
 def test_bit_stable_run_to_run():
@@ -206,9 +221,13 @@ def test_oscillator_layer_equals_its_xla_path(monkeypatch):
 
     assert "syncattn_pair_forward" in str(jax.make_jaxpr(jax.vmap(layer))(x))
     val, grads = run()
+    # left padding: the drive goes by XLA with its mask, the readout (unmasked) by the kernel
+    pad = jnp.broadcast_to(jnp.arange(80) >= 10, (3, 80))
+    padded = jax.jit(jax.vmap(lambda x, m: layer(x, mask=m)))(x, pad)
     monkeypatch.setenv(_library.ENV, "0")
     assert "syncattn_pair" not in str(jax.make_jaxpr(jax.vmap(layer))(x))
     want, want_grads = run()
+    assert_close(padded, jax.jit(jax.vmap(lambda x, m: layer(x, mask=m)))(x, pad), scale=50)
     assert_close(val, want, scale=50)
     for g, w in zip(jax.tree.leaves(grads), jax.tree.leaves(want_grads)):
         assert_close(g, w, scale=200, atol=1e-5 * float(jnp.max(jnp.abs(w)) + 1e-30))
