@@ -76,7 +76,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--old", type=Path, required=True, help="checkout of the old code")
     p.add_argument("--new", type=Path, default=Path(__file__).resolve().parent.parent)
-    p.add_argument("--model", default="oscillator", choices=("softmax", "oscillator", "kuramoto"))
+    p.add_argument("--model", default="oscillator", choices=("softmax", "oscillator", "kuramoto", "sphere", "group"))
     p.add_argument("--config", default="1m")
     p.add_argument("--batch-size", type=int, default=16)
     p.add_argument("--seq-len", type=int, default=0, help="0: min(256, max_len)")

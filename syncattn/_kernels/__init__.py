@@ -11,7 +11,10 @@ groups before the head axis, $(T, G, H, D_g)$, where they lie. The kernel is bui
 use (or at install, where the build environment has jaxlib) with the C++ compiler
 found on the PATH; without one the pure-XLA path serves, after a one-line warning.
 `pair_map` is the same for the two pair maps of fixed-query attention (the drive's
-softplus coupling and the readout kernel), against `xla_pair_map`.
+softplus coupling and the readout kernel), against `xla_pair_map`; `sync_features`,
+`torus_step` and `sphere_step` are the elementwise maps around the synchronisation
+layers' attention (the gates and drifted lift; the layer's move on the torus and on the
+sphere), against `xla_sync_features`, `xla_torus_step` and `xla_sphere_step`.
 ``SYNCATTN_ATTENTION_KERNEL=0`` switches the kernels off (read at trace time).
 """
 
@@ -28,6 +31,14 @@ from ._attention import (
 )
 from ._library import status
 from ._pairs import pair_map, xla_pair_map
+from ._sync import (
+    sphere_step,
+    sync_features,
+    torus_step,
+    xla_sphere_step,
+    xla_sync_features,
+    xla_torus_step,
+)
 
 
 __all__ = [
@@ -38,9 +49,15 @@ __all__ = [
     "grouped_heads",
     "kernel_enabled",
     "pair_map",
+    "sphere_step",
     "status",
+    "sync_features",
+    "torus_step",
     "ungrouped_heads",
     "xla_attention",
     "xla_attention_lse",
     "xla_pair_map",
+    "xla_sphere_step",
+    "xla_sync_features",
+    "xla_torus_step",
 ]

@@ -1,4 +1,4 @@
-"""Compiling the CPU attention kernel (`attention.cc`) into a shared library.
+"""Compiling the CPU kernels (`attention.cc`, `sync.cc`, their `simd.h`) into one shared library.
 
 Shared by the install hook (`hatch_build.py`, which loads this file by path: it
 imports nothing from syncattn) and the lazy build of `syncattn._kernels` on first use.
@@ -23,7 +23,8 @@ import tempfile
 from pathlib import Path
 
 
-SOURCE = Path(__file__).with_name("attention.cc")
+SOURCES = tuple(Path(__file__).with_name(n) for n in ("attention.cc", "sync.cc"))
+HEADERS = (Path(__file__).with_name("simd.h"),)
 FLAGS = (
     "-std=c++17",
     "-O3",
@@ -47,8 +48,10 @@ def compiler() -> str | None:
 
 
 def key(jaxlib_version: str) -> str:
-    """The library's key: source, flags and jaxlib version, hashed (12 hex digits)."""
-    h = hashlib.sha256(SOURCE.read_bytes())
+    """The library's key: sources, header, flags and jaxlib version, hashed (12 hex digits)."""
+    h = hashlib.sha256()
+    for path in SOURCES + HEADERS:
+        h.update(path.read_bytes())
     h.update(" ".join(FLAGS).encode())
     h.update(jaxlib_version.encode())
     return h.hexdigest()[:12]
@@ -67,7 +70,8 @@ def cache_dir() -> Path:
 
 
 def build(target: Path, include_dir: str, cxx: str | None = None) -> Path:
-    """Compile `attention.cc` to `target` (atomic rename); returns `target`.
+    """Compile the sources to `target` (atomic rename): one compiler process per source,
+    at once, then one link; returns `target`.
 
     Raises:
         RuntimeError: no compiler, or the compiler failed (its message included).
@@ -78,14 +82,31 @@ def build(target: Path, include_dir: str, cxx: str | None = None) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(suffix=".so", dir=target.parent)
     os.close(fd)
-    # -isystem: jaxlib's FFI headers are not ours to warn about (-Wreturn-type in api.h)
-    cmd = [cxx, *FLAGS, "-isystem", include_dir, str(SOURCE), "-o", tmp]
-    try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-        if done.returncode != 0:
-            raise RuntimeError(f"{' '.join(cmd)} failed:\n{done.stderr[-4000:]}")
-        os.replace(tmp, target)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    with tempfile.TemporaryDirectory(dir=target.parent) as objdir:
+        objects = [str(Path(objdir) / (src.stem + ".o")) for src in SOURCES]
+        # -isystem: jaxlib's FFI headers are not ours to warn about (-Wreturn-type in api.h)
+        compiles = [
+            [cxx, *FLAGS, "-c", "-isystem", include_dir, str(src), "-o", obj]
+            for src, obj in zip(SOURCES, objects)
+        ]
+        link = [cxx, *FLAGS, *objects, "-o", tmp]
+        try:
+            procs = [
+                subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                for cmd in compiles
+            ]
+            for cmd, proc in zip(compiles, procs):
+                _, err = proc.communicate(timeout=600)
+                if proc.returncode != 0:
+                    raise RuntimeError(f"{' '.join(cmd)} failed:\n{err[-4000:]}")
+            done = subprocess.run(link, capture_output=True, text=True, timeout=600)
+            if done.returncode != 0:
+                raise RuntimeError(f"{' '.join(link)} failed:\n{done.stderr[-4000:]}")
+            os.replace(tmp, target)
+        finally:
+            for proc in locals().get("procs", []):
+                if proc.poll() is None:
+                    proc.kill()
+            if os.path.exists(tmp):
+                os.unlink(tmp)
     return target

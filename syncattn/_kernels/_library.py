@@ -1,7 +1,7 @@
 """Finding, building and registering the CPU attention library (`attention.cc`).
 
-`library()` returns the loaded library with its four targets (the attention's and the
-pair maps', forward and backward) registered with
+`library()` returns the loaded library with its ten targets (forward and backward of the
+attention, the pair maps, the sync layers' features and their torus and sphere steps) registered with
 `jax.ffi.register_ffi_target` (platform "cpu"), or None, in this order:
 
 1. ``SYNCATTN_ATTENTION_KERNEL=0`` (or ``off``/``false``): None, the pure-XLA path
@@ -11,7 +11,7 @@ pair maps', forward and backward) registered with
 3. one in the cache directory (`_build.cache_dir`, where an editable install's hook
    and earlier lazy builds put it);
 4. a build into that cache now, under a file lock (once per source, flags and
-   jaxlib version; about 40 s on the project's CI-sized machine: both kernels, three CPU clones each).
+   jaxlib version; about 40 s on the project's CI-sized machine: two sources compiled at once, three CPU clones each).
 
 A failure (no compiler, a compiler error, an unwritable cache) is reported once, as a
 one-line warning, and the pure-XLA path serves from then on. Why lazy and cached rather
@@ -34,6 +34,9 @@ from . import _build
 ENV = "SYNCATTN_ATTENTION_KERNEL"
 FORWARD, BACKWARD = "syncattn_attention_forward", "syncattn_attention_backward"
 PAIR_FORWARD, PAIR_BACKWARD = "syncattn_pair_forward", "syncattn_pair_backward"
+FEATURES_FORWARD, FEATURES_BACKWARD = "syncattn_features_forward", "syncattn_features_backward"
+TORUS_FORWARD, TORUS_BACKWARD = "syncattn_torus_forward", "syncattn_torus_backward"
+SPHERE_FORWARD, SPHERE_BACKWARD = "syncattn_sphere_forward", "syncattn_sphere_backward"
 
 _lock = threading.Lock()
 _state: dict = {}
@@ -74,6 +77,12 @@ def _load():
         (BACKWARD, "SyncattnAttentionBackward"),
         (PAIR_FORWARD, "SyncattnPairForward"),
         (PAIR_BACKWARD, "SyncattnPairBackward"),
+        (FEATURES_FORWARD, "SyncattnFeaturesForward"),
+        (FEATURES_BACKWARD, "SyncattnFeaturesBackward"),
+        (TORUS_FORWARD, "SyncattnTorusForward"),
+        (TORUS_BACKWARD, "SyncattnTorusBackward"),
+        (SPHERE_FORWARD, "SyncattnSphereForward"),
+        (SPHERE_BACKWARD, "SyncattnSphereBackward"),
     ):
         jax.ffi.register_ffi_target(
             name, jax.ffi.pycapsule(getattr(lib, symbol)), platform="cpu"

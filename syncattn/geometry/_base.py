@@ -238,6 +238,22 @@ class Geometry(abc.ABC):
         geometry declares `has_fused_step` (the sphere)."""
         raise NotImplementedError(f"{type(self).__name__} declares no fused step")
 
+    def plane_rates(self, omega: Array | None) -> Array | None:
+        r"""The drift as rates $w$ $(P, k)$ when it turns coordinate planes: $e^{-t\Omega_j}$
+        turns the planes $(x_{2p}, x_{2p+1})$ of the lift of oscillator $j$ by $t\,w_{pj}$
+        (the layers' fused CPU features, `syncattn._kernels.sync_features`); None (the
+        default) for another drift, or none."""
+        return None
+
+    def kernel_step(
+        self, state: Array, lift: Array, G: Array, gate: Array | None, bound: float
+    ) -> Array | None:
+        r"""`fused_step`'s value (the layer's move from the attention average $G$) by a
+        fused CPU kernel, given the lift $(T, m, k)$ of `state`; None (the default) where
+        the geometry has no such kernel or it does not apply (`kernel_enabled` false:
+        not float32 on the CPU). Tested equal to the plain composition."""
+        return None
+
     def order_parameter(
         self, state: Array, weights: Array | None = None, axis: int = 0
     ):

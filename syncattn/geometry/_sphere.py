@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import group, sphere
 from .._checks import check_finite, is_concrete
+from .._kernels import kernel_enabled, sphere_step
 from .._numerics import sincos
 from .._types import PRNGKeyArray
 from ._base import Geometry, drift_dtype, positions, turn_planes
@@ -172,6 +173,16 @@ class Sphere(Geometry):
         sinc = jnp.where(p, sin_n / nrm, 1.0) * f
         y = c[:, None, :] * zc + sinc[:, None, :] * u
         return y.transpose(0, 2, 1).astype(z.dtype)
+
+    def plane_rates(self, omega):
+        return omega.T if omega is not None and self.drift == "planes" else None
+
+    def kernel_step(self, z, lift, G, gate, bound):
+        r"""`fused_step` by `syncattn._kernels.sphere_step` (read from the lift, written as
+        states) in float32 on the CPU (else None)."""
+        if not kernel_enabled(z.dtype):
+            return None
+        return sphere_step(lift, G, gate, bound)
 
     def random_symmetry(self, key, dtype):
         Q = group.sample_haar(key, (), self.n, "so", dtype=dtype)

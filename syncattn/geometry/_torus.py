@@ -8,6 +8,7 @@ import math
 import jax
 import jax.numpy as jnp
 
+from .._kernels import kernel_enabled, torus_step
 from .._numerics import sincos
 from .._types import Array, PRNGKeyArray
 from ._base import Geometry, drift_dtype, positions
@@ -125,6 +126,16 @@ class Torus(Geometry):
         drift = theta.astype(wdt) + pos * omega.astype(wdt)[None, :]
         sn, c = sincos(drift)
         return jnp.stack([c.astype(theta.dtype), sn.astype(theta.dtype)], 1)
+
+    def plane_rates(self, omega):
+        return None if omega is None else omega[None, :]
+
+    def kernel_step(self, theta, lift, G, gate, bound):
+        r"""$\theta + \mathcal B_\beta(v \odot P_\theta G)$ by
+        `syncattn._kernels.torus_step` in float32 on the CPU (else None)."""
+        if not kernel_enabled(theta.dtype):
+            return None
+        return torus_step(theta, lift, G, gate, bound)
 
     def random_symmetry(self, key, dtype):
         return jax.random.uniform(key, (), dtype, minval=-math.pi, maxval=math.pi)

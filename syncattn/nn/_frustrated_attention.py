@@ -35,7 +35,13 @@ import jax
 import jax.numpy as jnp
 
 from .. import kuramoto
-from .._kernels import grouped_heads, ungrouped_heads
+from .._kernels import (
+    grouped_attention,
+    grouped_heads,
+    kernel_enabled,
+    torus_step,
+    ungrouped_heads,
+)
 from .._numerics import sincos
 from .._types import Array, ArrayLike, Bool, Complex, Float, PRNGKeyArray
 from ..geometry import Torus
@@ -321,9 +327,11 @@ class FrustratedAttention(SyncAttention):
         theta = geo.check(theta, self.k, "theta")
         T = theta.shape[0]
         km = check_key_mask(mask, T)
-        q, kk, v, gate = self._features(theta)
         s = cast(self, theta.dtype)
         H, M = self.n_heads, self.order
+        if M == 1 and not self.delay and kernel_enabled(theta.dtype):
+            return self._kernel_call(theta, km, s, diagnostics)
+        q, kk, v, gate, _ = self._features(theta)
         Z = W = None
         fused = (
             self.delay and theta.dtype != jnp.float64
@@ -363,6 +371,29 @@ class FrustratedAttention(SyncAttention):
         if W is not None:
             aux["delayed_order"] = jnp.hypot(W[:, 0], W[:, 1])
         return y, aux
+
+    def _kernel_call(self, theta, km, s, diagnostics):
+        r"""One harmonic, no delay, float32 on the CPU: the Kuramoto layer's fused path
+        (features, grouped attention, `_kernels.torus_step`) with the coefficient
+        $c_h$ per head, $F = \operatorname{Im}(c_h e^{-i\theta} Z)$ (at $c = 1$ the
+        Kuramoto layer's operations, bit for bit)."""
+        T = theta.shape[0]
+        q, kk, v, gate, x = self._features(theta, grouped=True)
+        Z = grouped_attention(q, kk, v, mask=km, causal=self.causal).reshape(T, 2, self.k)
+        cr, ci, _, _ = self._coupling(s, theta.dtype)
+        y = torus_step(theta, x, Z, gate, self.bound, (cr[:, 0], ci[:, 0]))
+        if not diagnostics:
+            return y
+        F = _daido_by_head(theta, Z, cr, ci)
+        w = None if km is None else jnp.where(jnp.any(km), km, True)
+        q, kk = grouped_heads(q), grouped_heads(kk)  # the diagnostics' layout
+        return y, {
+            "weights": attention_weights(q, kk, self.causal, km),
+            "coupling": F,
+            **self.geometry.orders(theta, Z, w),
+            "increment": bounded_increment(gate * F, self.bound),
+            "harmonic_order": jnp.hypot(Z[:, 0], Z[:, 1])[..., None],
+        }
 
     def _streams(self, theta, q, kk, km):
         """$Z^m$ and $W^m$, each $(T, 2M, k)$ laid out as `harmonic_lift`, through

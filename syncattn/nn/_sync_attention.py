@@ -19,7 +19,13 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from .._kernels import grouped_attention, grouped_heads, kernel_enabled, ungrouped_heads
+from .._kernels import (
+    grouped_attention,
+    grouped_heads,
+    kernel_enabled,
+    sync_features,
+    ungrouped_heads,
+)
 from .._types import Array, ArrayLike, Bool, Float, Inexact, PRNGKeyArray
 from ..geometry import Geometry
 from ._common import (
@@ -57,12 +63,23 @@ def bounded_increment(u: Float[Array, "T k"], bound: float) -> Float[Array, "T k
 
 
 def tangent_step(
-    geo: Geometry, state: Array, G: Array, gate: Array | None, bound: float
+    geo: Geometry,
+    state: Array,
+    G: Array,
+    gate: Array | None,
+    bound: float,
+    lift: Array | None = None,
 ) -> Array:
     r"""One layer's move: $s' = \operatorname{Exp}_s\big(\mathcal B_\beta(v \odot P_s G)\big)$,
     the composition `exp(state, bounded_tangent(gated(gate, tangent(state, G))))`
     (`gate` None: no gate), or the geometry's `fused_step` where it declares one
-    (`has_fused_step`; the sphere's: the same value in one coordinate-major pass)."""
+    (`has_fused_step`; the sphere's: the same value in one coordinate-major pass). Given
+    the `lift` $(T, m, k)$ of `state`, the geometry's `kernel_step` (a fused CPU kernel,
+    float32) where it has one."""
+    if lift is not None:
+        y = geo.kernel_step(state, lift, G, gate, bound)
+        if y is not None:
+            return y
     if geo.has_fused_step:
         return geo.fused_step(state, G, gate, bound)
     a = geo.tangent(state, G)
@@ -285,37 +302,54 @@ class SyncAttention(eqx.Module):
         return ungrouped_heads(y, self.geometry.m).reshape(T, self.geometry.m, self.k)
 
     def _features(self, state, grouped: bool = False):
-        """Queries, keys, values (T, H, m k_h) (scale folded into the queries), value gate;
-        `grouped`: in the coordinate-major layout (T, m, H, k_h) instead (the same
-        features, not transposed: `_kernels.grouped_heads` maps one to the other)."""
+        """Queries, keys, values (T, H, m k_h) (scale folded into the queries), value gate
+        and the lift (T, m, k); `grouped`: in the coordinate-major layout (T, m, H, k_h)
+        instead (the same features, not transposed: `_kernels.grouped_heads` maps one to
+        the other), the gates and drifted lift by the fused CPU kernel
+        (`_kernels.sync_features`) where the geometry's drift turns planes
+        (`plane_rates`) and the gates are on."""
         geo = self.geometry
         dtype = geo.real_dtype(state)
         s = cast(self, dtype)
         x = geo.lift(state)  # (T, m, k)
         T, m = x.shape[0], x.shape[1]
-        xf = x.reshape(T, m * self.k)
-        if self.gates:  # the three (m k -> k) maps of x as one GEMM
-            zq, zk, gate = linear_many((s.gate_q, s.gate_k, s.value_gate), xf)
-            gq, gk = self._gate(zq), self._gate(zk)
-        else:
-            gq = gk = jnp.ones((T, self.k), dtype)
-            gate = linear(s.value_gate, xf)
-        # the drift: the lift of e^{-t Omega} s_t (for the torus, statement 2: RoPE on
-        # the lift is the lift of the drifted phase); the raw (uncast) generator, so
-        # that its angles are formed in at least float32
-        xd = geo.drifted_lift(state, self.omega)
-        scale = jnp.exp(s.log_tau) / math.sqrt(self.k // self.n_heads)
         kh = self.k // self.n_heads
-        heads = (
-            (lambda y: y.reshape(T, m, self.n_heads, kh)) if grouped else self._heads
-        )
-        q = heads(gq[:, None, :] * xd) * scale
-        kk = heads(gk[:, None, :] * xd)
+        xf = x.reshape(T, m * self.k)
+        scale = jnp.exp(s.log_tau) / math.sqrt(kh)
+        rates = geo.plane_rates(self.omega) if grouped and self.gates else None
+        if rates is not None:  # the three (m k -> k) maps of x as one GEMM, then the kernel
+            zq, zk, gate = linear_many((s.gate_q, s.gate_k, s.value_gate), xf)
+            q, kk = sync_features(
+                x,
+                zq,
+                zk,
+                rates.astype(x.dtype),
+                scale.astype(x.dtype),
+                gate_norm=self.gate_norm,
+            )
+            q, kk = (a.reshape(T, m, self.n_heads, kh) for a in (q, kk))
+        else:
+            if self.gates:  # the three (m k -> k) maps of x as one GEMM
+                zq, zk, gate = linear_many((s.gate_q, s.gate_k, s.value_gate), xf)
+                gq, gk = self._gate(zq), self._gate(zk)
+            else:
+                gq = gk = jnp.ones((T, self.k), dtype)
+                gate = linear(s.value_gate, xf)
+            # the drift: the lift of e^{-t Omega} s_t (for the torus, statement 2: RoPE on
+            # the lift is the lift of the drifted phase); the raw (uncast) generator, so
+            # that its angles are formed in at least float32
+            xd = geo.drifted_lift(state, self.omega)
+            heads = (
+                (lambda y: y.reshape(T, m, self.n_heads, kh)) if grouped else self._heads
+            )
+            q = heads(gq[:, None, :] * xd) * scale
+            kk = heads(gk[:, None, :] * xd)
+        heads = (lambda y: y.reshape(T, m, self.n_heads, kh)) if grouped else self._heads
         if self.value == "learned":
             v = heads(linear(s.value_proj, xf).reshape(T, m, self.k))
         else:
             v = heads(x)
-        return q, kk, v, gate
+        return q, kk, v, gate, x
 
     def _call(
         self,
@@ -330,14 +364,14 @@ class SyncAttention(eqx.Module):
         km = check_key_mask(mask, T)
         # with the fused kernel, the coordinate-major lift goes in as it lies (T, m, H, k_h)
         grouped = kernel_enabled(geo.real_dtype(state))
-        q, kk, v, gate = self._features(state, grouped)
+        q, kk, v, gate, x = self._features(state, grouped)
         if grouped:
             G = grouped_attention(q, kk, v, mask=km, causal=self.causal)
             G = G.reshape(T, geo.m, self.k)
             q, kk = grouped_heads(q), grouped_heads(kk)  # the diagnostics' layout
         else:
             G = self._unheads(attend(q, kk, v, self.causal, km))  # (T, m, k)
-        y = tangent_step(geo, state, G, gate, self.bound)
+        y = tangent_step(geo, state, G, gate, self.bound, x if grouped else None)
         if not diagnostics:
             return y
         a = geo.tangent(state, G)  # the coupling: the tangent increment
