@@ -14,7 +14,9 @@ found on the PATH; without one the pure-XLA path serves, after a one-line warnin
 softplus coupling and the readout kernel), against `xla_pair_map`; `sync_features`,
 `torus_step` and `sphere_step` are the elementwise maps around the synchronisation
 layers' attention (the gates and drifted lift; the layer's move on the torus and on the
-sphere), against `xla_sync_features`, `xla_torus_step` and `xla_sphere_step`.
+sphere), against `xla_sync_features`, `xla_torus_step` and `xla_sphere_step`;
+`torus_lift` and `bounded_add` the torus lift and the bounded increment added, against
+`xla_torus_lift` and `xla_bounded_add`.
 ``SYNCATTN_ATTENTION_KERNEL=0`` switches the kernels off (read at trace time).
 """
 
@@ -32,17 +34,22 @@ from ._attention import (
 from ._library import status
 from ._pairs import pair_map, xla_pair_map
 from ._sync import (
+    bounded_add,
     sphere_step,
     sync_features,
+    torus_lift,
     torus_step,
+    xla_bounded_add,
     xla_sphere_step,
     xla_sync_features,
+    xla_torus_lift,
     xla_torus_step,
 )
 
 
 __all__ = [
     "allowed_keys",
+    "bounded_add",
     "causal_attention",
     "causal_attention_lse",
     "grouped_attention",
@@ -52,12 +59,15 @@ __all__ = [
     "sphere_step",
     "status",
     "sync_features",
+    "torus_lift",
     "torus_step",
     "ungrouped_heads",
     "xla_attention",
     "xla_attention_lse",
+    "xla_bounded_add",
     "xla_pair_map",
     "xla_sphere_step",
     "xla_sync_features",
+    "xla_torus_lift",
     "xla_torus_step",
 ]

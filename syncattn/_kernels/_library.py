@@ -1,7 +1,8 @@
 """Finding, building and registering the CPU attention library (`attention.cc`).
 
-`library()` returns the loaded library with its ten targets (forward and backward of the
-attention, the pair maps, the sync layers' features and their torus and sphere steps) registered with
+`library()` returns the loaded library with its fourteen targets (forward and backward of
+the attention, the pair maps, the sync layers' features, their torus and sphere steps,
+the torus lift and the bounded increment) registered with
 `jax.ffi.register_ffi_target` (platform "cpu"), or None, in this order:
 
 1. ``SYNCATTN_ATTENTION_KERNEL=0`` (or ``off``/``false``): None, the pure-XLA path
@@ -37,6 +38,8 @@ PAIR_FORWARD, PAIR_BACKWARD = "syncattn_pair_forward", "syncattn_pair_backward"
 FEATURES_FORWARD, FEATURES_BACKWARD = "syncattn_features_forward", "syncattn_features_backward"
 TORUS_FORWARD, TORUS_BACKWARD = "syncattn_torus_forward", "syncattn_torus_backward"
 SPHERE_FORWARD, SPHERE_BACKWARD = "syncattn_sphere_forward", "syncattn_sphere_backward"
+LIFT_FORWARD, LIFT_BACKWARD = "syncattn_lift_forward", "syncattn_lift_backward"
+BOUND_FORWARD, BOUND_BACKWARD = "syncattn_bound_forward", "syncattn_bound_backward"
 
 _lock = threading.Lock()
 _state: dict = {}
@@ -83,6 +86,10 @@ def _load():
         (TORUS_BACKWARD, "SyncattnTorusBackward"),
         (SPHERE_FORWARD, "SyncattnSphereForward"),
         (SPHERE_BACKWARD, "SyncattnSphereBackward"),
+        (LIFT_FORWARD, "SyncattnLiftForward"),
+        (LIFT_BACKWARD, "SyncattnLiftBackward"),
+        (BOUND_FORWARD, "SyncattnBoundForward"),
+        (BOUND_BACKWARD, "SyncattnBoundBackward"),
     ):
         jax.ffi.register_ffi_target(
             name, jax.ffi.pycapsule(getattr(lib, symbol)), platform="cpu"

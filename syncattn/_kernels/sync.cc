@@ -714,6 +714,123 @@ ffi::Error SphereBackward(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Bu
   return ffi::Error::Success();
 }
 
+// ---------------------------------------------------------------- torus lift, bounded add
+
+// lift: x_t = (cos th_t, sin th_t) (N, T, 2, k); backward dth = x_0 dx_1 - x_1 dx_0.
+// bounded add: y = th + f u, f = tanh(rho) / rho, rho = rms(u) / beta (per token, over the
+// last axis of k); backward du = f dy + (df/dsq) (2 / k) (dy . u) u (dth = dy, by the caller).
+
+SYNCATTN_CLONES void lift_rows(const float* TH, const float* X, const float* DX, float* OUT,
+                               int64_t k, int64_t r0, int64_t r1, bool backward) {
+  for (int64_t row = r0; row < r1; ++row) {
+    for (int64_t j = 0; j < k; j += VW) {
+      const int64_t cnt = k - j;
+      if (!backward) {
+        vf sn, cs;
+        vsincos(load_n(TH + row * k + j, cnt), sn, cs);
+        store_n(OUT + row * 2 * k + j, cs, cnt);
+        store_n(OUT + row * 2 * k + k + j, sn, cnt);
+      } else {
+        const float *x = X + row * 2 * k, *dx = DX + row * 2 * k;
+        store_n(OUT + row * k + j,
+                load_n(x + j, cnt) * load_n(dx + k + j, cnt) -
+                    load_n(x + k + j, cnt) * load_n(dx + j, cnt),
+                cnt);
+      }
+    }
+  }
+}
+
+SYNCATTN_CLONES void bound_rows(const float* TH, const float* U, const float* DY, float* OUT,
+                                int64_t k, double beta, int64_t r0, int64_t r1, bool backward) {
+  for (int64_t row = r0; row < r1; ++row) {
+    const float* u = U + row * k;
+    vf acc = splat(0.0f);
+    for (int64_t j = 0; j < k; j += VW) {
+      const vf uu = load_n(u + j, k - j);
+      acc += uu * uu;
+    }
+    const Bound bd = bound_factor(static_cast<double>(hsum(acc)) / static_cast<double>(k), beta);
+    if (!backward) {
+      for (int64_t j = 0; j < k; j += VW)
+        store_n(OUT + row * k + j, load_n(TH + row * k + j, k - j) + load_n(u + j, k - j) * bd.f,
+                k - j);
+      continue;
+    }
+    const float* dy = DY + row * k;
+    vf su = splat(0.0f);
+    for (int64_t j = 0; j < k; j += VW) su += load_n(dy + j, k - j) * load_n(u + j, k - j);
+    const float c1 = static_cast<float>(bd.dfdsq * 2.0 / static_cast<double>(k) * hsum(su));
+    for (int64_t j = 0; j < k; j += VW)
+      store_n(OUT + row * k + j, load_n(dy + j, k - j) * bd.f + load_n(u + j, k - j) * c1, k - j);
+  }
+}
+
+constexpr int64_t ROWS = 64;  // rows per work item
+
+ffi::Error LiftForward(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> th,
+                       ffi::ResultBuffer<ffi::F32> x) {
+  auto d = th.dimensions();
+  if (d.size() < 1) return ffi::Error::InvalidArgument("theta must be (..., k)");
+  const int64_t k = d[d.size() - 1], rows = k ? th.element_count() / k : 0;
+  if (rows * k == 0) return ffi::Error::Success();
+  const float* TH = th.typed_data();
+  float* X = x->typed_data();
+  for_items(pool, (rows + ROWS - 1) / ROWS, [=](int64_t item) {
+    lift_rows(TH, nullptr, nullptr, X, k, item * ROWS, std::min(rows, (item + 1) * ROWS), false);
+  });
+  return ffi::Error::Success();
+}
+
+ffi::Error LiftBackward(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> dx,
+                        ffi::ResultBuffer<ffi::F32> dth) {
+  auto d = x.dimensions();
+  if (d.size() < 2 || d[d.size() - 2] != 2 || dx.element_count() != x.element_count())
+    return ffi::Error::InvalidArgument("x and dx must be (..., 2, k)");
+  const int64_t k = d[d.size() - 1], rows = k ? x.element_count() / (2 * k) : 0;
+  if (rows * k == 0) return ffi::Error::Success();
+  const float *X = x.typed_data(), *DX = dx.typed_data();
+  float* DTH = dth->typed_data();
+  for_items(pool, (rows + ROWS - 1) / ROWS, [=](int64_t item) {
+    lift_rows(nullptr, X, DX, DTH, k, item * ROWS, std::min(rows, (item + 1) * ROWS), true);
+  });
+  return ffi::Error::Success();
+}
+
+ffi::Error BoundForward(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> th, ffi::Buffer<ffi::F32> u,
+                        ffi::ResultBuffer<ffi::F32> y, float bound) {
+  auto d = th.dimensions();
+  if (d.size() < 1 || u.element_count() != th.element_count())
+    return ffi::Error::InvalidArgument("theta and u must have one shape (..., k)");
+  if (!(bound > 0)) return ffi::Error::InvalidArgument("bound must be > 0");
+  const int64_t k = d[d.size() - 1], rows = k ? th.element_count() / k : 0;
+  if (rows * k == 0) return ffi::Error::Success();
+  const float *TH = th.typed_data(), *U = u.typed_data();
+  float* Y = y->typed_data();
+  const double beta = bound;
+  for_items(pool, (rows + ROWS - 1) / ROWS, [=](int64_t item) {
+    bound_rows(TH, U, nullptr, Y, k, beta, item * ROWS, std::min(rows, (item + 1) * ROWS), false);
+  });
+  return ffi::Error::Success();
+}
+
+ffi::Error BoundBackward(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> u, ffi::Buffer<ffi::F32> dy,
+                         ffi::ResultBuffer<ffi::F32> du, float bound) {
+  auto d = u.dimensions();
+  if (d.size() < 1 || dy.element_count() != u.element_count())
+    return ffi::Error::InvalidArgument("u and dy must have one shape (..., k)");
+  if (!(bound > 0)) return ffi::Error::InvalidArgument("bound must be > 0");
+  const int64_t k = d[d.size() - 1], rows = k ? u.element_count() / k : 0;
+  if (rows * k == 0) return ffi::Error::Success();
+  const float *U = u.typed_data(), *DY = dy.typed_data();
+  float* DU = du->typed_data();
+  const double beta = bound;
+  for_items(pool, (rows + ROWS - 1) / ROWS, [=](int64_t item) {
+    bound_rows(nullptr, U, DY, DU, k, beta, item * ROWS, std::min(rows, (item + 1) * ROWS), true);
+  });
+  return ffi::Error::Success();
+}
+
 }  // namespace
 
 #define SYNCATTN_EXPORT extern "C" __attribute__((visibility("default"))) XLA_FFI_Error*
@@ -723,6 +840,10 @@ SYNCATTN_EXPORT SyncattnTorusForward(XLA_FFI_CallFrame* call_frame);
 SYNCATTN_EXPORT SyncattnTorusBackward(XLA_FFI_CallFrame* call_frame);
 SYNCATTN_EXPORT SyncattnSphereForward(XLA_FFI_CallFrame* call_frame);
 SYNCATTN_EXPORT SyncattnSphereBackward(XLA_FFI_CallFrame* call_frame);
+SYNCATTN_EXPORT SyncattnLiftForward(XLA_FFI_CallFrame* call_frame);
+SYNCATTN_EXPORT SyncattnLiftBackward(XLA_FFI_CallFrame* call_frame);
+SYNCATTN_EXPORT SyncattnBoundForward(XLA_FFI_CallFrame* call_frame);
+SYNCATTN_EXPORT SyncattnBoundBackward(XLA_FFI_CallFrame* call_frame);
 
 using F32 = ffi::Buffer<ffi::F32>;
 using R32 = ffi::ResultBuffer<ffi::F32>;
@@ -777,3 +898,23 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(SyncattnSphereBackward, SphereBackward,
                                   .Ret<F32>().Ret<F32>().Ret<F32>()
                                   .Attr<float>("bound")
                                   .Attr<int32_t>("has_gate"));
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SyncattnLiftForward, LiftForward,
+                              ffi::Ffi::Bind().Ctx<ffi::ThreadPool>().Arg<F32>().Ret<F32>());
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SyncattnLiftBackward, LiftBackward,
+                              ffi::Ffi::Bind().Ctx<ffi::ThreadPool>().Arg<F32>().Arg<F32>().Ret<F32>());
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SyncattnBoundForward, BoundForward,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::ThreadPool>()
+                                  .Arg<F32>().Arg<F32>()
+                                  .Ret<F32>()
+                                  .Attr<float>("bound"));
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SyncattnBoundBackward, BoundBackward,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::ThreadPool>()
+                                  .Arg<F32>().Arg<F32>()
+                                  .Ret<F32>()
+                                  .Attr<float>("bound"));

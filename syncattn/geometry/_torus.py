@@ -8,7 +8,7 @@ import math
 import jax
 import jax.numpy as jnp
 
-from .._kernels import kernel_enabled, torus_step
+from .._kernels import kernel_enabled, torus_lift, torus_step
 from .._numerics import sincos
 from .._types import Array, PRNGKeyArray
 from ._base import Geometry, drift_dtype, positions
@@ -62,6 +62,14 @@ class Torus(Geometry):
     def embed(self, theta):
         sn, c = sincos(theta)
         return jnp.stack([c, sn], -1)
+
+    def lift(self, theta):
+        r"""$(T, k) \to (T, 2, k)$: $(\cos\theta, \sin\theta)$ coordinate-major, by the
+        fused CPU kernel in float32 on the CPU (`syncattn._kernels.torus_lift`: the same
+        sine and cosine), else `swapaxes(embed)`."""
+        if kernel_enabled(theta.dtype):
+            return torus_lift(theta)
+        return super().lift(theta)
 
     def unembed(self, x):
         return x

@@ -89,7 +89,7 @@ class LiftSwiGLU(eqx.Module):
         T, m = x.shape[0], x.shape[1]
         y = linear_stacked((s.w1, s.w3), x.reshape(T, m * self.k))
         u = linear(s.w2, gated_silu(y)).reshape(T, m, self.k)
-        return tangent_step(geo, state, u, None, self.bound)
+        return tangent_step(geo, state, u, None, self.bound, x)  # x: the kernel's lift
 
 
 class StateEmbedding(eqx.Module):

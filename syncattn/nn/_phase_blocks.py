@@ -8,11 +8,14 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from .._numerics import sincos
+from .._kernels import bounded_add
 from .._types import Array, ArrayLike, Float, Int, PRNGKeyArray
+from ..geometry import Torus
 from ._blocks import SwiGLU
 from ._common import cast, check_input, check_int, check_positive
-from ._sync_attention import bounded_increment
+
+
+_TORUS = Torus()
 
 
 class PhaseEmbedding(eqx.Module):
@@ -83,7 +86,7 @@ class AngleSwiGLU(eqx.Module):
 
     def __call__(self, theta: Float[ArrayLike, "T k"]) -> Float[Array, "T k"]:
         theta = check_input(theta, "theta", f"(T, k={self.k})", self.k)
-        return theta + bounded_increment(self.ffn(theta), self.bound)
+        return bounded_add(theta, self.ffn(theta), self.bound)  # the fused kernel in float32
 
 
 class PrototypeReadout(eqx.Module):
@@ -92,8 +95,9 @@ class PrototypeReadout(eqx.Module):
     $$\ell_{tv} = \sigma \sum_{j=1}^k \cos(\theta_{tj} - \varphi_{vj})
       = \sigma\big(\cos\theta_t \cdot \cos\varphi_v + \sin\theta_t \cdot \sin\varphi_v\big)$$
 
-    computed as two matrix products of the lifts ([`syncattn.torus.lift`][], here
-    through `syncattn._numerics.sincos`, the vectorised sine and cosine);
+    computed as one matrix product of the lifts $(\cos\theta_t, \sin\theta_t) \in
+    \mathbb{R}^{2k}$ ([`syncattn.geometry.Torus`][]'s `lift`: `syncattn._numerics.sincos`,
+    or its fused CPU kernel in float32);
     $\varphi \in \mathbb{R}^{V\times k}$ and the scale $\sigma$ (initially $1/\sqrt{k}$
     times `scale`) are learned.
 
@@ -121,6 +125,8 @@ class PrototypeReadout(eqx.Module):
     def __call__(self, theta: Float[ArrayLike, "T k"]) -> Float[Array, "T vocab"]:
         theta = check_input(theta, "theta", f"(T, k={self.k})", self.k)
         s = cast(self, theta.dtype)
-        st, ct = sincos(theta)  # the lift, from one shared range reduction
-        sp, cp = sincos(s.prototypes)
-        return s.scale * (ct @ cp.T + st @ sp.T)
+        T, V = theta.shape[0], s.prototypes.shape[0]
+        # the lifts (cos, sin) as (T, 2k) and (V, 2k): one product (fused lift in float32)
+        x = _TORUS.lift(theta).reshape(T, 2 * self.k)
+        xp = _TORUS.lift(s.prototypes).reshape(V, 2 * self.k)
+        return s.scale * (x @ xp.T)
