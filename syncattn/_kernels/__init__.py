@@ -16,7 +16,8 @@ softplus coupling and the readout kernel), against `xla_pair_map`; `sync_feature
 layers' attention (the gates and drifted lift; the layer's move on the torus and on the
 sphere), against `xla_sync_features`, `xla_torus_step` and `xla_sphere_step`;
 `torus_lift` and `bounded_add` the torus lift and the bounded increment added, against
-`xla_torus_lift` and `xla_bounded_add`.
+`xla_torus_lift` and `xla_bounded_add`; `gated_silu` and `rms_norm` the models'
+feed-forward activation and normalisation, against `xla_gated_silu` and `xla_rms_norm`.
 ``SYNCATTN_ATTENTION_KERNEL=0`` switches the kernels off (read at trace time).
 """
 
@@ -31,6 +32,7 @@ from ._attention import (
     xla_attention,
     xla_attention_lse,
 )
+from ._blocks import gated_silu, rms_norm, xla_gated_silu, xla_rms_norm
 from ._library import status
 from ._pairs import pair_map, xla_pair_map
 from ._sync import (
@@ -52,10 +54,12 @@ __all__ = [
     "bounded_add",
     "causal_attention",
     "causal_attention_lse",
+    "gated_silu",
     "grouped_attention",
     "grouped_heads",
     "kernel_enabled",
     "pair_map",
+    "rms_norm",
     "sphere_step",
     "status",
     "sync_features",
@@ -65,7 +69,9 @@ __all__ = [
     "xla_attention",
     "xla_attention_lse",
     "xla_bounded_add",
+    "xla_gated_silu",
     "xla_pair_map",
+    "xla_rms_norm",
     "xla_sphere_step",
     "xla_sync_features",
     "xla_torus_lift",

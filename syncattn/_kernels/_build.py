@@ -1,4 +1,5 @@
-"""Compiling the CPU kernels (`attention.cc`, `sync.cc`, their `simd.h`) into one shared library.
+"""Compiling the CPU kernels (`attention.cc`, `sync.cc`, `blocks.cc`, their `simd.h`) into one
+shared library.
 
 Shared by the install hook (`hatch_build.py`, which loads this file by path: it
 imports nothing from syncattn) and the lazy build of `syncattn._kernels` on first use.
@@ -23,7 +24,7 @@ import tempfile
 from pathlib import Path
 
 
-SOURCES = tuple(Path(__file__).with_name(n) for n in ("attention.cc", "sync.cc"))
+SOURCES = tuple(Path(__file__).with_name(n) for n in ("attention.cc", "sync.cc", "blocks.cc"))
 HEADERS = (Path(__file__).with_name("simd.h"),)
 FLAGS = (
     "-std=c++17",

@@ -1,8 +1,8 @@
 """Finding, building and registering the CPU attention library (`attention.cc`).
 
-`library()` returns the loaded library with its fourteen targets (forward and backward of
-the attention, the pair maps, the sync layers' features, their torus and sphere steps,
-the torus lift and the bounded increment) registered with
+`library()` returns the loaded library with its eighteen targets (forward and backward
+of the attention, the pair maps, the sync layers' features, their torus and sphere steps,
+the torus lift, the bounded increment, the gated SiLU and RMSNorm) registered with
 `jax.ffi.register_ffi_target` (platform "cpu"), or None, in this order:
 
 1. ``SYNCATTN_ATTENTION_KERNEL=0`` (or ``off``/``false``): None, the pure-XLA path
@@ -12,7 +12,7 @@ the torus lift and the bounded increment) registered with
 3. one in the cache directory (`_build.cache_dir`, where an editable install's hook
    and earlier lazy builds put it);
 4. a build into that cache now, under a file lock (once per source, flags and
-   jaxlib version; about 40 s on the project's CI-sized machine: two sources compiled at once, three CPU clones each).
+   jaxlib version; about 40 s on the project's CI-sized machine: three sources compiled at once, three CPU clones each).
 
 A failure (no compiler, a compiler error, an unwritable cache) is reported once, as a
 one-line warning, and the pure-XLA path serves from then on. Why lazy and cached rather
@@ -40,6 +40,8 @@ TORUS_FORWARD, TORUS_BACKWARD = "syncattn_torus_forward", "syncattn_torus_backwa
 SPHERE_FORWARD, SPHERE_BACKWARD = "syncattn_sphere_forward", "syncattn_sphere_backward"
 LIFT_FORWARD, LIFT_BACKWARD = "syncattn_lift_forward", "syncattn_lift_backward"
 BOUND_FORWARD, BOUND_BACKWARD = "syncattn_bound_forward", "syncattn_bound_backward"
+SILU_FORWARD, SILU_BACKWARD = "syncattn_silu_forward", "syncattn_silu_backward"
+RMS_FORWARD, RMS_BACKWARD = "syncattn_rms_forward", "syncattn_rms_backward"
 
 _lock = threading.Lock()
 _state: dict = {}
@@ -90,6 +92,10 @@ def _load():
         (LIFT_BACKWARD, "SyncattnLiftBackward"),
         (BOUND_FORWARD, "SyncattnBoundForward"),
         (BOUND_BACKWARD, "SyncattnBoundBackward"),
+        (SILU_FORWARD, "SyncattnSiluForward"),
+        (SILU_BACKWARD, "SyncattnSiluBackward"),
+        (RMS_FORWARD, "SyncattnRmsForward"),
+        (RMS_BACKWARD, "SyncattnRmsBackward"),
     ):
         jax.ffi.register_ffi_target(
             name, jax.ffi.pycapsule(getattr(lib, symbol)), platform="cpu"

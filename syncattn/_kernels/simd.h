@@ -124,4 +124,38 @@ void parallel(ffi::ThreadPool& pool, int64_t items, Body body) {
   while (state->done.load(std::memory_order_acquire) < items) std::this_thread::yield();
 }
 
+// Run `body(item)` for items 0, ..., items - 1 on the pool (each item by one thread).
+template <typename Body>
+void for_items(ffi::ThreadPool& pool, int64_t items, Body body) {
+  parallel(pool, items, [items, body](std::atomic<int64_t>& next, std::atomic<int64_t>& done) {
+    for (int64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < items;) {
+      body(i);
+      done.fetch_add(1, std::memory_order_release);
+    }
+  });
+}
+
+// The first n < VW lanes of a vector (the rest 0), and back; whole vectors for n >= VW.
+HOT vf load_n(const float* p, int64_t n) {
+  if (n >= VW) return load(p);
+  vf r = splat(0.0f);
+  std::memcpy(&r, p, n * sizeof(float));
+  return r;
+}
+
+HOT void store_n(float* p, vf x, int64_t n) {
+  if (n >= VW) {
+    store(p, x);
+    return;
+  }
+  std::memcpy(p, &x, n * sizeof(float));
+}
+
+// Lanes >= n to 0.
+HOT vf lanes(vf x, int64_t n) {
+  if (n >= VW) return x;
+  const vi iota = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+  return (vf)((vi)x & (iota < static_cast<int32_t>(n)));
+}
+
 }  // namespace

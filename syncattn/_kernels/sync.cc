@@ -50,28 +50,6 @@ namespace {
 constexpr int64_t TB = 16;  // tokens per work item
 constexpr float TINY = std::numeric_limits<float>::min();
 
-HOT vf load_n(const float* p, int64_t n) {
-  if (n >= VW) return load(p);
-  vf r = splat(0.0f);
-  std::memcpy(&r, p, n * sizeof(float));
-  return r;
-}
-
-HOT void store_n(float* p, vf x, int64_t n) {
-  if (n >= VW) {
-    store(p, x);
-    return;
-  }
-  std::memcpy(p, &x, n * sizeof(float));
-}
-
-// Lanes >= n to 0.
-HOT vf lanes(vf x, int64_t n) {
-  if (n >= VW) return x;
-  const vi iota = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-  return (vf)((vi)x & (iota < static_cast<int32_t>(n)));
-}
-
 // (sin x, cos x) in float32: the reduction and polynomials of syncattn._numerics._sincos32
 // (k = round(2x / pi), a three-part Cody-Waite split of pi/2, degree-9/10 Taylor
 // polynomials on |r| <= pi/4, an exact rotation by k quarter turns); |x| < 2^22.
@@ -131,17 +109,6 @@ inline Bound bound_factor(double sq, double beta) {
   else
     fp_over_rho = ((1.0 - th * th) * rho - th) / (rho * rho * rho);
   return {static_cast<float>(th / rho), fp_over_rho / (2.0 * beta * beta)};
-}
-
-// Run `body(item)` over items (n, token block) on the pool.
-template <typename Body>
-void for_items(ffi::ThreadPool& pool, int64_t items, Body body) {
-  parallel(pool, items, [items, body](std::atomic<int64_t>& next, std::atomic<int64_t>& done) {
-    for (int64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < items;) {
-      body(i);
-      done.fetch_add(1, std::memory_order_release);
-    }
-  });
 }
 
 // ------------------------------------------------------------------------------ features

@@ -6,6 +6,8 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
+from .._kernels import gated_silu as fused_gated_silu
+from .._kernels import kernel_enabled, rms_norm
 from .._types import Array, ArrayLike, Float, PRNGKeyArray
 from ._common import (
     cast,
@@ -53,23 +55,31 @@ class SwiGLU(eqx.Module):
         return linear(s.w2, gated_silu(y))
 
 
-@jax.custom_vjp
 def gated_silu(y: Float[ArrayLike, "... two_h"]) -> Float[Array, "... h"]:
     r"""SwiGLU's hidden activation from the stacked product $y = [a \,\Vert\, b]$.
 
     $$h = \operatorname{silu}(a) \odot b = a\,\sigma(a) \odot b, \qquad
-      ar a = ar h \odot b\,\sigma(a)ig(1 + a(1 - \sigma(a))ig), \qquad
-      ar b = ar h \odot a\,\sigma(a)$$
+      \bar a = \bar h \odot b\,\sigma(a)\big(1 + a(1 - \sigma(a))\big), \qquad
+      \bar b = \bar h \odot a\,\sigma(a)$$
 
-    Its VJP returns $[ar a \,\Vert\, ar b]$ in one array (the gradient of the one
+    Its VJP returns $[\bar a \,\Vert\, \bar b]$ in one array (the gradient of the one
     stacked product), not two halves joined by a concatenation; equal to
-    `jax.nn.silu(a) * b` and its autodiff (tests/nn/test_blocks.py)."""
+    `jax.nn.silu(a) * b` and its autodiff (tests/nn/test_blocks.py). In float32 on the CPU
+    it is the fused kernel `syncattn._kernels.gated_silu` (the same VJP)."""
+    y = jnp.asarray(y)
+    if kernel_enabled(y.dtype):
+        return fused_gated_silu(y)
+    return _gated_silu(y)
+
+
+@jax.custom_vjp
+def _gated_silu(y):
     a, b = jnp.split(y, 2, axis=-1)
     return jax.nn.silu(a) * b
 
 
 def _gated_silu_fwd(y):
-    return gated_silu(y), y
+    return _gated_silu(y), y
 
 
 def _gated_silu_bwd(y, g):
@@ -79,7 +89,7 @@ def _gated_silu_bwd(y, g):
     return (jnp.concatenate([da, g * a * sig], -1),)
 
 
-gated_silu.defvjp(_gated_silu_fwd, _gated_silu_bwd)
+_gated_silu.defvjp(_gated_silu_fwd, _gated_silu_bwd)
 
 
 class RMSNorm(eqx.Module):
@@ -88,7 +98,8 @@ class RMSNorm(eqx.Module):
     $$\mathrm{RMSNorm}(x) = g \odot \frac{x}{\sqrt{\frac1d \sum_i x_i^2 + \epsilon}}$$
 
     The statistic is computed in at least float32 (bfloat16 inputs are upcast), and
-    $x = 0$ maps to 0 with finite gradients ($\epsilon > 0$).
+    $x = 0$ maps to 0 with finite gradients ($\epsilon > 0$). In float32 on the CPU it is
+    the fused kernel `syncattn._kernels.rms_norm`.
 
     Args:
         d_model: width $d$.
@@ -106,6 +117,8 @@ class RMSNorm(eqx.Module):
 
     def __call__(self, x: Float[ArrayLike, "T d_model"]) -> Float[Array, "T d_model"]:
         x = check_input(x, "x", f"(T, d_model={self.d_model})", self.d_model)
+        if kernel_enabled(x.dtype):  # float32 on the CPU: the fused kernel
+            return rms_norm(x, self.weight.astype(x.dtype), self.eps)
         wdt = jnp.promote_types(x.dtype, jnp.float32)
         xf = x.astype(wdt)
         inv = jax.lax.rsqrt(jnp.mean(xf * xf, -1, keepdims=True) + self.eps)
