@@ -6,8 +6,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from .._kernels import gated_silu as fused_gated_silu
-from .._kernels import kernel_enabled, rms_norm
+from .._kernels import gated_silu as fused_gated_silu, kernel_enabled, rms_norm
 from .._types import Array, ArrayLike, Float, PRNGKeyArray
 from ._common import (
     cast,
