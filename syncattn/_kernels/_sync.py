@@ -42,7 +42,8 @@ def _turned(x, rates):
     """$R_t x_t$: planes $(2p, 2p+1)$ of the coordinate axis turned by $t\\,w_{pj}$."""
     T, P = x.shape[-3], rates.shape[-2]
     pos = jnp.arange(T, dtype=x.dtype)
-    sn, c = sincos(pos[:, None, None] * rates[..., None, :, :])  # (..., T, P, k)
+    sn, c = sincos(pos[:, None, None] * rates[None])  # (T, P, k)
+    sn, c = (a.reshape((1,) * (x.ndim - 3) + a.shape) for a in (sn, c))  # x's rank
     xa, xb = x[..., 0 : 2 * P : 2, :], x[..., 1 : 2 * P : 2, :]
     turned = jnp.stack([c * xa - sn * xb, sn * xa + c * xb], -2)
     turned = turned.reshape(x.shape[:-2] + (2 * P, x.shape[-1]))
@@ -198,7 +199,8 @@ def xla_torus_step(
     if coef is not None:
         k = theta.shape[-1]
         cr, ci = (_per_coordinate(jnp.asarray(c), k) for c in coef)
-        a = cr[..., None, :] * a + ci[..., None, :] * (x0 * G0 + x1 * G1)
+        cr, ci = (c.reshape((1,) * (a.ndim - 1) + c.shape) for c in (cr, ci))
+        a = cr * a + ci * (x0 * G0 + x1 * G1)
     u = a if gate is None else jnp.asarray(gate) * a
     return theta + u * _bounded(u, bound, (-1,))
 

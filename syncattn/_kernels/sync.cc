@@ -217,8 +217,9 @@ SYNCATTN_CLONES void features_item(const FeatShape& s, const FeatIO& io, int64_t
     if (!backward) continue;
     // the gate normalisation's backward: dsp = dg / M - [mean > tiny] sum(dg sp) / (k M^2)
     const float kf = static_cast<float>(s.k);
-    const float shift_q = (s.norm && mean_q > TINY) ? -hsum(sq_q) / (kf * Mq * Mq) : 0.0f;
-    const float shift_k = (s.norm && mean_k > TINY) ? -hsum(sq_k) / (kf * Mk * Mk) : 0.0f;
+    // (sum / M) / (k M), not sum / (k M^2): M^2 underflows for gates far below 0
+    const float shift_q = (s.norm && mean_q > TINY) ? -(hsum(sq_q) / Mq) / (kf * Mq) : 0.0f;
+    const float shift_k = (s.norm && mean_k > TINY) ? -(hsum(sq_k) / Mk) / (kf * Mk) : 0.0f;
     for (int64_t j = 0; j < s.k; j += VW) {
       const int64_t cnt = s.k - j;
       store_n(io.DZQ + row * s.k + j, (load(dgq + j) / Mq + shift_q) * load(sgq + j), cnt);
