@@ -17,7 +17,8 @@ layers' attention (the gates and drifted lift; the layer's move on the torus and
 sphere), against `xla_sync_features`, `xla_torus_step` and `xla_sphere_step`;
 `torus_lift` and `bounded_add` the torus lift and the bounded increment added, against
 `xla_torus_lift` and `xla_bounded_add`; `gated_silu` and `rms_norm` the models'
-feed-forward activation and normalisation, against `xla_gated_silu` and `xla_rms_norm`.
+feed-forward activation and normalisation, against `xla_gated_silu` and `xla_rms_norm`;
+`swap_minor` the swap of the last two axes (the sphere's lift).
 ``SYNCATTN_ATTENTION_KERNEL=0`` switches the kernels off (read at trace time).
 """
 
@@ -32,7 +33,7 @@ from ._attention import (
     xla_attention,
     xla_attention_lse,
 )
-from ._blocks import gated_silu, rms_norm, xla_gated_silu, xla_rms_norm
+from ._blocks import gated_silu, rms_norm, swap_minor, xla_gated_silu, xla_rms_norm
 from ._library import status
 from ._pairs import pair_map, xla_pair_map
 from ._sync import (
@@ -62,6 +63,7 @@ __all__ = [
     "rms_norm",
     "sphere_step",
     "status",
+    "swap_minor",
     "sync_features",
     "torus_lift",
     "torus_step",

@@ -4,7 +4,8 @@ r"""The models' feed-forward activation and normalisation through the fused CPU 
 * `gated_silu`: SwiGLU's hidden activation $\operatorname{silu}(a) \odot b$ of the stacked
   product $y = [a \Vert b]$ ([`syncattn.nn.gated_silu`][] takes it in float32 on the CPU);
 * `rms_norm`: $g \odot x / \sqrt{\operatorname{mean}(x^2) + \epsilon}$
-  ([`syncattn.nn.RMSNorm`][] takes it in float32 on the CPU).
+  ([`syncattn.nn.RMSNorm`][] takes it in float32 on the CPU);
+* `swap_minor`: the last two axes swapped (the sphere's lift in float32 on the CPU).
 
 Each has its kernel's hand-written VJP and is tested against its `xla_` composition
 (values and gradients, under `jit` and `vmap`). Where `kernel_enabled` is false the
@@ -128,3 +129,37 @@ def rms_norm(
     if x.dtype != weight.dtype or not kernel_enabled(x.dtype):
         return xla_rms_norm(x, weight, eps)
     return _rms(x, jnp.broadcast_to(weight, x.shape[:-2] + weight.shape), float(eps))
+
+
+@jax.custom_vjp
+def _swap(x):
+    out = jax.ShapeDtypeStruct(x.shape[:-2] + (x.shape[-1], x.shape[-2]), jnp.float32)
+    return _call(_library.SWAP, (x,), out)
+
+
+def _swap_fwd(x):
+    return _swap(x), None
+
+
+def _swap_bwd(_, g):
+    return (_swap(g),)
+
+
+_swap.defvjp(_swap_fwd, _swap_bwd)
+
+
+def swap_minor(x: Float[ArrayLike, "... a b"]) -> Float[Array, "... b a"]:
+    r"""$y_{\dots ji} = x_{\dots ij}$: the last two axes swapped (`jnp.swapaxes(x, -1, -2)`),
+    by a CPU kernel where `kernel_enabled` (XLA:CPU's transposes with a short minor axis,
+    the sphere's $(T, k, n) \leftrightarrow (T, n, k)$ at $n = 4$, are slow); its VJP is
+    the same swap of the cotangent.
+
+    Raises:
+        ValueError: `x` of rank < 2.
+    """
+    x = jnp.asarray(x)
+    if x.ndim < 2:
+        raise ValueError(f"x must have two last axes (..., a, b); got shape {x.shape}.")
+    if not kernel_enabled(x.dtype):
+        return jnp.swapaxes(x, -1, -2)
+    return _swap(x)

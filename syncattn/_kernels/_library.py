@@ -1,8 +1,9 @@
 """Finding, building and registering the CPU attention library (`attention.cc`).
 
-`library()` returns the loaded library with its eighteen targets (forward and backward
+`library()` returns the loaded library with its nineteen targets (forward and backward
 of the attention, the pair maps, the sync layers' features, their torus and sphere steps,
-the torus lift, the bounded increment, the gated SiLU and RMSNorm) registered with
+the torus lift, the bounded increment, the gated SiLU and RMSNorm; the swap of the last
+two axes) registered with
 `jax.ffi.register_ffi_target` (platform "cpu"), or None, in this order:
 
 1. ``SYNCATTN_ATTENTION_KERNEL=0`` (or ``off``/``false``): None, the pure-XLA path
@@ -42,6 +43,7 @@ LIFT_FORWARD, LIFT_BACKWARD = "syncattn_lift_forward", "syncattn_lift_backward"
 BOUND_FORWARD, BOUND_BACKWARD = "syncattn_bound_forward", "syncattn_bound_backward"
 SILU_FORWARD, SILU_BACKWARD = "syncattn_silu_forward", "syncattn_silu_backward"
 RMS_FORWARD, RMS_BACKWARD = "syncattn_rms_forward", "syncattn_rms_backward"
+SWAP = "syncattn_swap"
 
 _lock = threading.Lock()
 _state: dict = {}
@@ -96,6 +98,7 @@ def _load():
         (SILU_BACKWARD, "SyncattnSiluBackward"),
         (RMS_FORWARD, "SyncattnRmsForward"),
         (RMS_BACKWARD, "SyncattnRmsBackward"),
+        (SWAP, "SyncattnSwapForward"),
     ):
         jax.ffi.register_ffi_target(
             name, jax.ffi.pycapsule(getattr(lib, symbol)), platform="cpu"

@@ -9,6 +9,8 @@
 //   forward:  y = x r w
 //   backward: dx = r w dy - r^3 x (sum_i w_i dy_i x_i) / d,  dw = sum_rows dy x r
 //
+// swap (the sphere's lift and its inverse): out[..., j, i] = x[..., i, j] for x (..., a, b).
+//
 // Work items are blocks of rows; dw is summed per item and the items' sums added in item order
 // after the loop (bit-stable).
 
@@ -166,6 +168,27 @@ ffi::Error RmsBackward(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffe
   return ffi::Error::Success();
 }
 
+ffi::Error SwapForward(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x,
+                       ffi::ResultBuffer<ffi::F32> out) {
+  auto d = x.dimensions();
+  if (d.size() < 2) return ffi::Error::InvalidArgument("x must be (..., a, b)");
+  const int64_t a = d[d.size() - 2], b = d[d.size() - 1];
+  const int64_t mats = a * b ? x.element_count() / (a * b) : 0;
+  if (mats == 0) return ffi::Error::Success();
+  const float* X = x.typed_data();
+  float* O = out->typed_data();
+  const int64_t per = std::max<int64_t>(1, 8192 / (a * b));  // matrices per work item
+  for_items(pool, (mats + per - 1) / per, [=](int64_t item) {
+    for (int64_t m = item * per; m < std::min(mats, (item + 1) * per); ++m) {
+      const float* src = X + m * a * b;
+      float* dst = O + m * a * b;
+      for (int64_t i = 0; i < a; ++i)
+        for (int64_t j = 0; j < b; ++j) dst[j * a + i] = src[i * b + j];
+    }
+  });
+  return ffi::Error::Success();
+}
+
 }  // namespace
 
 #define SYNCATTN_EXPORT extern "C" __attribute__((visibility("default"))) XLA_FFI_Error*
@@ -173,6 +196,7 @@ SYNCATTN_EXPORT SyncattnSiluForward(XLA_FFI_CallFrame* call_frame);
 SYNCATTN_EXPORT SyncattnSiluBackward(XLA_FFI_CallFrame* call_frame);
 SYNCATTN_EXPORT SyncattnRmsForward(XLA_FFI_CallFrame* call_frame);
 SYNCATTN_EXPORT SyncattnRmsBackward(XLA_FFI_CallFrame* call_frame);
+SYNCATTN_EXPORT SyncattnSwapForward(XLA_FFI_CallFrame* call_frame);
 
 using F32 = ffi::Buffer<ffi::F32>;
 
@@ -195,3 +219,6 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(SyncattnRmsBackward, RmsBackward,
                                   .Arg<F32>().Arg<F32>().Arg<F32>()
                                   .Ret<F32>().Ret<F32>()
                                   .Attr<float>("eps"));
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SyncattnSwapForward, SwapForward,
+                              ffi::Ffi::Bind().Ctx<ffi::ThreadPool>().Arg<F32>().Ret<F32>());

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import group, sphere
 from .._checks import check_finite, is_concrete
-from .._kernels import kernel_enabled, sphere_step
+from .._kernels import kernel_enabled, sphere_step, swap_minor
 from .._numerics import sincos
 from .._types import PRNGKeyArray
 from ._base import Geometry, drift_dtype, positions, turn_planes
@@ -173,6 +173,11 @@ class Sphere(Geometry):
         sinc = jnp.where(p, sin_n / nrm, 1.0) * f
         y = c[:, None, :] * zc + sinc[:, None, :] * u
         return y.transpose(0, 2, 1).astype(z.dtype)
+
+    def lift(self, z):
+        r"""$(T, k, n) \to (T, n, k)$, the states coordinate-major: `swapaxes(embed)`, by
+        the swap kernel (`syncattn._kernels.swap_minor`) in float32 on the CPU."""
+        return swap_minor(z)
 
     def plane_rates(self, omega):
         return omega.T if omega is not None and self.drift == "planes" else None
