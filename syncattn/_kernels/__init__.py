@@ -18,7 +18,7 @@ sphere), against `xla_sync_features`, `xla_torus_step` and `xla_sphere_step`;
 `torus_lift` and `bounded_add` the torus lift and the bounded increment added, against
 `xla_torus_lift` and `xla_bounded_add`; `gated_silu` and `rms_norm` the models'
 feed-forward activation and normalisation, against `xla_gated_silu` and `xla_rms_norm`;
-`swap_minor` the swap of the last two axes (the sphere's lift).
+`swap_axes` and `swap_minor` two axes swapped (the sphere's lift, the oscillator's heads).
 ``SYNCATTN_ATTENTION_KERNEL=0`` switches the kernels off (read at trace time).
 """
 
@@ -33,7 +33,14 @@ from ._attention import (
     xla_attention,
     xla_attention_lse,
 )
-from ._blocks import gated_silu, rms_norm, swap_minor, xla_gated_silu, xla_rms_norm
+from ._blocks import (
+    gated_silu,
+    rms_norm,
+    swap_axes,
+    swap_minor,
+    xla_gated_silu,
+    xla_rms_norm,
+)
 from ._library import status
 from ._pairs import pair_map, xla_pair_map
 from ._sync import (
@@ -63,6 +70,7 @@ __all__ = [
     "rms_norm",
     "sphere_step",
     "status",
+    "swap_axes",
     "swap_minor",
     "sync_features",
     "torus_lift",

@@ -5,7 +5,8 @@ r"""The models' feed-forward activation and normalisation through the fused CPU 
   product $y = [a \Vert b]$ ([`syncattn.nn.gated_silu`][] takes it in float32 on the CPU);
 * `rms_norm`: $g \odot x / \sqrt{\operatorname{mean}(x^2) + \epsilon}$
   ([`syncattn.nn.RMSNorm`][] takes it in float32 on the CPU);
-* `swap_minor`: the last two axes swapped (the sphere's lift in float32 on the CPU).
+* `swap_axes` / `swap_minor`: two axes swapped (the sphere's lift, the oscillator layer's
+  head-major q, k, v in float32 on the CPU).
 
 Each has its kernel's hand-written VJP and is tested against its `xla_` composition
 (values and gradients, under `jit` and `vmap`). Where `kernel_enabled` is false the
@@ -133,7 +134,7 @@ def rms_norm(
 
 @jax.custom_vjp
 def _swap(x):
-    out = jax.ShapeDtypeStruct(x.shape[:-2] + (x.shape[-1], x.shape[-2]), jnp.float32)
+    out = jax.ShapeDtypeStruct(x.shape[:-3] + (x.shape[-2], x.shape[-3], x.shape[-1]), jnp.float32)
     return _call(_library.SWAP, (x,), out)
 
 
@@ -148,11 +149,27 @@ def _swap_bwd(_, g):
 _swap.defvjp(_swap_fwd, _swap_bwd)
 
 
+def swap_axes(x: Float[ArrayLike, "... a b c"]) -> Float[Array, "... b a c"]:
+    r"""$y_{\dots j i l} = x_{\dots i j l}$: the two axes before the last swapped
+    (`jnp.swapaxes(x, -2, -3)`), rows of the last axis copied whole, by a CPU kernel where
+    `kernel_enabled` (else that `swapaxes`); its VJP is the same swap of the cotangent.
+    XLA:CPU's transposes are slow at these shapes (the sphere's $(T, k, 4)$, the
+    oscillator layer's $(T, 3H, d_h) \to (3H, T, d_h)$).
+
+    Raises:
+        ValueError: `x` of rank < 3.
+    """
+    x = jnp.asarray(x)
+    if x.ndim < 3:
+        raise ValueError(f"x must have three last axes (..., a, b, c); got shape {x.shape}.")
+    if not kernel_enabled(x.dtype):
+        return jnp.swapaxes(x, -2, -3)
+    return _swap(x)
+
+
 def swap_minor(x: Float[ArrayLike, "... a b"]) -> Float[Array, "... b a"]:
     r"""$y_{\dots ji} = x_{\dots ij}$: the last two axes swapped (`jnp.swapaxes(x, -1, -2)`),
-    by a CPU kernel where `kernel_enabled` (XLA:CPU's transposes with a short minor axis,
-    the sphere's $(T, k, n) \leftrightarrow (T, n, k)$ at $n = 4$, are slow); its VJP is
-    the same swap of the cotangent.
+    by `swap_axes` of `x[..., None]` (the sphere's $(T, k, n) \leftrightarrow (T, n, k)$).
 
     Raises:
         ValueError: `x` of rank < 2.
@@ -160,6 +177,4 @@ def swap_minor(x: Float[ArrayLike, "... a b"]) -> Float[Array, "... b a"]:
     x = jnp.asarray(x)
     if x.ndim < 2:
         raise ValueError(f"x must have two last axes (..., a, b); got shape {x.shape}.")
-    if not kernel_enabled(x.dtype):
-        return jnp.swapaxes(x, -1, -2)
-    return _swap(x)
+    return swap_axes(x[..., None])[..., 0]

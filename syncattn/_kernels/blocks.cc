@@ -9,7 +9,8 @@
 //   forward:  y = x r w
 //   backward: dx = r w dy - r^3 x (sum_i w_i dy_i x_i) / d,  dw = sum_rows dy x r
 //
-// swap (the sphere's lift and its inverse): out[..., j, i] = x[..., i, j] for x (..., a, b).
+// swap: out[..., j, i, :] = x[..., i, j, :] for x (..., a, b, c) (c = 1: the sphere's lift and
+// its inverse; the oscillator layer's (T, 3 H, d_h) -> (3 H, T, d_h)).
 //
 // Work items are blocks of rows; dw is summed per item and the items' sums added in item order
 // after the loop (bit-stable).
@@ -171,20 +172,27 @@ ffi::Error RmsBackward(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffe
 ffi::Error SwapForward(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x,
                        ffi::ResultBuffer<ffi::F32> out) {
   auto d = x.dimensions();
-  if (d.size() < 2) return ffi::Error::InvalidArgument("x must be (..., a, b)");
-  const int64_t a = d[d.size() - 2], b = d[d.size() - 1];
-  const int64_t mats = a * b ? x.element_count() / (a * b) : 0;
+  if (d.size() < 3) return ffi::Error::InvalidArgument("x must be (..., a, b, c)");
+  const int64_t a = d[d.size() - 3], b = d[d.size() - 2], c = d[d.size() - 1];
+  const int64_t size = a * b * c, mats = size ? x.element_count() / size : 0;
   if (mats == 0) return ffi::Error::Success();
   const float* X = x.typed_data();
   float* O = out->typed_data();
-  const int64_t per = std::max<int64_t>(1, 8192 / (a * b));  // matrices per work item
-  for_items(pool, (mats + per - 1) / per, [=](int64_t item) {
-    for (int64_t m = item * per; m < std::min(mats, (item + 1) * per); ++m) {
-      const float* src = X + m * a * b;
-      float* dst = O + m * a * b;
-      for (int64_t i = 0; i < a; ++i)
-        for (int64_t j = 0; j < b; ++j) dst[j * a + i] = src[i * b + j];
-    }
+  const int64_t per = std::max<int64_t>(1, 8192 / (b * c));  // rows i per work item
+  const int64_t blocks = (a + per - 1) / per;
+  for_items(pool, mats * blocks, [=](int64_t item) {
+    const int64_t m = item / blocks, i0 = (item % blocks) * per;
+    const float* src = X + m * size;
+    float* dst = O + m * size;
+    for (int64_t i = i0; i < std::min(a, i0 + per); ++i)
+      for (int64_t j = 0; j < b; ++j) {
+        const float* s = src + (i * b + j) * c;
+        float* t = dst + (j * a + i) * c;
+        if (c == 1)
+          *t = *s;
+        else
+          std::memcpy(t, s, c * sizeof(float));
+      }
   });
   return ffi::Error::Success();
 }

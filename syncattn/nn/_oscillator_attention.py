@@ -7,6 +7,7 @@ import jax
 import jax.numpy as jnp
 
 from .. import lohe, sphere
+from .._kernels import swap_axes
 from .._types import Array, ArrayLike, Bool, Float, PRNGKeyArray
 from ..lohe import RELU_EPS as RELU_EPS  # the published relu(s) + 1e-3
 from . import _substrate
@@ -328,7 +329,8 @@ class OscillatorAttention(eqx.Module):
         """q, k, v head-major (H, T, d_h): one (T, d) x (d, 3 H d_h) product (linear_stacked)."""
         T, H, dh = x.shape[0], self.n_heads, self.d_head
         qkv = linear_stacked((s.wq, s.wk, value_weights(s.wv, x.dtype)), x)
-        q, k, v = qkv.reshape(T, 3, H, dh).transpose(1, 2, 0, 3)  # one layout copy
+        # one layout copy (T, 3 H, d_h) -> (3 H, T, d_h): a CPU kernel in float32
+        q, k, v = swap_axes(qkv.reshape(T, 3 * H, dh)).reshape(3, H, T, dh)
         return q, k, v
 
     def _read_km(self, km):
