@@ -80,7 +80,8 @@ def xla_rms_norm(
     wdt = jnp.promote_types(x.dtype, jnp.float32)
     xf = x.astype(wdt)
     inv = jax.lax.rsqrt(jnp.mean(xf * xf, -1, keepdims=True) + eps)
-    return (xf * inv * jnp.asarray(weight).astype(wdt)).astype(x.dtype)
+    w = jnp.asarray(weight).astype(wdt)
+    return (xf * inv * w.reshape((1,) * (x.ndim - 1) + w.shape)).astype(x.dtype)
 
 
 @partial(jax.custom_vjp, nondiff_argnums=(2,))
