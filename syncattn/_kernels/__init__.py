@@ -43,16 +43,13 @@ from ._blocks import (
 )
 from ._library import status
 from ._pairs import pair_map, xla_pair_map
+from ._phases import bounded_add, torus_lift, xla_bounded_add, xla_torus_lift
 from ._sync import (
-    bounded_add,
     sphere_step,
     sync_features,
-    torus_lift,
     torus_step,
-    xla_bounded_add,
     xla_sphere_step,
     xla_sync_features,
-    xla_torus_lift,
     xla_torus_step,
 )
 

@@ -326,12 +326,11 @@ class OscillatorAttention(eqx.Module):
         return sphere.normalize(r) if self.normalize_anchors else r
 
     def _qkv(self, s, x):
-        """q, k, v head-major (H, T, d_h): one (T, d) x (d, 3 H d_h) product (linear_stacked)."""
+        """q, k, v head-major (H, T, d_h): one (T, d) x (d, 3 H d_h) product (linear_stacked),
+        one layout copy (T, 3 H, d_h) -> (3 H, T, d_h) (`_kernels.swap_axes`)."""
         T, H, dh = x.shape[0], self.n_heads, self.d_head
         qkv = linear_stacked((s.wq, s.wk, value_weights(s.wv, x.dtype)), x)
-        # one layout copy (T, 3 H, d_h) -> (3 H, T, d_h): a CPU kernel in float32
-        q, k, v = swap_axes(qkv.reshape(T, 3 * H, dh)).reshape(3, H, T, dh)
-        return q, k, v
+        return swap_axes(qkv.reshape(T, 3 * H, dh)).reshape(3, H, T, dh)
 
     def _read_km(self, km):
         """The key mask of the readout: `km` with `mask_readout`, else None."""
@@ -445,9 +444,7 @@ class OscillatorAttention(eqx.Module):
         )
         z, deg, extra = self._settle(h, key)
         km_read = self._read_km(km)
-        acc = chunked_readout(
-            z, r, v, km, km_read, causal=self.causal, chunk=self.chunk, p=self.p
-        )
+        acc = chunked_readout(z, r, v, km, km_read, causal=self.causal, chunk=self.chunk, p=self.p)
         num, den = acc[0], acc[1]
         if km_read is not None:
             has = has_real_key(km_read, self.causal)[None, :, None]
