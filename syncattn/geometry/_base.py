@@ -29,7 +29,8 @@ $(T, k)$; sphere: $(T, k, n)$; group: $(T, k, n, n)$). The contract:
 Written once here from those: `unlift`/`tangent` (the Kuramoto-Lohe coupling
 $P_s(G)$ from the layers' attention average), `gated`, `norm_sq`, `order_parameter`
 and `orders` (the layers' diagnostics). The optional abilities are declared: `fused_step`
-by `has_fused_step`; a Lie group structure by `has_lie_algebra` (the tangent
+by `has_fused_step`; the layers' fused CPU kernels by `plane_rates` (a drift that turns
+coordinate planes) and `kernel_step` (a fused move), both None by default; a Lie group structure by `has_lie_algebra` (the tangent
 representation is the Lie algebra, `exp(s, a)` is $s\exp(a)$, `bracket` is $[a, b]$),
 which the Runge-Kutta-Munthe-Kaas integrators `rkmk4` / `rkmk43` need. Geometries are
 frozen dataclasses: hashable, a static field of a layer. The conformance test

@@ -3,7 +3,8 @@
 onto a tangent space of dimension `dim`, orthogonal to the state; `inner` is the ambient
 metric times `norm_scale`; `exp` stays on the manifold and starts along its tangent; the
 drift is an isometry of the embedding; the order parameter is invariant under the
-symmetry, 1 on identical states and in [0, 1].
+symmetry, 1 on identical states and in [0, 1]; declared plane rates turn the planes of the
+lift; a fused CPU step (`kernel_step`) is the plain `tangent_step`.
 
 Each check is computed independently of the implementation it tests: ambient Euclidean
 products, `jax.jvp` of `embed`, the numerical rank of the projection.
@@ -240,3 +241,43 @@ def test_the_drift_parameter_from_rates_has_the_declared_shape(geo):
     assert P >= 1  # every registered case drifts (drift="none" gives 0)
     omega = geo.omega_from_rates(jnp.ones((k, P), jnp.float64))
     assert omega.shape == geo.omega_shape(k)
+
+
+def test_plane_rates_turn_the_planes_of_the_lift(geo):
+    """Where a geometry declares its drift as plane rates $w$ $(P, k)$ (the fused CPU
+    features' input), `drifted_lift` is the lift with planes $(2p, 2p+1)$ of oscillator
+    $j$ turned by $t\\,w_{pj}$ (numpy cos and sin, float64)."""
+    k = 3
+    s = _points(geo, jax.random.key(21))
+    omega = jax.random.normal(jax.random.key(22), geo.omega_shape(k), jnp.float64)
+    w = geo.plane_rates(omega)
+    if w is None:
+        pytest.skip(f"{geo!r} declares no plane rates")
+    w = np.asarray(w)
+    P = w.shape[0]
+    assert w.shape == (P, k) and 1 <= 2 * P <= geo.m
+    x = np.array(geo.lift(s))  # (T, m, k)
+    t = np.arange(x.shape[0], dtype=np.float64)[:, None, None]
+    c, sn = np.cos(t * w[None]), np.sin(t * w[None])  # (T, P, k)
+    a, b = x[:, 0 : 2 * P : 2].copy(), x[:, 1 : 2 * P : 2].copy()
+    x[:, 0 : 2 * P : 2], x[:, 1 : 2 * P : 2] = c * a - sn * b, sn * a + c * b
+    np.testing.assert_allclose(geo.drifted_lift(s, omega), x, atol=TOL)
+
+
+def test_kernel_step_is_the_plain_step(geo):
+    """Where a geometry has a fused CPU step (`kernel_step` not None: float32 on the CPU
+    with the kernels built), it is `tangent_step`'s plain value (float32 tolerance), with
+    and without a value gate."""
+    from syncattn._kernels import kernel_enabled
+    from syncattn.nn._sync_attention import tangent_step
+
+    if geo.complex or not kernel_enabled(jnp.float32):
+        pytest.skip("no float32 CPU kernels for this geometry here")
+    s = geo.random(jax.random.key(23), (6, 3), jnp.float32)
+    G = jax.random.normal(jax.random.key(24), (6, geo.m, 3), jnp.float32)
+    gate = jax.random.normal(jax.random.key(25), (6, 3), jnp.float32)
+    for v in (gate, None):
+        y = geo.kernel_step(s, geo.lift(s), G, v, 0.7)
+        if y is None:
+            pytest.skip(f"{geo!r} has no kernel step")
+        np.testing.assert_allclose(y, tangent_step(geo, s, G, v, 0.7), rtol=2e-5, atol=2e-6)
