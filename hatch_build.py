@@ -11,13 +11,13 @@ checkout, so no stale copy lands in site-packages. The Coq sources
 an in-place Coq or Python run (``*.vo``, ``*.glob``, ``Makefile.coq``, ``__pycache__``,
 ...) do not.
 
-It also builds the fused CPU attention kernel (``syncattn/_kernels/attention.cc``, issue
-42) when the build environment has a C++ compiler and jaxlib (whose FFI headers it
+It also builds the fused CPU kernels (``syncattn/_kernels/*.cc``: the attention, the pair
+maps, the sync layers' and the blocks' elementwise maps; issue 42) when the build environment has a C++ compiler and jaxlib (whose FFI headers it
 compiles against; e.g. ``pip install --no-build-isolation``): a standard wheel ships the
 library (tagged ``py3-none-<platform>``: a C library loaded by ctypes, no Python ABI), an
 editable install puts it in the kernel cache the package looks in. Without a compiler or
 jaxlib the build goes on with a one-line notice: the package then builds the kernel on
-first use where it can, and uses the pure-XLA attention where it cannot.
+first use where it can, and uses the pure-XLA paths where it cannot.
 """
 
 import importlib.util
@@ -82,8 +82,8 @@ class ProofsInWheel(BuildHookInterface):
         if build.compiler() is None or jaxlib is None:
             why = "no C++ compiler" if build.compiler() is None else "no jaxlib here"
             self.app.display_info(
-                f"syncattn: fused CPU attention kernel not built at install ({why}); "
-                "built on first use where possible, else the pure-XLA attention."
+                f"syncattn: fused CPU kernels not built at install ({why}); "
+                "built on first use where possible, else the pure-XLA paths."
             )
             return
         name = build.library_name(jaxlib[0])
@@ -100,6 +100,6 @@ class ProofsInWheel(BuildHookInterface):
         except Exception as err:  # a notice, never an install failure
             first = str(err).splitlines()[0] if str(err) else type(err).__name__
             self.app.display_warning(
-                f"syncattn: fused CPU attention kernel not built ({first}); "
-                "the pure-XLA attention serves."
+                f"syncattn: fused CPU kernels not built ({first}); "
+                "the pure-XLA paths serve."
             )

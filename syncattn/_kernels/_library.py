@@ -118,8 +118,8 @@ def library():
                 _state["lib"], _state["path"] = None, None
                 _state["error"] = f"{type(err).__name__}: {err}".splitlines()[0]
                 warnings.warn(
-                    "syncattn: the fused CPU attention kernel is unavailable "
-                    f"({_state['error']}); using the pure-XLA attention.",
+                    "syncattn: the fused CPU kernels are unavailable "
+                    f"({_state['error']}); using the pure-XLA paths.",
                     RuntimeWarning,
                     stacklevel=3,
                 )
