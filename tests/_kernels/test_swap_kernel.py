@@ -27,7 +27,7 @@ def _x(shape, seed=0, dtype=jnp.float32):
     return jnp.asarray(np.random.default_rng(seed).normal(size=shape), dtype)
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(
     lead=st.lists(st.integers(1, 3), max_size=2),
     a=st.integers(1, 40),
