@@ -91,11 +91,12 @@ def build(target: Path, include_dir: str, cxx: str | None = None) -> Path:
             for src, obj in zip(SOURCES, objects)
         ]
         link = [cxx, *FLAGS, *objects, "-o", tmp]
+        procs: list[subprocess.Popen] = []
         try:
-            procs = [
-                subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                for cmd in compiles
-            ]
+            for cmd in compiles:
+                procs.append(
+                    subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                )
             for cmd, proc in zip(compiles, procs):
                 _, err = proc.communicate(timeout=600)
                 if proc.returncode != 0:
@@ -105,7 +106,7 @@ def build(target: Path, include_dir: str, cxx: str | None = None) -> Path:
                 raise RuntimeError(f"{' '.join(link)} failed:\n{done.stderr[-4000:]}")
             os.replace(tmp, target)
         finally:
-            for proc in locals().get("procs", []):
+            for proc in procs:  # a failure or timeout: no compiler left running
                 if proc.poll() is None:
                     proc.kill()
             if os.path.exists(tmp):

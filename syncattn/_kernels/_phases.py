@@ -48,7 +48,9 @@ def torus_lift(theta: Float[ArrayLike, "*batch k"]) -> Float[Array, "*batch 2 k"
     r"""The lift $x = (\cos\theta, \sin\theta)$, stacked on a new second-to-last axis, by
     the fused CPU kernel where `kernel_enabled` (else `xla_torus_lift`); the kernel's
     sine and cosine are those of `syncattn._numerics.sincos` in float32 (the same
-    reduction and polynomials), its VJP $\bar\theta = x_0\bar x_1 - x_1\bar x_0$.
+    reduction and polynomials; within 1.2e-7 of float64 for $|\theta| \le 10^4$, tested,
+    and, like it, inexact past that: 2e-3 at $3\cdot 10^7$), its VJP
+    $\bar\theta = x_0\bar x_1 - x_1\bar x_0$.
 
     Raises:
         ValueError: `theta` of rank 0.

@@ -118,7 +118,8 @@ def sync_features(
     The VJP is the kernel's: $\bar r = c\,g^q\bar q + g^k\bar k$, $\bar x = R_t^\top\bar r$,
     $\bar g^q_j = c\sum_i \bar q_{ij} r_{ij}$, $\bar c = \sum_{ij}\bar q_{ij} g^q_j r_{ij}$,
     $\bar w_{pj} = \sum_t t\,(r_{2p}\bar r_{2p+1} - r_{2p+1}\bar r_{2p})$, and through the
-    normalisation $\bar s_j = \bar g_j/M - [\bar s > \text{tiny}]\,\sum_i \bar g_i s_i/(k M^2)$,
+    normalisation ($s = \operatorname{softplus}(z)$, $M = \max(\bar s, \text{tiny})$, $\bar s$ its
+    mean) $\partial_{s_j} = \bar g_j/M - [\bar s > \text{tiny}]\,\sum_i \bar g_i s_i/(k M^2)$,
     $\bar z = \bar s\,\sigma(z)$.
 
     Args:
@@ -256,7 +257,7 @@ def torus_step(
     \operatorname{Im}c_h\,(\cos\theta_j G_{0j} + \sin\theta_j G_{1j})$. `x` must be the
     lift $(\cos\theta, \sin\theta)$ of `theta` (the caller's: the gradient through it
     is taken where it was made). The VJP is the kernel's: $\bar u = f\bar\theta' +
-    \frac{2 f'(\rho)}{2\beta^2\rho k}(\bar\theta'\cdot u)\,u$, $\bar v = \bar u\odot a$,
+    \frac{f'(\rho)}{\beta^2\rho k}(\bar\theta'\cdot u)\,u$, $\bar v = \bar u\odot a$,
     $\bar a = \bar u \odot v$, then the bilinear maps' transposes.
 
     Args:

@@ -63,8 +63,8 @@ ffi::Error SiluForward(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> y,
   if (rows * h == 0) return ffi::Error::Success();
   const float* Y = y.typed_data();
   float* O = out->typed_data();
-  for_items(pool, (rows + ROWS - 1) / ROWS, [=](int64_t item) {
-    silu_rows(Y, nullptr, O, h, item * ROWS, std::min(rows, (item + 1) * ROWS), false);
+  for_rows(pool, rows, ROWS, [=](int64_t r0, int64_t r1) {
+    silu_rows(Y, nullptr, O, h, r0, r1, false);
   });
   return ffi::Error::Success();
 }
@@ -78,8 +78,8 @@ ffi::Error SiluBackward(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> y, ffi::Buff
   if (rows * h == 0) return ffi::Error::Success();
   const float *Y = y.typed_data(), *G = g.typed_data();
   float* D = dy->typed_data();
-  for_items(pool, (rows + ROWS - 1) / ROWS, [=](int64_t item) {
-    silu_rows(Y, G, D, h, item * ROWS, std::min(rows, (item + 1) * ROWS), true);
+  for_rows(pool, rows, ROWS, [=](int64_t r0, int64_t r1) {
+    silu_rows(Y, G, D, h, r0, r1, true);
   });
   return ffi::Error::Success();
 }

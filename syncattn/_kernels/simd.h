@@ -1,4 +1,4 @@
-// Vector helpers shared by the CPU kernels (attention.cc, sync.cc): GCC vector extensions of
+// Vector helpers shared by the CPU kernels (attention.cc, sync.cc, blocks.cc): GCC vector extensions of
 // 16 floats, the clone attribute, a few transcendental functions and the thread-pool loop.
 
 #pragma once
@@ -132,6 +132,14 @@ void for_items(ffi::ThreadPool& pool, int64_t items, Body body) {
       body(i);
       done.fetch_add(1, std::memory_order_release);
     }
+  });
+}
+
+// Run `body(r0, r1)` over the rows [0, rows) in blocks of `per` rows, one block per item.
+template <typename Body>
+void for_rows(ffi::ThreadPool& pool, int64_t rows, int64_t per, Body body) {
+  for_items(pool, (rows + per - 1) / per, [=](int64_t item) {
+    body(item * per, std::min(rows, (item + 1) * per));
   });
 }
 

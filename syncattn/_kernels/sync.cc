@@ -52,10 +52,29 @@ constexpr float TINY = std::numeric_limits<float>::min();
 
 // (sin x, cos x) in float32: the reduction and polynomials of syncattn._numerics._sincos32
 // (k = round(2x / pi), a three-part Cody-Waite split of pi/2, degree-9/10 Taylor
-// polynomials on |r| <= pi/4, an exact rotation by k quarter turns); |x| < 2^22.
+// polynomials on |r| <= pi/4, an exact rotation by k quarter turns). k is rounded by the
+// 1.5 * 2^23 trick where |2x / pi| < 2^22, else lane by lane (nearbyint, and the quarter turn
+// k mod 4 in floating point, as jnp.mod): finite results of modulus 1 for every finite x
+// (beyond |x| ~ 10^4 as inexact as the float32 reduction, as XLA's); NaN and inf give NaN.
 HOT void vsincos(vf x, vf& sn, vf& cs) {
   const vf magic = splat(12582912.0f);  // 1.5 * 2^23: round to nearest even
-  const vf k = (x * splat(0.636619772367581343f) + magic) - magic;
+  const vf y = x * splat(0.636619772367581343f);
+  vf k = (y + magic) - magic;
+  vi q;
+  if (hmax(vabs(y)) < 4194304.0f) {  // 2^22 (NaN lanes too: NaN results either way)
+    q = __builtin_convertvector(k, vi) & 3;
+  } else {
+    for (int l = 0; l < VW; ++l) {
+      if (!(std::fabs(y[l]) >= 4194304.0f)) {
+        q[l] = std::isnan(k[l]) ? 0 : static_cast<int32_t>(k[l]) & 3;  // NaN: NaN out
+        continue;
+      }
+      const float kl = std::nearbyint(y[l]);
+      const float ql = kl - 4.0f * std::floor(kl * 0.25f);
+      k[l] = kl;
+      q[l] = std::isfinite(ql) ? static_cast<int32_t>(ql) : 0;
+    }
+  }
   const vf r = ((x - k * splat(1.5703125f)) - k * splat(4.837512969970703125e-4f)) -
                k * splat(7.54978995489188216e-8f);
   const vf r2 = r * r;
@@ -70,7 +89,6 @@ HOT void vsincos(vf x, vf& sn, vf& cs) {
   pc = pc * r2 + splat(1.0f / 24.0f);
   pc = pc * r2 + splat(-0.5f);
   const vf c = splat(1.0f) + r2 * pc;
-  const vi q = __builtin_convertvector(k, vi) & 3;
   sn = q == 0 ? s : (q == 1 ? c : (q == 2 ? -s : -c));
   cs = q == 0 ? c : (q == 1 ? -s : (q == 2 ? -c : s));
 }
@@ -744,8 +762,8 @@ ffi::Error LiftForward(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> th,
   if (rows * k == 0) return ffi::Error::Success();
   const float* TH = th.typed_data();
   float* X = x->typed_data();
-  for_items(pool, (rows + ROWS - 1) / ROWS, [=](int64_t item) {
-    lift_rows(TH, nullptr, nullptr, X, k, item * ROWS, std::min(rows, (item + 1) * ROWS), false);
+  for_rows(pool, rows, ROWS, [=](int64_t r0, int64_t r1) {
+    lift_rows(TH, nullptr, nullptr, X, k, r0, r1, false);
   });
   return ffi::Error::Success();
 }
@@ -759,8 +777,8 @@ ffi::Error LiftBackward(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buff
   if (rows * k == 0) return ffi::Error::Success();
   const float *X = x.typed_data(), *DX = dx.typed_data();
   float* DTH = dth->typed_data();
-  for_items(pool, (rows + ROWS - 1) / ROWS, [=](int64_t item) {
-    lift_rows(nullptr, X, DX, DTH, k, item * ROWS, std::min(rows, (item + 1) * ROWS), true);
+  for_rows(pool, rows, ROWS, [=](int64_t r0, int64_t r1) {
+    lift_rows(nullptr, X, DX, DTH, k, r0, r1, true);
   });
   return ffi::Error::Success();
 }
@@ -776,8 +794,8 @@ ffi::Error BoundForward(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> th, ffi::Buf
   const float *TH = th.typed_data(), *U = u.typed_data();
   float* Y = y->typed_data();
   const double beta = bound;
-  for_items(pool, (rows + ROWS - 1) / ROWS, [=](int64_t item) {
-    bound_rows(TH, U, nullptr, Y, k, beta, item * ROWS, std::min(rows, (item + 1) * ROWS), false);
+  for_rows(pool, rows, ROWS, [=](int64_t r0, int64_t r1) {
+    bound_rows(TH, U, nullptr, Y, k, beta, r0, r1, false);
   });
   return ffi::Error::Success();
 }
@@ -793,8 +811,8 @@ ffi::Error BoundBackward(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> u, ffi::Buf
   const float *U = u.typed_data(), *DY = dy.typed_data();
   float* DU = du->typed_data();
   const double beta = bound;
-  for_items(pool, (rows + ROWS - 1) / ROWS, [=](int64_t item) {
-    bound_rows(nullptr, U, DY, DU, k, beta, item * ROWS, std::min(rows, (item + 1) * ROWS), true);
+  for_rows(pool, rows, ROWS, [=](int64_t r0, int64_t r1) {
+    bound_rows(nullptr, U, DY, DU, k, beta, r0, r1, true);
   });
   return ffi::Error::Success();
 }
@@ -814,7 +832,6 @@ SYNCATTN_EXPORT SyncattnBoundForward(XLA_FFI_CallFrame* call_frame);
 SYNCATTN_EXPORT SyncattnBoundBackward(XLA_FFI_CallFrame* call_frame);
 
 using F32 = ffi::Buffer<ffi::F32>;
-using R32 = ffi::ResultBuffer<ffi::F32>;
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(SyncattnFeaturesForward, FeaturesForward,
                               ffi::Ffi::Bind()
